@@ -1,0 +1,30 @@
+# Two commands for a fresh Linux machine with Python 3.11+:
+#   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
+#   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
+PYTHON ?= python3
+VENV   ?= .venv
+PY      = $(VENV)/bin/python
+PRESET ?= book
+
+.PHONY: book test env clean-cache bench
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
+	touch $@
+
+env: $(VENV)/.installed
+
+book: env
+	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py
+
+test: env
+	MPLBACKEND=Agg $(PY) -m pytest
+
+bench: env
+	$(PY) bench/run_bench.py
+
+clean-cache:
+	rm -rf .cache

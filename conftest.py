@@ -1,0 +1,17 @@
+"""pytest configuration shared by the unit tests and the nbval notebook run.
+
+The notebooks run in kernels that inherit this process's environment, so the preset, the plotting
+backend and the report folder are set here, before any kernel starts:
+- QWEM_PRESET defaults to ``smoke`` (override: ``QWEM_PRESET=book make test``);
+- claim records go to a temporary folder, so a test run never overwrites the book's records;
+- figures use the non-interactive Agg backend.
+"""
+
+import os
+import tempfile
+
+os.environ.setdefault("QWEM_PRESET", "smoke")
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("QWEM_REPORT_DIR", tempfile.mkdtemp(prefix="qwem-records-"))
+
+

@@ -1,0 +1,31 @@
+"""qwem_lib — the shared library of the textbook on QWEM and Feature Collapse.
+
+Modules
+    config      presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
+    report      assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
+    data        checksummed dataset registry, downloads, cached corpus tokenisation
+    plotting    the book's single visual style
+    theory      QWEM theory: target matrix, loss, Theorem 1, Proposition 2, Lemma 3.1 (Part I)
+    dynamics    gradient-descent trainers and alignment measurements for QWEM (Part I)
+    corpus_stats, spectral, evaluation, w2v
+                co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks (Part II)
+    fc          Feature Collapse: data model, networks, training (Part IV)
+    fc_theory   Feature Collapse: theorem solvers H, H*, tau, norms, the system (7)-(8) (Part IV)
+
+The public names of every module are re-exported here (each module lists them in ``__all__``).
+"""
+
+from . import config, data, plotting, report  # noqa: F401
+from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
+from .report import Report  # noqa: F401
+
+from .theory import *  # noqa: F401,F403
+from .dynamics import *  # noqa: F401,F403
+from .corpus_stats import *  # noqa: F401,F403
+from .spectral import *  # noqa: F401,F403
+from .evaluation import *  # noqa: F401,F403
+from .w2v import *  # noqa: F401,F403
+from .fc import *  # noqa: F401,F403
+from .fc_theory import *  # noqa: F401,F403
+
+__version__ = "0.1.0"

@@ -1,0 +1,123 @@
+"""Presets, devices, seeds and paths: the knobs every chapter shares.
+
+A chapter never hard-codes a size. It asks for one per preset::
+
+    from qwem_lib import config
+    P = config.sizes(smoke=dict(V=500, steps=200),
+                     book=dict(V=2_000, steps=5_000),
+                     paper=dict(V=10_000, steps=200_000))
+    P["V"]
+
+The preset is chosen by the environment variable ``QWEM_PRESET`` (``smoke``, ``book`` or ``paper``;
+default ``book``), the device by ``QWEM_DEVICE`` (default: CUDA when available, else CPU).
+The same code runs in every preset; only the numbers change.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+PRESETS: tuple[str, ...] = ("smoke", "book", "paper")
+"""The named presets: ``smoke`` for tests and CI, ``book`` for readers on a laptop CPU (the committed
+notebooks show its outputs), ``paper`` for the papers' own scale on a GPU."""
+
+DEFAULT_PRESET = "book"
+SEED = 20250527
+"""The one global seed. Chapters derive any further seeds from it (``config.rng(offset)``)."""
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def preset() -> str:
+    """The active preset name, validated."""
+    name = os.environ.get("QWEM_PRESET", DEFAULT_PRESET).strip().lower()
+    if name not in PRESETS:
+        raise ValueError(f"QWEM_PRESET={name!r} is not a preset; choose one of {', '.join(PRESETS)}")
+    return name
+
+
+def sizes(**by_preset: Mapping[str, Any]) -> dict[str, Any]:
+    """Pick the dictionary of sizes for the active preset.
+
+    All three presets must be given and must name the same keys, so that a reader who switches
+    preset never meets a missing knob.
+    """
+    missing = [p for p in PRESETS if p not in by_preset]
+    extra = [p for p in by_preset if p not in PRESETS]
+    if missing or extra:
+        raise ValueError(f"sizes() needs exactly the presets {PRESETS}; missing {missing}, unknown {extra}")
+    keys = {p: set(v) for p, v in by_preset.items()}
+    if len({frozenset(k) for k in keys.values()}) != 1:
+        raise ValueError(f"every preset must name the same sizes; got {keys}")
+    return dict(by_preset[preset()])
+
+
+def device_name() -> str:
+    """``cuda`` when a GPU is visible to torch, else ``cpu``; ``QWEM_DEVICE`` overrides."""
+    forced = os.environ.get("QWEM_DEVICE", "").strip().lower()
+    if forced:
+        return forced
+    try:
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    except ImportError:  # pragma: no cover - torch is a hard dependency
+        return "cpu"
+
+
+def device():  # -> torch.device
+    """The torch device the chapters compute on."""
+    import torch
+
+    return torch.device(device_name())
+
+
+def seed_everything(offset: int = 0) -> int:
+    """Seed Python, NumPy and torch from the global seed plus ``offset``; returns the seed used."""
+    s = SEED + offset
+    random.seed(s)
+    np.random.seed(s % 2**32)
+    try:
+        import torch
+
+        torch.manual_seed(s)
+    except ImportError:  # pragma: no cover
+        pass
+    return s
+
+
+def rng(offset: int = 0) -> np.random.Generator:
+    """A NumPy generator derived from the global seed; distinct offsets give independent streams."""
+    return np.random.default_rng([SEED, offset])
+
+
+def cache_dir() -> Path:
+    """Where derived artefacts (token ids, co-occurrence counts, spectra) are cached.
+
+    ``QWEM_CACHE_DIR`` overrides; the default ``.cache/`` in the repository is ignored by git.
+    """
+    p = Path(os.environ.get("QWEM_CACHE_DIR", REPO_ROOT / ".cache"))
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def threads() -> int:
+    """Number of CPU threads torch uses (respects ``OMP_NUM_THREADS``)."""
+    import torch
+
+    return torch.get_num_threads()
+
+
+def describe() -> str:
+    """The one-line header every chapter prints: preset, device, seed, threads."""
+    import torch
+
+    dev = device_name()
+    extra = f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" and torch.cuda.is_available() else ""
+    return (f"preset={preset()}  device={dev}{extra}  seed={SEED}  torch={torch.__version__}  "
+            f"cpu-threads={threads()}")

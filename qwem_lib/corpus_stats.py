@@ -1,0 +1,3 @@
+"""Placeholder: filled in by its part of the book."""
+
+__all__: list[str] = []

@@ -1,0 +1,371 @@
+"""The data layer: a registry of named, checksummed datasets, and fast cached corpus loading.
+
+Where data lives
+    ``QWEM_DATA_DIR`` (default: ``data/`` in the repository). Its layout mirrors the book's shared data
+    folder (``corpus/…``, ``eval/…``), so CI simply sets ``QWEM_DATA_DIR=../shared/data``. Nothing is
+    ever copied into the repository: files are read in place, or downloaded into the data directory
+    (which git ignores) when they have a public address.
+
+What is checked
+    Every file is checked for size and sha256 before it is used. A missing file, a file of the wrong
+    size (a truncated download) or the wrong checksum raises :class:`DataError`, whose message names
+    the dataset, the path looked at, and how to get the file. Downloads go through :mod:`pooch`,
+    which writes to a temporary name and moves the file into place only when it is complete.
+
+Corpora
+    :func:`load_corpus` turns a registered corpus into a :class:`Corpus`: an ``int32`` array of token
+    ids in which id ``r`` is the word of frequency rank ``r`` (0 is the most frequent; ties broken
+    alphabetically). Restricting to the top-``V`` words is then just ``ids < V``. The ids, the
+    words and their counts are cached under ``config.cache_dir()`` keyed by the corpus checksums, so a
+    second load is a memory-map, not a re-tokenisation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import os
+import shutil
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import config
+
+
+class DataError(RuntimeError):
+    """A dataset is missing, incomplete, corrupt or unusable. The message says what to do."""
+
+
+SHARED_HINT = ("If you have the book's shared data folder, point the book at it: "
+               "export QWEM_DATA_DIR=/path/to/shared/data  (CI uses ../shared/data).")
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One file of a dataset, relative to the data directory."""
+
+    path: str
+    sha256: str | None
+    size: int | None = None
+    url: str | None = None
+    """A public address from which :func:`fetch` may download the file."""
+    gensim_file: str | None = None
+    """Name of an identical copy shipped in gensim's test data (used before any download)."""
+    drop_header_lines: int = 0
+    """Lines to strip from the downloaded file before its checksum is checked."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    kind: str  # "corpus" or "eval"
+    description: str
+    files: tuple[FileSpec, ...]
+    licence: str = ""
+    how_to_get: str = ""
+    """Extra instructions shown when the files are missing and cannot be downloaded."""
+    tokens: int | None = None
+    """Documented token count (corpora), checked in the first chapter."""
+    extract: str | None = None
+    """For zip downloads: the member to read."""
+
+
+_ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
+_NO_PUBLIC = ("This corpus is built for the book from a 2015 Wikipedia dump and has no public download; "
+              "readers without the shared folder can use the corpus 'text8' (downloaded automatically).")
+
+REGISTRY: dict[str, Dataset] = {}
+
+
+def register(ds: Dataset) -> Dataset:
+    """Add (or replace) a dataset in the registry. Tests use it for tiny synthetic corpora."""
+    REGISTRY[ds.name] = ds
+    return ds
+
+
+register(Dataset(
+    "enwiki2015_1m7", "corpus", "English Wikipedia 2015, first 10 MB of the text8-style stream",
+    (FileSpec("corpus/enwiki2015_1m7.txt.xz",
+              "8db1cf1f5fea7609917413854b07401a6d9b011e9b6a43683a4c258f20cf674a", 2_522_120),),
+    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=1_690_808))
+register(Dataset(
+    "enwiki2015_17m", "corpus", "English Wikipedia 2015, text8-style, 100 MB (the text8 analogue)",
+    (FileSpec("corpus/enwiki2015_17m.txt.xz",
+              "552671497f0e5b512e25a654fcf7fe4ae76ac1735c18b1b8fc1bdbf0e040f7f3", 24_505_904),),
+    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=16_941_169))
+register(Dataset(
+    "enwiki2015_70m", "corpus", "English Wikipedia 2015, text8-style, all 30,539 articles (four parts)",
+    tuple(FileSpec(f"corpus/enwiki2015_full/enwiki2015_70m_{p}.txt.xz", h, s) for p, h, s in [
+        ("AA", "c7c4b4beb5272b11915897347b3b4e147774dc69f2c3aeb188ec2f91d5449320", 25_357_972),
+        ("AB", "67b666f7820ab78eae9094b1fc3a2e5caafab177712e39f6266a1934159a60f2", 25_315_388),
+        ("AC", "ac9d349a497465acfd26938302094441af59985880f10b14fb9499ca162792bd", 25_225_040),
+        ("AD", "88ac1a59e13f370c3faf44518397fd542d906ce60126ee105039746186977113", 25_435_856)]),
+    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=70_166_442))
+register(Dataset(
+    # The digest is that of the unzipped 100,000,000-byte file as published by others; the zip itself
+    # (31,344,016 bytes) is checked by size. It could not be downloaded from the machine the book was
+    # written on (no internet), so it is the one checksum here not verified by the authors of the book.
+    "text8", "corpus", "Matt Mahoney's text8: the first 10^8 bytes of a 2006 English Wikipedia dump",
+    (FileSpec("corpus/text8.zip", None, 31_344_016, url="http://mattmahoney.net/dc/text8.zip"),),
+    licence="Wikipedia text (CC BY-SA)", tokens=17_005_207, extract="text8"))
+register(Dataset(
+    "google_analogy", "eval", "Google analogy questions (Mikolov et al. 2013), 19,544 questions",
+    (FileSpec("eval/google_analogy/questions-words.txt",
+              "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36", 603_955,
+              gensim_file="questions-words.txt"),),
+    licence="Apache-2.0", how_to_get="`pip install gensim` ships an identical copy."))
+register(Dataset(
+    "men", "eval", "MEN relatedness (Bruni, Tran and Baroni 2014), 3,000 pairs, scores 0-50",
+    (FileSpec("eval/MEN/MEN_dataset_natural_form_full",
+              "4596e169dd237228ca7701dde33585ca93263506ce7fca9de0f951aaab1aae36", 69_858,
+              url="https://raw.githubusercontent.com/mrmechko/simcross/"
+                  "ffc5c7598185be00260d81fd71274db32e6bceda/MEN/MEN_dataset_natural_form_full",
+              drop_header_lines=1),),
+    licence="CC BY 2.0"))
+register(Dataset(
+    "ws353", "eval", "WordSim353 (Finkelstein et al. 2002), 353 pairs, scores 0-10",
+    (FileSpec("eval/wordsim353/EN-WS-353-ALL.txt",
+              "ce12919b240af45bdf46d243601eaca2b6212b159b5e7e9b435ee7ee40c5619c", 7_405,
+              url="https://raw.githubusercontent.com/mfaruqui/eval-word-vectors/"
+                  "94b3dd9fdbac7ed08dbee7179cd5ee464acf0594/data/word-sim/EN-WS-353-ALL.txt"),),
+    licence="cite Finkelstein et al. 2002"))
+
+
+# -- locating and verifying files -------------------------------------------------------------
+def data_dir() -> Path:
+    """The data directory: ``QWEM_DATA_DIR`` or ``data/`` in the repository."""
+    return Path(os.environ.get("QWEM_DATA_DIR", config.REPO_ROOT / "data")).expanduser()
+
+
+def dataset(name: str) -> Dataset:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise DataError(f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))}") from None
+
+
+def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+_VERIFIED: dict[tuple[str, int, int], bool] = {}
+
+
+def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
+    """Check size and checksum of one file; raise :class:`DataError` naming the problem."""
+    size = path.stat().st_size
+    if spec.size is not None and size != spec.size:
+        raise DataError(
+            f"dataset {ds.name!r}: {path} is {size:,} bytes but should be {spec.size:,} — "
+            f"{'truncated or incomplete' if size < spec.size else 'not the expected file'}. "
+            f"Delete it and get it again. {SHARED_HINT}")
+    if spec.sha256 is None:
+        return
+    key = (str(path), size, path.stat().st_mtime_ns)
+    if _VERIFIED.get(key):
+        return
+    digest = sha256_of(path)
+    if digest != spec.sha256:
+        raise DataError(
+            f"dataset {ds.name!r}: checksum mismatch for {path}\n  expected sha256 {spec.sha256}\n"
+            f"  found    sha256 {digest}\nThe file is corrupt or a different version. Delete it and get it "
+            f"again. {SHARED_HINT}")
+    _VERIFIED[key] = True
+
+
+def _try_gensim_copy(spec: FileSpec, target: Path) -> bool:
+    if not spec.gensim_file:
+        return False
+    try:
+        from gensim.test.utils import datapath
+    except ImportError:
+        return False
+    src = Path(datapath(spec.gensim_file))
+    if not src.exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".part")
+    shutil.copyfile(src, tmp)
+    tmp.replace(target)
+    return True
+
+
+def _download(spec: FileSpec, target: Path) -> None:
+    import pooch
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # pooch writes to a temporary file and renames it when complete: no partial file is left behind.
+    # Our own checksum (after any header stripping) is checked by verify(), so pooch checks none here.
+    fetched = Path(pooch.retrieve(spec.url, known_hash=None, fname=target.name + ".download",
+                                  path=target.parent, progressbar=True))
+    if spec.drop_header_lines:
+        lines = fetched.read_bytes().split(b"\n")
+        tmp = target.with_name(target.name + ".part")
+        tmp.write_bytes(b"\n".join(lines[spec.drop_header_lines:]))
+        fetched.unlink()
+        tmp.replace(target)
+    else:
+        fetched.replace(target)
+
+
+def _offline() -> bool:
+    return os.environ.get("QWEM_OFFLINE", "").strip() not in ("", "0", "false")
+
+
+def fetch(name: str, *, download: bool | None = None) -> list[Path]:
+    """Paths of a dataset's files, verified; fetch missing ones when a public source exists.
+
+    ``download`` defaults to True unless ``QWEM_OFFLINE`` is set (CI sets it, since CI has the shared
+    folder and no internet).
+    """
+    ds = dataset(name)
+    allow = (not _offline()) if download is None else download
+    root = data_dir()
+    paths: list[Path] = []
+    for spec in ds.files:
+        p = root / spec.path
+        if not p.exists():
+            got = _try_gensim_copy(spec, p)
+            if not got and spec.url and allow:
+                try:
+                    _download(spec, p)
+                    got = True
+                except Exception as exc:  # network errors come in many types
+                    raise DataError(f"dataset {name!r}: could not download {spec.url} to {p}: {exc}. "
+                                    f"{SHARED_HINT}") from exc
+            if not got:
+                how = [f"dataset {name!r} ({ds.description}) is missing: no file at {p}",
+                       f"(data directory {root}, from QWEM_DATA_DIR={os.environ.get('QWEM_DATA_DIR', '<unset>')}).",
+                       SHARED_HINT]
+                if spec.url:
+                    how.append(f"It can also be downloaded from {spec.url}"
+                               + (" (downloads are off because QWEM_OFFLINE is set)." if not allow else "."))
+                if ds.how_to_get:
+                    how.append(ds.how_to_get)
+                raise DataError("\n".join(how))
+        verify(ds, spec, p)
+        paths.append(p)
+    return paths
+
+
+# -- corpora ----------------------------------------------------------------------------------
+def _read_text(ds: Dataset, path: Path) -> str:
+    try:
+        if path.suffix == ".xz":
+            with lzma.open(path, "rt", encoding="ascii", errors="replace") as f:
+                return f.read()
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as z:
+                member = ds.extract or z.namelist()[0]
+                return z.read(member).decode("ascii", errors="replace")
+        return path.read_text(encoding="ascii", errors="replace")
+    except (lzma.LZMAError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
+                        f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}") from exc
+
+
+@dataclass
+class Corpus:
+    """A tokenised corpus. ``ids[t]`` is the frequency rank of token ``t`` (0 = most frequent)."""
+
+    name: str
+    ids: np.ndarray
+    words: list[str]
+    counts: np.ndarray
+    index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index = {w: i for i, w in enumerate(self.words)}
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.ids.shape[0])
+
+    @property
+    def n_types(self) -> int:
+        return len(self.words)
+
+    def vocab(self, V: int) -> list[str]:
+        """The top-``V`` words, most frequent first."""
+        if not 1 <= V <= self.n_types:
+            raise ValueError(f"V={V} but corpus {self.name!r} has only {self.n_types:,} distinct words")
+        return self.words[:V]
+
+    def unigram(self, V: int) -> np.ndarray:
+        """Unigram frequencies of the top-``V`` words, renormalised to sum to one."""
+        c = self.counts[: len(self.vocab(V))].astype(np.float64)
+        return c / c.sum()
+
+
+def _cache_key(ds: Dataset) -> str:
+    digest = hashlib.sha256("|".join(s.sha256 or f"size{s.size}" for s in ds.files).encode()).hexdigest()
+    return f"{ds.name}-{digest[:12]}-v1"
+
+
+def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Map every whitespace-separated token of ``texts`` (in order) to its frequency rank.
+
+    Two passes, both in C: ``Counter.update`` counts, then ``map`` over a dict lookup collected by
+    ``np.fromiter`` assigns ids; there is no Python-level loop over tokens. A single text is split once
+    and its token list reused; several texts (the 70M corpus) are split again in the second pass to
+    keep memory near one part's token list.
+    """
+    counts: Counter[str] = Counter()
+    n = 0
+    kept: list[str] | None = None
+    for text in texts:
+        toks = text.split()
+        counts.update(toks)
+        n += len(toks)
+        kept = toks if len(texts) == 1 else None
+    if n == 0:
+        raise DataError("the corpus contains no tokens (empty or whitespace-only text)")
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    words = [w for w, _ in ranked]
+    freq = np.fromiter((c for _, c in ranked), dtype=np.int64, count=len(ranked))
+    rank = {w: i for i, w in enumerate(words)}
+    ids = np.empty(n, dtype=np.int32)
+    pos = 0
+    for text in texts:
+        toks = kept if kept is not None else text.split()
+        ids[pos: pos + len(toks)] = np.fromiter(map(rank.__getitem__, toks), dtype=np.int32, count=len(toks))
+        pos += len(toks)
+    return ids, words, freq
+
+
+def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
+    """Load a registered corpus as frequency-ranked token ids (cached after the first call)."""
+    ds = dataset(name)
+    if ds.kind != "corpus":
+        raise DataError(f"dataset {name!r} is an evaluation set, not a corpus")
+    paths = fetch(name)
+    cdir = config.cache_dir() / "corpus" / _cache_key(ds)
+    f_ids, f_words, f_counts = cdir / "ids.npy", cdir / "words.txt", cdir / "counts.npy"
+    if use_cache and f_ids.exists() and f_words.exists() and f_counts.exists():
+        words = f_words.read_text().split("\n")
+        return Corpus(name, np.load(f_ids, mmap_mode="r"), words, np.load(f_counts))
+    ids, words, freq = tokenize_ranked([_read_text(ds, p) for p in paths])
+    if use_cache:
+        cdir.mkdir(parents=True, exist_ok=True)
+        for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),
+                               (f_words, lambda f: f.write("\n".join(words).encode()))):
+            tmp = target.with_name(target.name + ".part")
+            with open(tmp, "wb") as fh:
+                writer(fh)
+            tmp.replace(target)  # atomic: a crash never leaves a half-written cache that looks complete
+    return Corpus(name, ids, words, freq)
+
+
+def read_lines(name: str) -> list[str]:
+    """The text lines of a (single-file) evaluation dataset, verified."""
+    (path,) = fetch(name)
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()

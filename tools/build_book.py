@@ -1,0 +1,84 @@
+"""Execute the book: every chapter (or those named) at the active preset, outputs into the .ipynb files.
+
+    python tools/build_book.py                 # all chapters, preset from QWEM_PRESET (default book)
+    python tools/build_book.py notebooks/10_*.py
+
+For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
+executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
+Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
+It prints a progress bar across chapters and a summary table; it exits non-zero if any chapter failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def chapters(selected: list[str]) -> list[Path]:
+    if selected:
+        return [Path(s).resolve() for s in selected]
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+
+
+def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
+    import jupytext
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = jupytext.read(py)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
+                                 "name": "python3"}
+    t0 = time.time()
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(py.parent)}})
+    ok, err = True, ""
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        ok, err = False, str(exc).strip().splitlines()[-1][:300]
+    dt = time.time() - t0
+    # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
+    jupytext.write(nb, py.with_suffix(".ipynb"), fmt="ipynb")
+    return ok, dt, err
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("chapters", nargs="*", help="chapter .py files (default: all)")
+    ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
+    ap.add_argument("--no-report", action="store_true", help="do not regenerate the reproduction report")
+    args = ap.parse_args()
+
+    from tqdm.auto import tqdm
+
+    from qwem_lib import config, report
+
+    todo = chapters(args.chapters)
+    print(f"Executing {len(todo)} chapter(s): {config.describe()}")
+    rows = []
+    bar = tqdm(todo, unit="chapter")
+    for py in bar:
+        bar.set_description(py.stem)
+        ok, dt, err = execute(py, args.timeout)
+        rows.append((py.stem, ok, dt, err))
+        if not ok:
+            tqdm.write(f"FAILED {py.stem}: {err}")
+    claims = [] if args.no_report else report.aggregate()
+    print("\n| chapter | status | minutes |\n|---|---|---|")
+    for name, ok, dt, err in rows:
+        print(f"| {name} | {'ok' if ok else 'FAILED: ' + err} | {dt / 60:.1f} |")
+    if claims:
+        n_pass = sum(c["passed"] for c in claims)
+        print(f"\nReproduction report: {n_pass} of {len(claims)} claims pass -> REPRODUCTION.md")
+    return 0 if all(ok for _, ok, _, _ in rows) and all(c["passed"] for c in claims) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
