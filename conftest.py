@@ -15,3 +15,15 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("QWEM_REPORT_DIR", tempfile.mkdtemp(prefix="qwem-records-"))
 
 
+
+
+def pytest_configure(config):
+    """Plain ``pytest`` re-executes every notebook: nbval in lax mode, in this environment.
+
+    Set here rather than in ``addopts`` so that ``pytest -p no:nbval tests/`` (unit tests only) still works.
+    """
+    if config.pluginmanager.hasplugin("nbval"):
+        config.option.nbval_lax = True
+        config.option.nbval_current_env = True
+        if not getattr(config.option, "nbval_cell_timeout", None) or config.option.nbval_cell_timeout == 2000:
+            config.option.nbval_cell_timeout = 900

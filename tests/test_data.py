@@ -1,0 +1,144 @@
+"""The data layer: registry, checksums, clear errors on bad input, fast cached tokenisation."""
+
+import hashlib
+import lzma
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from qwem_lib import data
+from qwem_lib.data import DataError, Dataset, FileSpec
+
+TEXT = " the cat sat on the mat the end cat"
+
+
+def _register_tiny(tmp_path: Path, text: str = TEXT, name: str = "tiny", parts: int = 1) -> Dataset:
+    specs = []
+    chunks = [text] if parts == 1 else [text[: len(text) // 2], text[len(text) // 2:]]
+    for k, chunk in enumerate(chunks):
+        rel = f"corpus/{name}_{k}.txt.xz"
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(lzma.compress(chunk.encode()))
+        specs.append(FileSpec(rel, hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_size))
+    return data.register(Dataset(name, "corpus", "a tiny test corpus", tuple(specs)))
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QWEM_OFFLINE", "1")
+    data._VERIFIED.clear()
+    yield tmp_path
+    for n in ["tiny", "tiny2", "empty"]:
+        data.REGISTRY.pop(n, None)
+
+
+def test_tokenize_ranks_by_frequency_then_alphabet(env):
+    _register_tiny(env)
+    c = data.load_corpus("tiny")
+    assert c.words[:2] == ["the", "cat"]          # 3 and 2 occurrences
+    assert c.words[2:] == ["end", "mat", "on", "sat"]  # ties broken alphabetically
+    assert [c.words[i] for i in c.ids] == TEXT.split()
+    assert c.ids.dtype == np.int32 and c.n_tokens == 9
+    assert np.allclose(c.unigram(2), [0.6, 0.4])
+
+
+def test_cache_round_trip_and_multi_part(env):
+    _register_tiny(env, name="tiny2", parts=2)
+    fresh = data.load_corpus("tiny2", use_cache=True)
+    cached = data.load_corpus("tiny2")
+    assert np.array_equal(np.asarray(fresh.ids), np.asarray(cached.ids)) and fresh.words == cached.words
+    assert len(list((env / "cache" / "corpus").iterdir())) == 1
+
+
+def test_missing_file_names_dataset_path_and_remedy(env):
+    ds = _register_tiny(env)
+    (env / ds.files[0].path).unlink()
+    with pytest.raises(DataError) as e:
+        data.fetch("tiny")
+    msg = str(e.value)
+    assert "'tiny'" in msg and str(env / ds.files[0].path) in msg and "QWEM_DATA_DIR" in msg
+
+
+def test_truncated_file_is_reported_as_truncated(env):
+    ds = _register_tiny(env)
+    p = env / ds.files[0].path
+    p.write_bytes(p.read_bytes()[:-5])
+    with pytest.raises(DataError, match="truncated"):
+        data.load_corpus("tiny")
+
+
+def test_checksum_mismatch_stops(env):
+    ds = _register_tiny(env)
+    p = env / ds.files[0].path
+    raw = bytearray(p.read_bytes())
+    raw[-1] ^= 0xFF                                   # same size, different content
+    p.write_bytes(bytes(raw))
+    with pytest.raises(DataError, match="checksum mismatch"):
+        data.load_corpus("tiny")
+
+
+def test_empty_corpus_is_a_clear_error(env):
+    _register_tiny(env, text="   \n  ", name="empty")
+    with pytest.raises(DataError, match="no tokens"):
+        data.load_corpus("empty")
+
+
+def test_corrupt_archive_is_a_clear_error(env):
+    p = env / "corpus" / "bad.txt.xz"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(b"this is not xz data at all")
+    data.register(Dataset("tiny", "corpus", "bad", (FileSpec("corpus/bad.txt.xz", None, None),)))
+    with pytest.raises(DataError, match="could not be decompressed"):
+        data.load_corpus("tiny")
+
+
+def test_unknown_dataset_and_vocab_bounds(env):
+    with pytest.raises(DataError, match="unknown dataset"):
+        data.fetch("nope")
+    _register_tiny(env)
+    c = data.load_corpus("tiny")
+    with pytest.raises(ValueError, match="only 6 distinct"):
+        c.vocab(7)
+
+
+def test_offline_download_refused_with_address(env):
+    with pytest.raises(DataError) as e:
+        data.fetch("men")
+    assert "QWEM_OFFLINE" in str(e.value) and "https://" in str(e.value)
+
+
+def test_google_analogy_comes_from_gensim_without_network(env):
+    (path,) = data.fetch("google_analogy")
+    assert path.exists() and path.stat().st_size == 603_955
+
+
+def test_no_partial_file_left_by_failed_download(env, monkeypatch):
+    monkeypatch.delenv("QWEM_OFFLINE")
+    import pooch
+
+    def boom(*a, **k):
+        raise OSError("network unreachable")
+
+    monkeypatch.setattr(pooch, "retrieve", boom)
+    with pytest.raises(DataError, match="could not download"):
+        data.fetch("ws353")
+    assert not (env / "eval" / "wordsim353" / "EN-WS-353-ALL.txt").exists()
+
+
+SHARED = os.environ.get("QWEM_DATA_DIR_SHARED") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
+
+
+@pytest.mark.skipif(not Path(SHARED, "SHA256SUMS").exists(), reason="shared data folder not present")
+def test_every_registered_shared_file_verifies(monkeypatch):
+    monkeypatch.setenv("QWEM_DATA_DIR", SHARED)
+    monkeypatch.setenv("QWEM_OFFLINE", "1")
+    for name, ds in data.REGISTRY.items():
+        if name in ("text8", "tiny", "tiny2", "empty"):
+            continue
+        paths = data.fetch(name)
+        assert all(p.exists() for p in paths)

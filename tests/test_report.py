@@ -1,0 +1,89 @@
+import json
+
+import pytest
+
+from qwem_lib import report
+from qwem_lib.report import KEYS, Report
+
+
+@pytest.fixture
+def records(monkeypatch, tmp_path):
+    monkeypatch.setenv("QWEM_REPORT_DIR", str(tmp_path / "rec"))
+    monkeypatch.setenv("QWEM_PRESET", "smoke")
+    return tmp_path / "rec"
+
+
+def test_close_records_and_passes(records):
+    rep = Report("99_test", quiet=True)
+    c = rep.close("t.one", "one is about one", value=1.0 + 1e-9, target=1.0, tol=1e-6, paper=1.0)
+    assert c.passed
+    rows = json.loads((records / "99_test.json").read_text())
+    assert [r["id"] for r in rows] == ["t.one"]
+    assert set(rows[0]) == set(KEYS)
+    assert rows[0]["preset"] == "smoke" and rows[0]["paper"] == 1.0
+
+
+def test_failed_claim_is_recorded_then_raises(records):
+    rep = Report("99_test", quiet=True)
+    with pytest.raises(AssertionError, match="t.bad"):
+        rep.close("t.bad", "two is one", value=2.0, target=1.0, tol=0.5)
+    rows = json.loads((records / "99_test.json").read_text())
+    assert rows[0]["passed"] is False
+
+
+def test_relative_tolerance_and_bounds(records):
+    rep = Report("99_test", quiet=True)
+    rep.close("t.rel", "rel", value=101.0, target=100.0, tol=0.02, rel=True)
+    with pytest.raises(AssertionError):
+        rep.close("t.rel2", "rel", value=103.0, target=100.0, tol=0.02, rel=True)
+    rep.below("t.below", "small", value=1e-12, bound=1e-10)
+    with pytest.raises(AssertionError):
+        rep.above("t.above", "big", value=float("nan"), bound=0.0)
+    rep.ordered("t.ord", "ordered", names=["a", "b", "c"], values=[3, 2, 1])
+    with pytest.raises(AssertionError):
+        rep.ordered("t.ord2", "ordered", names=["a", "b"], values=[1, 2])
+
+
+def test_duplicate_ids_rejected(records):
+    rep = Report("99_test", quiet=True)
+    rep.below("t.x", "x", value=0, bound=1)
+    with pytest.raises(ValueError, match="twice"):
+        rep.below("t.x", "x", value=0, bound=1)
+
+
+def test_new_report_clears_old_records(records):
+    Report("99_test", quiet=True).below("t.x", "x", value=0, bound=1)
+    Report("99_test", quiet=True)
+    assert json.loads((records / "99_test.json").read_text()) == []
+
+
+def test_numpy_values_are_serialised(records):
+    import numpy as np
+
+    rep = Report("99_test", quiet=True)
+    rep.check("t.np", "numpy", value=np.array([1.5, 2.5]), passed=np.bool_(True))
+    rows = json.loads((records / "99_test.json").read_text())
+    assert rows[0]["value"] == [1.5, 2.5]
+
+
+def test_aggregate_writes_json_and_markdown(records, tmp_path):
+    Report("98_a", quiet=True).close("a.x", "x", value=1, target=1, tol=0)
+    Report("99_b", quiet=True).close("b.y", "y | with bar", value=2, target=2, tol=0, paper=2.1)
+    claims = report.aggregate(records, tmp_path / "out")
+    assert [c["id"] for c in claims] == ["a.x", "b.y"]
+    data = json.loads((tmp_path / "out" / "reproduction" / "claims.json").read_text())
+    assert all(set(d) == set(KEYS) for d in data) and all(d["passed"] for d in data)
+    md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
+    assert "2 of 2 claims pass" in md and "## 99_b" in md and "\\|" in md
+
+
+def test_aggregate_rejects_ids_shared_between_chapters(records, tmp_path):
+    Report("98_a", quiet=True).below("same.id", "x", value=0, bound=1)
+    Report("99_b", quiet=True).below("same.id", "x", value=0, bound=1)
+    with pytest.raises(ValueError, match="more than one chapter"):
+        report.aggregate(records, tmp_path)
+
+
+def test_bad_chapter_name():
+    with pytest.raises(ValueError):
+        Report("a/b", quiet=True)
