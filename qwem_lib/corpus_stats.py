@@ -1,3 +1,219 @@
-"""Placeholder: filled in by its part of the book."""
+"""Corpus statistics for QWEM on real text: windowed co-occurrences, unigrams, and M*, PMI, PPMI.
 
-__all__: list[str] = []
+The protocol is that of the QWEM authors' public code (see ``shared/reference/authors-protocols.md``):
+
+* the corpus is restricted to its top-``V`` words (ids ``< V``, since ids are frequency ranks);
+  by default out-of-vocabulary tokens are *dropped* before windowing (``oov="drop"``, as in the
+  authors' code and as gensim does with words outside its vocabulary); ``oov="skip"`` keeps them as
+  window slots and only discards pairs that involve one;
+* a centre word and the word ``j`` positions away (``1 <= j <= window``) form a pair of weight
+  ``window + 1 - j`` (linear weights; ``weighting="flat"`` gives weight 1), counted in both directions,
+  so the count matrix is symmetric;
+* ``P_ij`` is the weighted count normalised to sum to one over the ``V x V`` block;
+* ``P_i`` is the unigram frequency of word ``i`` among the top-``V`` words, renormalised to sum to one
+  (it is *not* the row marginal of ``P_ij``).
+
+Counting is vectorised: for each offset ``j`` the pair keys ``a * V + b`` go through one
+``np.bincount``; there is no Python loop over tokens or over ``V**2`` entries. Results are cached under
+``config.cache_dir()/cooc`` keyed by (corpus cache key, ``V``, window, weighting, oov rule).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from . import config
+from .data import Corpus, DataError, dataset, load_corpus
+
+__all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
+           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus"]
+
+Weighting = Literal["linear", "flat"]
+OOVRule = Literal["drop", "skip"]
+TargetKind = Literal["mstar", "pmi", "ppmi"]
+
+PMI_EPS = 1e-25
+"""The authors' guard inside the log: PMI = log(P_ij / (P_i P_j) + 1e-25)."""
+
+
+def resolve_corpus(corpus: str | Corpus) -> Corpus:
+    """A :class:`Corpus` from a registered name or a Corpus itself."""
+    if isinstance(corpus, Corpus):
+        return corpus
+    if isinstance(corpus, str):
+        return load_corpus(corpus)
+    raise TypeError(f"corpus must be a registered name or a Corpus, got {type(corpus).__name__}")
+
+
+def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
+    if not isinstance(window, (int, np.integer)) or window < 1:
+        raise ValueError(f"window must be a positive integer, got {window!r}")
+    if weighting == "linear":
+        return np.arange(window, 0, -1, dtype=np.int64)  # offset j = 1..window has weight window+1-j
+    if weighting == "flat":
+        return np.ones(window, dtype=np.int64)
+    raise ValueError(f"weighting must be 'linear' or 'flat', got {weighting!r}")
+
+
+def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
+                        oov: OOVRule = "drop") -> np.ndarray:
+    """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
+
+    ``C[a, b] = sum_j w_j (#{t : ids[t] = a, ids[t+j] = b} + #{t : ids[t] = b, ids[t+j] = a})`` with
+    ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``). The counts are exact integers held in int64
+    while they accumulate. Peak memory is about two ``V x V`` int64 arrays.
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1:
+        raise ValueError(f"ids must be a 1-D array of token ids, got shape {ids.shape}")
+    if not isinstance(V, (int, np.integer)) or V < 1:
+        raise ValueError(f"V must be a positive integer, got {V!r}")
+    if ids.size and ids.min() < 0:
+        raise ValueError("token ids must be non-negative frequency ranks")
+    w = _offset_weights(window, weighting)
+    inv = ids < V
+    if oov == "drop":
+        stream = ids[inv].astype(np.int64)
+        keep = None
+    elif oov == "skip":
+        stream = np.where(inv, ids, 0).astype(np.int64)
+        keep = inv
+    else:
+        raise ValueError(f"oov must be 'drop' or 'skip', got {oov!r}")
+    if stream.size < 2:
+        raise DataError(f"fewer than two in-vocabulary tokens (V={V}); nothing to count")
+    S = np.zeros(V * V, dtype=np.int64)
+    for j, wj in enumerate(w, start=1):
+        if j >= stream.size:
+            break
+        a, b = stream[:-j], stream[j:]
+        if keep is not None:
+            m = keep[:-j] & keep[j:]
+            a, b = a[m], b[m]
+        n = np.bincount(a * V + b, minlength=V * V)
+        if wj != 1:
+            n *= wj
+        S += n
+        del n
+    S = S.reshape(V, V)
+    C = S + S.T  # both directions
+    del S
+    return C.astype(np.float64)
+
+
+def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str) -> Path | None:
+    """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
+    try:
+        from .data import _cache_key
+
+        key = _cache_key(dataset(corpus.name))
+    except DataError:
+        return None
+    # guard against a Corpus object that reuses a registered name with other ids
+    probe = hashlib.sha256(np.ascontiguousarray(corpus.ids[:4096]).tobytes()).hexdigest()[:8]
+    return (config.cache_dir() / "cooc" /
+            f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{oov}-v1.npz")
+
+
+def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
+                 oov: OOVRule = "drop", use_cache: bool = True,
+                 dtype: type = np.float64) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
+
+    ``words[i]`` is the ``i``-th most frequent word; ``P_joint`` (``V x V``, symmetric, sums to one) are the
+    weighted windowed co-occurrence probabilities; ``P_unigram`` (``V``, sums to one) the renormalised
+    unigram frequencies of the top-``V`` words. Cached by inputs for registered corpora.
+
+    Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for an empty
+    corpus.
+    """
+    c = resolve_corpus(corpus)
+    if c.n_tokens == 0:
+        raise DataError(f"corpus {c.name!r} is empty")
+    if not isinstance(V, (int, np.integer)) or V < 2:
+        raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
+    _offset_weights(window, weighting)
+    path = _cooc_cache_path(c, int(V), int(window), weighting, oov) if use_cache else None
+    if path is not None and path.exists():
+        with np.load(path) as z:
+            counts = z["counts"]
+    else:
+        counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".part.npz")
+            np.savez(tmp, counts=counts.astype(np.int32) if counts.max() < 2**31 else counts.astype(np.int64))
+            tmp.replace(path)
+    total = counts.sum()
+    if total <= 0:
+        raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")
+    P = np.divide(counts, total, dtype=np.float64).astype(dtype, copy=False)
+    return list(words), P, c.unigram(int(V))
+
+
+# -- targets built from the statistics ---------------------------------------------------------
+def _check_stats(P_joint: np.ndarray, P_unigram: np.ndarray) -> None:
+    V = P_unigram.shape[0]
+    if P_joint.shape != (V, V):
+        raise ValueError(f"P_joint has shape {P_joint.shape} but P_unigram has {V} entries")
+    if np.any(P_unigram <= 0):
+        raise ValueError("P_unigram must be strictly positive")
+
+
+def _rowwise(P_joint: np.ndarray, P_unigram: np.ndarray, fn, dtype, block: int = 1024) -> np.ndarray:
+    """Apply ``fn(P_block, PiPj_block)`` by row blocks to keep temporaries small at V = 10,000."""
+    _check_stats(P_joint, P_unigram)
+    V = P_unigram.shape[0]
+    out = np.empty((V, V), dtype=dtype)
+    pu = P_unigram.astype(np.float64)
+    for s in range(0, V, block):
+        e = min(V, s + block)
+        out[s:e] = fn(P_joint[s:e].astype(np.float64), np.outer(pu[s:e], pu))
+    return out
+
+
+def mstar_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float64) -> np.ndarray:
+    """QWEM's target with Ψ⁺ = Ψ⁻ = 1/(P_ij + P_i P_j): ``M* = 2 (P_ij - P_i P_j) / (P_ij + P_i P_j)``.
+
+    Entries lie in [-2, 2]; a pair that never co-occurs gets exactly -2.
+    """
+    return _rowwise(P_joint, P_unigram, lambda P, Q: 2.0 * (P - Q) / (P + Q), dtype)
+
+
+def pmi_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float64) -> np.ndarray:
+    """``PMI_ij = log(P_ij / (P_i P_j) + 1e-25)`` (the authors' guard makes unseen pairs ≈ -57.6)."""
+    return _rowwise(P_joint, P_unigram, lambda P, Q: np.log(P / Q + PMI_EPS), dtype)
+
+
+def ppmi_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float64) -> np.ndarray:
+    """``PPMI = max(PMI, 0)``."""
+    return _rowwise(P_joint, P_unigram, lambda P, Q: np.maximum(np.log(P / Q + PMI_EPS), 0.0), dtype)
+
+
+def target_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *,
+                      dtype=np.float64) -> np.ndarray:
+    """The matrix whose top eigenvectors give svd(kind) embeddings: ``mstar``, ``pmi`` or ``ppmi``."""
+    fns = {"mstar": mstar_from_stats, "pmi": pmi_from_stats, "ppmi": ppmi_from_stats}
+    if kind not in fns:
+        raise ValueError(f"target must be one of {sorted(fns)}, got {kind!r}")
+    return fns[kind](P_joint, P_unigram, dtype=dtype)
+
+
+def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float, float]:
+    """Least-squares slope and intercept of log(count) against log(rank) over ranks ``lo..hi``.
+
+    Zipf's law says the slope is close to -1.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    hi = min(hi, counts.size)
+    if not 1 <= lo < hi:
+        raise ValueError(f"need 1 <= lo < hi <= {counts.size}, got lo={lo}, hi={hi}")
+    r = np.arange(lo, hi + 1, dtype=np.float64)
+    y = np.log(counts[lo - 1: hi])
+    slope, intercept = np.polyfit(np.log(r), y, 1)
+    return float(slope), float(intercept)

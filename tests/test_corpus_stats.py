@@ -1,0 +1,122 @@
+"""Unit tests for qwem_lib.corpus_stats: counts against a brute-force loop, normalisation, targets, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qwem_lib import corpus_stats as cs
+from qwem_lib.data import Corpus, DataError
+
+
+def brute_counts(ids, V, window, weighting="linear", oov="drop"):
+    ids = list(ids)
+    if oov == "drop":
+        ids = [t for t in ids if t < V]
+    C = np.zeros((V, V))
+    for t in range(len(ids)):
+        for j in range(1, window + 1):
+            if t + j >= len(ids):
+                break
+            a, b = ids[t], ids[t + j]
+            if a >= V or b >= V:
+                continue
+            w = (window + 1 - j) if weighting == "linear" else 1
+            C[a, b] += w
+            C[b, a] += w
+    return C
+
+
+def toy_corpus(n=600, types=12, seed=0) -> Corpus:
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, types + 1)
+    raw = rng.choice(types, size=n, p=p / p.sum())
+    # re-rank by frequency so that ids are frequency ranks, as the data layer guarantees
+    counts = np.bincount(raw, minlength=types)
+    order = np.lexsort((np.arange(types), -counts))
+    rank = np.empty(types, dtype=np.int32)
+    rank[order] = np.arange(types)
+    ids = rank[raw].astype(np.int32)
+    words = [f"w{i}" for i in range(types)]
+    return Corpus("toy-not-registered", ids, words, np.bincount(ids, minlength=types).astype(np.int64))
+
+
+@pytest.mark.parametrize("weighting", ["linear", "flat"])
+@pytest.mark.parametrize("oov", ["drop", "skip"])
+@pytest.mark.parametrize("window", [1, 3, 16])
+def test_counts_match_brute_force(weighting, oov, window):
+    ids = np.random.default_rng(1).integers(0, 9, size=300).astype(np.int32)
+    got = cs.cooccurrence_counts(ids, 6, window, weighting=weighting, oov=oov)
+    want = brute_counts(ids, 6, window, weighting, oov)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_counts_small_example_by_hand():
+    # stream a b a with window 2: pairs (a,b) j=1 w=2, (b,a) j=1 w=2, (a,a) j=2 w=1; both directions
+    C = cs.cooccurrence_counts(np.array([0, 1, 0]), 2, 2)
+    np.testing.assert_array_equal(C, [[2.0, 4.0], [4.0, 0.0]])
+
+
+def test_drop_versus_skip_differ_when_oov_present():
+    ids = np.array([0, 5, 1, 0, 7, 1])
+    drop = cs.cooccurrence_counts(ids, 2, 1, oov="drop")
+    skip = cs.cooccurrence_counts(ids, 2, 1, oov="skip")
+    assert skip.sum() == 2.0 * 1  # only the adjacent pair (1, 0)
+    assert drop.sum() == 2.0 * 3  # 0 1 0 1 after dropping
+
+
+def test_cooccurrence_normalisation_and_unigram():
+    c = toy_corpus()
+    words, P, pu = cs.cooccurrence(c, 8, 4)
+    assert words == c.words[:8]
+    assert P.shape == (8, 8)
+    np.testing.assert_allclose(P, P.T)
+    assert abs(P.sum() - 1) < 1e-12 and abs(pu.sum() - 1) < 1e-12
+    np.testing.assert_allclose(pu, c.counts[:8] / c.counts[:8].sum())
+    # P_unigram is not the row marginal (edge effects and weighting), but close to it
+    assert np.max(np.abs(P.sum(1) - pu)) < 0.05
+
+
+def test_targets_formulas():
+    c = toy_corpus()
+    _, P, pu = cs.cooccurrence(c, 8, 4)
+    Q = np.outer(pu, pu)
+    np.testing.assert_allclose(cs.mstar_from_stats(P, pu), 2 * (P - Q) / (P + Q))
+    pmi = cs.pmi_from_stats(P, pu)
+    np.testing.assert_allclose(pmi, np.log(P / Q + 1e-25))
+    np.testing.assert_allclose(cs.ppmi_from_stats(P, pu), np.maximum(pmi, 0))
+    np.testing.assert_allclose(cs.target_from_stats(P, pu, "mstar", dtype=np.float32),
+                               2 * (P - Q) / (P + Q), rtol=1e-6, atol=1e-6)
+    # blocked evaluation gives the same matrix as one block
+    np.testing.assert_allclose(cs._rowwise(P, pu, lambda a, b: a - b, np.float64, block=3), P - Q)
+    # a pair that never co-occurs has M* = -2 exactly
+    P0 = P.copy()
+    P0[0, 1] = P0[1, 0] = 0.0
+    assert cs.mstar_from_stats(P0, pu)[0, 1] == -2.0
+
+
+def test_errors():
+    c = toy_corpus()
+    with pytest.raises(ValueError, match="only"):
+        cs.cooccurrence(c, 1000)
+    with pytest.raises(ValueError):
+        cs.cooccurrence(c, 8, 0)
+    with pytest.raises(ValueError):
+        cs.cooccurrence(c, 8, 4, weighting="harmonic")
+    with pytest.raises(ValueError):
+        cs.target_from_stats(np.eye(2), np.array([0.5, 0.5]), "glove")
+    with pytest.raises(ValueError):
+        cs.mstar_from_stats(np.eye(3), np.array([0.5, 0.5]))
+    empty = Corpus("empty", np.zeros(0, dtype=np.int32), ["a", "b"], np.array([0, 0]))
+    with pytest.raises(DataError):
+        cs.cooccurrence(empty, 2)
+    with pytest.raises(DataError):
+        cs.cooccurrence_counts(np.array([5, 6, 7]), 2, 2)
+    with pytest.raises(TypeError):
+        cs.resolve_corpus(3)
+
+
+def test_zipf_fit_recovers_exponent():
+    counts = 1e6 / np.arange(1, 5001) ** 1.1
+    slope, _ = cs.zipf_fit(counts, 1, 5000)
+    assert abs(slope + 1.1) < 1e-9
