@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -107,8 +108,14 @@ class Report:
         bound = tol * abs(target) if rel else tol
         err = abs(float(value) - float(target))
         ok = math.isfinite(err) and err <= bound
-        tol_text = f"rel {tol:g} of {target:g}" if rel else f"±{tol:g} around {target:g}"
-        return self.check(id, statement, value=float(value), passed=ok, tolerance=tol_text, paper=paper)
+        if tol == 0:
+            tol_text = f"exactly {target:.12g}"
+        elif rel:
+            tol_text = f"within {tol:g} relative of {target:.10g}"
+        else:
+            tol_text = f"within ±{tol:g} of {target:.10g}"
+        shown = int(value) if isinstance(value, numbers.Integral) else float(value)
+        return self.check(id, statement, value=shown, passed=ok, tolerance=tol_text, paper=paper)
 
     def below(self, id: str, statement: str, *, value: float, bound: float, paper: Any = None) -> Claim:
         """value < bound."""

@@ -1,0 +1,196 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 00 · How neural networks learn features: a book you can run
+#
+# This book teaches two recent results on *what* a neural network learns and *in which order*, derives
+# them, and checks every one of their claims numerically. Each chapter is a notebook. Change a number,
+# re-run it, and the assertions tell you whether the mathematics still holds.
+#
+# **Part I–II — word embeddings in closed form.** Karkada, Simon, Bahri and DeWeese (2025),
+# *Closed-Form Training Dynamics Reveal Learned Features and Linear Structure in Word2Vec-like Models*.
+# Replace word2vec's logistic loss by its quartic Taylor expansion (the *quadratic word embedding
+# model*, QWEM), choose the reweighting of positive and negative pairs well, and the loss becomes plain
+# symmetric matrix factorisation of a target $M^\star$ built from co-occurrence statistics. From a small
+# random start, gradient flow then learns the eigenvectors of $M^\star$ one at a time, largest first.
+#
+# **Part IV — feature collapse.** Laurent, von Brecht and Bresson (ICLR 2024), *Feature Collapse*.
+# In a toy language where words belong to latent concepts, a trained network gives all words of a
+# concept the same embedding. Without LayerNorm this fails for rare words of a long-tailed vocabulary;
+# with LayerNorm it holds again. Their theorems give the collapsed configuration in closed form,
+# down to the norms of the embeddings.
+#
+# ## Chapter map
+#
+# | chapter | what it shows |
+# |---|---|
+# | 00 · this one | how to run the book; the data layer; a first verified claim |
+# | 10 · From word2vec to QWEM | the quartic loss, $M^\star$, **Theorem 1** |
+# | 11 · Weighted factorisation | **Proposition 2**: non-constant weights |
+# | 12 · Aligned dynamics | **Lemma 3.1**: sigmoidal learning of each eigenvalue |
+# | 13 · Silent alignment | **Result 3**: from random initialisation, one feature at a time |
+# | 14 · $M^\star$ versus PMI | Appendix D.1: $\mathrm{PMI} = 2\,\mathrm{artanh}(M^\star/2)$ |
+# | 20 · Corpus statistics | co-occurrence, the spectrum of $M^\star$, eigen-features |
+# | 21 · The benchmark table | word2vec, svd($M^\star$), svd(PPMI), svd(PMI) on analogies, MEN, WS353 |
+# | 22 · Corpus scaling | how the scores move with corpus size and vocabulary |
+# | 40 · Feature collapse: data and networks | the data model, $h$ and $h^\star$, Figure 3 |
+# | 41 · The long tail | Figure 4: rare words, LayerNorm, generalisation |
+# | 42 · The collapse theorems | Theorems 1–3 solved and checked |
+# | 43 · Exact verification | the true risk by enumeration; no spurious minima |
+#
+# ## Notation
+#
+# | symbol | meaning |
+# |---|---|
+# | $V$, $d$ | vocabulary size, embedding dimension ($d \ll V$) |
+# | $W \in \mathbb{R}^{V\times d}$ | embeddings, rows $w_i$ |
+# | $P_{ij}$, $P_i$ | co-occurrence and unigram probabilities |
+# | $\Psi^{+}_{ij}$, $\Psi^{-}_{ij}$ | reweighting of positive and negative pairs |
+# | $M^\star = V^\star \Lambda V^{\star\top}$ | QWEM target and its eigendecomposition, $\lambda_1 \ge \lambda_2 \ge \dots$ |
+# | $n_c$, $n_w$, $L$, $K$ | feature collapse: concepts, words, sentence length, latent variables |
+# | $\lambda$ (Part IV) | weight decay |
+#
+# ## Running the book
+#
+# Sizes come from one environment variable, `QWEM_PRESET`:
+#
+# * `smoke` — seconds to a couple of minutes per chapter; the tests and CI use it.
+# * `book` — the default; minutes per chapter on a laptop CPU. The committed notebooks show its outputs.
+# * `paper` — the papers' own scale (for example $V = 10{,}000$, $d = 200$ on the 70M-token corpus). Use a GPU.
+#
+# The code path is the same in all three; only the numbers change. The device is CUDA when torch sees a GPU,
+# else the CPU; `QWEM_DEVICE=cpu` forces the CPU. All randomness derives from one seed in `qwem_lib.config`.
+#
+# Data is found through `QWEM_DATA_DIR` (default `data/`). Every file is checked against its sha256 before
+# use; a missing or damaged file stops with a message that says what is missing and how to get it.
+#
+# ## How the reproduction report works
+#
+# Each chapter opens a `Report`. Every claim is checked with it: the value is computed, compared with its
+# tolerance, written to `reproduction/records/<chapter>.json`, and **asserted**. A false claim stops the
+# notebook, which fails the tests. `make book` gathers the records into [REPRODUCTION.md](../REPRODUCTION.md)
+# and `reproduction/claims.json`: paper value beside this book's value, with the preset and device.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+
+from qwem_lib import Report, config, data, load_corpus, plotting
+
+plotting.use_style()
+rep = Report("00_introduction")
+P = config.sizes(
+    smoke=dict(corpora=["enwiki2015_17m"], zipf_corpus="enwiki2015_17m", vocab_sizes=[2_000, 5_000, 10_000]),
+    book=dict(corpora=["enwiki2015_1m7", "enwiki2015_17m"], zipf_corpus="enwiki2015_17m",
+              vocab_sizes=[2_000, 5_000, 10_000]),
+    paper=dict(corpora=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"], zipf_corpus="enwiki2015_70m",
+               vocab_sizes=[2_000, 5_000, 10_000]),
+)
+print(P)
+print("data directory:", data.data_dir())
+
+# %% [markdown]
+# ## The data layer
+#
+# The corpora are English Wikipedia (2015), normalised with the *text8* recipe: lowercase letters and
+# single spaces, digits spelled out. `load_corpus` verifies the compressed file, splits it into tokens and
+# maps every token to its **frequency rank**: id 0 is the most frequent word. Restricting to the top-$V$
+# words is then simply `ids < V`. The result is cached, keyed by the file checksums, so the second load
+# is a memory map.
+#
+# The first claim of the book is modest: the data we load is the data the data sheet describes.
+
+# %%
+corpora = {}
+for name in P["corpora"]:
+    c = load_corpus(name)
+    corpora[name] = c
+    documented = data.dataset(name).tokens
+    print(f"{name}: {c.n_tokens:,} tokens, {c.n_types:,} distinct words; first: {' '.join(c.words[:8])}")
+    rep.close(f"data.{name}.tokens", f"{name} has the token count its data sheet states",
+              value=c.n_tokens, target=documented, tol=0)
+
+# %% [markdown]
+# The 17M-token corpus also has a documented number of distinct words.
+
+# %%
+if "enwiki2015_17m" in corpora:
+    rep.close("data.enwiki2015_17m.types", "enwiki2015_17m has 219,585 distinct words (data sheet)",
+              value=corpora["enwiki2015_17m"].n_types, target=219_585, tol=0)
+
+# %% [markdown]
+# ## Zipf's law
+#
+# Word frequencies fall off as a power of their rank $r$: $f(r) \propto r^{-\alpha}$ with $\alpha \approx 1$
+# (Zipf's law). On a log–log plot that is a straight line of slope $-\alpha$. We fit the slope over ranks
+# $10$ to $10^4$, the range the book's vocabularies use; the very top ranks (function words) and the
+# long tail of hapaxes bend away from the line, so we leave them out of the fit and show them in the
+# figure. The claim: $\alpha$ lies within $0.15$ of $1$. A miscounted or unsorted vocabulary would give a
+# slope far from $-1$.
+
+# %%
+zc = load_corpus(P["zipf_corpus"]) if P["zipf_corpus"] not in corpora else corpora[P["zipf_corpus"]]
+rank = np.arange(1, zc.n_types + 1)
+fit = slice(9, 10_000)
+slope, intercept = np.polyfit(np.log(rank[fit]), np.log(zc.counts[fit]), 1)
+print(f"Zipf exponent alpha = {-slope:.3f} over ranks 10..10,000 of {zc.name}")
+rep.close("data.zipf_alpha", f"Zipf exponent of {zc.name} over ranks 10-10,000 is about 1",
+          value=-slope, target=1.0, tol=0.15)
+
+fig, ax = plotting.figure()
+ax.loglog(rank, zc.counts, lw=1.5, label="observed counts")
+ax.loglog(rank[fit], np.exp(intercept) * rank[fit] ** slope, "--", lw=1.5,
+          label=rf"fit: $f \propto r^{{{slope:.2f}}}$ (ranks 10–10⁴)")
+ax.axvspan(10, 10_000, color="0.9", zorder=0)
+plotting.label(ax, f"Rank-frequency plot of {zc.name}", "rank $r$", "count $f(r)$")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# **Figure 0.1** — Word counts against frequency rank in the book's main corpus, on log–log axes. The
+# shaded band is the fitted range. The line of slope close to $-1$ is Zipf's law; the tail beyond rank
+# $10^5$ is made of words seen once or twice.
+
+# %% [markdown]
+# ## How many evaluation items a vocabulary covers
+#
+# A word-embedding benchmark can only ask about words in the vocabulary. The data sheet lists how many of
+# the 19,544 Google analogy questions have all four words among the top-$V$ words of `enwiki2015_17m`.
+# We recompute that count; it tests the tokeniser and the frequency ranking together.
+
+# %%
+questions = [line.lower().split() for line in data.read_lines("google_analogy") if not line.startswith(":")]
+documented_coverage = {2_000: 493, 5_000: 2_280, 10_000: 5_265}
+c17 = corpora.get("enwiki2015_17m") or load_corpus("enwiki2015_17m")
+for V in P["vocab_sizes"]:
+    top = set(c17.vocab(V))
+    n_in = sum(all(w in top for w in q) for q in questions)
+    print(f"V = {V:>6,}: {n_in:,} of {len(questions):,} questions fully in vocabulary")
+    rep.close(f"data.analogy_coverage_v{V}", f"Google analogy questions fully inside the top {V:,} words",
+              value=n_in, target=documented_coverage[V], tol=0)
+
+# %% [markdown]
+# ## Discussion
+#
+# Nothing here is deep, but everything later stands on it: a chapter that reports an analogy score over
+# "$n$ questions" can be trusted only if the vocabulary and the question list are the ones we think. The
+# same pattern — compute, compare with a stated tolerance, assert, record — runs through the whole book.
+#
+# The corpora are small by the standards of the QWEM paper (2.0 billion tokens): the largest here has 70
+# million. Chapters 21 and 22 say what that changes.
+#
+# ## Exercises
+#
+# 1. Refit the Zipf exponent over ranks $1$–$100$ and $10^4$–$10^5$. Why do the slopes differ from the
+#    middle range? What does the tail say about how many words occur only once?
+# 2. The text8 recipe spells digits out ("1998" → "one nine eight"). How does that show up in the top
+#    ten words, and how might it affect a co-occurrence matrix?
+# 3. Set `QWEM_PRESET=smoke` and re-run this chapter. Which claims change, and why do none of them fail?
+# 4. Corrupt a copy of a corpus file (flip one byte) in a scratch data directory, point `QWEM_DATA_DIR`
+#    at it and call `load_corpus`. Read the error message: does it tell you what to do?
