@@ -72,6 +72,9 @@ class Dataset:
     """Documented token count (corpora), checked in the first chapter."""
     extract: str | None = None
     """For zip downloads: the member to read."""
+    content_sha256: str | None = None
+    """sha256 of the decompressed text (checked once, before tokenising), for archives whose own
+    checksum is not known."""
 
 
 _ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
@@ -111,7 +114,8 @@ register(Dataset(
     # written on (no internet), so it is the one checksum here not verified by the authors of the book.
     "text8", "corpus", "Matt Mahoney's text8: the first 10^8 bytes of a 2006 English Wikipedia dump",
     (FileSpec("corpus/text8.zip", None, 31_344_016, url="http://mattmahoney.net/dc/text8.zip"),),
-    licence="Wikipedia text (CC BY-SA)", tokens=17_005_207, extract="text8"))
+    licence="Wikipedia text (CC BY-SA)", tokens=17_005_207, extract="text8",
+    content_sha256="6e890197040d37d85beb962ae1f041ff1d9a9ca8d20c7d99c85027eebf51dca7"))
 register(Dataset(
     "google_analogy", "eval", "Google analogy questions (Mikolov et al. 2013), 19,544 questions",
     (FileSpec("eval/google_analogy/questions-words.txt",
@@ -353,7 +357,16 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     if use_cache and f_ids.exists() and f_words.exists() and f_counts.exists():
         words = f_words.read_text().split("\n")
         return Corpus(name, np.load(f_ids, mmap_mode="r"), words, np.load(f_counts))
-    ids, words, freq = tokenize_ranked([_read_text(ds, p) for p in paths])
+    texts = [_read_text(ds, p) for p in paths]
+    if ds.content_sha256 is not None:
+        h = hashlib.sha256()
+        for t in texts:
+            h.update(t.encode("ascii", errors="replace"))
+        if h.hexdigest() != ds.content_sha256:
+            raise DataError(f"dataset {name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
+                            f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
+                            f"{', '.join(map(str, paths))} and get it again.")
+    ids, words, freq = tokenize_ranked(texts)
     if use_cache:
         cdir.mkdir(parents=True, exist_ok=True)
         for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),

@@ -142,3 +142,20 @@ def test_every_registered_shared_file_verifies(monkeypatch):
             continue
         paths = data.fetch(name)
         assert all(p.exists() for p in paths)
+
+
+def test_content_checksum_of_archive(env):
+    import zipfile
+
+    p = env / "corpus" / "t8.zip"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("t8", TEXT)
+    good = hashlib.sha256(TEXT.encode()).hexdigest()
+    data.register(Dataset("tiny", "corpus", "zip", (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
+                          extract="t8", content_sha256=good))
+    assert data.load_corpus("tiny", use_cache=False).n_tokens == 9
+    data.register(Dataset("tiny", "corpus", "zip", (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
+                          extract="t8", content_sha256="0" * 64))
+    with pytest.raises(DataError, match="decompressed text"):
+        data.load_corpus("tiny", use_cache=False)
