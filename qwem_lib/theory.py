@@ -1,3 +1,524 @@
-"""Placeholder: filled in by its part of the book."""
+"""QWEM theory (Part I): the target matrix, the quartic loss, Theorem 1, Proposition 2, Lemma 3.1.
 
-__all__: list[str] = []
+Notation (Karkada et al. 2025). ``P_joint`` is the symmetric co-occurrence distribution P_ij (entries
+sum to 1), ``P_marginal`` the unigram distribution P_i (sums to 1). The reweightings Ψ⁺, Ψ⁻ are
+non-negative scalars or symmetric V×V arrays. With x = w_iᵀw_j = (WWᵀ)_ij the book's QWEM loss is
+
+    L(W) = Σ_ij [ P_ij Ψ⁺_ij (x²/4 − x) + P_iP_j Ψ⁻_ij (x²/4 + x) ],
+
+summed over ordered pairs (i, j), the diagonal included.
+
+**The factor ½ convention.** The Taylor expansion of the logistic losses at x = 0 is
+log(1 + e^{∓x}) = log 2 ∓ x/2 + x²/8 + O(x⁴), that is ½(x²/4 ∓ x) + log 2. The paper (and this book)
+drops the ½ and the constant: L is *twice* the quadratic approximation of the word2vec loss, minus a
+constant. The minimisers are unchanged; gradient flow on L = 2·L_quad runs at twice the speed of flow on
+L_quad (time t on L corresponds to time 2t on L_quad).
+
+Completing the square (Theorem 1, Proposition 2) with G_ij = Ψ⁺_ij P_ij + Ψ⁻_ij P_iP_j and
+M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½ G_ij) gives
+
+    L(W) = ¼ Σ_ij G_ij ((WWᵀ)_ij − M*_ij)² − ¼ Σ_ij G_ij M*_ij²,
+
+and under Setting 3.1 (G_ij = g) L = (g/4)‖WWᵀ − M*‖²_F − (g/4)‖M*‖²_F.
+
+Everything here is NumPy (float64) except :func:`gradient_descent_qwem`, which trains with torch on
+:func:`qwem_lib.config.device`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "target_matrix",
+    "weight_matrix",
+    "equal_reweighting",
+    "qwem_loss",
+    "qwem_loss_constant",
+    "qwem_gradient",
+    "weighted_factorisation_loss",
+    "optimal_embeddings",
+    "psd_truncation",
+    "factorisation_minimum",
+    "rank_one_weighted_minimizer",
+    "aligned_sigmoid",
+    "characteristic_time",
+    "procrustes_distance",
+    "procrustes_rotation",
+    "pmi_from_mstar",
+    "mstar_from_pmi",
+    "mstar_series",
+    "mstar_series_remainder_bound",
+    "pmi_series_coefficients",
+    "logistic_loss_taylor",
+    "synthetic_joint",
+    "GDResult",
+    "gradient_descent_qwem",
+]
+
+PROB_TOL = 1e-8
+"""Tolerance on ``sum(P) == 1`` for probability inputs."""
+
+
+# ----------------------------------------------------------------------------------------------
+# validation
+# ----------------------------------------------------------------------------------------------
+def _as_square(name: str, A: Any) -> np.ndarray:
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square V×V matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError(f"{name} has non-finite entries")
+    return A
+
+
+def _check_symmetric(name: str, A: np.ndarray, tol: float = 1e-10) -> None:
+    scale = max(float(np.max(np.abs(A))), 1e-300)
+    asym = float(np.max(np.abs(A - A.T)))
+    if asym > tol * scale:
+        raise ValueError(f"{name} must be symmetric; max |A - Aᵀ| = {asym:.3g} (relative {asym / scale:.3g})")
+
+
+def _check_joint(P_joint: Any) -> np.ndarray:
+    P = _as_square("P_joint", P_joint)
+    if np.any(P < 0):
+        raise ValueError(f"P_joint has negative entries (min {P.min():.3g}); it must be a probability table")
+    _check_symmetric("P_joint", P)
+    s = float(P.sum())
+    if abs(s - 1.0) > PROB_TOL:
+        raise ValueError(f"P_joint must sum to 1 (within {PROB_TOL:g}); it sums to {s!r}")
+    return P
+
+
+def _check_marginal(P_marginal: Any, P: np.ndarray) -> np.ndarray:
+    if P_marginal is None:
+        return P.sum(axis=1)
+    p = np.asarray(P_marginal, dtype=np.float64)
+    if p.ndim != 1 or p.shape[0] != P.shape[0]:
+        raise ValueError(f"P_marginal must be a vector of length V={P.shape[0]}, got shape {p.shape}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0):
+        raise ValueError("P_marginal must be finite and non-negative")
+    s = float(p.sum())
+    if abs(s - 1.0) > PROB_TOL:
+        raise ValueError(f"P_marginal must sum to 1 (within {PROB_TOL:g}); it sums to {s!r}")
+    return p
+
+
+def _check_psi(name: str, psi: Any, V: int) -> np.ndarray:
+    a = np.asarray(psi, dtype=np.float64)
+    if a.ndim == 0:
+        if not math.isfinite(float(a)) or float(a) < 0:
+            raise ValueError(f"{name} must be a finite non-negative scalar, got {float(a)!r}")
+        return np.full((V, V), float(a))
+    if a.shape != (V, V):
+        raise ValueError(f"{name} must be a scalar or a V×V array with V={V}, got shape {a.shape}")
+    if not np.all(np.isfinite(a)) or np.any(a < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    _check_symmetric(name, a)
+    return a
+
+
+def _check_W(W: Any, V: int) -> np.ndarray:
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] != V:
+        raise ValueError(f"W must be a V×d matrix with V={V}, got shape {W.shape}")
+    return W
+
+
+def _check_d(d: int, V: int) -> int:
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+        raise ValueError(f"d must be an integer, got {d!r}")
+    if not 1 <= d <= V:
+        raise ValueError(f"d must satisfy 1 <= d <= V={V}, got d={d}")
+    return int(d)
+
+
+def _coefficients(P_joint, psi_plus, psi_minus, P_marginal):
+    """(A, B) = (Ψ⁺∘P, Ψ⁻∘ppᵀ): the weights of the positive and the negative terms."""
+    P = _check_joint(P_joint)
+    p = _check_marginal(P_marginal, P)
+    V = P.shape[0]
+    A = _check_psi("psi_plus", psi_plus, V) * P
+    B = _check_psi("psi_minus", psi_minus, V) * np.outer(p, p)
+    return A, B
+
+
+# ----------------------------------------------------------------------------------------------
+# the target and the loss
+# ----------------------------------------------------------------------------------------------
+def weight_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
+    """G_ij = Ψ⁺_ij P_ij + Ψ⁻_ij P_iP_j, the weights of the factorisation (constant = Setting 3.1)."""
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    return A + B
+
+
+def target_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
+    """M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½(Ψ⁺_ij P_ij + Ψ⁻_ij P_iP_j)).
+
+    ``P_marginal`` defaults to the row sums of ``P_joint``. The entries lie in [−2, 2]. Raises
+    ``ValueError`` where G_ij = 0 (both terms vanish, so M*_ij is undefined).
+    """
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    G = A + B
+    if np.any(G <= 0):
+        i, j = np.argwhere(G <= 0)[0]
+        raise ValueError(f"G_ij = Ψ⁺P_ij + Ψ⁻P_iP_j is 0 at ({i}, {j}): M* is undefined there "
+                         "(a zero marginal or zero reweighting)")
+    return 2.0 * (A - B) / G
+
+
+def equal_reweighting(P_joint, P_marginal=None) -> np.ndarray:
+    """The worked reweighting of Setting 3.1: Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j), which gives G = 1 and
+    M* = 2(P_ij − P_iP_j)/(P_ij + P_iP_j)."""
+    P = _check_joint(P_joint)
+    p = _check_marginal(P_marginal, P)
+    S = P + np.outer(p, p)
+    if np.any(S <= 0):
+        raise ValueError("P_ij + P_iP_j is 0 somewhere (a zero marginal): the reweighting is undefined")
+    return 1.0 / S
+
+
+def qwem_loss(W, P_joint, psi_plus, psi_minus, P_marginal=None) -> float:
+    """The QWEM loss Σ_ij [P_ij Ψ⁺_ij (x²/4 − x) + P_iP_j Ψ⁻_ij (x²/4 + x)], x = (WWᵀ)_ij.
+
+    Ordered pairs, diagonal included, *without* the ½ of the Taylor expansion (see the module
+    docstring: this is twice the quadratic approximation of the word2vec loss, minus a constant).
+    """
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    W = _check_W(W, A.shape[0])
+    X = W @ W.T
+    Q = X * X / 4.0
+    return float(np.sum(A * (Q - X) + B * (Q + X)))
+
+
+def qwem_gradient(W, P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
+    """∇_W of :func:`qwem_loss`: (C + Cᵀ)W with C_ij = P_ijΨ⁺_ij(x_ij/2 − 1) + P_iP_jΨ⁻_ij(x_ij/2 + 1)."""
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    W = _check_W(W, A.shape[0])
+    X = W @ W.T
+    C = A * (X / 2.0 - 1.0) + B * (X / 2.0 + 1.0)
+    return (C + C.T) @ W
+
+
+def qwem_loss_constant(P_joint, psi_plus, psi_minus, P_marginal=None) -> float:
+    """The constant of Theorem 1 / Proposition 2: L(W) − ¼Σ G_ij((WWᵀ)_ij − M*_ij)² = −¼ Σ_ij G_ij M*_ij²
+    (= −(g/4)‖M*‖²_F under Setting 3.1)."""
+    G = weight_matrix(P_joint, psi_plus, psi_minus, P_marginal)
+    M = target_matrix(P_joint, psi_plus, psi_minus, P_marginal)
+    return float(-0.25 * np.sum(G * M * M))
+
+
+def weighted_factorisation_loss(W, M, G=1.0) -> float:
+    """¼ Σ_ij G_ij ((WWᵀ)_ij − M_ij)² (G a scalar g or a V×V array)."""
+    M = _as_square("M", M)
+    W = _check_W(W, M.shape[0])
+    G = np.asarray(G, dtype=np.float64)
+    if G.ndim != 0 and G.shape != M.shape:
+        raise ValueError(f"G must be a scalar or have the shape of M {M.shape}, got {G.shape}")
+    R = W @ W.T - M
+    return float(0.25 * np.sum(G * R * R))
+
+
+# ----------------------------------------------------------------------------------------------
+# Theorem 1 and Proposition 2: the minimisers
+# ----------------------------------------------------------------------------------------------
+def _eigh_desc(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lam, U = np.linalg.eigh(M)
+    order = np.argsort(lam)[::-1]
+    return lam[order], U[:, order]
+
+
+def optimal_embeddings(M, d: int) -> np.ndarray:
+    """Theorem 1's minimiser V[:, :d] Λ[:d, :d]^{1/2} (eigenvalues sorted descending).
+
+    Unique up to right multiplication by an orthogonal d×d matrix (and up to the signs of the
+    eigenvectors). Raises ``ValueError`` if M is not symmetric, if d is not in 1..V, or if one of the
+    top-d eigenvalues is negative (then no V×d matrix W has the top-d truncation as its Gram matrix;
+    see :func:`psd_truncation` for the true minimiser).
+    """
+    M = _as_square("M", M)
+    _check_symmetric("M", M)
+    d = _check_d(d, M.shape[0])
+    lam, U = _eigh_desc(M)
+    tol = 1e-12 * max(float(np.max(np.abs(lam))), 1e-300)
+    if lam[d - 1] < -tol:
+        npos = int(np.sum(lam > tol))
+        raise ValueError(f"the top-{d} eigenvalues of M are not all non-negative (λ_{d} = {lam[d - 1]:.4g}; "
+                         f"M has {npos} positive eigenvalues): Theorem 1 needs Λ[:d,:d] ⪰ 0")
+    return U[:, :d] * np.sqrt(np.clip(lam[:d], 0.0, None))
+
+
+def psd_truncation(M, d: int) -> np.ndarray:
+    """(M)_[d]: the best approximation of symmetric M in Frobenius norm by a PSD matrix of rank ≤ d,
+    i.e. the top-d eigenpairs with negative eigenvalues dropped (set to 0)."""
+    M = _as_square("M", M)
+    _check_symmetric("M", M)
+    d = _check_d(d, M.shape[0])
+    lam, U = _eigh_desc(M)
+    keep = np.clip(lam[:d], 0.0, None)
+    return (U[:, :d] * keep) @ U[:, :d].T
+
+
+def factorisation_minimum(M, d: int, g: float = 1.0) -> float:
+    """min over V×d W of (g/4)‖WWᵀ − M‖²_F = (g/4)(‖M‖²_F − Σ_{k≤d} max(λ_k, 0)²) (Eckart–Young)."""
+    M = _as_square("M", M)
+    _check_symmetric("M", M)
+    d = _check_d(d, M.shape[0])
+    lam, _ = _eigh_desc(M)
+    kept = np.clip(lam[:d], 0.0, None)
+    return float(g / 4.0 * (np.sum(lam ** 2) - np.sum(kept ** 2)))
+
+
+def rank_one_weighted_minimizer(M, g, d: int) -> np.ndarray:
+    """Proposition 2 for G = ggᵀ (g > 0): the Gram matrix WWᵀ = Γ⁻¹(ΓMΓ)_[d]Γ⁻¹, Γ = diag(g)^{1/2},
+    which minimises ¼Σ g_ig_j((WWᵀ)_ij − M_ij)² over V×d matrices W."""
+    M = _as_square("M", M)
+    _check_symmetric("M", M)
+    gv = np.asarray(g, dtype=np.float64)
+    if gv.ndim != 1 or gv.shape[0] != M.shape[0]:
+        raise ValueError(f"g must be a vector of length V={M.shape[0]}, got shape {gv.shape}")
+    if not np.all(np.isfinite(gv)) or np.any(gv <= 0):
+        raise ValueError("g must be finite and strictly positive (G = ggᵀ with positive weights)")
+    d = _check_d(d, M.shape[0])
+    s = np.sqrt(gv)
+    T = psd_truncation(s[:, None] * M * s[None, :], d)
+    return T / s[:, None] / s[None, :]
+
+
+# ----------------------------------------------------------------------------------------------
+# Lemma 3.1: the aligned dynamics
+# ----------------------------------------------------------------------------------------------
+def aligned_sigmoid(lam, s0_sq, t):
+    """s²(t) = s0² λ e^{λt} / (λ + s0²(e^{λt} − 1)), the solution of ds²/dt = s²(λ − s²).
+
+    Vectorised over broadcastable ``lam``, ``s0_sq``, ``t``; overflow-safe for large |λt| (it is
+    evaluated as s0² / (e^{−λt} + s0²(1 − e^{−λt})/λ), with (1 − e^{−λt})/λ → t at λ = 0).
+    Valid for any real λ (λ < 0 gives decay to 0) and s0² > 0.
+    """
+    lam, s0_sq, t = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (lam, s0_sq, t)))
+    if np.any(s0_sq <= 0):
+        raise ValueError("s0_sq must be positive")
+    with np.errstate(all="ignore"):
+        e = np.exp(-lam * t)
+        safe = np.where(lam == 0, 1.0, lam)
+        phi = np.where(lam == 0, t, -np.expm1(-lam * t) / safe)
+        out = s0_sq / (e + s0_sq * phi)
+    out = np.where(np.isfinite(out), out, 0.0)  # inf/inf only when both terms overflow: decayed to 0
+    return out if out.ndim else float(out)
+
+
+def characteristic_time(lam, s0_sq):
+    """τ = (1/λ) ln(λ / s0²): the time at which s²(t) reaches λ/2 from s0² (for s0² ≪ λ, Lemma 3.1)."""
+    lam = np.asarray(lam, dtype=np.float64)
+    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    if np.any(lam <= 0) or np.any(s0_sq <= 0):
+        raise ValueError("characteristic_time needs λ > 0 and s0² > 0")
+    out = np.log(lam / s0_sq) / lam
+    return out if out.ndim else float(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# comparing embeddings up to rotation
+# ----------------------------------------------------------------------------------------------
+def procrustes_rotation(A, B) -> np.ndarray:
+    """The orthogonal O minimising ‖AO − B‖_F: O = UVᵀ for the SVD AᵀB = UΣVᵀ."""
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    if A.ndim != 2 or A.shape != B.shape:
+        raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
+    U, _, Vt = np.linalg.svd(A.T @ B)
+    return U @ Vt
+
+
+def procrustes_distance(A, B) -> float:
+    """min over orthogonal O of ‖AO − B‖_F (the distance between REquiv(A) and B)."""
+    O = procrustes_rotation(A, B)
+    return float(np.linalg.norm(np.asarray(A, dtype=np.float64) @ O - np.asarray(B, dtype=np.float64)))
+
+
+# ----------------------------------------------------------------------------------------------
+# M* and PMI (Appendix D.1)
+# ----------------------------------------------------------------------------------------------
+def pmi_from_mstar(x):
+    """PMI = log((2 + x)/(2 − x)) = 2 artanh(x/2) for equal reweightings (x = M*_ij ∈ (−2, 2))."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        out = 2.0 * np.arctanh(x / 2.0)
+    return out if out.ndim else float(out)
+
+
+def mstar_from_pmi(pmi):
+    """The inverse map M* = 2 tanh(PMI/2) (PMI = −∞ gives −2)."""
+    pmi = np.asarray(pmi, dtype=np.float64)
+    out = 2.0 * np.tanh(pmi / 2.0)
+    return out if out.ndim else float(out)
+
+
+def mstar_series(x, order: int = 3):
+    """The Taylor polynomial of 2 artanh(x/2) up to degree ``order``: x + x³/12 + x⁵/80 + …
+    (coefficient of x^{2k+1} is 1/(4^k (2k+1)))."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.zeros_like(x)
+    for k in range(0, (order - 1) // 2 + 1):
+        out = out + x ** (2 * k + 1) / (4.0 ** k * (2 * k + 1))
+    return out if out.ndim else float(out)
+
+
+def mstar_series_remainder_bound(x, order: int = 3):
+    """A bound on |2 artanh(x/2) − mstar_series(x, order)| for |x| < 2: the first omitted term
+    |x|^{2K+3}/(4^{K+1}(2K+3)) times the geometric factor 1/(1 − x²/4)."""
+    x = np.abs(np.asarray(x, dtype=np.float64))
+    if np.any(x >= 2):
+        raise ValueError("the series of 2 artanh(x/2) converges only for |x| < 2")
+    K = (order - 1) // 2
+    first = x ** (2 * K + 3) / (4.0 ** (K + 1) * (2 * K + 3))
+    out = first / (1.0 - x * x / 4.0)
+    return out if out.ndim else float(out)
+
+
+def pmi_series_coefficients(order: int = 7) -> dict[int, Any]:
+    """The exact (sympy Rational) Taylor coefficients of log((2 + x)/(2 − x)) at x = 0 up to x^order."""
+    import sympy as sp
+
+    x = sp.symbols("x")
+    ser = sp.series(sp.log((2 + x) / (2 - x)), x, 0, order + 1).removeO()
+    poly = sp.Poly(sp.expand(ser), x)
+    return {int(m[0]): sp.nsimplify(c) for m, c in zip(poly.monoms(), poly.coeffs())}
+
+
+def logistic_loss_taylor(sign: int = +1, order: int = 4):
+    """The sympy Taylor polynomial of log(1 + e^{−sign·x}) at x = 0 up to x^order (a sympy expression
+    in the symbol ``x``): sign=+1 is the positive-pair loss log(1+e^{−x}) = log 2 − x/2 + x²/8 − x⁴/192 …"""
+    import sympy as sp
+
+    if sign not in (1, -1):
+        raise ValueError("sign must be +1 (positive pairs) or -1 (negative pairs)")
+    x = sp.symbols("x")
+    return sp.series(sp.log(1 + sp.exp(-sign * x)), x, 0, order + 1).removeO()
+
+
+# ----------------------------------------------------------------------------------------------
+# synthetic statistics for checks
+# ----------------------------------------------------------------------------------------------
+def synthetic_joint(V: int, rng: np.random.Generator, *, rank: int = 4, strength: float = 1.0,
+                    noise: float = 0.2, zipf: float = 1.0) -> np.ndarray:
+    """A random symmetric co-occurrence table with planted structure, for checks and exercises.
+
+    P_ij ∝ p_ip_j exp(Σ_k a_k u_ik u_jk + ε_ij) with Zipf-like p_i ∝ (i+1)^{−zipf}, ``rank`` random unit
+    unit directions u_k with strengths a_k = strength·(1, 0.8, 0.64, …) (entries of V·u_ku_kᵀ are O(1)), and symmetric Gaussian noise ε of
+    scale ``noise``. Entries are positive; the table sums to 1.
+    """
+    if V < 2:
+        raise ValueError("V must be at least 2")
+    p = (np.arange(1, V + 1, dtype=np.float64)) ** (-zipf)
+    p /= p.sum()
+    U, _ = np.linalg.qr(rng.standard_normal((V, max(rank, 1))))
+    U = U[:, :rank]
+    a = strength * 0.8 ** np.arange(rank)
+    S = V * (U * a) @ U.T  # entries of order ``strength``
+    E = rng.standard_normal((V, V))
+    E = noise * (E + E.T) / math.sqrt(2.0)
+    P = np.outer(p, p) * np.exp(S + E)
+    P = (P + P.T) / 2.0
+    return P / P.sum()
+
+
+# ----------------------------------------------------------------------------------------------
+# gradient descent on the QWEM loss itself (torch)
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class GDResult:
+    """Output of :func:`gradient_descent_qwem`."""
+
+    W: np.ndarray
+    """final embeddings, V×d (float64)."""
+    steps: np.ndarray
+    """the step numbers at which ``loss`` and ``grad_norm`` were recorded."""
+    loss: np.ndarray
+    grad_norm: np.ndarray
+    converged: bool
+    """True when the gradient norm fell below ``gtol``."""
+    lr: float
+    info: dict = field(default_factory=dict)
+
+
+def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=None,
+                          init_scale: float = 1e-3, W0=None, lr: float | None = None,
+                          max_steps: int = 200_000, gtol: float = 1e-12, record_every: int = 10,
+                          seed: int = 0, device=None, progress: bool = False) -> GDResult:
+    """Full-batch gradient descent on :func:`qwem_loss` in its contrastive form (not the factorised one).
+
+    The loss is evaluated term by term, Σ P_ijΨ⁺(x²/4 − x) + P_iP_jΨ⁻(x²/4 + x), in float64, and its
+    exact gradient is (C + Cᵀ)W with C_ij = ∂L/∂x_ij = P_ijΨ⁺(x/2 − 1) + P_iP_jΨ⁻(x/2 + 1) (the unit
+    tests compare it with torch autograd). Initialisation W_ij ~ N(0, init_scale²) (or ``W0``). ``lr`` defaults to
+    0.25/(max G · max(|λ|(M*), 1)), a stable step for the quartic landscape near its minima. Stops
+    when ‖∇L‖_F < ``gtol`` or after ``max_steps``.
+    """
+    import torch
+
+    from . import config
+
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    V = A.shape[0]
+    d = _check_d(d, V)
+    G = A + B
+    if lr is None:
+        M = target_matrix(P_joint, psi_plus, psi_minus, P_marginal)
+        lr = 0.25 / (float(G.max()) * max(float(np.max(np.abs(np.linalg.eigvalsh(M)))), 1.0))
+    dev = device if device is not None else config.device()
+    At = torch.as_tensor(A, dtype=torch.float64, device=dev)
+    Bt = torch.as_tensor(B, dtype=torch.float64, device=dev)
+    if W0 is not None:
+        W0 = _check_W(W0, V)
+        if W0.shape[1] != d:
+            raise ValueError(f"W0 must have d={d} columns, got {W0.shape[1]}")
+        W = torch.as_tensor(W0, dtype=torch.float64, device=dev).clone()
+    else:
+        gen = torch.Generator(device="cpu").manual_seed(int(seed))
+        W = (init_scale * torch.randn(V, d, generator=gen, dtype=torch.float64)).to(dev)
+
+    def loss_and_grad(W):
+        # dL/dX_ij = P_ijΨ⁺(X_ij/2 − 1) + P_iP_jΨ⁻(X_ij/2 + 1); with X = WWᵀ, ∇_W L = (C + Cᵀ)W.
+        X = W @ W.T
+        Q = X * X / 4.0
+        L = torch.sum(At * (Q - X) + Bt * (Q + X))
+        C = At * (X / 2.0 - 1.0) + Bt * (X / 2.0 + 1.0)
+        return L, (C + C.T) @ W
+
+    steps, losses, gnorms = [], [], []
+    converged = False
+    it = range(max_steps + 1)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc="gradient descent", mininterval=1.0)
+    # Tiny matrices: one CPU thread is several times faster than two (thread hand-off dominates).
+    n_threads = torch.get_num_threads()
+    if torch.device(dev).type == "cpu" and V <= 512:
+        torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            for step in it:
+                L, grad = loss_and_grad(W)
+                gn = float(torch.linalg.norm(grad))
+                if step % record_every == 0 or gn < gtol or step == max_steps:
+                    steps.append(step)
+                    losses.append(float(L))
+                    gnorms.append(gn)
+                if not math.isfinite(gn):
+                    raise FloatingPointError(f"gradient descent diverged at step {step} (lr={lr:g}); lower lr")
+                if gn < gtol:
+                    converged = True
+                    break
+                if step == max_steps:
+                    break
+                W -= lr * grad
+    finally:
+        torch.set_num_threads(n_threads)
+    return GDResult(W=W.cpu().numpy(), steps=np.array(steps), loss=np.array(losses),
+                    grad_norm=np.array(gnorms), converged=converged, lr=float(lr),
+                    info={"V": V, "d": d, "init_scale": init_scale, "seed": seed})

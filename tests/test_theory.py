@@ -1,0 +1,314 @@
+"""Unit tests for qwem_lib.theory: hand-worked 2×2 cases, identities on random inputs, failure modes."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import qwem_lib as q
+from qwem_lib import theory as th
+
+# A hand-worked 2×2 table: P = [[.3, .1], [.1, .5]], row sums p = (.4, .6), ppᵀ = [[.16, .24], [.24, .36]].
+P2 = np.array([[0.3, 0.1], [0.1, 0.5]])
+P2_M = np.array([[14 / 23, -14 / 17], [-14 / 17, 14 / 43]])  # 2(P - ppᵀ)/(P + ppᵀ), by hand
+
+
+def rand_problem(V=9, seed=0, **kw):
+    rng = np.random.default_rng(seed)
+    return th.synthetic_joint(V, rng, **kw), rng
+
+
+def rand_sym_psi(V, rng, low=0.5, high=2.0):
+    A = rng.uniform(low, high, size=(V, V))
+    return (A + A.T) / 2
+
+
+# --- target matrix and weights ---------------------------------------------------------------
+def test_target_matrix_2x2_by_hand():
+    np.testing.assert_allclose(q.target_matrix(P2, 1.0, 1.0), P2_M, rtol=0, atol=1e-15)
+    # the equal reweighting 1/(P + ppᵀ) gives the same M* (only the ratio Ψ⁺/Ψ⁻ matters) and G = 1
+    psi = q.equal_reweighting(P2)
+    np.testing.assert_allclose(q.target_matrix(P2, psi, psi), P2_M, atol=1e-15)
+    np.testing.assert_allclose(q.weight_matrix(P2, psi, psi), np.ones((2, 2)), atol=1e-15)
+
+
+def test_target_matrix_explicit_marginal_and_unequal_psi():
+    p = np.array([0.5, 0.5])
+    # Ψ⁺ = 2, Ψ⁻ = 1: M_11 = (2·.3 − .25)/(.5(.6 + .25)) = .35/.425
+    M = q.target_matrix(P2, 2.0, 1.0, P_marginal=p)
+    assert M[0, 0] == pytest.approx(0.35 / 0.425, abs=1e-15)
+    assert M[0, 1] == pytest.approx((0.2 - 0.25) / (0.5 * 0.45), abs=1e-15)
+    assert M[1, 1] == pytest.approx((1.0 - 0.25) / (0.5 * 1.25), abs=1e-15)
+
+
+def test_target_matrix_bounded_and_extremes():
+    P = np.array([[0.5, 0.0], [0.0, 0.5]])  # words never co-occur: M*_12 = −2 exactly
+    M = q.target_matrix(P, 1.0, 1.0)
+    assert M[0, 1] == -2.0
+    Pr, _ = rand_problem(15, seed=3)
+    Mr = q.target_matrix(Pr, 1.0, 1.0)
+    assert Mr.min() >= -2 and Mr.max() <= 2
+    np.testing.assert_allclose(Mr, Mr.T, atol=1e-14)
+
+
+# --- the loss and Theorem 1 / Proposition 2 --------------------------------------------------
+def test_qwem_loss_2x2_by_hand():
+    W = np.array([[1.0], [0.0]])  # x = [[1, 0], [0, 0]]
+    # only (1,1) contributes: .3(1/4 − 1) + .16(1/4 + 1) = −.225 + .2
+    assert q.qwem_loss(W, P2, 1.0, 1.0) == pytest.approx(-0.025, abs=1e-15)
+    assert q.qwem_loss(np.zeros((2, 3)), P2, 1.0, 1.0) == 0.0
+
+
+def test_theorem1_identity_constant_g():
+    P, rng = rand_problem(10, seed=1)
+    for g in (1.0, 3.7):
+        psi = g * q.equal_reweighting(P)
+        M = q.target_matrix(P, psi, psi)
+        c = q.qwem_loss_constant(P, psi, psi)
+        assert c == pytest.approx(-g / 4 * np.sum(M * M), rel=1e-13)
+        for _ in range(5):
+            W = rng.standard_normal((10, 3))
+            lhs = q.qwem_loss(W, P, psi, psi) - g / 4 * np.linalg.norm(W @ W.T - M) ** 2
+            assert lhs == pytest.approx(c, rel=1e-11)
+
+
+def test_proposition2_identity_general_G():
+    P, rng = rand_problem(8, seed=2)
+    pp, pm = rand_sym_psi(8, rng), rand_sym_psi(8, rng)
+    G = q.weight_matrix(P, pp, pm)
+    assert G.std() > 1e-3  # genuinely non-constant
+    M = q.target_matrix(P, pp, pm)
+    c = q.qwem_loss_constant(P, pp, pm)
+    for _ in range(4):
+        W = rng.standard_normal((8, 2))
+        assert q.qwem_loss(W, P, pp, pm) - q.weighted_factorisation_loss(W, M, G) == pytest.approx(c, rel=1e-11)
+
+
+def test_gradient_matches_autograd_and_finite_difference():
+    import torch
+
+    P, rng = rand_problem(7, seed=4)
+    pp, pm = rand_sym_psi(7, rng), rand_sym_psi(7, rng)
+    W = rng.standard_normal((7, 3))
+    g = q.qwem_gradient(W, P, pp, pm)
+    Wt = torch.tensor(W, requires_grad=True)
+    A = torch.tensor(pp * P)
+    B = torch.tensor(pm * np.outer(P.sum(1), P.sum(1)))
+    X = Wt @ Wt.T
+    L = torch.sum(A * (X * X / 4 - X) + B * (X * X / 4 + X))
+    L.backward()
+    np.testing.assert_allclose(g, Wt.grad.numpy(), rtol=1e-12, atol=1e-14)
+    E = rng.standard_normal(W.shape)
+    h = 1e-6
+    fd = (q.qwem_loss(W + h * E, P, pp, pm) - q.qwem_loss(W - h * E, P, pp, pm)) / (2 * h)
+    assert fd == pytest.approx(np.sum(g * E), rel=1e-7)
+
+
+def test_optimal_embeddings_by_hand():
+    W = q.optimal_embeddings(np.array([[2.0, 1.0], [1.0, 2.0]]), 1)  # λ = 3 on (1, 1)/√2
+    np.testing.assert_allclose(np.abs(W), np.sqrt(1.5) * np.ones((2, 1)), atol=1e-14)
+    W2 = q.optimal_embeddings(np.diag([1.0, 3.0]), 2)
+    np.testing.assert_allclose(W2 @ W2.T, np.diag([1.0, 3.0]), atol=1e-14)
+    np.testing.assert_allclose(np.abs(W2[:, 0]), [0, np.sqrt(3)], atol=1e-14)  # largest first
+
+
+def test_optimal_embeddings_is_eckart_young_minimum():
+    P, rng = rand_problem(12, seed=5)
+    M = q.target_matrix(P, 1.0, 1.0)
+    d = 3
+    W = q.optimal_embeddings(M, d)
+    best = q.weighted_factorisation_loss(W, M, 1.0)
+    assert best == pytest.approx(q.factorisation_minimum(M, d), rel=1e-12)
+    for _ in range(20):  # no nearby W does better
+        assert q.weighted_factorisation_loss(W + 1e-3 * rng.standard_normal(W.shape), M) >= best
+    # invariance: L(WO) = L(W)
+    O, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    assert q.qwem_loss(W @ O, P, 1.0, 1.0) == pytest.approx(q.qwem_loss(W, P, 1.0, 1.0), rel=1e-13)
+
+
+def test_optimal_embeddings_negative_eigenvalue_raises():
+    with pytest.raises(ValueError, match="not all non-negative"):
+        q.optimal_embeddings(np.diag([1.0, -2.0]), 2)
+    with pytest.raises(ValueError, match="not all non-negative"):
+        q.optimal_embeddings(np.diag([-1.0, -2.0]), 1)
+    np.testing.assert_allclose(np.abs(q.optimal_embeddings(np.diag([1.0, -2.0]), 1)), [[1.0], [0.0]])
+    # the true minimiser drops the negative part
+    np.testing.assert_allclose(q.psd_truncation(np.diag([1.0, -2.0]), 2), np.diag([1.0, 0.0]))
+    assert q.factorisation_minimum(np.diag([1.0, -2.0]), 2) == pytest.approx(1.0)  # ¼·(−2)²
+
+
+@pytest.mark.parametrize("d", [0, 3, 2.5])
+def test_d_out_of_range(d):
+    with pytest.raises(ValueError, match="d must"):
+        q.optimal_embeddings(np.eye(2), d)
+
+
+def test_rank_one_weighted_minimizer_by_hand():
+    M = np.diag([1.0, 2.0])
+    g = np.array([4.0, 1.0])
+    # ΓMΓ = diag(4, 2) → keep diag(4, 0) → Γ⁻¹ · Γ⁻¹ = diag(1, 0); unweighted would keep diag(0, 2)
+    np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, g, 1), np.diag([1.0, 0.0]), atol=1e-14)
+    G = np.outer(g, g)
+    assert q.weighted_factorisation_loss(np.array([[1.0], [0.0]]), M, G) == pytest.approx(1.0)
+    assert q.weighted_factorisation_loss(np.array([[0.0], [np.sqrt(2)]]), M, G) == pytest.approx(4.0)
+    # g constant reduces to the unweighted truncation; full rank PSD M is returned as is
+    np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, np.ones(2), 1), np.diag([0.0, 2.0]), atol=1e-14)
+    np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, g, 2), M, atol=1e-14)
+
+
+def test_rank_one_weighted_minimizer_is_a_minimum():
+    P, rng = rand_problem(10, seed=6)
+    M = q.target_matrix(P, 1.0, 1.0)
+    g = rng.uniform(0.3, 3.0, size=10)
+    G = np.outer(g, g)
+    X = q.rank_one_weighted_minimizer(M, g, 2)
+    lam, U = np.linalg.eigh(X)
+    W = U[:, -2:] * np.sqrt(np.clip(lam[-2:], 0, None))
+    np.testing.assert_allclose(W @ W.T, X, atol=1e-12)
+    best = q.weighted_factorisation_loss(W, M, G)
+    for _ in range(20):
+        assert q.weighted_factorisation_loss(W + 1e-3 * rng.standard_normal(W.shape), M, G) >= best
+    with pytest.raises(ValueError, match="strictly positive"):
+        q.rank_one_weighted_minimizer(M, -g, 2)
+    with pytest.raises(ValueError, match="length V"):
+        q.rank_one_weighted_minimizer(M, g[:3], 2)
+
+
+# --- Lemma 3.1 ---------------------------------------------------------------------------------
+def test_aligned_sigmoid_values_and_ode():
+    lam, s0 = 2.0, 1e-3
+    assert q.aligned_sigmoid(lam, s0, 0.0) == pytest.approx(s0, rel=1e-15)
+    tau = q.characteristic_time(lam, s0)
+    assert tau == pytest.approx(np.log(2.0 / 1e-3) / 2.0)
+    # at t = τ: s² = λ²/(2λ − s0²) ≈ λ/2
+    assert q.aligned_sigmoid(lam, s0, tau) == pytest.approx(lam ** 2 / (2 * lam - s0), rel=1e-12)
+    t = np.linspace(0, 10, 101)
+    s = q.aligned_sigmoid(lam, s0, t)
+    h = 1e-6
+    ds = (q.aligned_sigmoid(lam, s0, t + h) - q.aligned_sigmoid(lam, s0, t - h)) / (2 * h)
+    np.testing.assert_allclose(ds, s * (lam - s), rtol=1e-5, atol=1e-8)
+
+
+def test_aligned_sigmoid_overflow_and_edge_cases():
+    with np.errstate(all="raise"):
+        assert q.aligned_sigmoid(10.0, 1e-12, 1e4) == pytest.approx(10.0, rel=1e-15)
+        assert q.aligned_sigmoid(-3.0, 0.5, 1e4) == 0.0
+    assert q.aligned_sigmoid(0.0, 0.5, 2.0) == pytest.approx(0.5 / (1 + 0.5 * 2.0))
+    # negative λ: decays, matching the closed form
+    lam, s0, t = -1.0, 0.3, 0.7
+    closed = s0 * lam * np.exp(lam * t) / (lam + s0 * (np.exp(lam * t) - 1))
+    assert q.aligned_sigmoid(lam, s0, t) == pytest.approx(closed, rel=1e-13)
+    out = q.aligned_sigmoid(np.array([1.0, 2.0]), 1e-4, np.array([[0.0], [50.0]]))
+    assert out.shape == (2, 2)
+    with pytest.raises(ValueError):
+        q.aligned_sigmoid(1.0, 0.0, 1.0)
+    with pytest.raises(ValueError):
+        q.characteristic_time(-1.0, 1e-3)
+
+
+# --- Procrustes ---------------------------------------------------------------------------------
+def test_procrustes_by_hand():
+    assert q.procrustes_distance(np.eye(2), np.array([[0.0, 1.0], [-1.0, 0.0]])) == pytest.approx(0, abs=1e-15)
+    assert q.procrustes_distance(np.eye(2), np.diag([1.0, -1.0])) == pytest.approx(0, abs=1e-15)
+    assert q.procrustes_distance(np.array([[1.0], [0.0]]), np.array([[0.0], [1.0]])) == pytest.approx(np.sqrt(2))
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((10, 3))
+    O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    assert q.procrustes_distance(A, A @ O) < 1e-13
+    B = rng.standard_normal((10, 3))
+    d = q.procrustes_distance(A, B)
+    for _ in range(20):  # no orthogonal matrix does better
+        R, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+        assert np.linalg.norm(A @ R - B) >= d - 1e-12
+    with pytest.raises(ValueError, match="same shape"):
+        q.procrustes_distance(A, B[:, :2])
+
+
+# --- M* and PMI ---------------------------------------------------------------------------------
+def test_pmi_series_exact_coefficients():
+    c = q.pmi_series_coefficients(7)
+    assert {k: Fraction(str(v)) for k, v in c.items()} == {1: 1, 3: Fraction(1, 12), 5: Fraction(1, 80),
+                                                           7: Fraction(1, 448)}
+
+
+def test_pmi_mstar_maps_and_series():
+    P, _ = rand_problem(10, seed=8)
+    p = P.sum(1)
+    M = q.target_matrix(P, 1.0, 1.0)
+    np.testing.assert_allclose(q.pmi_from_mstar(M), np.log(P / np.outer(p, p)), atol=1e-12)
+    np.testing.assert_allclose(q.mstar_from_pmi(np.log(P / np.outer(p, p))), M, atol=1e-13)
+    assert q.mstar_from_pmi(-np.inf) == -2.0
+    x = np.linspace(-1, 1, 201)
+    for order in (1, 3, 5):
+        err = np.abs(q.pmi_from_mstar(x) - q.mstar_series(x, order))
+        assert np.all(err <= q.mstar_series_remainder_bound(x, order) + 1e-15)
+    assert q.mstar_series(0.5, 3) == pytest.approx(0.5 + 0.125 / 12)
+    with pytest.raises(ValueError):
+        q.mstar_series_remainder_bound(2.0)
+
+
+def test_logistic_taylor():
+    import sympy as sp
+
+    x = sp.symbols("x")
+    assert sp.simplify(q.logistic_loss_taylor(+1, 4) - (sp.log(2) - x / 2 + x**2 / 8 - x**4 / 192)) == 0
+    assert sp.simplify(q.logistic_loss_taylor(-1, 2) - (sp.log(2) + x / 2 + x**2 / 8)) == 0
+    with pytest.raises(ValueError):
+        q.logistic_loss_taylor(0)
+
+
+# --- gradient descent -------------------------------------------------------------------------
+def test_gradient_descent_reaches_theorem1_minimiser():
+    P, _ = rand_problem(10, seed=9)
+    psi = q.equal_reweighting(P)
+    M = q.target_matrix(P, psi, psi)
+    r = q.gradient_descent_qwem(P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1,
+                                device="cpu")
+    assert r.converged
+    W = q.optimal_embeddings(M, 2)
+    assert q.procrustes_distance(r.W, W) / np.linalg.norm(W) < 1e-8
+    assert r.loss[-1] == pytest.approx(q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, 2),
+                                       rel=1e-12)
+    # same seed, same numbers
+    r2 = q.gradient_descent_qwem(P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1,
+                                 device="cpu")
+    np.testing.assert_array_equal(r.W, r2.W)
+
+
+# --- failure modes ------------------------------------------------------------------------------
+@pytest.mark.parametrize("P, msg", [
+    (np.array([[0.3, 0.2], [0.0, 0.5]]), "symmetric"),
+    (np.array([[0.6, -0.1], [-0.1, 0.6]]), "negative"),
+    (np.array([[0.3, 0.1], [0.1, 0.4]]), "sum to 1"),
+    (np.ones(4) / 4, "square"),
+    (np.array([[np.nan, 0.1], [0.1, 0.5]]), "non-finite"),
+])
+def test_bad_joint(P, msg):
+    with pytest.raises(ValueError, match=msg):
+        q.target_matrix(P, 1.0, 1.0)
+
+
+def test_bad_marginal_psi_W_and_zero_G():
+    with pytest.raises(ValueError, match="length V"):
+        q.target_matrix(P2, 1.0, 1.0, P_marginal=np.ones(3) / 3)
+    with pytest.raises(ValueError, match="sum to 1"):
+        q.target_matrix(P2, 1.0, 1.0, P_marginal=np.array([0.5, 0.6]))
+    with pytest.raises(ValueError, match="psi_plus"):
+        q.target_matrix(P2, np.ones((3, 3)), 1.0)
+    with pytest.raises(ValueError, match="psi_minus"):
+        q.target_matrix(P2, 1.0, -1.0)
+    with pytest.raises(ValueError, match="symmetric"):
+        q.target_matrix(P2, np.array([[1.0, 2.0], [1.0, 1.0]]), 1.0)
+    with pytest.raises(ValueError, match="W must"):
+        q.qwem_loss(np.ones((3, 2)), P2, 1.0, 1.0)
+    Pz = np.array([[1.0, 0.0], [0.0, 0.0]])  # word 2 never occurs: G_22 = 0
+    with pytest.raises(ValueError, match="undefined"):
+        q.target_matrix(Pz, 1.0, 1.0)
+    with pytest.raises(ValueError, match="undefined"):
+        q.equal_reweighting(Pz)
+    with pytest.raises(ValueError, match="symmetric"):
+        q.optimal_embeddings(np.array([[1.0, 2.0], [0.0, 1.0]]), 1)
+    with pytest.raises(ValueError, match="d must"):
+        q.gradient_descent_qwem(P2, 1.0, 1.0, 3)
