@@ -1,0 +1,205 @@
+"""Unit tests for qwem_lib.fc_theory: the constants of the Feature Collapse theorems."""
+
+import math
+
+import numpy as np
+import pytest
+
+import qwem_lib
+from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents, fc_collapse_weights,
+                                fc_dH, fc_equiangular, fc_thm1_eta, fc_H, fc_H_star, fc_hamming_counts,
+                                fc_layernorm, fc_minimise_exact, fc_thm1_norms, fc_thm1_tau,
+                                fc_thm2_lambda_bound, fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau,
+                                fc_thm3_u_norm, fc_type3_weights)
+
+
+def test_top_level_names():
+    for name in ("fc_thm1_tau", "fc_thm1_norms", "fc_thm3_tau", "fc_thm3_u_norm", "fc_thm2_solve",
+                 "fc_H", "fc_H_star"):
+        assert hasattr(qwem_lib, name), name
+
+
+# -- the paper's numbers ----------------------------------------------------------------------
+def test_paper_norm_k1000():
+    w, _ = fc_thm1_norms(3, 1200, 15, 1000, 1e-3)
+    assert round(w, 5) == 1.42214
+
+
+def test_paper_norm_k50():
+    w, _ = fc_thm1_norms(3, 1200, 15, 50, 1e-3)
+    assert round(w, 5) == 0.61602
+
+
+# -- Theorem 1 ------------------------------------------------------------------------------
+def test_tau_is_stationary_and_minimal():
+    args = (3, 1200, 15, 1000, 1e-3)
+    tau = fc_thm1_tau(*args)
+    assert abs(fc_dH(tau, *args)) < 1e-12
+    ts = tau * np.array([0.9, 0.99, 1.01, 1.1])
+    assert np.all(fc_H(ts, *args) > fc_H(tau, *args))
+
+
+def test_norms_relation():
+    tau = fc_thm1_tau(3, 12, 4, 81, 0.01)
+    w, u = fc_thm1_norms(3, 12, 4, 81, 0.01)
+    assert math.isclose(w, math.sqrt(tau / 12)) and math.isclose(u, math.sqrt(tau / (81 * 4)))
+
+
+def test_H_limits():
+    # t = 0: every logit is 0. With all latents (K = nc^L) the risk is log K; for K < nc^L the
+    # symmetry assumption counts K - K/nc^L competing classes instead of K - 1
+    assert math.isclose(float(fc_H(0.0, 3, 12, 4, 81, 0.1)), math.log(81), rel_tol=1e-14)
+    assert math.isclose(float(fc_H(0.0, 3, 12, 4, 50, 0.1)), math.log(1 + 50 - 50 / 81), rel_tol=1e-14)
+    # t -> infinity: data term -> 0, H ~ lam t
+    assert math.isclose(float(fc_H(1e9, 3, 12, 4, 50, 0.1)), 1e8, rel_tol=1e-12)
+    # all latents (K = nc^L): H = L log(1 + (nc-1) e^{-eta t}) + lam t
+    t, nc, nw, L = 7.0, 3, 6, 3
+    K = nc ** L
+    eta = nc / (nc - 1) / math.sqrt(nw * K * L)
+    assert math.isclose(float(fc_H(t, nc, nw, L, K, 0.01)),
+                        L * math.log1p((nc - 1) * math.exp(-eta * t)) + 0.01 * t, rel_tol=1e-13)
+
+
+def test_tau_zero_above_threshold():
+    # H'(0) = lam - eta K L (nc-1)/nc / (1 + K - K/nc^L): tau = 0 exactly when this is >= 0
+    nc, nw, L, K = 3, 1200, 15, 1000
+    lam0 = fc_thm1_eta(nc, nw, L, K) * K * L * (nc - 1) / nc / (1 + K - K / nc ** L)
+    assert fc_thm1_tau(nc, nw, L, K, 1.01 * lam0) == 0.0
+    assert fc_thm1_tau(nc, nw, L, K, 0.99 * lam0) > 0.0
+
+
+def test_tau_decreases_with_lambda():
+    taus = [fc_thm1_tau(3, 1200, 15, 1000, lam) for lam in (1e-4, 1e-3, 2e-3)]
+    assert taus[0] > taus[1] > taus[2] > 0
+
+
+# -- Theorem 3 ------------------------------------------------------------------------------
+def test_thm3_stationary():
+    tau = fc_thm3_tau(3, 15, 1000, 100, 1e-3)
+    h = 1e-4 * tau
+    H = lambda t: float(fc_H_star(t, 3, 15, 1000, 100, 1e-3))  # noqa: E731
+    assert H(tau) < H(tau - h) and H(tau) < H(tau + h)
+    assert math.isclose(fc_thm3_u_norm(3, 15, 1000, 100, 1e-3), tau / math.sqrt(15000))
+
+
+# -- Theorem 2 ------------------------------------------------------------------------------
+def test_thm2_solution_solves_system_and_is_monotone():
+    mu = 1 / np.arange(1, 9)
+    mu /= mu.sum()
+    c, r = fc_thm2_solve(mu, 3, 4, 0.01)
+    assert np.max(np.abs(fc_thm2_residuals(c, r, mu, 3, 4, 0.01))) < 1e-10
+    assert np.all(np.diff(r) < 0) and c > 0
+
+
+def test_thm2_uniform_matches_thm1():
+    # uniform mu, K = nc^L: the type-III critical point is the type-I collapse of Theorem 1
+    nc, sc, L, lam = 3, 4, 3, 0.01
+    c, r = fc_thm2_solve(np.full(sc, 1 / sc), nc, L, lam)
+    w, u = fc_thm1_norms(nc, nc * sc, L, nc ** L, lam)
+    assert np.allclose(r, w, rtol=1e-9) and math.isclose(c, u, rel_tol=1e-9)
+
+
+def test_thm2_bound_raises():
+    mu = np.full(4, 0.25)
+    b = fc_thm2_lambda_bound(mu, 3, 3)
+    assert math.isclose(b, math.sqrt(3 * 0.25 / 3 ** 4))
+    with pytest.raises(ValueError, match="bound"):
+        fc_thm2_solve(mu, 3, 3, 1.0001 * b)
+    fc_thm2_solve(mu, 3, 3, 0.5 * b)
+
+
+# -- bad input --------------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda: fc_thm1_tau(3, 1201, 15, 1000, 1e-3),      # nw not divisible by nc
+    lambda: fc_thm1_tau(3, 1200, 15, 1000, 0.0),       # lam = 0
+    lambda: fc_thm1_tau(3, 1200, 15, 1000, -1.0),      # lam < 0
+    lambda: fc_thm1_tau(1, 1200, 15, 1000, 1e-3),      # one concept
+    lambda: fc_thm1_tau(3, 12, 2, 10, 1e-3),           # K > nc^L
+    lambda: fc_thm3_tau(3, 15, 1000, 1, 1e-3),         # d too small
+    lambda: fc_thm2_solve([0.5, 0.4], 3, 3, 1e-3),     # mu does not sum to 1
+    lambda: fc_thm2_solve([1.2, -0.2], 3, 3, 1e-3),    # negative frequency
+    lambda: fc_thm2_solve([0.5, 0.5], 3, 3, float("nan")),
+])
+def test_bad_input(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+# -- geometry and the exact risk ---------------------------------------------------------------
+def test_equiangular():
+    for mz in (False, True):
+        F = fc_equiangular(4, 7, mean_zero=mz, rng=np.random.default_rng(0))
+        G = F.T @ F
+        assert np.allclose(G, 4 / 3 * np.eye(4) - 1 / 3, atol=1e-12)
+        assert np.allclose(F.sum(1), 0, atol=1e-12)
+        if mz:
+            assert np.allclose(F.sum(0), 0, atol=1e-12)
+
+
+def test_hamming_counts_all_latents():
+    z = fc_all_latents(3, 4)
+    counts = fc_hamming_counts(z)
+    expect = [math.comb(4, r) * 2 ** r for r in range(5)]
+    assert np.all(counts == np.array(expect))
+
+
+def test_exact_risk_equals_H_at_collapse():
+    nc, sc, L, lam, d = 3, 2, 3, 0.01, 5
+    z = fc_all_latents(nc, L)
+    K, nw = len(z), nc * sc
+    R = ExactRisk(z, np.full(sc, 1 / sc), lam)
+    F = fc_equiangular(nc, d, rng=np.random.default_rng(1))
+    for t in (0.5, 20.0):
+        W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(t / nw), u_norm=math.sqrt(t / (K * L)))
+        assert math.isclose(float(R(W, U)), float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
+        assert math.isclose(float(fc_collapse_risk_latents(z, t, nw=nw, lam=lam)[0]),
+                            float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
+
+
+def test_exact_risk_layernorm_equals_H_star():
+    nc, sc, L, lam, d = 3, 2, 2, 0.01, 5
+    z = fc_all_latents(nc, L)
+    K = len(z)
+    R = ExactRisk(z, np.array([0.8, 0.2]), lam, layernorm=True)
+    F = fc_equiangular(nc, d, mean_zero=True, rng=np.random.default_rng(2))
+    t = 4.0
+    W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(d), u_norm=t / math.sqrt(K * L), layernorm=True)
+    assert np.allclose(fc_layernorm(W), W)
+    assert math.isclose(float(R(W, U)), float(fc_H_star(t, nc, L, K, d, lam)), rel_tol=1e-12)
+
+
+def test_exact_risk_known_value_at_zero():
+    z = fc_all_latents(2, 2)
+    R = ExactRisk(z, np.array([0.5, 0.5]), 0.1)
+    assert math.isclose(float(R(np.zeros((4, 3)), np.zeros((4, 2, 3)))), math.log(4), rel_tol=1e-14)
+
+
+def test_exact_risk_rejects_repeated_latents():
+    with pytest.raises(ValueError, match="distinct"):
+        ExactRisk(np.array([[0, 1], [0, 1]]), np.array([1.0]), 0.1)
+
+
+def test_type3_critical_point_is_critical():
+    import torch
+
+    nc, L, lam = 2, 3, 0.02
+    mu = np.array([0.6, 0.3, 0.1])
+    c, r = fc_thm2_solve(mu, nc, L, lam)
+    z = fc_all_latents(nc, L)
+    R = ExactRisk(z, mu, lam)
+    W, U = fc_type3_weights(fc_equiangular(nc, 4), z, r, c)
+    Wt = torch.tensor(W, requires_grad=True)
+    Ut = torch.tensor(U, requires_grad=True)
+    R(Wt, Ut).backward()
+    gn = math.sqrt(float((Wt.grad ** 2).sum() + (Ut.grad ** 2).sum()))
+    assert gn < 1e-12
+
+
+def test_minimiser_reaches_theorem1():
+    nc, sc, L, lam, d = 2, 2, 3, 0.02, 6
+    z = fc_all_latents(nc, L)
+    R = ExactRisk(z, np.full(sc, 1 / sc), lam)
+    out = fc_minimise_exact(R, d, seed=0)
+    w, u = fc_thm1_norms(nc, nc * sc, L, len(z), lam)
+    assert np.allclose(np.linalg.norm(out["W"], axis=1), w, rtol=1e-6)
+    assert np.allclose(np.linalg.norm(out["U"], axis=2), u, rtol=1e-6)
