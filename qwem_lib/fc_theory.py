@@ -48,7 +48,7 @@ from scipy.optimize import brentq
 __all__ = [
     "fc_H", "fc_H_star", "fc_dH", "fc_dH_star", "fc_thm1_eta", "fc_thm3_eta",
     "fc_thm1_tau", "fc_thm1_norms", "fc_thm3_tau", "fc_thm3_u_norm",
-    "fc_thm2_lambda_bound", "fc_thm2_residuals", "fc_thm2_solve",
+    "fc_thm2_lambda_bound", "fc_thm2_residuals", "fc_thm2_solve", "fc_zero_threshold",
     "fc_all_latents", "fc_equiangular", "fc_collapse_weights", "fc_type3_weights",
     "fc_layernorm", "ExactRisk", "fc_collapse_risk_latents", "fc_hamming_counts",
     "fc_minimise_exact",
@@ -271,6 +271,28 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
     c = brentq(F, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     r = c * _phi(c, target, nc)
     return float(c), r
+
+
+def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float]) -> float:
+    """The exact weight decay at which W = U = 0 stops being the minimiser of the risk (5) of h.
+
+    Write R(W, U) = g(W^T U_hat) + lam/2 (||W||^2 + ||U||^2) with g convex (appendix H). The origin is
+    always critical; by the argument of appendix H (claims H and I) it is a global minimiser when
+    ``lam >= ||grad g(0)||_op`` and not even a local one when ``lam < ||grad g(0)||_op``. At 0 every
+    class has probability 1/K, so grad g(0) has blocks -(1/K) Q^T (Z_k - mean_j Z_j), and since
+    Q Q^T = (sum mu^2) I this norm is ``sqrt(sum mu^2) sigma_max(Z_c) / K`` with Z_c the centred
+    (nc x K L) concept matrix. For all latents (K = nc^L) it equals Theorem 2's bound
+    sqrt(L sum mu^2 / nc^(L+1)); for K random latents it is close to sqrt(L sum mu^2 / (K nc)).
+    """
+    m = _check_mu(mu)
+    z = np.asarray(latents, dtype=np.int64)
+    K, L = z.shape
+    nc = int(z.max()) + 1
+    onehot = np.eye(nc)[z]  # (K, L, nc)
+    Zc = onehot - onehot.mean(0, keepdims=True)
+    M = Zc.reshape(K * L, nc)
+    smax = math.sqrt(max(np.linalg.eigvalsh(M.T @ M).max(), 0.0))
+    return math.sqrt(float(np.sum(m ** 2))) * smax / K
 
 
 # ----------------------------------------------------------------------------------------------

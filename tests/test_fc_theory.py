@@ -10,7 +10,7 @@ from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_collapse_risk_late
                                 fc_dH, fc_equiangular, fc_thm1_eta, fc_H, fc_H_star, fc_hamming_counts,
                                 fc_layernorm, fc_minimise_exact, fc_thm1_norms, fc_thm1_tau,
                                 fc_thm2_lambda_bound, fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau,
-                                fc_thm3_u_norm, fc_type3_weights)
+                                fc_thm3_u_norm, fc_type3_weights, fc_zero_threshold)
 
 
 def test_top_level_names():
@@ -203,3 +203,22 @@ def test_minimiser_reaches_theorem1():
     w, u = fc_thm1_norms(nc, nc * sc, L, len(z), lam)
     assert np.allclose(np.linalg.norm(out["W"], axis=1), w, rtol=1e-6)
     assert np.allclose(np.linalg.norm(out["U"], axis=2), u, rtol=1e-6)
+
+
+def test_zero_threshold_equals_thm2_bound_for_all_latents():
+    mu = np.array([0.5, 0.3, 0.2])
+    assert math.isclose(fc_zero_threshold(fc_all_latents(3, 3), mu), fc_thm2_lambda_bound(mu, 3, 3),
+                        rel_tol=1e-12)
+
+
+def test_zero_threshold_is_sharp_for_exact_risk():
+    # just above the threshold the exact minimiser is 0, just below it is not
+    nc, L = 2, 2
+    mu = np.array([0.75, 0.25])
+    z = fc_all_latents(nc, L)
+    lam0 = fc_zero_threshold(z, mu)
+    norms = []
+    for lam in (1.2 * lam0, 0.8 * lam0):
+        out = fc_minimise_exact(ExactRisk(z, mu, lam), 4, seed=1)
+        norms.append(np.linalg.norm(out["W"]))
+    assert norms[0] < 1e-4 and norms[1] > 1e-2
