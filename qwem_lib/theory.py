@@ -405,11 +405,11 @@ def logistic_loss_taylor(sign: int = +1, order: int = 4):
 # synthetic statistics for checks
 # ----------------------------------------------------------------------------------------------
 def synthetic_joint(V: int, rng: np.random.Generator, *, rank: int = 4, strength: float = 1.0,
-                    noise: float = 0.2, zipf: float = 1.0) -> np.ndarray:
+                    noise: float = 0.2, zipf: float = 1.0, decay: float = 0.8) -> np.ndarray:
     """A random symmetric co-occurrence table with planted structure, for checks and exercises.
 
     P_ij ∝ p_ip_j exp(Σ_k a_k u_ik u_jk + ε_ij) with Zipf-like p_i ∝ (i+1)^{−zipf}, ``rank`` random unit
-    unit directions u_k with strengths a_k = strength·(1, 0.8, 0.64, …) (entries of V·u_ku_kᵀ are O(1)), and symmetric Gaussian noise ε of
+    unit directions u_k with strengths a_k = strength·decay^k (entries of V·u_ku_kᵀ are O(1)), and symmetric Gaussian noise ε of
     scale ``noise``. Entries are positive; the table sums to 1.
     """
     if V < 2:
@@ -418,7 +418,7 @@ def synthetic_joint(V: int, rng: np.random.Generator, *, rank: int = 4, strength
     p /= p.sum()
     U, _ = np.linalg.qr(rng.standard_normal((V, max(rank, 1))))
     U = U[:, :rank]
-    a = strength * 0.8 ** np.arange(rank)
+    a = strength * decay ** np.arange(rank)
     S = V * (U * a) @ U.T  # entries of order ``strength``
     E = rng.standard_normal((V, V))
     E = noise * (E + E.T) / math.sqrt(2.0)
@@ -444,19 +444,22 @@ class GDResult:
     """True when the gradient norm fell below ``gtol``."""
     lr: float
     info: dict = field(default_factory=dict)
+    tracked: np.ndarray | None = None
+    """``track(W)`` at each recorded step (stacked), when a ``track`` function was given."""
 
 
 def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=None,
                           init_scale: float = 1e-3, W0=None, lr: float | None = None,
                           max_steps: int = 200_000, gtol: float = 1e-12, record_every: int = 10,
-                          seed: int = 0, device=None, progress: bool = False) -> GDResult:
+                          seed: int = 0, device=None, progress: bool = False, track=None) -> GDResult:
     """Full-batch gradient descent on :func:`qwem_loss` in its contrastive form (not the factorised one).
 
     The loss is evaluated term by term, Σ P_ijΨ⁺(x²/4 − x) + P_iP_jΨ⁻(x²/4 + x), in float64, and its
     exact gradient is (C + Cᵀ)W with C_ij = ∂L/∂x_ij = P_ijΨ⁺(x/2 − 1) + P_iP_jΨ⁻(x/2 + 1) (the unit
     tests compare it with torch autograd). Initialisation W_ij ~ N(0, init_scale²) (or ``W0``). ``lr`` defaults to
     0.25/(max G · max(|λ|(M*), 1)), a stable step for the quartic landscape near its minima. Stops
-    when ‖∇L‖_F < ``gtol`` or after ``max_steps``.
+    when ‖∇L‖_F < ``gtol`` or after ``max_steps``. ``track``, if given, is called on the (torch) W at
+    every recorded step; its results (e.g. singular values) are stacked into ``GDResult.tracked``.
     """
     import torch
 
@@ -489,7 +492,7 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
         C = At * (X / 2.0 - 1.0) + Bt * (X / 2.0 + 1.0)
         return L, (C + C.T) @ W
 
-    steps, losses, gnorms = [], [], []
+    steps, losses, gnorms, tracked = [], [], [], []
     converged = False
     it = range(max_steps + 1)
     if progress:
@@ -509,6 +512,9 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
                     steps.append(step)
                     losses.append(float(L))
                     gnorms.append(gn)
+                    if track is not None:
+                        t = track(W)
+                        tracked.append(t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t))
                 if not math.isfinite(gn):
                     raise FloatingPointError(f"gradient descent diverged at step {step} (lr={lr:g}); lower lr")
                 if gn < gtol:
@@ -521,4 +527,5 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
         torch.set_num_threads(n_threads)
     return GDResult(W=W.cpu().numpy(), steps=np.array(steps), loss=np.array(losses),
                     grad_norm=np.array(gnorms), converged=converged, lr=float(lr),
-                    info={"V": V, "d": d, "init_scale": init_scale, "seed": seed})
+                    info={"V": V, "d": d, "init_scale": init_scale, "seed": seed},
+                    tracked=np.stack(tracked) if tracked else None)
