@@ -1,3 +1,467 @@
-"""Placeholder: filled in by its part of the book."""
+"""Training dynamics of QWEM as symmetric matrix factorisation (Part I: Lemma 3.1 and Result 3).
 
-__all__: list[str] = []
+Under Setting 3.1 with g = 1 the QWEM loss is, up to a constant (Theorem 1, :mod:`qwem_lib.theory`),
+
+    L(W) = ¼ ‖WWᵀ − M‖²_F,        ∇L(W) = (WWᵀ − M) W          (M symmetric, W of shape V×d).
+
+**The flow normalisation.** Plain gradient flow dW/dt = −∇L, started from an aligned matrix
+W = V_d S Oᵀ (V_d: top-d eigenvectors of M, S diagonal, O orthogonal), gives ds_k/dt = s_k(λ_k − s_k²),
+that is d(s_k²)/dt = 2 s_k²(λ_k − s_k²): a logistic curve with rate 2λ_k. The paper's Lemma 3.1 writes
+dW/dt = −(1/2g)∇L_QWEM, and ∇L_QWEM = g(WWᵀ − M)W, so its flow is
+
+    dW/dt = −½ ∇L(W) = ½ (M − WWᵀ) W,        d(s_k²)/dt = s_k²(λ_k − s_k²),
+
+whose solution is exactly s_k²(t) = s_k²(0) λ_k e^{λ_k t} / (λ_k + s_k²(0)(e^{λ_k t} − 1))
+(:func:`qwem_lib.theory.aligned_sigmoid`). Every trainer here therefore integrates
+dW/dt = −c ∇L with ``time_scale`` c = :data:`FLOW_TIME_SCALE` = ½ by default, so that "time" means the
+paper's time. (c = 1 would be plain gradient flow on ¼‖WWᵀ − M‖², twice as fast.)
+
+**Discrete gradient descent.** ``method="gd"`` takes steps W ← W − η ∇L with learning rate
+η = c·dt: each step advances the paper's time by dt. It approximates the flow with error O(dt).
+``method="rk4"`` is the classical fourth-order Runge–Kutta integrator of the same flow (error O(dt⁴)),
+used when the flow itself is wanted, e.g. to measure alignment.
+
+**Precision.** Everything runs in torch on :func:`qwem_lib.config.device`, in float64 by default. On a
+GPU one may pass ``dtype=torch.float32`` for speed: then the smallest initial scales the chapters use
+(σ² down to 1e-12) are still representable, but singular values below ~1e-7 of the largest carry
+relative errors of order one; the alignment measurements of Result 3 should then be read with that
+floor in mind.
+
+**Alignment (Result 3).** The distance from W(t) to the aligned trajectory V_d S(t) is minimised over
+right orthogonal transformations O (a Procrustes problem). Writing A = V_dᵀW and W_⊥ = W − V_dA,
+
+    min_O ‖W − V_d S O‖²_F = min_O ‖A − S O‖²_F + ‖W_⊥‖²_F,
+
+so the trainer records only the projection A (d×d), ‖W_⊥‖² and the singular values at each recorded
+time — never the full V×d matrix unless asked to (``keep_W``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal, Sequence
+
+import numpy as np
+
+from . import config
+from .theory import aligned_sigmoid, characteristic_time
+
+__all__ = [
+    "FLOW_TIME_SCALE",
+    "eig_desc",
+    "synthetic_target",
+    "factorisation_gradient",
+    "Trajectory",
+    "train_factorisation",
+    "solve_flow_ivp",
+    "aligned_init",
+    "aligned_singular_values",
+    "midpoint_ratio",
+    "matched_initial_singular_values",
+    "alignment_distance",
+    "subspace_distance",
+    "learning_times",
+    "pair_condition_threshold",
+    "gap_exponent",
+    "rescaled_unit",
+]
+
+FLOW_TIME_SCALE: float = 0.5
+"""c in dW/dt = −c ∇(¼‖WWᵀ − M‖²): ½ is the paper's Lemma 3.1 normalisation (see the module docstring)."""
+
+Method = Literal["rk4", "gd"]
+
+
+# ----------------------------------------------------------------------------------------------
+# targets
+# ----------------------------------------------------------------------------------------------
+def eig_desc(M: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (descending) and the matching orthonormal eigenvectors (columns) of symmetric M."""
+    M = np.asarray(M, dtype=np.float64)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be square, got shape {M.shape}")
+    if not np.allclose(M, M.T, atol=1e-12 * max(1.0, float(np.abs(M).max()))):
+        raise ValueError("M must be symmetric")
+    lam, U = np.linalg.eigh(M)
+    order = np.argsort(lam)[::-1]
+    return lam[order], U[:, order]
+
+
+def synthetic_target(top: Sequence[float], V: int, rng: np.random.Generator, *,
+                     bulk: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A symmetric V×V target M = Q diag(λ) Qᵀ with a chosen spectrum and random eigenvectors.
+
+    ``top`` are the leading eigenvalues (they must be strictly decreasing and larger than ``bulk``);
+    the other V − len(top) eigenvalues are drawn uniformly from [−bulk, bulk]. Q is Haar-random
+    (QR of a Gaussian matrix with signs fixed). Returns (M, λ sorted descending, Q matching columns).
+    """
+    top = np.asarray(top, dtype=np.float64)
+    if top.ndim != 1 or top.size == 0 or top.size > V:
+        raise ValueError(f"top must be a non-empty 1-D list of at most V={V} eigenvalues")
+    if np.any(np.diff(top) >= 0):
+        raise ValueError("top eigenvalues must be strictly decreasing")
+    if bulk < 0 or (top.size < V and top[-1] <= bulk):
+        raise ValueError(f"need bulk >= 0 and the smallest top eigenvalue ({top[-1]}) above bulk ({bulk})")
+    rest = rng.uniform(-bulk, bulk, size=V - top.size)
+    lam = np.concatenate([top, np.sort(rest)[::-1]])
+    Z = rng.standard_normal((V, V))
+    Q, R = np.linalg.qr(Z)
+    Q = Q * np.sign(np.diag(R))
+    M = (Q * lam) @ Q.T
+    M = (M + M.T) / 2.0
+    return M, lam, Q
+
+
+# ----------------------------------------------------------------------------------------------
+# the trainer
+# ----------------------------------------------------------------------------------------------
+def factorisation_gradient(W, M):
+    """∇(¼‖WWᵀ − M‖²_F) = (WWᵀ − M) W = W(WᵀW) − MW, for NumPy or torch arrays of shape V×d."""
+    return W @ (W.T @ W) - M @ W
+
+
+@dataclass
+class Trajectory:
+    """What :func:`train_factorisation` records. Leading axis B (runs) is absent for a single run.
+
+    times        (T,) the record times in units of ``time_unit`` (the same for every run)
+    flow_times   (B, T) the paper's time t of each record (= time_unit[b] · times)
+    sv           (B, T, d) singular values of W, descending
+    proj         (B, T, k, d) basisᵀW, when a basis (V×k) was given
+    resid_sq     (B, T) ‖W − basis·basisᵀW‖²_F, when a basis was given
+    left_overlap (B, T, k, d) basisᵀU_W with U_W the left singular vectors of W (sorted like ``sv``),
+                 when a basis was given and ``left_overlap=True``
+    W            (B, T, V, d) the matrices themselves, when ``keep_W=True``
+    """
+
+    times: np.ndarray
+    flow_times: np.ndarray
+    sv: np.ndarray
+    proj: np.ndarray | None = None
+    resid_sq: np.ndarray | None = None
+    left_overlap: np.ndarray | None = None
+    W: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+def _record_grid(times: np.ndarray, dt: float) -> list[tuple[int, float]]:
+    """For each gap between record times: (number of steps, step size ≤ dt) landing exactly on it."""
+    out = []
+    for a, b in zip(times[:-1], times[1:]):
+        n = max(1, int(math.ceil((b - a) / dt - 1e-9)))
+        out.append((n, (b - a) / n))
+    return out
+
+
+def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, method: Method = "rk4",
+                        time_scale: float = FLOW_TIME_SCALE, time_unit: Any = 1.0,
+                        basis: Any = None, left_overlap: bool = False, keep_W: bool = False,
+                        device=None, dtype=None, threads: int | None = None, progress: bool = True,
+                        desc: str = "gradient flow") -> Trajectory:
+    """Integrate dW/dt = −c ∇(¼‖WWᵀ − M‖²_F) = c (M − WWᵀ) W from W0, recording at ``times``.
+
+    Parameters
+    ----------
+    M : (V, V) symmetric target.
+    W0 : (V, d) or (B, V, d) initial matrices; B runs are integrated together (one matrix product with
+        M per evaluation, so a batch costs little more than one run).
+    times : increasing record times ≥ 0 in units of ``time_unit``; the first is the start (usually 0).
+    dt : step in units of ``time_unit``. Between two record times the step is shrunk so that the
+        records land exactly on ``times``; for ``method="gd"`` choose ``times`` on multiples of ``dt``
+        to keep a constant learning rate.
+    method : ``"rk4"`` (flow, error O(dt⁴)) or ``"gd"`` (gradient descent with learning rate
+        η = c·dt·time_unit, error O(dt)).
+    time_scale : c; :data:`FLOW_TIME_SCALE` = ½ makes t the time of the paper's Lemma 3.1.
+    time_unit : scalar or (B,) array. Run b's paper time is ``time_unit[b] · times``; use e.g. τ₁ per
+        run to integrate several initial scales on one grid of rescaled time t/τ₁.
+    basis : optional (V, k) orthonormal columns (e.g. M's top eigenvectors): records basisᵀW and
+        ‖W_⊥‖²; with ``left_overlap`` also basisᵀU_W.
+    keep_W : also keep every recorded W on the CPU (memory B·T·V·d floats).
+    device, dtype : torch device (default :func:`config.device`) and dtype (default float64).
+    threads : CPU threads torch may use during the run (restored afterwards). Default: 1 on the CPU
+        when V ≤ 2048 — products this small gain nothing from threads, and threads that spin-wait
+        slow them down many-fold when the cores are shared — else torch's setting.
+
+    Raises ``FloatingPointError`` if W becomes non-finite (step too large).
+    """
+    import torch
+    from tqdm.auto import tqdm
+
+    dev = device if device is not None else config.device()
+    dtype = dtype if dtype is not None else torch.float64
+    M_np = np.asarray(M, dtype=np.float64)
+    if M_np.ndim != 2 or M_np.shape[0] != M_np.shape[1]:
+        raise ValueError(f"M must be square, got {M_np.shape}")
+    V = M_np.shape[0]
+    W0_np = np.asarray(W0, dtype=np.float64)
+    single = W0_np.ndim == 2
+    if single:
+        W0_np = W0_np[None]
+    if W0_np.ndim != 3 or W0_np.shape[1] != V:
+        raise ValueError(f"W0 must have shape (V, d) or (B, V, d) with V={V}, got {np.shape(W0)}")
+    B, _, d = W0_np.shape
+    times = np.asarray(times, dtype=np.float64)
+    if times.ndim != 1 or times.size < 1 or np.any(np.diff(times) <= 0) or times[0] < 0:
+        raise ValueError("times must be a non-empty increasing 1-D array starting at a value >= 0")
+    if not (dt > 0):
+        raise ValueError("dt must be positive")
+    if method not in ("rk4", "gd"):
+        raise ValueError(f"method must be 'rk4' or 'gd', got {method!r}")
+    unit = np.broadcast_to(np.asarray(time_unit, dtype=np.float64), (B,)).copy()
+    if np.any(unit <= 0):
+        raise ValueError("time_unit must be positive")
+
+    Mt = torch.as_tensor(M_np, dtype=dtype, device=dev)
+    W = torch.as_tensor(W0_np, dtype=dtype, device=dev).clone()          # (B, V, d)
+    c_unit = torch.as_tensor(time_scale * unit, dtype=dtype, device=dev).view(B, 1, 1)
+    Bas = None
+    if basis is not None:
+        bnp = np.asarray(basis, dtype=np.float64)
+        if bnp.ndim != 2 or bnp.shape[0] != V:
+            raise ValueError(f"basis must have shape (V, k) with V={V}, got {bnp.shape}")
+        Bas = torch.as_tensor(bnp, dtype=dtype, device=dev)
+
+    def velocity(X):  # c·unit·(MX − X XᵀX), batched, one GEMM with M for all runs
+        MX = (Mt @ X.transpose(0, 1).reshape(V, B * d)).reshape(V, B, d).transpose(0, 1)
+        return c_unit * (MX - X @ (X.transpose(1, 2) @ X))
+
+    rec: dict[str, list] = {"sv": [], "proj": [], "resid": [], "lov": [], "W": []}
+
+    def record(X):
+        if not bool(torch.isfinite(X).all()):
+            raise FloatingPointError("W became non-finite: the step dt is too large for this target")
+        if left_overlap and Bas is not None:
+            U, s, _ = torch.linalg.svd(X, full_matrices=False)
+            rec["lov"].append((Bas.T @ U).cpu().numpy())
+        else:
+            s = torch.linalg.svdvals(X)
+        rec["sv"].append(s.cpu().numpy())
+        if Bas is not None:
+            P = Bas.T @ X
+            rec["proj"].append(P.cpu().numpy())
+            rec["resid"].append(((X - Bas @ P) ** 2).sum(dim=(1, 2)).cpu().numpy())
+        if keep_W:
+            rec["W"].append(X.cpu().numpy())
+
+    grid = _record_grid(times, dt)
+    total = sum(n for n, _ in grid)
+    old_threads = torch.get_num_threads()
+    if threads is None and Mt.device.type == "cpu" and V <= 2048:
+        threads = 1
+    if threads is not None:
+        torch.set_num_threads(int(threads))
+    bar = tqdm(total=total, desc=desc, disable=not progress, mininterval=1.0, leave=False)
+    try:
+        with torch.no_grad():
+            record(W)
+            for n, h in grid:
+                for _ in range(n):
+                    if method == "gd":
+                        W = W + h * velocity(W)
+                    else:
+                        k1 = velocity(W)
+                        k2 = velocity(W + (h / 2) * k1)
+                        k3 = velocity(W + (h / 2) * k2)
+                        k4 = velocity(W + h * k3)
+                        W = W + (h / 6) * (k1 + 2 * k2 + 2 * k3 + k4)
+                bar.update(n)
+                record(W)
+    finally:
+        bar.close()
+        torch.set_num_threads(old_threads)
+
+    def stack(key, axis=1):
+        return np.stack(rec[key], axis=axis) if rec[key] else None
+
+    out = Trajectory(times=times, flow_times=unit[:, None] * times[None, :], sv=stack("sv"),
+                     proj=stack("proj"), resid_sq=stack("resid"), left_overlap=stack("lov"),
+                     W=stack("W"), info={"method": method, "dt": dt, "time_scale": time_scale,
+                                         "steps": total, "V": V, "d": d, "B": B,
+                                         "dtype": str(dtype), "device": str(dev)})
+    if single:
+        for name in ("flow_times", "sv", "proj", "resid_sq", "left_overlap", "W"):
+            v = getattr(out, name)
+            if v is not None:
+                setattr(out, name, v[0])
+    return out
+
+
+def solve_flow_ivp(M: Any, W0: Any, t_eval: Sequence[float], *, time_scale: float = FLOW_TIME_SCALE,
+                   rtol: float = 1e-11, atol: float = 1e-15) -> np.ndarray:
+    """Reference solution of dW/dt = c (M − WWᵀ)W by :func:`scipy.integrate.solve_ivp` (DOP853).
+
+    For small V·d only (the state is the flattened V×d matrix). Returns W at ``t_eval``, shape
+    (T, V, d). Raises ``RuntimeError`` if the solver fails.
+    """
+    from scipy.integrate import solve_ivp
+
+    M = np.asarray(M, dtype=np.float64)
+    W0 = np.asarray(W0, dtype=np.float64)
+    V, d = W0.shape
+    t_eval = np.asarray(t_eval, dtype=np.float64)
+
+    def rhs(_t, y):
+        W = y.reshape(V, d)
+        return (time_scale * (M @ W - W @ (W.T @ W))).ravel()
+
+    sol = solve_ivp(rhs, (float(t_eval[0]), float(t_eval[-1])), W0.ravel(), method="DOP853",
+                    t_eval=t_eval, rtol=rtol, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"solve_ivp failed: {sol.message}")
+    return sol.y.T.reshape(len(t_eval), V, d)
+
+
+# ----------------------------------------------------------------------------------------------
+# Lemma 3.1: aligned trajectories
+# ----------------------------------------------------------------------------------------------
+def aligned_init(vecs: Any, s0: Sequence[float], O: Any = None) -> np.ndarray:
+    """W(0) = V_d diag(s0) Oᵀ: an aligned initialisation (``vecs`` = V_d, the top-d eigenvectors)."""
+    vecs = np.asarray(vecs, dtype=np.float64)
+    s0 = np.asarray(s0, dtype=np.float64)
+    if vecs.ndim != 2 or vecs.shape[1] != s0.size:
+        raise ValueError(f"vecs must be V×d with d = len(s0) = {s0.size}, got {vecs.shape}")
+    W = vecs * s0
+    if O is not None:
+        O = np.asarray(O, dtype=np.float64)
+        if O.shape != (s0.size, s0.size) or not np.allclose(O.T @ O, np.eye(s0.size), atol=1e-10):
+            raise ValueError("O must be a d×d orthogonal matrix")
+        W = W @ O.T
+    return W
+
+
+def aligned_singular_values(lam: Sequence[float], s0_sq: Sequence[float], t: Any) -> np.ndarray:
+    """Lemma 3.1's s_k²(t) for every mode: array of shape t.shape + (d,)."""
+    lam = np.asarray(lam, dtype=np.float64)
+    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    return np.asarray(aligned_sigmoid(lam, s0_sq, t[..., None]))
+
+
+def midpoint_ratio(lam: Any, s0_sq: Any) -> Any:
+    """s²(τ)/λ at τ = (1/λ) ln(λ/s0²), exactly: λ/(2λ − s0²) (→ ½ as s0² → 0, not 1)."""
+    lam = np.asarray(lam, dtype=np.float64)
+    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    out = lam / (2.0 * lam - s0_sq)
+    return out if out.ndim else float(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# Result 3: random initialisation
+# ----------------------------------------------------------------------------------------------
+def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The aligned initial condition that a small random W0 effectively starts from.
+
+    With A = V_dᵀW0 (rows a_k = v_kᵀW0) write A = L Qᵀ, L lower triangular with positive diagonal,
+    Q orthogonal (Gram–Schmidt of the rows of A, in the order of the eigenvalues). While W is small,
+    W(t) ≈ e^{Mt/2} W0, so V_dᵀW(t) = diag(e^{λ_k t/2}) L Qᵀ, and the strictly lower part of L decays
+    relative to the diagonal as e^{−(λ_j − λ_k)t/2}: the row space rotates onto diag(L_kk e^{λ_k t/2}) Qᵀ.
+    Hence s_k(0) = L_kk (the part of a_k orthogonal to a_1 … a_{k−1}) and the right rotation is Q.
+
+    Returns (s0 of shape (d,), Q of shape (d, d)); E[s_k(0)²] = σ²(d − k + 1) for W0 ~ N(0, σ²).
+    """
+    W0 = np.asarray(W0, dtype=np.float64)
+    vecs = np.asarray(vecs, dtype=np.float64)
+    d = W0.shape[1]
+    if vecs.shape != (W0.shape[0], d):
+        raise ValueError(f"vecs must be V×d = {W0.shape[0]}×{d}, got {vecs.shape}")
+    A = vecs.T @ W0
+    Q, R = np.linalg.qr(A.T)          # Aᵀ = QR  ⇒  A = Rᵀ Qᵀ, Rᵀ lower triangular
+    sgn = np.sign(np.diag(R))
+    sgn[sgn == 0] = 1.0
+    return np.abs(np.diag(R)), Q * sgn
+
+
+def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.ndarray) -> np.ndarray:
+    """min over orthogonal O of ‖W − V_d diag(s) O‖_F for each recorded time.
+
+    ``proj`` (…, d, d) is V_dᵀW (the first d rows of a recorded projection), ``resid_sq`` (…) is
+    ‖W − V_dV_dᵀW‖²_F and ``s_aligned`` (…, d) the aligned singular values. The rotation solves the
+    Procrustes problem min_O ‖A − SO‖ (O = UVᵀ from the SVD of SA) and the distance is computed from
+    the difference itself (no cancellation).
+    """
+    A = np.asarray(proj, dtype=np.float64)
+    S = np.asarray(s_aligned, dtype=np.float64)
+    SA = S[..., :, None] * A
+    U, _, Vt = np.linalg.svd(SA)
+    O = U @ Vt
+    diff = A - S[..., :, None] * O
+    inside = np.sum(diff ** 2, axis=(-2, -1))
+    return np.sqrt(inside + np.maximum(np.asarray(resid_sq, dtype=np.float64), 0.0))
+
+
+def subspace_distance(U1: Any, U2: Any) -> float:
+    """sin of the largest principal angle between the column spaces of U1 and U2 (each V×k, any basis).
+
+    Equals ‖P₁ − P₂‖₂ for the orthogonal projectors; 0 for equal subspaces, 1 when some direction of one
+    is orthogonal to the other.
+    """
+    Q1, _ = np.linalg.qr(np.asarray(U1, dtype=np.float64))
+    Q2, _ = np.linalg.qr(np.asarray(U2, dtype=np.float64))
+    if Q1.shape != Q2.shape:
+        raise ValueError(f"subspaces must have the same shape, got {Q1.shape} and {Q2.shape}")
+    cos = np.linalg.svd(Q1.T @ Q2, compute_uv=False)
+    return float(np.sqrt(max(0.0, 1.0 - float(np.min(cos)) ** 2)))
+
+
+def learning_times(t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float], fraction: float = 0.5) -> np.ndarray:
+    """For each mode k the first time s_k²(t) reaches ``fraction``·λ_k (linear interpolation; NaN if never).
+
+    ``t`` (T,), ``s_sq`` (T, d) squared singular values (descending order), ``lam`` (d,).
+    """
+    t = np.asarray(t, dtype=np.float64)
+    s_sq = np.asarray(s_sq, dtype=np.float64)
+    lam = np.asarray(lam, dtype=np.float64)
+    out = np.full(lam.size, np.nan)
+    for k in range(lam.size):
+        y = s_sq[:, k] / lam[k] - fraction
+        idx = np.nonzero(y >= 0)[0]
+        if idx.size == 0:
+            continue
+        i = idx[0]
+        if i == 0:
+            out[k] = t[0]
+        else:
+            out[k] = t[i - 1] + (t[i] - t[i - 1]) * (-y[i - 1]) / (y[i] - y[i - 1])
+    return out
+
+
+def pair_condition_threshold(lam: Sequence[float]) -> tuple[float, tuple[int, int]]:
+    """The paper's sufficient condition for Result 3, log σ² ≪ −(λ_iλ_j/(λ_i − λ_j)) log(λ_j/(λ_i − λ_j))
+    for all pairs i < j (λ_i > λ_j > 0): returns the most demanding right-hand side (the minimum over
+    pairs) and the 0-based pair (i, j) attaining it.
+    """
+    lam = np.asarray(lam, dtype=np.float64)
+    if np.any(lam <= 0) or np.any(np.diff(lam) >= 0):
+        raise ValueError("the condition needs strictly decreasing positive eigenvalues")
+    best, pair = math.inf, (0, 1)
+    for i in range(lam.size):
+        for j in range(i + 1, lam.size):
+            gap = lam[i] - lam[j]
+            rhs = -(lam[i] * lam[j] / gap) * math.log(lam[j] / gap)
+            if rhs < best:
+                best, pair = rhs, (i, j)
+    return float(best), pair
+
+
+def gap_exponent(lam: Sequence[float], d: int) -> float:
+    """The exponent p in "distance ∝ (σ²)^p" from the linearised argument of chapter 13.
+
+    A misaligned component between modes j < k (or between mode d and the bulk direction d+1) reaches
+    its largest size, about (σ²)^{(1 − λ_k/λ_j)/2}, when mode j saturates; the initial mismatch itself
+    is of order σ = (σ²)^{1/2}. The slowest of these sets p = ½ · min(1, min_j (1 − λ_{j+1}/λ_j)) over
+    consecutive pairs j = 1 … d (λ_{d+1} ≤ 0 contributes nothing).
+    """
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.size < d:
+        raise ValueError("need at least d eigenvalues")
+    r = [1.0]
+    for j in range(min(d, lam.size - 1)):
+        if lam[j + 1] > 0:
+            r.append(1.0 - lam[j + 1] / lam[j])
+    return 0.5 * min(r)
+
+
+def rescaled_unit(lam1: float, sigma_sq: Any) -> Any:
+    """τ₁ = (1/λ₁) ln(λ₁/σ²), the unit of the rescaled time t/τ₁ (thin wrapper, for symmetry)."""
+    return characteristic_time(lam1, sigma_sq)

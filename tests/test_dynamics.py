@@ -1,0 +1,212 @@
+"""Unit tests for qwem_lib.dynamics: the flow normalisation, the integrators, the alignment measures."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from qwem_lib import dynamics as dy
+from qwem_lib.theory import aligned_sigmoid, characteristic_time, procrustes_distance
+
+
+def small_problem(V=12, top=(3.0, 2.0, 1.2), bulk=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    M, lam, Q = dy.synthetic_target(top, V, rng, bulk=bulk)
+    return M, lam, Q, rng
+
+
+def test_synthetic_target_spectrum():
+    M, lam, Q, _ = small_problem()
+    np.testing.assert_allclose(M, M.T, atol=1e-14)
+    lam2, Q2 = dy.eig_desc(M)
+    np.testing.assert_allclose(lam2, lam, atol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(Q2[:, :3] * Q[:, :3], axis=0)), 1.0, atol=1e-10)
+    with pytest.raises(ValueError):
+        dy.synthetic_target([1.0, 2.0], 5, np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        dy.synthetic_target([1.0, 0.4], 5, np.random.default_rng(0), bulk=0.5)
+
+
+def test_gradient_matches_autograd():
+    M, _, _, rng = small_problem()
+    W = torch.tensor(rng.standard_normal((12, 3)), requires_grad=True)
+    Mt = torch.tensor(M)
+    L = 0.25 * ((W @ W.T - Mt) ** 2).sum()
+    (g,) = torch.autograd.grad(L, W)
+    np.testing.assert_allclose(dy.factorisation_gradient(W.detach().numpy(), M), g.numpy(), rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("method,tol", [("rk4", 1e-9), ("gd", 3e-2)])
+def test_aligned_flow_follows_lemma_3_1(method, tol):
+    M, lam, Q, rng = small_problem()
+    s0 = np.array([1e-2, 2e-2, 5e-3])
+    O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    W0 = dy.aligned_init(Q[:, :3], s0, O)
+    T = np.linspace(0, 12, 121)
+    tr = dy.train_factorisation(M, W0, T, dt=0.01, method=method, device="cpu", progress=False)
+    pred = dy.aligned_singular_values(lam[:3], s0 ** 2, T)
+    got = np.sort(tr.sv ** 2, axis=1)[:, ::-1]
+    order = np.argsort(-lam[:3])
+    err = np.max(np.abs(got - np.sort(pred, axis=1)[:, ::-1]) / lam[order][None, :])
+    assert err < tol
+
+
+def test_time_scale_one_is_twice_as_fast():
+    M, lam, Q, _ = small_problem()
+    s0 = np.array([0.05, 0.05, 0.05])
+    W0 = dy.aligned_init(Q[:, :3], s0)
+    T = np.linspace(0, 4, 41)
+    tr = dy.train_factorisation(M, W0, T, dt=0.005, time_scale=1.0, device="cpu", progress=False)
+    np.testing.assert_allclose(tr.sv ** 2, dy.aligned_singular_values(lam[:3], s0 ** 2, 2 * T), rtol=1e-8)
+
+
+def test_solve_ivp_reference_matches_closed_form():
+    M, lam, Q, _ = small_problem(V=8)
+    s0 = np.array([1e-3, 3e-3, 2e-3])
+    W0 = dy.aligned_init(Q[:, :3], s0)
+    T = np.linspace(0, 15, 31)
+    Ws = dy.solve_flow_ivp(M, W0, T)
+    sv2 = np.linalg.svd(Ws, compute_uv=False) ** 2
+    pred = np.sort(dy.aligned_singular_values(lam[:3], s0 ** 2, T), axis=1)[:, ::-1]
+    assert np.max(np.abs(sv2 - pred) / pred) < 1e-7
+
+
+def test_gd_error_is_first_order():
+    M, lam, Q, _ = small_problem()
+    s0 = np.array([1e-2, 1e-2, 1e-2])
+    W0 = dy.aligned_init(Q[:, :3], s0)
+    T = np.linspace(0, 10, 11)
+    errs = []
+    for dt in (0.02, 0.01, 0.005):
+        tr = dy.train_factorisation(M, W0, T, dt=dt, method="gd", device="cpu", progress=False)
+        errs.append(np.max(np.abs(tr.sv ** 2 - dy.aligned_singular_values(lam[:3], s0 ** 2, T))))
+    assert 1.8 < errs[0] / errs[1] < 2.2 and 1.8 < errs[1] / errs[2] < 2.2
+
+
+def test_time_unit_batches_equal_separate_runs():
+    M, lam, Q, rng = small_problem()
+    W0 = 1e-3 * rng.standard_normal((12, 3))
+    T = np.linspace(0, 3, 7)
+    both = dy.train_factorisation(M, np.stack([W0, W0]), T, dt=0.01, time_unit=[1.0, 2.0], basis=Q[:, :3],
+                                  device="cpu", progress=False)
+    one = dy.train_factorisation(M, W0, 2 * T, dt=0.02, basis=Q[:, :3], device="cpu", progress=False)
+    np.testing.assert_allclose(both.flow_times[1], 2 * T)
+    np.testing.assert_allclose(both.sv[1], one.sv, rtol=1e-10)
+    np.testing.assert_allclose(both.proj[1], one.proj, rtol=1e-8, atol=1e-14)
+    assert both.sv.shape == (2, 7, 3) and one.sv.shape == (7, 3)
+
+
+def test_recorded_projection_and_overlap_are_consistent():
+    M, lam, Q, rng = small_problem()
+    W0 = 1e-2 * rng.standard_normal((12, 3))
+    T = np.linspace(0, 5, 6)
+    tr = dy.train_factorisation(M, W0, T, dt=0.01, basis=Q, left_overlap=True, keep_W=True, device="cpu",
+                                progress=False)
+    for i in range(len(T)):
+        W = tr.W[i]
+        np.testing.assert_allclose(tr.proj[i], Q.T @ W, atol=1e-12)
+        U, s, _ = np.linalg.svd(W, full_matrices=False)
+        np.testing.assert_allclose(np.abs(tr.left_overlap[i]), np.abs(Q.T @ U), atol=1e-9)
+        np.testing.assert_allclose(tr.resid_sq[i], 0.0, atol=1e-20)   # full basis: nothing outside
+
+
+def test_divergence_raises():
+    M, lam, Q, rng = small_problem()
+    W0 = rng.standard_normal((12, 3))
+    with pytest.raises(FloatingPointError):
+        dy.train_factorisation(M, W0, [0.0, 2000.0], dt=50.0, method="gd", device="cpu", progress=False)
+
+
+def test_bad_inputs_raise():
+    M, lam, Q, rng = small_problem()
+    with pytest.raises(ValueError):
+        dy.train_factorisation(M, np.zeros((5, 2)), [0, 1], dt=0.1, progress=False)
+    with pytest.raises(ValueError):
+        dy.train_factorisation(M, np.zeros((12, 2)), [1, 0], dt=0.1, progress=False)
+    with pytest.raises(ValueError):
+        dy.train_factorisation(M, np.zeros((12, 2)), [0, 1], dt=0.1, method="adam", progress=False)
+    with pytest.raises(ValueError):
+        dy.aligned_init(Q[:, :2], [1.0, 1.0], np.ones((2, 2)))
+
+
+def test_midpoint_ratio_is_exact_and_tends_to_half():
+    lam = 2.0
+    for s0 in (1e-1, 1e-3, 1e-9):
+        tau = characteristic_time(lam, s0)
+        assert math.isclose(aligned_sigmoid(lam, s0, tau) / lam, dy.midpoint_ratio(lam, s0), rel_tol=1e-12)
+    assert abs(dy.midpoint_ratio(lam, 1e-9) - 0.5) < 1e-9
+
+
+def test_matched_initial_singular_values():
+    M, lam, Q, rng = small_problem()
+    O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    s = np.array([0.3, 0.2, 0.1])
+    s0, O2 = dy.matched_initial_singular_values(dy.aligned_init(Q[:, :3], s, O), Q[:, :3])
+    np.testing.assert_allclose(s0, s, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(O2), np.abs(O), atol=1e-12)
+    W0 = rng.standard_normal((12, 3))
+    s0, Qr = dy.matched_initial_singular_values(W0, Q[:, :3])
+    A = Q[:, :3].T @ W0
+    L = A @ Qr                                     # should be lower triangular with diagonal s0
+    np.testing.assert_allclose(np.triu(L, 1), 0.0, atol=1e-12)
+    np.testing.assert_allclose(np.diag(L), s0, rtol=1e-12)
+
+
+def test_alignment_distance_is_procrustes():
+    M, lam, Q, rng = small_problem()
+    W = rng.standard_normal((12, 3))
+    s = np.array([1.5, 1.0, 0.3])
+    Vd = Q[:, :3]
+    P = Vd.T @ W
+    resid = np.sum((W - Vd @ P) ** 2)
+    got = dy.alignment_distance(P, resid, s)
+    assert math.isclose(got, procrustes_distance(Vd * s, W), rel_tol=1e-10)
+    # batched over a leading axis
+    got2 = dy.alignment_distance(np.stack([P, P]), np.array([resid, resid]), np.stack([s, s]))
+    np.testing.assert_allclose(got2, got)
+    # zero on the aligned set itself
+    O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
+    assert dy.alignment_distance(np.diag(s) @ O, 0.0, s) < 1e-12
+
+
+def test_subspace_distance():
+    e = np.eye(4)
+    assert dy.subspace_distance(e[:, :2], e[:, [1, 0]] @ np.array([[2.0, 1.0], [0.0, 1.0]])) < 1e-12
+    assert abs(dy.subspace_distance(e[:, :2], e[:, 2:]) - 1.0) < 1e-12
+    th = 0.3
+    u = np.array([[math.cos(th)], [math.sin(th)], [0.0], [0.0]])
+    assert abs(dy.subspace_distance(e[:, :1], u) - math.sin(th)) < 1e-12
+
+
+def test_learning_times_on_exact_sigmoid():
+    lam = np.array([3.0, 1.0])
+    s0 = np.array([1e-4, 1e-4])
+    t = np.linspace(0, 20, 20001)
+    s2 = dy.aligned_singular_values(lam, s0, t)
+    got = dy.learning_times(t, s2, lam)
+    exact = np.log((lam - s0) / s0) / lam     # s² = λ/2 exactly there
+    np.testing.assert_allclose(got, exact, atol=1e-5)
+    assert np.isnan(dy.learning_times(t[:10], s2[:10], lam)).all()
+
+
+def test_pair_condition_threshold_by_hand():
+    lam = [1.0, 0.8, 0.1]
+    rhs = {(0, 1): -(0.8 / 0.2) * math.log(0.8 / 0.2), (0, 2): -(0.1 / 0.9) * math.log(0.1 / 0.9),
+           (1, 2): -(0.08 / 0.7) * math.log(0.1 / 0.7)}
+    val, pair = dy.pair_condition_threshold(lam)
+    assert pair == min(rhs, key=rhs.get) and math.isclose(val, min(rhs.values()))
+    # scaling the spectrum by c scales the threshold by c
+    val10, _ = dy.pair_condition_threshold(10 * np.asarray(lam))
+    assert math.isclose(val10, 10 * val)
+    with pytest.raises(ValueError):
+        dy.pair_condition_threshold([1.0, 1.0])
+
+
+def test_gap_exponent():
+    assert math.isclose(dy.gap_exponent([5.0, 3.5, 2.45, 0.1], 3), 0.5 * 0.3)
+    assert math.isclose(dy.gap_exponent([4.0, 1.0, -1.0], 2), 0.5 * 0.75)
+    assert math.isclose(dy.gap_exponent([4.0, -0.5, -1.0], 1), 0.5)   # no close pair: the σ term
