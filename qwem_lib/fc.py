@@ -47,7 +47,7 @@ from . import config
 __all__ = [
     "FCTask", "FCData", "FCNet", "FCTrainConfig", "FCResult",
     "uniform_mu", "zipf_mu", "make_task", "sample_sentences", "make_dataset",
-    "train_fc", "word_concepts", "u_concepts",
+    "train_fc", "word_concepts", "u_concepts", "word_counts",
     "concept_means", "collapse_ratio", "concept_mean_angles", "simplex_angle",
     "word_norms", "direction_cosines", "top_singular_values", "pca_2d",
 ]
@@ -230,6 +230,11 @@ def make_dataset(task: FCTask, nspl: int, n_test: int = 5, seed: int = 0) -> FCD
 def word_concepts(task: FCTask) -> np.ndarray:
     """Concept of every token id: ``(nw,)`` array ``token // sc``."""
     return np.arange(task.nw) // task.sc
+
+
+def word_counts(data: FCData) -> np.ndarray:
+    """How many times every token id occurs in the training set: ``(nw,)`` int array."""
+    return np.bincount(data.x_train.ravel(), minlength=data.task.nw)
 
 
 def u_concepts(task: FCTask) -> np.ndarray:

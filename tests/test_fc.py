@@ -185,3 +185,11 @@ def test_metrics_reject_bad_input():
         fc.top_singular_values(np.ones(3))
     with pytest.raises(ValueError):
         fc.pca_2d(np.ones((1, 3)))
+
+
+def test_word_counts():
+    t = fc.make_task(3, 30, 6, 40, "zipf", seed=0)
+    d = fc.make_dataset(t, nspl=3, seed=1)
+    c = fc.word_counts(d)
+    assert c.shape == (30,) and c.sum() == d.x_train.size
+    assert c[0] > c[9]                     # rank 0 of concept 0 is far more frequent than rank 9
