@@ -40,6 +40,7 @@ __all__ = [
     "qwem_loss",
     "qwem_loss_constant",
     "qwem_gradient",
+    "qwem_hessian",
     "weighted_factorisation_loss",
     "optimal_embeddings",
     "psd_truncation",
@@ -202,6 +203,26 @@ def qwem_gradient(W, P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarra
     X = W @ W.T
     C = A * (X / 2.0 - 1.0) + B * (X / 2.0 + 1.0)
     return (C + C.T) @ W
+
+
+def qwem_hessian(W, P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
+    """The Hessian of :func:`qwem_loss` with respect to W, as a (V·d)×(V·d) matrix (row-major
+    flattening of W). Computed by torch autograd in float64; meant for small V·d (second-order checks
+    that a stationary point is a local minimum)."""
+    import torch
+
+    A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
+    W = _check_W(W, A.shape[0])
+    At, Bt = torch.as_tensor(A), torch.as_tensor(B)
+
+    def loss(w):
+        X = w @ w.T
+        Q = X * X / 4.0
+        return torch.sum(At * (Q - X) + Bt * (Q + X))
+
+    H = torch.autograd.functional.hessian(loss, torch.as_tensor(W))
+    n = W.size
+    return H.reshape(n, n).numpy()
 
 
 def qwem_loss_constant(P_joint, psi_plus, psi_minus, P_marginal=None) -> float:

@@ -312,3 +312,16 @@ def test_bad_marginal_psi_W_and_zero_G():
         q.optimal_embeddings(np.array([[1.0, 2.0], [0.0, 1.0]]), 1)
     with pytest.raises(ValueError, match="d must"):
         q.gradient_descent_qwem(P2, 1.0, 1.0, 3)
+
+
+def test_hessian_matches_finite_differences_of_gradient():
+    P, rng = rand_problem(5, seed=10)
+    pp, pm = rand_sym_psi(5, rng), rand_sym_psi(5, rng)
+    W = rng.standard_normal((5, 2))
+    H = q.qwem_hessian(W, P, pp, pm)
+    assert H.shape == (10, 10)
+    np.testing.assert_allclose(H, H.T, atol=1e-12)
+    E = rng.standard_normal(W.shape)
+    h = 1e-6
+    fd = (q.qwem_gradient(W + h * E, P, pp, pm) - q.qwem_gradient(W - h * E, P, pp, pm)) / (2 * h)
+    np.testing.assert_allclose(H @ E.ravel(), fd.ravel(), rtol=1e-6, atol=1e-9)
