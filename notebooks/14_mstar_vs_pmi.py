@@ -1,0 +1,270 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 14 · $M^\star$ and PMI (Appendix D.1)
+#
+# **Statement (Karkada et al. 2025, Appendix D.1).** With equal reweightings $\Psi^+ = \Psi^-$, the QWEM
+# target is a monotone function of the pointwise mutual information
+# $\mathrm{PMI}_{ij} = \log\frac{P_{ij}}{P_iP_j}$:
+#
+# $$\mathrm{PMI} = \log\frac{2 + M^\star}{2 - M^\star} = 2\,\mathrm{artanh}\frac{M^\star}{2}
+#   = M^\star + \frac{M^{\star3}}{12} + \frac{M^{\star5}}{80} + \dots,
+#   \qquad M^\star = 2\tanh\frac{\mathrm{PMI}}{2}.$$
+#
+# So $M^\star$ agrees with PMI to third order near zero, but it is confined to $[-2, 2]$ where PMI is not.
+#
+# **Intuition.** Both matrices measure how much more often two words co-occur than chance. PMI measures
+# it on a log scale, which explodes for pairs that never co-occur ($-\infty$) and grows without bound for
+# rare pairs seen together by luck. $M^\star$ is a *relative difference*
+# $(P_{ij} - P_iP_j)/\text{mean}(P_{ij}, P_iP_j)$: for small deviations it is the same as the log ratio, for
+# large ones it saturates. This is why truncating PMI gives poor embeddings (8.4% on analogies in the
+# paper) while truncating $M^\star$ matches word2vec (66.3%): PMI's spectrum is dominated by its tails.
+#
+# This chapter derives the relation with sympy, checks the series and its error bound, and looks at both
+# matrices on real co-occurrence statistics.
+
+# %%
+import numpy as np
+import matplotlib.pyplot as plt
+import sympy as sp
+
+import qwem_lib as q
+from qwem_lib import Report, config, plotting
+
+plotting.use_style()
+rep = Report("14_mstar_vs_pmi")
+S = config.sizes(
+    smoke=dict(corpus="enwiki2015_1m7", V=500, window=16, max_points=2_000_000),
+    book=dict(corpus="enwiki2015_17m", V=2_000, window=16, max_points=2_000_000),
+    paper=dict(corpus="enwiki2015_70m", V=10_000, window=16, max_points=2_000_000),
+)
+print(S)
+
+# %% [markdown]
+# ## 1 · The derivation
+#
+# Take $\Psi^+_{ij} = \Psi^-_{ij}$ (any common value cancels) and write $r = P_{ij}/(P_iP_j)$ and
+# $x = M^\star_{ij}$. Dividing numerator and denominator of $M^\star$ by $P_iP_j$,
+#
+# $$x = \frac{2(r - 1)}{r + 1} \quad\Longleftrightarrow\quad r = \frac{2 + x}{2 - x} = 1 + \frac{2x}{2 - x},$$
+#
+# so $\mathrm{PMI} = \log r = \log(2 + x) - \log(2 - x) = 2\,\mathrm{artanh}(x/2)$. The Taylor series of
+# $2\,\mathrm{artanh}(x/2)$ is $\sum_{k\ge0} \frac{x^{2k+1}}{4^k(2k+1)}$: only odd powers, coefficients
+# $1, \frac1{12}, \frac1{80}, \frac1{448}, \dots$. Sympy does both steps.
+
+# %%
+x, r = sp.symbols("x r", real=True)
+r_of_x = sp.solve(sp.Eq(x, 2 * (r - 1) / (r + 1)), r)
+print("solve x = 2(r−1)/(r+1) for r:", r_of_x)
+ok_solve = len(r_of_x) == 1 and sp.simplify(r_of_x[0] - (1 + 2 * x / (2 - x))) == 0
+rep.check("qwem.d1.ratio_from_mstar", "sympy: P_ij/(P_iP_j) = 1 + 2x/(2 − x) for x = M*_ij (equal reweightings)",
+          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)")
+
+# PMI = log r(x) and 2 artanh(x/2) have the same derivative on (−2, 2) and agree at x = 0
+pmi_expr = sp.log(r_of_x[0])
+d_diff = sp.simplify(sp.diff(pmi_expr, x) - sp.diff(2 * sp.atanh(x / 2), x))
+at_zero = (pmi_expr - 2 * sp.atanh(x / 2)).subs(x, 0)
+same = sp.simplify(d_diff) + sp.Abs(sp.simplify(at_zero))
+print("d/dx [PMI − 2 artanh(x/2)] =", d_diff, "; value at x = 0:", sp.simplify(at_zero))
+coeffs = q.pmi_series_coefficients(9)
+print("series of log((2+x)/(2−x)):", " + ".join(f"({c})·x^{k}" for k, c in sorted(coeffs.items())))
+expected = {2 * k + 1: sp.Rational(1, 4**k * (2 * k + 1)) for k in range(5)}
+rep.check("qwem.d1.pmi_is_2artanh",
+          "sympy: log((2+x)/(2−x)) − 2 artanh(x/2) has zero derivative on (−2, 2) and vanishes at 0",
+          value=str(same), passed=same == 0, tolerance="exact (symbolic)")
+rep.check("qwem.d1.series_coefficients",
+          "sympy: PMI = x + x³/12 + x⁵/80 + x⁷/448 + x⁹/2304 (coefficients 1/(4^k(2k+1)), no even powers)",
+          value={k: str(c) for k, c in coeffs.items()}, passed=coeffs == expected, tolerance="exact (symbolic)");
+
+# %% [markdown]
+# ## 2 · How good is the truncated series?
+#
+# Stop the series after the $x^{2K+1}$ term. The remainder is a sum of terms of one sign, each at most
+# $x^2/4$ times the previous one, so
+#
+# $$\Big|2\,\mathrm{artanh}\tfrac{x}{2} - \sum_{k\le K}\frac{x^{2k+1}}{4^k(2k+1)}\Big|
+#   \le \frac{|x|^{2K+3}}{4^{K+1}(2K+3)}\cdot\frac{1}{1 - x^2/4}\qquad(|x| < 2).$$
+#
+# We check the bound on a fine grid of $|x| \le 1$ for $K = 0, 1, 2$ (up to $10^{-15}$ of floating-point
+# round-off, which dominates both sides near $x = 0$), and that it is tight (the error at $|x| = 1$ is more
+# than 80% of the bound), so it is not a vacuous inequality.
+
+# %%
+xs = np.linspace(-1, 1, 4001)
+exact = q.pmi_from_mstar(xs)
+for order in (1, 3, 5):
+    err = np.abs(exact - q.mstar_series(xs, order))
+    bound = q.mstar_series_remainder_bound(xs, order)
+    print(f"order {order}: max error on |x| ≤ 1 = {err.max():.3e}; bound at |x| = 1: {bound.max():.3e}")
+    rep.check(f"qwem.d1.series_bound_order{order}",
+              f"|2artanh(x/2) − series to x^{order}| ≤ remainder bound on |x| ≤ 1, and error/bound > 0.8 at x=1",
+              value=float(err.max()), passed=bool(np.all(err <= bound + 1e-15) and err[-1] / bound[-1] > 0.8),
+              tolerance=f"≤ bound (max bound {bound.max():.3e})")
+
+fig, ax = plotting.figure()
+xp = np.linspace(1e-3, 1.0, 400)
+for i, order in enumerate((1, 3, 5)):
+    c = plotting.PALETTE[i]
+    ax.loglog(xp, np.abs(q.pmi_from_mstar(xp) - q.mstar_series(xp, order)), color=c, lw=2,
+              label=f"error, series to $x^{order}$")
+    ax.loglog(xp, q.mstar_series_remainder_bound(xp, order), "--", color=c, lw=1)
+plotting.label(ax, r"Truncating $2\,\mathrm{artanh}(x/2)$: error and bound", r"$x = M^\star_{ij}$",
+               "absolute error")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# **Figure 14.1** — The error of the truncated series of PMI in powers of $x = M^\star$ (solid) and the
+# remainder bound (dashed), on log–log axes. The slopes are $3, 5, 7$: truncating after $x$ leaves an
+# $x^3/12$ error, so $M^\star$ and PMI differ by less than 1% of their value when $|M^\star| < 0.35$.
+#
+# ## 3 · Real co-occurrence statistics
+#
+# We build $P_{ij}$ and $P_i$ by the QWEM authors' protocol (`qwem_lib.cooccurrence`, chapter 20): the top
+# $V$ words of the corpus, a window of 16 words on each side with weight $17 - j$ at distance $j$, counted
+# in both directions, normalised to sum to one; $P_i$ is the unigram frequency over the top-$V$ words,
+# renormalised. $M^\star$ comes from `qwem_lib.target_matrix` with $\Psi^+ = \Psi^- = 1$ (the same target as
+# $1/(P_{ij} + P_iP_j)$) and PMI is $\log(P_{ij}/(P_iP_j))$, $-\infty$ for pairs never seen together.
+
+# %%
+words, P, p_uni = q.cooccurrence(S["corpus"], S["V"], window=S["window"])
+V = len(words)
+M = q.target_matrix(P, 1.0, 1.0, P_marginal=p_uni)
+with np.errstate(divide="ignore"):
+    PMI = np.log(P / np.outer(p_uni, p_uni))
+zero = P == 0
+print(f"{S['corpus']}, V = {V:,}: {zero.sum():,} of {V * V:,} pairs never co-occur ({zero.mean():.2%})")
+print(f"M* in [{M.min():.4f}, {M.max():.4f}]; finite PMI in [{PMI[~zero].min():.2f}, {PMI[~zero].max():.2f}]")
+
+rep.check("qwem.d1.real_bounded", f"M* on {S['corpus']} (V={V}) lies in [−2, 2]",
+          value=[float(M.min()), float(M.max())], passed=bool(M.min() >= -2 and M.max() <= 2), tolerance="[−2, 2]")
+rep.below("qwem.d1.real_matches_corpus_stats",
+          "target_matrix agrees with corpus_stats.mstar_from_stats (independent code) on the real matrix",
+          value=np.max(np.abs(M - q.mstar_from_stats(P, p_uni))), bound=1e-12)
+rep.check("qwem.d1.real_unseen_pairs", "pairs that never co-occur have M* = −2 exactly (and PMI = −∞)",
+          value=int(zero.sum()), passed=bool(np.all(M[zero] == -2.0) and np.all(np.isneginf(PMI[zero]))),
+          tolerance="exact")
+ident = np.max(np.abs(q.pmi_from_mstar(M[~zero]) - PMI[~zero]))
+rep.below("qwem.d1.real_identity", "PMI = 2 artanh(M*/2) on every co-occurring pair (max abs difference)",
+          value=ident, bound=1e-8);
+
+# %% [markdown]
+# **Where they agree.** For $|M^\star| < 0.2$ the relative difference is at most
+# $\frac{x^2/12}{1 - x^2/4} \approx 0.34\%$. We measure it on the real matrix, and ask how much of the
+# co-occurrence *mass* lives there.
+
+# %%
+small = (np.abs(M) < 0.2) & (M != 0)
+rel = np.abs(PMI[small] - M[small]) / np.abs(M[small])
+bound_small = (0.2**2 / 12) / (1 - 0.2**2 / 4)
+print(f"{small.mean():.1%} of pairs have |M*| < 0.2, carrying {P[small].sum():.1%} of the co-occurrence mass")
+print(f"there, max |PMI − M*|/|M*| = {rel.max():.5f} (bound {bound_small:.5f})")
+rep.below("qwem.d1.real_small_agreement",
+          "where |M*| < 0.2 on the real matrix, |PMI − M*| / |M*| stays below (0.2²/12)/(1 − 0.2²/4)",
+          value=rel.max(), bound=bound_small)
+for thr in (0.5, 1.0, 1.5):
+    sel = np.abs(M) >= thr
+    print(f"|M*| ≥ {thr}: {sel.mean():6.1%} of pairs, {P[sel].sum():6.1%} of the mass")
+
+# %% [markdown]
+# **Where they differ: the rare-pair tail.** Two kinds of pairs fall outside the region of agreement.
+#
+# * *Pairs never seen together* ($P_{ij} = 0$): $M^\star = -2$ exactly, PMI $= -\infty$. In the authors' code
+#   PMI gets a guard, $\log(P_{ij}/(P_iP_j) + 10^{-25}) \approx -57.6$, a value set by the guard, not the data.
+# * *Rare pairs seen together a few times*: $P_iP_j$ is tiny, so PMI is large and noisy (a single extra
+#   co-occurrence moves it by $\log 2$), while $M^\star = 2\tanh(\mathrm{PMI}/2)$ is already within a few
+#   percent of its ceiling 2 and barely moves.
+#
+# We list the largest-PMI pairs (off the diagonal), check that $M^\star$ is saturated on the top 0.01% of
+# them, and compare the sensitivity of the two to doubling $P_{ij}$.
+
+# %%
+iu = np.triu_indices(V, k=1)
+pmi_u, m_u, p_u = PMI[iu], M[iu], P[iu]
+top = np.argsort(np.where(np.isfinite(pmi_u), pmi_u, -np.inf))[::-1][:8]
+print(f"{'pair':34s} {'PMI':>7s} {'M*':>8s}  P_ij")
+for t in top:
+    i, j = iu[0][t], iu[1][t]
+    print(f"{words[i] + ' / ' + words[j]:34s} {pmi_u[t]:7.2f} {m_u[t]:8.4f}  {p_u[t]:.2e}")
+fin = np.isfinite(pmi_u)
+thr = np.quantile(pmi_u[fin], 0.9999)
+high = fin & (pmi_u >= thr)
+print(f"top 0.01% of co-occurring pairs: PMI ≥ {thr:.2f} ({high.sum():,} pairs); "
+      f"their M* ranges over [{m_u[high].min():.4f}, {m_u[high].max():.4f}]")
+rep.above("qwem.d1.real_saturation",
+          "the top 0.01% of word pairs by PMI have M* within 10% of its ceiling 2 (min M* over them > 1.8)",
+          value=m_u[high].min(), bound=1.8)
+dpmi = np.log(2.0)  # doubling P_ij adds log 2 to PMI
+dm = 2 * np.tanh((pmi_u[high] + dpmi) / 2) - m_u[high]
+print(f"doubling their P_ij moves PMI by {dpmi:.3f} but M* by at most {dm.max():.4f}")
+diag_pmi = np.diag(PMI)
+print(f"(the diagonal — a word co-occurring with itself — reaches PMI = {diag_pmi[np.isfinite(diag_pmi)].max():.2f}; "
+      "repeated words within a window are frequent in text, e.g. lists and names)")
+
+# %%
+rng = config.rng(14)
+n_pts = int(fin.sum())
+pick = rng.choice(n_pts, size=min(n_pts, S["max_points"]), replace=False)
+px, py = m_u[fin][pick], pmi_u[fin][pick]
+fig, axes = plotting.figure(1, 2)
+ax = axes[0]
+hb = ax.hexbin(px, py, gridsize=80, bins="log", cmap=plotting.CMAP, mincnt=1)
+grid = np.linspace(-1.999, 1.999, 400)
+ax.plot(grid, q.pmi_from_mstar(grid), color=plotting.PALETTE[1], lw=1.5, label=r"$2\,\mathrm{artanh}(x/2)$")
+ax.plot(grid, grid, color="0.2", lw=1, ls="--", label="PMI = $M^\\star$")
+ax.set_ylim(max(py.min(), -8), py.max() + 0.5)
+fig.colorbar(hb, ax=ax, label="pairs per cell")
+plotting.label(ax, f"PMI against $M^\\star$ ({S['corpus']}, V = {V:,})", r"$M^\star_{ij}$", r"$\mathrm{PMI}_{ij}$")
+ax.legend(loc="upper left")
+ax = axes[1]
+bins = np.linspace(np.floor(pmi_u[fin].min()) - 0.5, np.ceil(pmi_u[fin].max()) + 0.5, 161)
+ax.hist(pmi_u[fin], bins=bins, alpha=0.6, density=True, label="PMI (co-occurring pairs)")
+ax.hist(m_u, bins=bins, alpha=0.6, density=True, label="$M^\\star$ (all pairs)")
+ax.axvline(-2, color="0.3", lw=0.8, ls=":")
+ax.axvline(2, color="0.3", lw=0.8, ls=":")
+ax.set_yscale("log")
+plotting.label(ax, "Distributions of the entries", "value", "density")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# **Figure 14.2** — Left: every co-occurring word pair of the real matrix (upper triangle) as a point
+# (PMI, $M^\star$), binned in hexagons with a log colour scale. All of them lie on the curve
+# $\mathrm{PMI} = 2\,\mathrm{artanh}(M^\star/2)$ (red); near the origin the curve follows the diagonal
+# $\mathrm{PMI} = M^\star$ (dashed), and it runs off to $\pm\infty$ as $M^\star \to \pm 2$. Right: the
+# histograms of the entries. $M^\star$ piles up against its walls at $\pm 2$ (dotted; the spike at $-2$ holds
+# the pairs never seen together), while PMI has long tails on both sides — and the unseen pairs, at
+# $-\infty$, cannot be drawn at all.
+#
+# ## Discussion
+#
+# * **Third-order agreement is not the point; saturation is.** Most of the co-occurrence *mass* sits
+#   where the two agree, but the *spectrum* of a matrix is shaped by its large entries. PMI's largest
+#   entries belong to rare pairs, whose values are noisy; $M^\star$ caps them at 2. Chapter 21 shows the
+#   consequence: svd(PMI) is a poor embedding, svd($M^\star$) a good one.
+# * PPMI ($\max(\mathrm{PMI}, 0)$) fixes the $-\infty$ side but not the rare-pair side; it scores between
+#   the two in the paper (50.6% on analogies against 66.3% for $M^\star$ and 8.4% for PMI).
+# * The bijection $M^\star = 2\tanh(\mathrm{PMI}/2)$ needs $\Psi^+ = \Psi^-$. With unequal reweightings
+#   (for instance the "two negatives" ablation of chapter 10, $\Psi^- = 2\Psi^+$),
+#   $M^\star = 2\tanh\big((\mathrm{PMI} - \log 2)/2\big)$: a shifted PMI, as in Levy and Goldberg's analysis of
+#   word2vec with $k$ negatives.
+# * Smoothing changes the picture: word2vec's $P_j^{3/4}$ negatives raise $P_iP_j$ for rare words and
+#   soften the tail of PMI; it is one of the engineering tricks that QWEM's reweighting stands in for.
+#
+# ## Exercises
+#
+# 1. Show that with $\Psi^- = k\,\Psi^+$ the relation becomes $M^\star = 2\tanh\big((\mathrm{PMI} - \log k)/2\big)$.
+#    Verify it numerically with `target_matrix` on the real matrix for $k = 5$.
+# 2. Estimate the noise in PMI for a pair seen $n$ times, treating the count as Poisson. At which $n$ is
+#    the standard deviation of $M^\star$ ten times smaller than that of PMI? (Use the derivative of
+#    $2\tanh(\cdot/2)$.)
+# 3. Replace PMI by $\log(P_{ij}/(P_iP_j) + \epsilon)$ for $\epsilon = 10^{-25}, 10^{-3}, 1$ and compare the
+#    histograms with Figure 14.2. Which $\epsilon$ makes PMI look most like $M^\star$?
+# 4. Compute the top 10 eigenvalues of $M^\star$ and of PMI (with the authors' guard). Which entries
+#    dominate the top eigenvector of PMI? (Look at the words with the largest components.)
