@@ -65,6 +65,9 @@ __all__ = [
     "pair_condition_threshold",
     "gap_exponent",
     "rescaled_unit",
+    "half_time",
+    "SweepResult",
+    "random_init_sweep",
 ]
 
 FLOW_TIME_SCALE: float = 0.5
@@ -465,3 +468,87 @@ def gap_exponent(lam: Sequence[float], d: int) -> float:
 def rescaled_unit(lam1: float, sigma_sq: Any) -> Any:
     """τ₁ = (1/λ₁) ln(λ₁/σ²), the unit of the rescaled time t/τ₁ (thin wrapper, for symmetry)."""
     return characteristic_time(lam1, sigma_sq)
+
+
+def half_time(lam: Any, s0_sq: Any) -> Any:
+    """The exact time at which the sigmoid of Lemma 3.1 crosses λ/2: (1/λ) ln((λ − s0²)/s0²) (needs s0² < λ/2)."""
+    lam = np.asarray(lam, dtype=np.float64)
+    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    if np.any(lam <= 0) or np.any(s0_sq <= 0) or np.any(s0_sq >= lam / 2):
+        raise ValueError("half_time needs λ > 0 and 0 < s0² < λ/2")
+    out = np.log((lam - s0_sq) / s0_sq) / lam
+    return out if out.ndim else float(out)
+
+
+@dataclass
+class SweepResult:
+    """Output of :func:`random_init_sweep`: B runs from W(0) = σ_b Z, analysed against Lemma 3.1.
+
+    sigma_sq (B,), tau1 (B,) = (1/λ₁) ln(λ₁/σ²), traj (the :class:`Trajectory`, rescaled times t/τ₁ in
+    ``traj.times``), s0_sq (B, d) matched initial values, s_aligned_sq (B, T, d) the aligned sigmoids,
+    distance (B, T) = min_O ‖W − V_d S_al O‖_F / (Σ_k λ_k)^{1/2}, learn (B, d) the rescaled times at which
+    s_k² crosses λ_k/2 and learn_theory (B, d) the same for the aligned sigmoids.
+    """
+
+    sigma_sq: np.ndarray
+    tau1: np.ndarray
+    traj: Trajectory
+    s0_sq: np.ndarray
+    s_aligned_sq: np.ndarray
+    distance: np.ndarray
+    learn: np.ndarray
+    learn_theory: np.ndarray
+
+
+def random_init_sweep(M: Any, lam: Any, vecs: Any, d: int, sigma_sq: Sequence[float], Z: Any, *,
+                      n_records: int = 300, steps_per_unit: float = 4.0, t_end: float | None = None,
+                      extra_time: float | None = None,
+                      full_basis: bool = False, s0_rule: Literal["matched", "typical"] = "matched",
+                      device=None, dtype=None, progress: bool = True, desc: str = "σ² sweep") -> SweepResult:
+    """Flow from W(0) = σ Z for every σ² in ``sigma_sq`` at once, on a common grid of rescaled time t/τ₁.
+
+    ``lam``/``vecs``: eigenvalues (descending) and eigenvectors of M; ``Z`` a fixed V×d standard normal
+    matrix (common random numbers: the runs differ only by scale). The step is 1/(``steps_per_unit``·λ₁)
+    in the paper's time for the slowest run (RK4). ``t_end`` (in units of τ₁) defaults to the latest,
+    over the runs, of the matched half-time of mode d plus ``extra_time`` (paper's time; default 10/λ_d). ``full_basis`` records projections on all V
+    eigenvectors (needed for principal angles with directions beyond d; memory B·T·V·d), otherwise on
+    the top d. ``s0_rule``: ``"matched"`` uses :func:`matched_initial_singular_values`, ``"typical"``
+    uses s_k²(0) = σ²V for every k (the typical singular value of σZ; it does not converge, see
+    chapter 13).
+    """
+    lam = np.asarray(lam, dtype=np.float64)
+    vecs = np.asarray(vecs, dtype=np.float64)
+    Z = np.asarray(Z, dtype=np.float64)
+    sig2 = np.asarray(sigma_sq, dtype=np.float64)
+    V = vecs.shape[0]
+    if Z.shape != (V, d):
+        raise ValueError(f"Z must be V×d = {V}×{d}, got {Z.shape}")
+    if lam[d - 1] <= 0:
+        raise ValueError("the top-d eigenvalues must be positive")
+    Vd = vecs[:, :d]
+    lam_d = lam[:d]
+    tau1 = np.asarray(characteristic_time(lam[0], sig2), dtype=np.float64).reshape(-1)
+    W0 = np.sqrt(sig2)[:, None, None] * Z[None]
+    if s0_rule == "matched":
+        s0_sq = np.stack([matched_initial_singular_values(w, Vd)[0] ** 2 for w in W0])
+    elif s0_rule == "typical":
+        s0_sq = np.repeat((sig2 * V)[:, None], d, axis=1)
+    else:
+        raise ValueError("s0_rule must be 'matched' or 'typical'")
+    if t_end is None:
+        extra = 10.0 / lam_d[-1] if extra_time is None else float(extra_time)
+        t_end = float(np.max((half_time(lam_d[-1], np.minimum(s0_sq[:, -1], lam_d[-1] / 4)) + extra) / tau1))
+    times = np.linspace(0.0, t_end, n_records)
+    dt = 1.0 / (steps_per_unit * lam[0] * float(tau1.max()))
+    basis = vecs if full_basis else Vd
+    tr = train_factorisation(M, W0, times, dt=dt, method="rk4", time_unit=tau1, basis=basis,
+                             left_overlap=True, device=device, dtype=dtype, progress=progress, desc=desc)
+    ft = tr.flow_times                                                   # (B, T)
+    s_al = np.stack([aligned_singular_values(lam_d, s0_sq[b], ft[b]) for b in range(len(sig2))])
+    dist = alignment_distance(tr.proj[:, :, :d, :], tr.resid_sq if not full_basis else
+                              tr.resid_sq + np.sum(tr.proj[:, :, d:, :] ** 2, axis=(2, 3)),
+                              np.sqrt(s_al)) / math.sqrt(float(lam_d.sum()))
+    learn = np.stack([learning_times(times, tr.sv[b] ** 2, lam_d) for b in range(len(sig2))])
+    learn_th = np.stack([learning_times(times, s_al[b], lam_d) for b in range(len(sig2))])
+    return SweepResult(sigma_sq=sig2, tau1=tau1, traj=tr, s0_sq=s0_sq, s_aligned_sq=s_al, distance=dist,
+                       learn=learn, learn_theory=learn_th)

@@ -210,3 +210,28 @@ def test_gap_exponent():
     assert math.isclose(dy.gap_exponent([5.0, 3.5, 2.45, 0.1], 3), 0.5 * 0.3)
     assert math.isclose(dy.gap_exponent([4.0, 1.0, -1.0], 2), 0.5 * 0.75)
     assert math.isclose(dy.gap_exponent([4.0, -0.5, -1.0], 1), 0.5)   # no close pair: the σ term
+
+
+def test_half_time():
+    lam, s0 = 2.0, 1e-3
+    t = dy.half_time(lam, s0)
+    assert math.isclose(aligned_sigmoid(lam, s0, t), lam / 2, rel_tol=1e-12)
+    with pytest.raises(ValueError):
+        dy.half_time(1.0, 0.6)
+
+
+def test_random_init_sweep_small():
+    M, lam, Q, rng = small_problem(V=20, top=(4.0, 2.0, 1.0), bulk=0.3)
+    Z = rng.standard_normal((20, 3))
+    res = dy.random_init_sweep(M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, device="cpu", progress=False)
+    assert res.distance.shape == (2, 120) and res.s_aligned_sq.shape == (2, 120, 3)
+    # smaller initialisation, closer to the aligned trajectory; and learned in order
+    assert res.distance[1].max() < res.distance[0].max()
+    assert np.all(np.diff(res.learn[1]) > 0)
+    full = dy.random_init_sweep(M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, full_basis=True, device="cpu",
+                                progress=False)
+    np.testing.assert_allclose(full.distance, res.distance, rtol=1e-8, atol=1e-12)
+    # the distance at t = 0 is the Procrustes distance of W0 to the matched aligned start
+    s0, _ = dy.matched_initial_singular_values(np.sqrt(1e-3) * Z, Q[:, :3])
+    d0 = procrustes_distance(Q[:, :3] * s0, np.sqrt(1e-3) * Z) / math.sqrt(lam[:3].sum())
+    assert math.isclose(res.distance[0, 0], d0, rel_tol=1e-10)
