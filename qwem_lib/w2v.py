@@ -1,3 +1,132 @@
-"""Placeholder: filled in by its part of the book."""
+"""The word2vec reference: gensim's skip-gram with negative sampling, on the book's corpora.
 
-__all__: list[str] = []
+Settings follow the QWEM paper's baseline where gensim allows: skip-gram (``sg=1``), negative sampling
+with ``k`` negatives (``k = 1`` as in the paper, and gensim's usual ``k = 5``), frequent-word
+subsampling ``sample = 1e-5``, a window of 16 on each side, ``d`` dimensions, 5 epochs, 2 worker threads,
+a fixed seed.
+
+Vocabulary
+    The model must embed exactly the book's top-``V`` words, in the book's order. The token stream is
+    therefore restricted to ids ``< V`` *before* training (out-of-vocabulary tokens are dropped, which is
+    also what the co-occurrence counts do with ``oov="drop"`` and what gensim itself does with words
+    below ``min_count``) and written once to a plain-text file in the cache, which gensim reads with its
+    fast ``corpus_file`` path; ``min_count=1`` then keeps every one of the ``V`` words. Lines hold 10,000
+    tokens (gensim's own sentence cap), so windows cross line ends only at those cuts.
+
+Windows
+    gensim draws, for every centre word, an effective window uniformly from 1..16 ("shrink_windows"):
+    a context word at distance ``j`` is used with probability ``(17 - j)/16``. In expectation that is
+    exactly the linear weighting ``17 - j`` of the co-occurrence statistics, so word2vec and svd(M*)
+    see the same weighted pairs.
+
+Determinism
+    With more than one worker thread gensim is *not* bit-reproducible (the threads update shared
+    weights without locks, "Hogwild"), so two runs with the same seed differ slightly; chapter 21 shows
+    by how much. The embeddings are cached under ``config.cache_dir()/w2v`` keyed by every input, so a
+    chapter re-run reuses one trained model and its numbers do not move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import config
+from .corpus_stats import _cooc_cache_path, resolve_corpus
+from .data import Corpus, DataError
+
+__all__ = ["w2v_corpus_file", "train_word2vec", "W2V_DEFAULTS"]
+
+W2V_DEFAULTS = dict(sg=1, sample=1e-5, window=16, epochs=5, workers=2, alpha=0.025, min_alpha=1e-4,
+                    ns_exponent=0.75)
+"""Fixed settings of the reference run (gensim's own defaults for the learning rate schedule)."""
+
+LINE_TOKENS = 10_000
+
+
+def _corpus_key(c: Corpus, V: int) -> str:
+    p = _cooc_cache_path(c, V, 1, "linear", "drop")
+    if p is None:
+        digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
+        return f"{c.name}-{digest}-V{V}"
+    return p.name.split("-w1-")[0]
+
+
+def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
+    """The corpus restricted to its top-``V`` words as a gensim ``corpus_file`` (cached)."""
+    c = resolve_corpus(corpus)
+    if c.n_tokens == 0:
+        raise DataError(f"corpus {c.name!r} is empty")
+    words = np.array(c.vocab(int(V)), dtype=object)
+    path = config.cache_dir() / "w2v" / f"{_corpus_key(c, int(V))}.txt"
+    if path.exists():
+        return path
+    ids = np.asarray(c.ids)
+    kept = ids[ids < V]
+    if kept.size < 2:
+        raise DataError(f"corpus {c.name!r} has fewer than two tokens among its top {V} words")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "w", encoding="ascii") as f:
+        for s in range(0, kept.size, LINE_TOKENS):
+            f.write(" ".join(words[kept[s: s + LINE_TOKENS]]))
+            f.write("\n")
+    tmp.replace(path)
+    return path
+
+
+def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, epochs: int = 5,
+                   window: int = 16, sample: float = 1e-5, workers: int = 2, seed: int | None = None,
+                   use_cache: bool = True, verbose: bool = False) -> tuple[list[str], np.ndarray, dict]:
+    """Train (or load from the cache) gensim skip-gram with ``negative`` negatives on the top-``V`` words.
+
+    Returns ``(words, W, info)``: ``words`` are the corpus' top-``V`` words in frequency order, ``W`` the
+    ``(V, d)`` input embeddings aligned with them, ``info`` the settings, wall time and gensim version.
+    """
+    import gensim
+    from gensim.models import Word2Vec
+
+    c = resolve_corpus(corpus)
+    words = c.vocab(int(V))
+    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
+        raise ValueError(f"d must be an integer with 1 <= d < V={V}, got {d!r}")
+    if negative < 1:
+        raise ValueError(f"negative must be at least 1, got {negative}")
+    seed = config.SEED if seed is None else int(seed)
+    settings = dict(W2V_DEFAULTS, window=int(window), epochs=int(epochs), sample=float(sample),
+                    workers=int(workers), negative=int(negative), vector_size=int(d), seed=seed,
+                    min_count=1, hs=0)
+    key_text = json.dumps(dict(settings, corpus=_corpus_key(c, int(V)), gensim=gensim.__version__),
+                          sort_keys=True)
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
+    out = config.cache_dir() / "w2v" / f"model-{_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
+    if use_cache and out.exists():
+        with np.load(out, allow_pickle=False) as z:
+            info = json.loads(str(z["info"]))
+            return list(words), z["W"], info
+    cfile = w2v_corpus_file(c, int(V))
+    if verbose:
+        logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO)
+    t0 = time.time()
+    model = Word2Vec(corpus_file=str(cfile), **settings)
+    wall = time.time() - t0
+    kv = model.wv
+    missing = [w for w in words if w not in kv.key_to_index]
+    if missing or len(kv.key_to_index) != len(words):
+        raise DataError(f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing, "
+                        f"{len(kv.key_to_index)} learned)")
+    order = np.fromiter((kv.key_to_index[w] for w in words), dtype=np.int64, count=len(words))
+    W = np.ascontiguousarray(kv.vectors[order], dtype=np.float32)
+    info = dict(settings, wall_s=wall, gensim=gensim.__version__, corpus=c.name, V=int(V),
+                train_tokens=int(model.corpus_total_words))
+    if use_cache:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".part.npz")
+        np.savez(tmp, W=W, info=np.array(json.dumps(info)))
+        tmp.replace(out)
+    return list(words), W, info

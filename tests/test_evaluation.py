@@ -1,0 +1,122 @@
+"""Unit tests for qwem_lib.evaluation: analogy protocols on a hand-made file, similarity, counts, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qwem_lib import evaluation as ev
+from qwem_lib.data import DataError, fetch
+
+QUESTIONS = """: capitals
+Paris France Rome Italy
+Paris France Berlin Germany
+Rome Italy Berlin Germany
+Oslo Norway Paris France
+: plural
+cat cats dog dogs
+"""
+
+
+@pytest.fixture()
+def qfile(tmp_path):
+    p = tmp_path / "q.txt"
+    p.write_text(QUESTIONS)
+    return p
+
+
+def exact_embedding(words):
+    """Embeddings in which b - a + a' is exactly b' for the capitals (country = capital + offset)."""
+    rng = np.random.default_rng(0)
+    base = {w: rng.standard_normal(12) for w in words}
+    offset = 3 * rng.standard_normal(12)
+    for cap, country in (("paris", "france"), ("rome", "italy"), ("berlin", "germany")):
+        base[country] = base[cap] + offset
+    return np.array([base[w] for w in words])
+
+
+def test_pairs_protocol_counts(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog"]
+    items, cat = ev.analogy_items(words, qfile, "pairs")
+    # capitals: 3 distinct in-vocabulary pairs (oslo missing) -> 3*2 ordered pairs; plural: 1 pair -> none
+    assert len(items) == 6 and set(cat.tolist()) == {0}
+    assert all(tuple(r[:2]) != tuple(r[2:]) for r in items)
+    q, _ = ev.analogy_items(words, qfile, "questions")
+    assert len(q) == 3  # the plural question lacks 'dogs', the Oslo one lacks 'oslo', 'norway'
+
+
+def test_analogy_accuracy_exact_and_exclusion(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog"]
+    W = exact_embedding(words)
+    acc, n = ev.analogy_accuracy(words, W, qfile)
+    assert (acc, n) == (1.0, 6)
+    acc_q, n_q = ev.analogy_accuracy(words, W, qfile, protocol="questions")
+    assert (acc_q, n_q) == (1.0, 3)
+    # per-category breakdown sums to the micro average
+    acc, n, per = ev.analogy_accuracy(words, W, qfile, per_category=True)
+    assert per == {"capitals": (1.0, 6)}
+    # the query words are excluded: even if b' is a copy of a, a is never the answer
+    hits = ev._analogy_hits(ev.normalize_rows(np.eye(4) + 0.01), np.array([[0, 1, 2, 3]]))
+    assert hits.shape == (1,)
+
+
+def test_analogy_batches_agree_with_loop(qfile):
+    rng = np.random.default_rng(5)
+    V = 50
+    Wn = ev.normalize_rows(rng.standard_normal((V, 8)))
+    items = rng.integers(0, V, size=(300, 4))
+    got = ev._analogy_hits(Wn, items, batch=7)
+    want = []
+    for a, b, a2, b2 in items:
+        s = Wn @ (Wn[b] - Wn[a] + Wn[a2])
+        s[[a, b, a2]] = -np.inf
+        want.append(np.argmax(s) == b2)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_similarity_spearman_perfect_and_reversed(monkeypatch):
+    rows = [("a", "b", 1.0), ("a", "c", 2.0), ("b", "c", 3.0), ("a", "d", 4.0)]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    words = ["a", "b", "c", "d"]
+    ang = {"a": 0.0, "b": 1.5, "c": 1.0, "d": 0.2}  # cos(a,b)<cos(a,c)<cos(b,c)<cos(a,d)
+    W = np.array([[np.cos(ang[w]), np.sin(ang[w])] for w in words])
+    rho, n = ev.similarity_spearman(words, W, "men")
+    assert n == 4 and rho == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="at least 3"):
+        ev.similarity_spearman(["a", "b"], W[:2], "men")
+
+
+def test_errors(qfile):
+    words = ["x", "y", "z"]
+    with pytest.raises(ValueError, match="no analogy"):
+        ev.analogy_accuracy(words, np.ones((3, 2)), qfile)
+    with pytest.raises(ValueError, match="one row per word"):
+        ev.analogy_accuracy(words, np.ones((4, 2)), qfile)
+    with pytest.raises(ValueError, match="non-finite"):
+        ev.analogy_accuracy(words, np.full((3, 2), np.nan), qfile)
+    with pytest.raises(ValueError):
+        ev.analogy_items(words, qfile, "nonsense")
+    with pytest.raises(ValueError):
+        ev.similarity_spearman(words, np.ones((3, 2)), "simlex")
+    bad = qfile.parent / "bad.txt"
+    bad.write_text(": c\na b c\n")
+    with pytest.raises(DataError):
+        ev.analogy_items(words, bad)
+
+
+def _have_real_data() -> bool:
+    try:
+        fetch("google_analogy", download=False), fetch("men", download=False), fetch("ws353", download=False)
+        return True
+    except DataError:
+        return False
+
+
+@pytest.mark.skipif(not _have_real_data(), reason="evaluation sets not available")
+def test_real_files_parse():
+    cats = ev.analogy_categories()
+    assert len(cats) == 14 and sum(len(q) for _, q in cats) == 19_544
+    allw = sorted({w for _, qs in cats for q in qs for w in q})
+    assert len(ev.analogy_items(allw, protocol="questions")[0]) == 19_544
+    assert len(ev.similarity_pairs(sorted({w for r in ev._similarity_rows("men") for w in r[:2]}), "men")[0]) == 3000
+    assert len(ev._similarity_rows("ws353")) == 353

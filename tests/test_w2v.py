@@ -1,0 +1,54 @@
+"""Unit tests for qwem_lib.w2v: vocabulary alignment, the restricted corpus file, caching, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qwem_lib import w2v
+from qwem_lib.data import Corpus, DataError
+
+
+@pytest.fixture()
+def corpus(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(0)
+    p = 1.0 / np.arange(1, 41)
+    raw = rng.choice(40, size=20_000, p=p / p.sum())
+    counts = np.bincount(raw, minlength=40)
+    order = np.lexsort((np.arange(40), -counts))
+    rank = np.empty(40, dtype=np.int32)
+    rank[order] = np.arange(40)
+    ids = rank[raw]
+    return Corpus("w2v-test-unregistered", ids, [f"t{i}" for i in range(40)],
+                  np.bincount(ids, minlength=40).astype(np.int64))
+
+
+def test_corpus_file_drops_oov(corpus):
+    path = w2v.w2v_corpus_file(corpus, 10)
+    toks = path.read_text().split()
+    ids = np.asarray(corpus.ids)
+    assert toks == [corpus.words[i] for i in ids[ids < 10]]
+    assert max(len(line.split()) for line in path.read_text().splitlines()) <= w2v.LINE_TOKENS
+
+
+def test_train_aligned_cached(corpus):
+    words, W, info = w2v.train_word2vec(corpus, 12, 8, negative=1, epochs=1, workers=1, sample=0)
+    assert words == corpus.words[:12] and W.shape == (12, 8) and W.dtype == np.float32
+    assert info["negative"] == 1 and info["sg"] == 1 and info["window"] == 16
+    words2, W2, _ = w2v.train_word2vec(corpus, 12, 8, negative=1, epochs=1, workers=1, sample=0)
+    np.testing.assert_array_equal(W, W2)  # second call is the cached model
+    _, W5, info5 = w2v.train_word2vec(corpus, 12, 8, negative=5, epochs=1, workers=1, sample=0)
+    assert info5["negative"] == 5 and not np.array_equal(W, W5)
+
+
+def test_errors(corpus):
+    with pytest.raises(ValueError):
+        w2v.train_word2vec(corpus, 12, 12)
+    with pytest.raises(ValueError):
+        w2v.train_word2vec(corpus, 12, 4, negative=0)
+    with pytest.raises(ValueError):
+        w2v.train_word2vec(corpus, 1000, 4)  # V larger than the vocabulary
+    empty = Corpus("empty-unregistered", np.zeros(0, dtype=np.int32), ["a", "b"], np.array([0, 0]))
+    with pytest.raises(DataError):
+        w2v.w2v_corpus_file(empty, 2)
