@@ -81,6 +81,7 @@ dev = config.device()
 # $$x(t) = \frac{1}{\frac{1}{\lambda} + \big(\frac{1}{x_0} - \frac{1}{\lambda}\big)e^{-\lambda t}}
 #        = \frac{x_0\,\lambda\,e^{\lambda t}}{\lambda + x_0\,(e^{\lambda t} - 1)} .$$
 #
+# (The authors' plotting code writes the same curve as $s_k(t) = \big(e^{\lambda t}/(1/s_k^2(0) + (e^{\lambda t}-1)/\lambda)\big)^{1/2}$.)
 # sympy confirms that this solves the equation with the right initial value.
 
 # %%
