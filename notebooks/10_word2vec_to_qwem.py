@@ -96,7 +96,10 @@ rep.check("qwem.taylor.logistic_series",
 # summed over ordered pairs, the diagonal included (`qwem_lib.qwem_loss`). Doubling a loss does not move
 # its minimisers. It does rescale time: gradient flow $\dot W = -\nabla(2\mathcal{L}_{\rm quad})$ is flow on
 # $\mathcal{L}_{\rm quad}$ run at twice the speed, so a time $t$ under the book's loss is a time $2t$ under the
-# honest quadratic approximation. Chapters 12–13 measure times in the book's convention.
+# honest quadratic approximation $\mathcal{L}_{\rm quad}$. Lemma 3.1 (chapters 12–13) writes its flow as
+# $\dot W = -\frac{1}{2g}\nabla\mathcal{L}$; for $g = 1$ that is exactly $\dot W = -\nabla\mathcal{L}_{\rm quad}$: the ½
+# dropped from the loss reappears in the time, and the paper's time is plain gradient-flow time on the
+# quadratic approximation of word2vec.
 #
 # We check both facts: symbolically, that the seeds' per-pair loss is twice the series minus $2\log 2$;
 # numerically, that the gradient of the book's loss is exactly twice the gradient of the quadratic
@@ -134,7 +137,8 @@ rep.below("qwem.taylor.half_rescales_time",
 # %% [markdown]
 # How good is the quadratic approximation? Its error is the first dropped term, $-x^4/192$, so it is
 # tiny near the origin — where training starts from a small initialisation — and grows quickly beyond
-# $|x| \approx 2$. The ratio error$/(x^4/192)$ tends to 1 at small $x$; the next term predicts $1 - x^2/15$.
+# $|x| \approx 2$. The ratio error$/(x^4/192)$ tends to 1 at small $x$; the next term, $+x^6/2880$,
+# predicts $1 - x^2/15$, and the one after (a correction of about $x^4/200$) sets our tolerance.
 
 # %%
 xs = np.linspace(-6, 6, 601)
@@ -144,7 +148,7 @@ small = np.linspace(0.05, 0.5, 10)
 ratio = (np.log(2) - small / 2 + small**2 / 8 - np.logaddexp(0, -small)) / (small**4 / 192)
 rep.close("qwem.taylor.remainder_x4",
           "error of the quadratic approximation / (x⁴/192) at x = 0.5 matches 1 − x²/15 (next Taylor term)",
-          value=ratio[-1], target=1 - 0.25 / 15, tol=2e-3)
+          value=ratio[-1], target=1 - 0.25 / 15, tol=5e-4)
 
 fig, ax = plotting.figure()
 ax.plot(xs, softplus_pos, lw=2, label=r"$\log(1+e^{-x})$ (word2vec, positive pair)")

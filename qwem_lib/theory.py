@@ -109,12 +109,12 @@ def _check_marginal(P_marginal: Any, P: np.ndarray) -> np.ndarray:
     return p
 
 
-def _check_psi(name: str, psi: Any, V: int) -> np.ndarray:
+def _check_psi(name: str, psi: Any, V: int) -> np.ndarray | np.float64:
     a = np.asarray(psi, dtype=np.float64)
     if a.ndim == 0:
         if not math.isfinite(float(a)) or float(a) < 0:
             raise ValueError(f"{name} must be a finite non-negative scalar, got {float(a)!r}")
-        return np.full((V, V), float(a))
+        return np.float64(a)  # broadcasts; no V×V copy (matters at V = 10,000)
     if a.shape != (V, V):
         raise ValueError(f"{name} must be a scalar or a V×V array with V={V}, got shape {a.shape}")
     if not np.all(np.isfinite(a)) or np.any(a < 0):
