@@ -192,7 +192,7 @@ plt.show()
 #
 # When $G$ is not rank one there is no change of units. Weighted low-rank approximation is NP-hard in
 # general, already for rank one (Gillis and Glineur 2011), and its landscape can have **spurious local
-# minima**: stationary points with a positive-definite Hessian whose loss is above the global minimum.
+# minima**: stationary points with a positive-definite Hessian whose loss is above that of another minimum.
 # Gradient descent then ends in whichever valley its initialisation falls into.
 #
 # We test this on small problems ($V = 12$, $d = 1$). Each instance has a random co-occurrence table and
@@ -303,9 +303,10 @@ plt.show()
 # * **The target is robust; the solution is not.** Proposition 2 says every symmetric reweighting scheme
 #   points at the same $M^\star$ — set by the ratio $\Psi^+/\Psi^-$ alone. What a rank-$d$ model learns
 #   depends on the weights too: already for rank-one weights the learned subspace moves (Figure 11.1).
-# * **Rank one is special.** It is exactly the case where weighting is a change of units. Word2vec's
-#   frequency-dependent tricks are close to products $f(P_i)f(P_j)$ in some places (subsampling) but its
-#   negative distribution $P_j^{3/4}$ breaks symmetry altogether.
+# * **Rank one is special.** It is exactly the case where weighting is a change of units. Some of
+#   word2vec's tricks are products of per-word factors — subsampling multiplies $\Psi^+$ by
+#   $a(P_i)a(P_j)$ — but $G$ mixes them with $\Psi^-$ and is rank one only in special cases, and the
+#   negative distribution $P_j^{3/4}$ breaks the symmetry altogether.
 # * **General weights make the problem hard in the computational sense**, not just in the analytic
 #   one: with non-rank-one $G$ we find spurious local minima on most random small instances. The closed-form
 #   picture of chapters 12–13 (one eigenvector at a time) has no analogue here, which is why the paper's
