@@ -325,3 +325,30 @@ def test_hessian_matches_finite_differences_of_gradient():
     h = 1e-6
     fd = (q.qwem_gradient(W + h * E, P, pp, pm) - q.qwem_gradient(W - h * E, P, pp, pm)) / (2 * h)
     np.testing.assert_allclose(H @ E.ravel(), fd.ravel(), rtol=1e-6, atol=1e-9)
+
+
+def test_synthetic_joint_is_a_valid_table():
+    rng = np.random.default_rng(11)
+    P = q.synthetic_joint(15, rng, rank=3)
+    assert P.shape == (15, 15) and np.all(P > 0)
+    assert P.sum() == pytest.approx(1.0, abs=1e-14)
+    np.testing.assert_array_equal(P, P.T)
+    q.target_matrix(P, 1.0, 1.0)  # passes validation
+    with pytest.raises(ValueError, match="at least 2"):
+        q.synthetic_joint(1, rng)
+
+
+def test_gradient_descent_options_and_errors():
+    P, rng = rand_problem(6, seed=12)
+    W0 = 0.1 * rng.standard_normal((6, 2))
+    r = q.gradient_descent_qwem(P, 1.0, 1.0, 2, W0=W0, max_steps=30, gtol=0.0, record_every=10, device="cpu",
+                                track=lambda W: (W ** 2).sum())
+    assert list(r.steps) == [0, 10, 20, 30] and not r.converged
+    assert r.tracked.shape == (4,) and r.tracked[0] == pytest.approx(np.sum(W0 ** 2))
+    assert r.loss[0] == pytest.approx(q.qwem_loss(W0, P, 1.0, 1.0), rel=1e-14)
+    with pytest.raises(ValueError, match="W0 must have d=3"):
+        q.gradient_descent_qwem(P, 1.0, 1.0, 3, W0=W0, device="cpu")
+    with pytest.raises(FloatingPointError, match="diverged"):
+        q.gradient_descent_qwem(P, 1.0, 1.0, 2, W0=10 * W0 + 5, lr=1e3, max_steps=200, device="cpu")
+    with pytest.raises(ValueError, match="shape of M"):
+        q.weighted_factorisation_loss(W0, np.eye(6), np.ones((3, 3)))
