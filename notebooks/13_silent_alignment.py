@@ -166,13 +166,24 @@ print(f"(∗) is most demanding for the pair λ_{pi + 1} = {lam_d[pi]}, λ_{pj +
 below = np.log(sig2) < thr
 for s2, ok, dd in zip(sig2, below, D):
     print(f"  σ² = {s2:.0e}  log σ² = {np.log(s2):7.2f}  {'satisfies' if ok else 'violates '} (∗)   D = {dd:.4f}")
-rep.below("qwem.res3.pair_condition_sufficient",
-          "every run that satisfies (∗) (log σ² below the threshold of its spectrum) stays within 10% of the aligned "
-          "trajectory (largest D among them)", value=float(D[below].max()), bound=0.1)
+# the drop of D across the threshold, against the drops between neighbouring runs on either side of it
+j = int(np.argmax(below))                                   # first run that satisfies (∗)
+drops = D[:-1] / D[1:]                                      # drop from run i to run i+1
+across = float(drops[j - 1]) if j > 0 else float("nan")
+neighbours = [float(drops[i]) for i in (j - 2, j) if 0 <= i < len(drops)]
+print(f"drop of D across the threshold: ×{across:.2f};  between neighbouring runs on either side: "
+      + ", ".join(f"×{x:.2f}" for x in neighbours))
+rep.check("qwem.res3.pair_condition_no_sharp_transition",
+          "the condition (∗) marks no transition: the drop of D between the last run violating it and the first run "
+          "satisfying it is no larger than the largest drop between neighbouring runs on either side",
+          value={"across": across, "neighbours": neighbours, "threshold_log_sigma_sq": thr},
+          passed=bool(0 < j and neighbours and across <= max(neighbours)), tolerance="across ≤ max(neighbours)")
 
 # %% [markdown]
 # Runs that satisfy $(\ast)$ are indeed close to the aligned trajectory, but nothing happens *at* the threshold: $D$
-# is a smooth power law, and runs just above it are nearly as good. $(\ast)$ is a rule of thumb, not a sharp
+# is a smooth power law, runs just above it are nearly as good, and how close "close" is depends on things $(\ast)$
+# does not contain (with $V = 1{,}000$ instead of $200$ the bulk directions add to the distance, and the first run
+# satisfying $(\ast)$ is then about 11% away instead of 5%). $(\ast)$ is a rule of thumb, not a sharp
 # boundary. It also has a defect of units. Multiply the target by $c$ and the initial variance by $c$: then
 # $\widetilde W(t) = \sqrt c\,W(ct)$ solves the new flow exactly, so in units of $\tau_1$ (which becomes $\tau_1/c$) every
 # trajectory, and every relative distance, is unchanged. The right-hand side of $(\ast)$, however, is multiplied by $c$,
@@ -441,8 +452,9 @@ plt.show()
 #   It is half the exponent the summary quotes for the paper's QR couplings. For a real $M^\star$, where consecutive
 #   eigenvalues are a few percent apart, $p$ is of order $10^{-2}$: convergence of the *exact* frames is
 #   hopelessly slow, but the singular values, the learning times and the learned subspace agree with the theory.
-# * The condition $(\ast)$ is sufficient in our runs, far from necessary, and not invariant under the exact symmetry
-#   $(M,\sigma^2)\to(cM,c\sigma^2)$. For the real spectrum it asks for $\sigma^2$ below the smallest float64.
+# * Runs that satisfy the condition $(\ast)$ are close to the aligned trajectory, but $(\ast)$ marks no transition, is far
+#   from necessary, and is not invariant under the exact symmetry $(M,\sigma^2)\to(cM,c\sigma^2)$. For the real spectrum it
+#   asks for $\sigma^2$ below the smallest float64, while the paper's own runs ($\sigma^2 = 10^{-24}/d$) and ours step cleanly.
 # * Alignment is silent: the frame turns onto the eigenbasis while $\|W\|$ is a thousandth of its final size, and each
 #   feature is aligned before it is learned. Stopping early or reducing $d$ removes features from the end of the list
 #   and changes none of the others.
