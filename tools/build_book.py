@@ -44,6 +44,16 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
     except CellExecutionError as exc:
         ok, err = False, str(exc).strip().splitlines()[-1][:300]
     dt = time.time() - t0
+    if ok:
+        # an exception raised while *displaying* (e.g. a mathtext error inside plt.show()) leaves an error
+        # output without stopping execution: treat it as a failure too
+        for cell in nb.cells:
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "error":
+                    ok, err = False, f"error output: {out.get('ename')}: {out.get('evalue', '')[:200]}"
+                elif out.get("output_type") == "stream" and out.get("name") == "stderr" and \
+                        "Traceback (most recent call last)" in out.get("text", ""):
+                    ok, err = False, "a traceback was printed to stderr"
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
     jupytext.write(nb, py.with_suffix(".ipynb"), fmt="ipynb")
     return ok, dt, err
