@@ -239,7 +239,9 @@ plt.show()
 # by the concept they face. (a) Words line up along three directions at 120°, frequent words far from the
 # origin and rare words near it (directional collapse); the $u_{k,\ell}$ collapse to three points.
 # (b) The same rays for the words, but the $u_{k,\ell}$ smear out along their rays: no collapse.
-# (c) After LayerNorm every word sits on one of three points, and so do the $u_{k,\ell}$.
+# (c) After LayerNorm the words gather around three points, and so do the $u_{k,\ell}$. The small cluster
+# at the origin is the words that never occur in the small training set: their embeddings keep the tiny
+# random initialisation, which torch's LayerNorm (with its $\epsilon$) maps to short vectors.
 
 # %%
 fig, axes = plotting.figure(1, 2, width=5.0, height=3.6)
@@ -262,9 +264,12 @@ plt.show()
 
 # %% [markdown]
 # **Figure 41.3** — Left: median norm of the words of each frequency rank (over the concepts), for the
-# two runs of $h$. Norms fall steadily with rank: frequent words get long embeddings. Right: train (dotted)
-# and test (solid) accuracy during training on the small set. $h^\star$ reaches 100% test accuracy; $h$
-# fits its training set but its test accuracy peaks and then decays.
+# two runs of $h$. Norms fall steadily with rank: frequent words get long embeddings; with the small set
+# the rare words are also noisy, since each is seen a handful of times. Right: train (dotted) and test
+# (solid) accuracy during training on the small set. $h^\star$ reaches 100% test accuracy within a few
+# epochs. $h$ fits its training set (its train accuracy dips briefly while the weights grow out of the
+# saddle at zero), but its test accuracy creeps up and saturates far below 100%; the grey line is the
+# paper's final value for $K = 1000$, where more classes make confusions more likely.
 #
 # ## 6 · Discussion
 #
