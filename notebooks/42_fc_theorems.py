@@ -185,6 +185,7 @@ rep.close("fc.thm1.lemma_k", "exact risk of a type-I collapse at scale t equals 
 W0, U0 = (torch.tensor(a, requires_grad=True) for a in collapse_at(tau_e))
 R0 = risk_e(W0, U0)
 R0.backward()
+R0 = float(R0.detach())
 grad_norm = math.sqrt(float((W0.grad ** 2).sum() + (U0.grad ** 2).sum()))
 rep.below("fc.thm1.critical", "gradient norm of the exact risk at the predicted type-I collapse (t = tau)",
           value=grad_norm, bound=1e-10)
@@ -198,7 +199,7 @@ for i in range(P["n_dirs"]):
     dW, dU = gen.standard_normal(Wn.shape), gen.standard_normal(Un.shape)
     s = math.sqrt((dW ** 2).sum() + (dU ** 2).sum())
     for j, e in enumerate(eps_list):
-        rises[i, j] = float(risk_e(Wn + e * dW / s, Un + e * dU / s)) - float(R0)
+        rises[i, j] = float(risk_e(Wn + e * dW / s, Un + e * dU / s)) - R0
 print("smallest rise of the risk per step size:", dict(zip(eps_list, rises.min(0))))
 rep.above("fc.thm1.local_min", f"minimum over {P['n_dirs']} random unit directions of "
           "[R(collapse + 0.01 delta) - R(collapse)] / 0.01^2 (positive: the collapse is a local minimum)",
@@ -280,7 +281,7 @@ rep.close("fc.thm1.trained_simplex", "trained h: largest deviation of the angles
 # %% [markdown]
 # The tolerance is relative: 1 % at the book preset, 3 % at the smoke preset whose training set is
 # smaller and whose run is shorter. The residual spread of the word norms is the finite training set:
-# each word is seen a few thousand times, not infinitely often.
+# each word is seen a few thousand times (book preset), not infinitely often.
 #
 # ## 3 · Theorem 3: type-II collapse of $h^\star$ (LayerNorm)
 #
@@ -394,6 +395,8 @@ wn2 = np.linalg.norm(res2.features, axis=1).reshape(nc, sc)  # row = concept, co
 rel_err = wn2 / r2[None, :] - 1
 corr = np.corrcoef(np.tile(r2, nc), wn2.ravel())[0, 1]
 u2 = np.linalg.norm(res2.U, axis=2)
+n_seen = len(task2.latents) * P["nspl"] * L / nc * mu2  # expected occurrences of each word in the training set
+print(f"expected occurrences in the training set: most frequent word {n_seen[0]:.0f}, rarest {n_seen[-1]:.0f}")
 print(f"per-word relative error: mean |.| = {np.abs(rel_err).mean():.4f}, max |.| = {np.abs(rel_err).max():.4f}; "
       f"correlation {corr:.5f}; ||u|| trained {u2.mean():.5f} vs c = {c2:.5f}")
 rep.below("fc.thm2.trained_word_max_err", f"trained h (Zipf, K={K}): largest relative error of a word's "
@@ -409,9 +412,8 @@ rep.above("fc.thm2.trained_direction", "trained h (Zipf): smallest cosine betwee
           "concept's mean direction (directional collapse)", value=cos2.min(), bound=0.99)
 
 # %% [markdown]
-# Rare words carry the largest errors: the rarest word here is drawn a few hundred times in the whole
-# training set, the most frequent one several thousand times, so the empirical risk pins down its norm
-# less precisely. The theorem is about the large-sample limit; the tolerance (6 % per word at the book
+# Rare words carry the largest errors: the rarest word is drawn ten times less often than the most
+# frequent one (the counts are printed above), so the empirical risk pins down its norm less precisely. The theorem is about the large-sample limit; the tolerance (6 % per word at the book
 # preset, 10 % at the smaller smoke preset) is that sampling error, while the *correlation* with
 # $r_\beta$ is close to 1 in every preset.
 

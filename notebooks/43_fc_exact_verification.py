@@ -45,9 +45,10 @@ P = config.sizes(
     book=dict(thm1=(3, 2, 4, 8), thm3=(3, 2, 4, 8), thm2=(3, 3, 3, 12), small_d=(3, 2, 3),
               n_thm1=10, n_thm3=6, n_thm2=6, n_small_d=8),
     paper=dict(thm1=(3, 3, 4, 12), thm3=(3, 3, 4, 12), thm2=(3, 4, 3, 16), small_d=(3, 2, 4),
-               n_thm1=32, n_thm3=16, n_thm2=16, n_small_d=32),
+               n_thm1=24, n_thm3=12, n_thm2=16, n_small_d=16),
 )
 LAM = 1e-2
+DEV = config.device_name()  # the exact risk runs in float64 on the GPU when there is one
 print(P, "lambda =", LAM)
 
 # %% [markdown]
@@ -127,7 +128,7 @@ def restarts(risk, d, n, offset):
 nc1, sc1, L1, d1 = P["thm1"]
 z1 = fc_all_latents(nc1, L1)
 K1, nw1 = len(z1), nc1 * sc1
-risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM)
+risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM, device=DEV)
 tau1 = fc_thm1_tau(nc1, nw1, L1, K1, LAM)
 w1, u1 = fc_thm1_norms(nc1, nw1, L1, K1, LAM)
 H1 = float(fc_H(tau1, nc1, nw1, L1, K1, LAM))
@@ -172,7 +173,7 @@ rep.below("fc.exact.thm1.u_alignment", "Theorem 1: largest distance between the 
 # %%
 ncs, scs, Ls = P["small_d"]
 zs = fc_all_latents(ncs, Ls)
-risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM)
+risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM, device=DEV)
 Hs = float(fc_H(fc_thm1_tau(ncs, ncs * scs, Ls, len(zs), LAM), ncs, ncs * scs, Ls, len(zs), LAM))
 small = {dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 1000 * dd)]) for dd in (1, 2)}
 for dd, v in small.items():
@@ -200,7 +201,7 @@ nc3, sc3, L3, d3 = P["thm3"]
 z3 = fc_all_latents(nc3, L3)
 K3 = len(z3)
 mu3 = zipf_mu(sc3)
-risk3 = ExactRisk(z3, mu3, LAM, layernorm=True)
+risk3 = ExactRisk(z3, mu3, LAM, layernorm=True, device=DEV)
 u3 = fc_thm3_u_norm(nc3, L3, K3, d3, LAM)
 H3 = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, d3, LAM), nc3, L3, K3, d3, LAM))
 print(f"LayerNorm, Zipf mu = {np.round(mu3, 4)}, K={K3}, d={d3}: predicted ||u|| = {u3:.8f}, H*(tau*) = {H3:.12f}")
@@ -239,7 +240,7 @@ nc2, sc2, L2, d2 = P["thm2"]
 z2 = fc_all_latents(nc2, L2)
 mu2 = zipf_mu(sc2)
 c2, rb2 = fc_thm2_solve(mu2, nc2, L2, LAM)
-risk2 = ExactRisk(z2, mu2, LAM)
+risk2 = ExactRisk(z2, mu2, LAM, device=DEV)
 print(f"Zipf mu = {np.round(mu2, 4)}, K={len(z2)}, nw={nc2 * sc2}, d={d2}: predicted r = {np.round(rb2, 8)}, c = {c2:.8f}")
 runs2 = [analyse(o, z2, sc2, rb2, c2) for o in restarts(risk2, d2, P["n_thm2"], 9000)]
 r2 = np.array([a["risk"] for a in runs2])
