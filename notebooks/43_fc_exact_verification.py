@@ -317,9 +317,9 @@ plt.show()
 #
 # ## Exercises
 #
-# 1. Show that $\frac12(\|A\|_F^2+\|B\|_F^2)\ge\|A^\top B\|_*$ for all $A,B$ with $d$ rows, with equality
-#    iff $AA^\top=BB^\top$ on the relevant subspace. Why does every critical point of $R$ satisfy
-#    $WW^\top=\hat U\hat U^\top$?
+# 1. Show that $\frac12(\|A\|_F^2+\|B\|_F^2)\ge\|A^\top B\|_*$ for all $A,B$ with $d$ rows, and that
+#    equality holds when $AA^\top=BB^\top$. Why does every critical point of $R$ satisfy
+#    $WW^\top=\hat U\hat U^\top$? (Hint: multiply the two stationarity equations by $W^\top$ and $\hat U^\top$.)
 # 2. Repeat the $d=1$ experiment with $n_c=2$. Is there now a collapse configuration? What do the
 #    restarts give?
 # 3. Replace the Zipf law in Section 4 by $\mu=(0.9,0.05,0.05)$. How large is $r_1/r_3$? Check it
