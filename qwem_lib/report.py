@@ -11,8 +11,9 @@ pass/fail, preset, device) to ``<records dir>/<chapter>.json`` at once, and rais
 when the claim fails, so nbval fails with it. ``python -m qwem_lib.report`` (run by ``make book``)
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
 
-The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder so that
-a smoke run never overwrites the book's records), else ``reproduction/records``.
+The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
+``reproduction/records`` at the ``book`` preset and a cache folder at the others (see
+:func:`records_dir`): only book-preset runs touch the committed report.
 """
 
 from __future__ import annotations
@@ -32,9 +33,28 @@ KEYS: tuple[str, ...] = ("id", "chapter", "statement", "paper", "value", "tolera
 
 
 def records_dir() -> Path:
-    p = Path(os.environ.get("QWEM_REPORT_DIR", config.REPO_ROOT / "reproduction" / "records"))
+    """Where chapters write their claim records.
+
+    ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` for the ``book`` preset (the committed
+    records); else ``<cache>/records-<preset>``, so that a smoke or paper run never overwrites the book's
+    committed records.
+    """
+    env = os.environ.get("QWEM_REPORT_DIR")
+    if env:
+        p = Path(env)
+    elif config.preset() == "book":
+        p = config.REPO_ROOT / "reproduction" / "records"
+    else:
+        p = config.cache_dir() / f"records-{config.preset()}"
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+def report_root() -> Path:
+    """Where :func:`aggregate` writes: the repository for ``book``, else ``<cache>/report-<preset>``."""
+    if config.preset() == "book":
+        return config.REPO_ROOT
+    return config.cache_dir() / f"report-{config.preset()}"
 
 
 def _plain(x: Any) -> Any:
@@ -202,7 +222,7 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ValueError(f"claim ids used by more than one chapter: {dup}")
-    root = Path(out_dir) if out_dir is not None else config.REPO_ROOT
+    root = Path(out_dir) if out_dir is not None else report_root()
     (root / "reproduction").mkdir(parents=True, exist_ok=True)
     (root / "reproduction" / "claims.json").write_text(
         json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n")
@@ -212,4 +232,4 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
 
 if __name__ == "__main__":  # pragma: no cover - exercised by make book
     cs = aggregate()
-    print(f"{sum(c['passed'] for c in cs)} of {len(cs)} claims pass; wrote reproduction/claims.json, REPRODUCTION.md")
+    print(f"{sum(c['passed'] for c in cs)} of {len(cs)} claims pass; wrote {report_root()}/REPRODUCTION.md")

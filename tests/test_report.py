@@ -87,3 +87,16 @@ def test_aggregate_rejects_ids_shared_between_chapters(records, tmp_path):
 def test_bad_chapter_name():
     with pytest.raises(ValueError):
         Report("a/b", quiet=True)
+
+
+def test_only_book_preset_writes_committed_records(monkeypatch, tmp_path):
+    from qwem_lib import config
+
+    monkeypatch.delenv("QWEM_REPORT_DIR", raising=False)
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("QWEM_PRESET", "book")
+    assert report.records_dir() == config.REPO_ROOT / "reproduction" / "records"
+    assert report.report_root() == config.REPO_ROOT
+    monkeypatch.setenv("QWEM_PRESET", "smoke")
+    assert report.records_dir() == tmp_path / "records-smoke"
+    assert report.report_root() == tmp_path / "report-smoke"

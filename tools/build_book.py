@@ -6,6 +6,8 @@
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
 Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
+Only the ``book`` preset writes the committed notebooks and report; ``smoke`` and ``paper`` runs write
+theirs under the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``).
 It prints a progress bar across chapters and a summary table; it exits non-zero if any chapter failed.
 """
 
@@ -55,8 +57,19 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
                         "Traceback (most recent call last)" in out.get("text", ""):
                     ok, err = False, "a traceback was printed to stderr"
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
-    jupytext.write(nb, py.with_suffix(".ipynb"), fmt="ipynb")
+    jupytext.write(nb, target_for(py), fmt="ipynb")
     return ok, dt, err
+
+
+def target_for(py: Path) -> Path:
+    """The committed .ipynb for the book preset; a cache copy for the others (never overwrite the book)."""
+    from qwem_lib import config
+
+    if config.preset() == "book":
+        return py.with_suffix(".ipynb")
+    out = config.cache_dir() / f"executed-{config.preset()}"
+    out.mkdir(parents=True, exist_ok=True)
+    return out / py.with_suffix(".ipynb").name
 
 
 def main() -> int:
@@ -86,7 +99,10 @@ def main() -> int:
         print(f"| {name} | {'ok' if ok else 'FAILED: ' + err} | {dt / 60:.1f} |")
     if claims:
         n_pass = sum(c["passed"] for c in claims)
-        print(f"\nReproduction report: {n_pass} of {len(claims)} claims pass -> REPRODUCTION.md")
+        print(f"\nReproduction report: {n_pass} of {len(claims)} claims pass -> {report.report_root()}/REPRODUCTION.md")
+    if config.preset() != "book":
+        print(f"(preset {config.preset()}: executed notebooks are in {target_for(todo[0]).parent}, "
+              "the committed ones are untouched)")
     return 0 if all(ok for _, ok, _, _ in rows) and all(c["passed"] for c in claims) else 1
 
 
