@@ -29,7 +29,8 @@ import numpy as np
 
 from .data import DataError, read_lines
 
-__all__ = ["analogy_categories", "analogy_items", "analogy_accuracy", "similarity_pairs",
+__all__ = ["analogy_categories", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
+           "PAPER_FIG3B", "method_embeddings",
            "similarity_spearman", "evaluate_all", "normalize_rows"]
 
 Protocol = Literal["pairs", "questions"]
@@ -200,3 +201,37 @@ def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, 
         "men": similarity_spearman(words, W, "men"),
         "ws353": similarity_spearman(words, W, "ws353"),
     }
+
+
+# -- the benchmark table -------------------------------------------------------------------------
+METHODS: dict[str, str] = {
+    "w2v_k1": "word2vec (gensim SGNS, k=1)",
+    "w2v_k5": "word2vec (gensim SGNS, k=5)",
+    "svd_mstar": "svd(M*)",
+    "svd_ppmi": "svd(PPMI)",
+    "svd_pmi": "svd(PMI)",
+}
+"""The methods of the paper's Figure 3b that this book can compute in closed form or with gensim."""
+
+PAPER_FIG3B: dict[str, dict[str, float]] = {
+    # Karkada et al. 2025, Figure 3b: V = 10,000, d = 200, 2.0B tokens of Wikipedia 2023
+    "word2vec": {"analogy": 0.680, "men": 0.744, "ws353": 0.698},
+    "QWEM": {"analogy": 0.651, "men": 0.755, "ws353": 0.682},
+    "svd_mstar": {"analogy": 0.663, "men": 0.755, "ws353": 0.683},
+    "svd_ppmi": {"analogy": 0.506, "men": 0.740, "ws353": 0.690},
+    "svd_pmi": {"analogy": 0.084, "men": 0.448, "ws353": 0.221},
+}
+"""The paper's numbers, for the table's "paper" column (its word2vec is SGNS with k = 1)."""
+
+
+def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[str], np.ndarray]:
+    """``(words, W)`` for one of :data:`METHODS` (cached by inputs in the library that computes it)."""
+    from .spectral import spectral_embeddings
+    from .w2v import train_word2vec
+
+    if method.startswith("svd_"):
+        return spectral_embeddings(corpus, V, d, method[4:], **kw)
+    if method.startswith("w2v_k"):
+        words, W, _ = train_word2vec(corpus, V, d, negative=int(method[5:]), **kw)
+        return words, W
+    raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")

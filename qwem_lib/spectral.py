@@ -42,7 +42,7 @@ def _validate(M: np.ndarray, d: int) -> int:
     return V
 
 
-def _krylov(M: np.ndarray, d: int, *, block: int | None = None, depth: int = 6,
+def _krylov(M: np.ndarray, d: int, *, block: int | None = None, depth: int = 10,
             seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Randomized block Krylov + Rayleigh–Ritz for the top-``d`` algebraic eigenpairs of symmetric M."""
     V = M.shape[0]
@@ -78,7 +78,7 @@ def _krylov(M: np.ndarray, d: int, *, block: int | None = None, depth: int = 6,
 
 
 def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto",
-                   depth: int = 6, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                   depth: int = 10, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The ``d`` largest (algebraic) eigenvalues of symmetric ``M``, descending, and their eigenvectors.
 
     Returns ``(lam, U)`` with ``lam`` of shape ``(d,)`` and orthonormal ``U`` of shape ``(V, d)``; computes
@@ -148,7 +148,7 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     path = None
     if cpath is not None:
         path = cpath.parent.parent / "spectral" / (
-            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v1.npz")
+            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v2.npz")
         if path.exists():
             with np.load(path) as z:
                 return c.vocab(int(V)), z["W"]
