@@ -368,7 +368,7 @@ def _cache_path(data: FCData, cfg: FCTrainConfig) -> Path:
 
 
 def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: bool = True,
-             progress: bool = True, desc: str = "train") -> FCResult:
+             progress: bool = True, desc: str = "train", threads: int | None = 1) -> FCResult:
     """Train ``h`` or ``h*`` on ``data`` by minibatch SGD with separate weight decays for W and U.
 
     One epoch = one pass over a fresh random permutation of the training set in minibatches of
@@ -376,9 +376,11 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
     without the penalty) and the word-norm statistics are recorded every ``cfg.eval_every`` epochs and
     at the end. Seeded by ``cfg.seed``. With ``cache=True`` the result is stored under
     ``config.cache_dir()/fc`` keyed by the data and every hyper-parameter, and reloaded on a re-run.
-    """
-    from tqdm.auto import tqdm
 
+    ``threads`` is the number of CPU threads torch uses during training (restored afterwards). The
+    default 1 is deliberate: these matrix products are small, and on a shared machine extra OpenMP
+    threads spin-wait and can slow training down several-fold. ``None`` keeps torch's setting.
+    """
     path = _cache_path(data, cfg)
     if cache and path.exists():
         z = np.load(path)
@@ -386,6 +388,26 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
         return FCResult(cfg, z["embeddings"], z["features"], z["U"], hist, float(z["seconds"]), cached=True)
 
     dev = torch.device(device) if device is not None else config.device()
+    old_threads = torch.get_num_threads()
+    if threads is not None and dev.type == "cpu":
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1 or None, got {threads}")
+        torch.set_num_threads(threads)
+    try:
+        res = _train(data, cfg, dev, progress, desc)
+    finally:
+        torch.set_num_threads(old_threads)
+    if cache:
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=res.seconds,
+                 **{f"h_{k}": v for k, v in res.history.items()})
+        tmp.replace(path)
+    return res
+
+
+def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> FCResult:
+    from tqdm.auto import tqdm
+
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
     net = FCNet(task.nw, cfg.d, task.L, task.K, layer_norm=cfg.layer_norm,
@@ -433,14 +455,8 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
             record(epoch)
             bar.set_postfix(test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}")
     seconds = time.time() - t0
-    res = FCResult(cfg, net.embeddings(), net.word_features(), net.u(),
-                   {k: np.asarray(v) for k, v in hist.items()}, seconds)
-    if cache:
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=seconds,
-                 **{f"h_{k}": v for k, v in res.history.items()})
-        tmp.replace(path)
-    return res
+    return FCResult(cfg, net.embeddings(), net.word_features(), net.u(),
+                    {k: np.asarray(v) for k, v in hist.items()}, seconds)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -193,3 +193,16 @@ def test_word_counts():
     c = fc.word_counts(d)
     assert c.shape == (30,) and c.sum() == d.x_train.size
     assert c[0] > c[9]                     # rank 0 of concept 0 is far more frequent than rank 9
+
+
+def test_train_restores_threads_and_rejects_bad_threads(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    t = fc.make_task(3, 12, 4, 6, "uniform", seed=0)
+    d = fc.make_dataset(t, nspl=4, seed=1)
+    cfg = fc.FCTrainConfig(epochs=2, d=4, batch=8, eval_every=1)
+    before = torch.get_num_threads()
+    fc.train_fc(d, cfg, device="cpu", progress=False, cache=False, threads=1)
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError):
+        fc.train_fc(d, cfg, device="cpu", progress=False, cache=False, threads=0)
+    assert torch.get_num_threads() == before
