@@ -70,7 +70,7 @@ axes[0].legend()
 plotting.label(axes[0], "Word frequencies within a concept", "rank $\\beta$", "$\\mu_\\beta$")
 axes[1].plot(beta, np.cumsum(mu), color=plotting.PALETTE[0])
 axes[1].plot(beta, beta / sc, "--", color=plotting.PALETTE[6])
-plotting.label(axes[1], "Cumulative mass", "rank $\\beta$", "$\\sum_{\\beta' \\leq \\beta} \\mu_{\\beta'}$")
+plotting.label(axes[1], "Cumulative mass", "rank $\\beta$", "mass of the words ranked $\\leq \\beta$")
 plt.show()
 
 # %% [markdown]
