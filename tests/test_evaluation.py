@@ -120,3 +120,10 @@ def test_real_files_parse():
     assert len(ev.analogy_items(allw, protocol="questions")[0]) == 19_544
     assert len(ev.similarity_pairs(sorted({w for r in ev._similarity_rows("men") for w in r[:2]}), "men")[0]) == 3000
     assert len(ev._similarity_rows("ws353")) == 353
+
+
+def test_method_registry():
+    assert set(ev.METHODS) == {"w2v_k1", "w2v_k5", "svd_mstar", "svd_ppmi", "svd_pmi"}
+    assert ev.PAPER_FIG3B["svd_mstar"]["analogy"] == 0.663
+    with pytest.raises(ValueError, match="unknown method"):
+        ev.method_embeddings("glove", "enwiki2015_1m7", 100, 10)
