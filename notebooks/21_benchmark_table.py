@@ -204,7 +204,8 @@ for ax, V in zip(axes, S["Vs"]):
                        color="black", zorder=3, label="paper (2.0B tokens, V=10k)" if i == 0 else None)
     ax.set_xticks(x, [labels[b] for b in BENCH])
     plotting.label(ax, f"{S['corpus']}, V = {V:,}, d = {S['d']}", "benchmark", "accuracy / Spearman ρ")
-axes[0].legend(fontsize=7, loc="upper left")
+handles, labs = axes[0].get_legend_handles_labels()
+fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 
 # %% [markdown]
 # **Figure 21.1** — The benchmark table as grouped bars: analogy accuracy (two protocols) and Spearman ρ

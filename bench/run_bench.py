@@ -1,0 +1,108 @@
+"""Wall-time benchmark: from the compressed corpus file to word embeddings, closed form vs gensim.
+
+    python bench/run_bench.py                       # enwiki2015_17m, V = 10,000, d = 200, 2 threads
+    python bench/run_bench.py --corpus enwiki2015_1m7 --V 1000 --d 50   # a quick try
+
+Stages are timed separately with *cold caches*: the run points ``QWEM_CACHE_DIR`` at a fresh temporary
+folder, so the corpus is decompressed and tokenised, the co-occurrences counted and gensim's input file
+written inside the timed region. Results go to ``bench/results/<corpus>-V<V>-d<d>.json`` and a Markdown
+table is printed (copy it into ``bench/README.md``). The machine's load average is recorded at the start
+and the end: other processes sharing the cores slow every stage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default="enwiki2015_17m")
+    ap.add_argument("--V", type=int, default=10_000)
+    ap.add_argument("--d", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-k5", action="store_true", help="skip the gensim k = 5 run")
+    args = ap.parse_args()
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    cache = tempfile.mkdtemp(prefix="qwem-bench-cache-")
+    os.environ["QWEM_CACHE_DIR"] = cache  # cold caches: nothing computed before counts
+    sys.path.insert(0, str(ROOT))
+
+    import numpy as np
+
+    import qwem_lib as q
+
+    res: dict = dict(corpus=args.corpus, V=args.V, d=args.d, threads=args.threads, cache_dir=cache,
+                     loadavg_start=os.getloadavg(), cpu_count=os.cpu_count(), python=platform.python_version(),
+                     machine=platform.platform())
+    stages: dict[str, float] = {}
+
+    def timed(name, fn):
+        t0 = time.perf_counter()
+        out = fn()
+        stages[name] = time.perf_counter() - t0
+        print(f"  {name:<34s} {stages[name]:7.1f} s", flush=True)
+        return out
+
+    print(f"benchmark: {args.corpus}, V={args.V:,}, d={args.d}, {args.threads} threads, cache {cache}")
+    corpus = timed("read + tokenise (xz -> ids)", lambda: q.load_corpus(args.corpus))
+    res["tokens"] = corpus.n_tokens
+    # (i) closed form
+    words, P, pu = timed("svd: count co-occurrences", lambda: q.cooccurrence(corpus, args.V, use_cache=False))
+    M = timed("svd: build M* (float32)", lambda: q.mstar_from_stats(P, pu, dtype=np.float32))
+    del P
+    W, lam = timed("svd: top-d eigenpairs (block Krylov)", lambda: q.embeddings_from_matrix(M, args.d))
+    del M
+    res["svd_mstar_analogy"] = q.analogy_accuracy(words, W)
+    # (ii) gensim
+    timed("w2v: write restricted corpus file", lambda: q.w2v_corpus_file(corpus, args.V))
+    ks = (1,) if args.skip_k5 else (1, 5)
+    for k in ks:
+        w, Wk, info = timed(f"w2v: train gensim k={k} (5 epochs)",
+                            lambda: q.train_word2vec(corpus, args.V, args.d, negative=k, workers=args.threads))
+        res[f"w2v_k{k}_analogy"] = q.analogy_accuracy(w, Wk)
+    res["stages_s"] = stages
+    res["loadavg_end"] = os.getloadavg()
+    t_svd = stages["read + tokenise (xz -> ids)"] + sum(v for s, v in stages.items() if s.startswith("svd:"))
+    t_pre = stages["read + tokenise (xz -> ids)"] + stages["w2v: write restricted corpus file"]
+    res["total_svd_s"] = t_svd
+    for k in ks:
+        res[f"total_w2v_k{k}_s"] = t_pre + stages[f"w2v: train gensim k={k} (5 epochs)"]
+        res[f"speedup_vs_k{k}"] = res[f"total_w2v_k{k}_s"] / t_svd
+
+    out = ROOT / "bench" / "results" / f"{args.corpus}-V{args.V}-d{args.d}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1) + "\n")
+
+    print("\n| pipeline | stage | wall time (s) |\n|---|---|---|")
+    for s, v in stages.items():
+        print(f"| {'closed form' if s.startswith(('svd', 'read')) else 'gensim'} | {s} | {v:.1f} |")
+    print("\n| method | total wall time, xz file -> embeddings (s) | analogy accuracy (authors' protocol) |"
+          "\n|---|---|---|")
+    a, n = res["svd_mstar_analogy"]
+    print(f"| svd(M*) | {t_svd:.1f} | {100 * a:.1f}% (n={n:,}) |")
+    for k in ks:
+        a, n = res[f"w2v_k{k}_analogy"]
+        print(f"| gensim word2vec k={k} | {res[f'total_w2v_k{k}_s']:.1f} | {100 * a:.1f}% (n={n:,}) |")
+    print("\n" + ", ".join(f"gensim k={k} / svd(M*) = {res[f'speedup_vs_k{k}']:.1f}x" for k in ks))
+    print(f"load average at start {res['loadavg_start']}, at end {res['loadavg_end']} on {res['cpu_count']} CPUs")
+    print(f"results: {out}")
+    import shutil
+
+    shutil.rmtree(cache, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
