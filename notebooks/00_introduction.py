@@ -81,7 +81,7 @@
 import numpy as np
 import matplotlib.pyplot as plt
 
-from qwem_lib import Report, config, data, load_corpus, plotting
+from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
 
 plotting.use_style()
 rep = Report("00_introduction")
@@ -137,8 +137,8 @@ if "enwiki2015_17m" in corpora:
 # %%
 zc = load_corpus(P["zipf_corpus"]) if P["zipf_corpus"] not in corpora else corpora[P["zipf_corpus"]]
 rank = np.arange(1, zc.n_types + 1)
-fit = slice(9, 10_000)
-slope, intercept = np.polyfit(np.log(rank[fit]), np.log(zc.counts[fit]), 1)
+fit = slice(9, 10_000)                      # ranks 10 .. 10,000
+slope, intercept = zipf_fit(zc.counts, lo=10, hi=10_000)
 print(f"Zipf exponent alpha = {-slope:.3f} over ranks 10..10,000 of {zc.name}")
 rep.close("data.zipf_alpha", f"Zipf exponent of {zc.name} over ranks 10-10,000 is about 1",
           value=-slope, target=1.0, tol=0.15)
@@ -165,7 +165,7 @@ plt.show()
 # We recompute that count; it tests the tokeniser and the frequency ranking together.
 
 # %%
-questions = [line.lower().split() for line in data.read_lines("google_analogy") if not line.startswith(":")]
+questions = [q for _, qs in analogy_categories() for q in qs]
 documented_coverage = {2_000: 493, 5_000: 2_280, 10_000: 5_265}
 c17 = corpora.get("enwiki2015_17m") or load_corpus("enwiki2015_17m")
 for V in P["vocab_sizes"]:

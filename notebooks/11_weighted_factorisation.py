@@ -203,7 +203,7 @@ plt.show()
 # distinct minima, and the Hessian at a strict local minimum is positive definite.
 
 # %%
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 instances = []
 for inst in tqdm(range(S["n_instances"]), desc="instances"):

@@ -31,7 +31,7 @@
 # %%
 import numpy as np
 import matplotlib.pyplot as plt
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting

@@ -30,7 +30,7 @@
 import time
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 import qwem_lib as q
 from qwem_lib import config, plotting

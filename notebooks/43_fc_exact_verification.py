@@ -27,7 +27,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from qwem_lib import Report, config, plotting
 from qwem_lib.fc import collapse_ratio, concept_means, simplex_angle, zipf_mu

@@ -189,7 +189,7 @@ def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, m
     Raises ``FloatingPointError`` if W becomes non-finite (step too large).
     """
     import torch
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     dev = device if device is not None else config.device()
     dtype = dtype if dtype is not None else torch.float64

@@ -406,7 +406,7 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
 
 
 def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> FCResult:
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task

@@ -517,7 +517,7 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
     converged = False
     it = range(max_steps + 1)
     if progress:
-        from tqdm.auto import tqdm
+        from tqdm import tqdm
 
         it = tqdm(it, desc="gradient descent", mininterval=1.0)
     # Tiny matrices: one CPU thread is several times faster than two (thread hand-off dominates).

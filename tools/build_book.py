@@ -79,7 +79,7 @@ def main() -> int:
     ap.add_argument("--no-report", action="store_true", help="do not regenerate the reproduction report")
     args = ap.parse_args()
 
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     from qwem_lib import config, report
 
