@@ -508,14 +508,16 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
                             tolerance_change=1e-16, line_search_fn="strong_wolfe")
     state = {"n": 0}
 
-    def closure():
-        opt.zero_grad()
-        f = risk(W, U)
-        f.backward()
-        state["n"] += 1
-        return f
+    def closure_for(optimiser):
+        def closure():
+            optimiser.zero_grad()
+            f = risk(W, U)
+            f.backward()
+            state["n"] += 1
+            return f
+        return closure
 
-    opt.step(closure)
+    opt.step(closure_for(opt))
 
     def grad_norm() -> tuple[float, float]:
         for p in (W, U):
@@ -533,15 +535,7 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
     if polish_iter > 0 and g1 > tol:
         opt2 = torch.optim.LBFGS([W, U], lr=1.0, max_iter=polish_iter, history_size=50,
                                  tolerance_grad=tol, tolerance_change=0.0)
-
-        def closure2():
-            opt2.zero_grad()
-            f = risk(W, U)
-            f.backward()
-            state["n"] += 1
-            return f
-
-        opt2.step(closure2)
+        opt2.step(closure_for(opt2))
         f2, g2 = grad_norm()
         if not (math.isfinite(f2) and g2 < g1 and f2 <= f1 + 1e-13 * max(1.0, abs(f1))):
             with torch.no_grad():
