@@ -56,9 +56,36 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
                 elif out.get("output_type") == "stream" and out.get("name") == "stderr" and \
                         "Traceback (most recent call last)" in out.get("text", ""):
                     ok, err = False, "a traceback was printed to stderr"
+    tidy_streams(nb)
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
     jupytext.write(nb, target_for(py), fmt="ipynb")
     return ok, dt, err
+
+
+def tidy_streams(nb) -> None:
+    """Make progress-bar output readable in the saved notebook.
+
+    Consecutive stream outputs of one cell are merged, and each line keeps only the text after its last
+    carriage return (what a terminal or JupyterLab shows in the end), so a tqdm bar is one final line.
+    """
+    import nbformat
+
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for out in cell.get("outputs", []):
+            if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
+                    and merged[-1].get("name") == out.get("name")):
+                merged[-1]["text"] += out["text"]
+            else:
+                merged.append(out)
+        for out in merged:
+            if out.get("output_type") == "stream":
+                lines = out["text"].split("\n")
+                out["text"] = "\n".join(line.rsplit("\r", 1)[-1] for line in lines)
+        cell["outputs"] = [nbformat.from_dict(o) for o in merged if o.get("output_type") != "stream"
+                           or o["text"].strip()]
 
 
 def target_for(py: Path) -> Path:
@@ -77,7 +104,17 @@ def main() -> int:
     ap.add_argument("chapters", nargs="*", help="chapter .py files (default: all)")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
     ap.add_argument("--no-report", action="store_true", help="do not regenerate the reproduction report")
+    ap.add_argument("--tidy-only", action="store_true",
+                    help="only tidy the stream outputs of the existing .ipynb files (no execution)")
     args = ap.parse_args()
+    if args.tidy_only:
+        import nbformat
+
+        for py in chapters(args.chapters):
+            nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
+            tidy_streams(nb)
+            nbformat.write(nb, py.with_suffix(".ipynb"))
+        return 0
 
     from tqdm import tqdm
 
