@@ -4,9 +4,20 @@ A chapter opens a :class:`Report` and checks each claim through it::
 
     rep = Report("10_word2vec_to_qwem")
     rep.close("qwem.thm1.const", "L(W) - (g/4)||WW^T - M*||^2 is constant in W",
-              value=spread, target=0.0, tol=1e-10)
+              value=spread, target=0.0, tol=1e-10, kind="finding")
 
-Each check writes one record (id, chapter, statement, paper value, this book's value, tolerance,
+Every claim says what kind of evidence it is (:data:`KINDS`):
+
+* ``finding`` — could come out otherwise if the paper or the mathematics were wrong: a theorem checked
+  on data it was not built from, a reproduced experiment, a measured ordering;
+* ``consistency`` — an identity, an invariant or a self-check of the implementation (true by
+  construction when the code is right; it guards the code, not the paper);
+* ``record`` — the book's own measured value pinned to catch drift (not evidence about the paper).
+
+The report and the README count findings separately; "182 claims pass" would sell self-checks as
+evidence.
+
+Each check writes one record (id, chapter, kind, statement, paper value, this book's value, tolerance,
 pass/fail, preset, device) to ``<records dir>/<chapter>.json`` at once, and raises ``AssertionError``
 when the claim fails, so nbval fails with it. ``python -m qwem_lib.report`` (run by ``make book``)
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
@@ -28,8 +39,14 @@ from typing import Any, Sequence
 
 from . import config
 
-KEYS: tuple[str, ...] = ("id", "chapter", "statement", "paper", "value", "tolerance", "passed",
+KEYS: tuple[str, ...] = ("id", "chapter", "kind", "statement", "paper", "value", "tolerance", "passed",
                          "preset", "device")
+
+KINDS: tuple[str, ...] = ("finding", "consistency", "record")
+"""The kinds of evidence a claim can be; see the module docstring."""
+
+KIND_TITLES: dict[str, str] = {"finding": "findings", "consistency": "consistency checks",
+                               "record": "pinned records"}
 
 
 def records_dir() -> Path:
@@ -82,6 +99,7 @@ def _plain(x: Any) -> Any:
 class Claim:
     id: str
     chapter: str
+    kind: str
     statement: str
     paper: Any
     value: Any
@@ -105,24 +123,30 @@ class Report:
             print(f"{chapter}: {config.describe()}")
 
     # -- the generic check -------------------------------------------------------------------
-    def check(self, id: str, statement: str, *, value: Any, passed: bool, tolerance: Any = None,
-              paper: Any = None) -> Claim:
-        """Record a claim whose pass/fail the caller computed, and assert it."""
+    def check(self, id: str, statement: str, *, value: Any, passed: bool, kind: str,
+              tolerance: Any = None, paper: Any = None) -> Claim:
+        """Record a claim whose pass/fail the caller computed, and assert it.
+
+        ``kind`` is one of :data:`KINDS` and is required: the author of a claim says whether it is a
+        finding, a consistency check or a pinned record.
+        """
+        if kind not in KINDS:
+            raise ValueError(f"claim {id!r}: kind must be one of {KINDS}, got {kind!r}")
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim id {id!r} recorded twice in {self.chapter}")
-        claim = Claim(id=id, chapter=self.chapter, statement=statement, paper=_plain(paper),
+        claim = Claim(id=id, chapter=self.chapter, kind=kind, statement=statement, paper=_plain(paper),
                       value=_plain(value), tolerance=_plain(tolerance), passed=bool(passed),
                       preset=config.preset(), device=config.device_name())
         self.claims.append(claim)
         self._write()
         mark = "PASS" if claim.passed else "FAIL"
-        print(f"[{mark}] {id}: {statement} | value={claim.value!r} tol={claim.tolerance!r}"
+        print(f"[{mark}] ({kind}) {id}: {statement} | value={claim.value!r} tol={claim.tolerance!r}"
               + (f" paper={claim.paper!r}" if paper is not None else ""))
         assert claim.passed, f"claim {id} failed: {statement} (value={value!r}, tolerance={tolerance!r})"
         return claim
 
     # -- convenient shapes of claims --------------------------------------------------------
-    def close(self, id: str, statement: str, *, value: float, target: float, tol: float,
+    def close(self, id: str, statement: str, *, value: float, target: float, tol: float, kind: str,
               rel: bool = False, paper: Any = None) -> Claim:
         """|value - target| <= tol (or <= tol*|target| when ``rel``)."""
         bound = tol * abs(target) if rel else tol
@@ -135,32 +159,52 @@ class Report:
         else:
             tol_text = f"within ±{tol:g} of {target:.10g}"
         shown = int(value) if isinstance(value, numbers.Integral) else float(value)
-        return self.check(id, statement, value=shown, passed=ok, tolerance=tol_text, paper=paper)
+        return self.check(id, statement, value=shown, passed=ok, kind=kind, tolerance=tol_text, paper=paper)
 
-    def below(self, id: str, statement: str, *, value: float, bound: float, paper: Any = None) -> Claim:
+    def below(self, id: str, statement: str, *, value: float, bound: float, kind: str,
+              paper: Any = None) -> Claim:
         """value < bound."""
         v = float(value)
-        return self.check(id, statement, value=v, passed=math.isfinite(v) and v < bound,
+        return self.check(id, statement, value=v, passed=math.isfinite(v) and v < bound, kind=kind,
                           tolerance=f"< {bound:g}", paper=paper)
 
-    def above(self, id: str, statement: str, *, value: float, bound: float, paper: Any = None) -> Claim:
+    def above(self, id: str, statement: str, *, value: float, bound: float, kind: str,
+              paper: Any = None) -> Claim:
         """value > bound."""
         v = float(value)
-        return self.check(id, statement, value=v, passed=math.isfinite(v) and v > bound,
+        return self.check(id, statement, value=v, passed=math.isfinite(v) and v > bound, kind=kind,
                           tolerance=f"> {bound:g}", paper=paper)
 
     def ordered(self, id: str, statement: str, *, names: Sequence[str], values: Sequence[float],
-                paper: Any = None) -> Claim:
+                kind: str, paper: Any = None) -> Claim:
         """values, listed in the claimed order, are strictly decreasing."""
         vals = [float(v) for v in values]
         ok = all(a > b for a, b in zip(vals, vals[1:]))
-        return self.check(id, statement, value=dict(zip(names, vals)), passed=ok,
+        return self.check(id, statement, value=dict(zip(names, vals)), passed=ok, kind=kind,
                           tolerance="strictly decreasing in the order given", paper=paper)
 
     def _write(self) -> None:
         tmp = self.path.with_suffix(".json.tmp")
         tmp.write_text(json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
         tmp.replace(self.path)
+
+
+def prose(text: str) -> None:
+    """Show Markdown computed by a cell, so that numbers in a chapter's prose come from the computation.
+
+    In a notebook it renders as Markdown; elsewhere it prints the text. Use it for any sentence that quotes
+    a measured number: ``prose(f"The top eigenvalue is {lam[0]:.3f}.")``.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.display import Markdown, display
+
+        if get_ipython() is not None:
+            display(Markdown(text))
+            return
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        pass
+    print(text)
 
 
 # -- aggregation ---------------------------------------------------------------------------
@@ -174,6 +218,8 @@ def load_records(directory: Path | None = None) -> list[dict[str, Any]]:
             missing = [k for k in KEYS if k not in r]
             if missing:
                 raise ValueError(f"{f}: record {r.get('id')!r} lacks keys {missing}")
+            if r["kind"] not in KINDS:
+                raise ValueError(f"{f}: record {r['id']!r} has kind {r['kind']!r}, not one of {KINDS}")
         out.extend(rows)
     return out
 
@@ -190,8 +236,21 @@ def _fmt(v: Any) -> str:
     return str(v).replace("|", "\\|")
 
 
+def tally(claims: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """(passed, total) for each kind, in the order of :data:`KINDS`."""
+    return {k: (sum(bool(c["passed"]) for c in claims if c["kind"] == k),
+                sum(1 for c in claims if c["kind"] == k)) for k in KINDS}
+
+
+def headline(claims: list[dict[str, Any]]) -> str:
+    """One sentence that counts findings apart from self-checks and records, e.g. for the README."""
+    t = tally(claims)
+    (fp, fn), (cp, cn), (rp, rn) = t["finding"], t["consistency"], t["record"]
+    return (f"{fp} of {fn} findings pass; so do {cp} of {cn} consistency checks and "
+            f"{rp} of {rn} pinned records ({sum(x for x, _ in t.values())} of {len(claims)} claims in all).")
+
+
 def render_markdown(claims: list[dict[str, Any]]) -> str:
-    n_pass = sum(bool(c["passed"]) for c in claims)
     lines = [
         "# Reproduction report",
         "",
@@ -200,18 +259,32 @@ def render_markdown(claims: list[dict[str, Any]]) -> str:
         "fails the notebook and the tests). *Paper* is the number the paper reports, where it reports one;",
         "*book* is this book's value under the preset named. Regenerate with `make book`.",
         "",
-        f"**{n_pass} of {len(claims)} claims pass.**",
+        "Each claim has a *kind*: a **finding** could come out otherwise if the paper or the mathematics",
+        "were wrong (a theorem checked on data it was not built from, a reproduced experiment, a measured",
+        "ordering); a **consistency** check is an identity or a self-check of the implementation; a",
+        "**record** pins one of the book's own measurements to catch drift. Only findings are evidence",
+        "about the papers.",
         "",
+        f"**{headline(claims)}**",
+        "",
+        "| chapter | findings | consistency | records |",
+        "|---|---|---|---|",
     ]
-    chapter = None
-    for c in claims:
-        if c["chapter"] != chapter:
-            chapter = c["chapter"]
-            lines += ["", f"## {chapter}", "",
-                      "| id | claim | paper | book | tolerance | pass | preset / device |",
-                      "|---|---|---|---|---|---|---|"]
-        lines.append(f"| `{c['id']}` | {_fmt(c['statement'])} | {_fmt(c['paper'])} | {_fmt(c['value'])} | "
-                     f"{_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | {c['preset']} / {c['device']} |")
+    chapters = list(dict.fromkeys(c["chapter"] for c in claims))
+    for ch in chapters:
+        t = tally([c for c in claims if c["chapter"] == ch])
+        lines.append(f"| [{ch}](#{ch}) | " + " | ".join(
+            f"{p}/{n}" for p, n in (t[k] for k in KINDS)) + " |")
+    for ch in chapters:
+        lines += ["", f"## {ch}", "",
+                  "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for c in claims:
+            if c["chapter"] != ch:
+                continue
+            lines.append(f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
+                         f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
+                         f"{c['preset']} / {c['device']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -232,4 +305,4 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
 
 if __name__ == "__main__":  # pragma: no cover - exercised by make book
     cs = aggregate()
-    print(f"{sum(c['passed'] for c in cs)} of {len(cs)} claims pass; wrote {report_root()}/REPRODUCTION.md")
+    print(f"{headline(cs)} Wrote {report_root()}/REPRODUCTION.md")

@@ -15,7 +15,7 @@ def records(monkeypatch, tmp_path):
 
 def test_close_records_and_passes(records):
     rep = Report("99_test", quiet=True)
-    c = rep.close("t.one", "one is about one", value=1.0 + 1e-9, target=1.0, tol=1e-6, paper=1.0)
+    c = rep.close("t.one", "one is about one", value=1.0 + 1e-9, target=1.0, tol=1e-6, paper=1.0, kind="finding")
     assert c.passed
     rows = json.loads((records / "99_test.json").read_text())
     assert [r["id"] for r in rows] == ["t.one"]
@@ -26,33 +26,33 @@ def test_close_records_and_passes(records):
 def test_failed_claim_is_recorded_then_raises(records):
     rep = Report("99_test", quiet=True)
     with pytest.raises(AssertionError, match="t.bad"):
-        rep.close("t.bad", "two is one", value=2.0, target=1.0, tol=0.5)
+        rep.close("t.bad", "two is one", value=2.0, target=1.0, tol=0.5, kind="finding")
     rows = json.loads((records / "99_test.json").read_text())
     assert rows[0]["passed"] is False
 
 
 def test_relative_tolerance_and_bounds(records):
     rep = Report("99_test", quiet=True)
-    rep.close("t.rel", "rel", value=101.0, target=100.0, tol=0.02, rel=True)
+    rep.close("t.rel", "rel", value=101.0, target=100.0, tol=0.02, rel=True, kind="finding")
     with pytest.raises(AssertionError):
-        rep.close("t.rel2", "rel", value=103.0, target=100.0, tol=0.02, rel=True)
-    rep.below("t.below", "small", value=1e-12, bound=1e-10)
+        rep.close("t.rel2", "rel", value=103.0, target=100.0, tol=0.02, rel=True, kind="finding")
+    rep.below("t.below", "small", value=1e-12, bound=1e-10, kind="consistency")
     with pytest.raises(AssertionError):
-        rep.above("t.above", "big", value=float("nan"), bound=0.0)
-    rep.ordered("t.ord", "ordered", names=["a", "b", "c"], values=[3, 2, 1])
+        rep.above("t.above", "big", value=float("nan"), bound=0.0, kind="record")
+    rep.ordered("t.ord", "ordered", names=["a", "b", "c"], values=[3, 2, 1], kind="finding")
     with pytest.raises(AssertionError):
-        rep.ordered("t.ord2", "ordered", names=["a", "b"], values=[1, 2])
+        rep.ordered("t.ord2", "ordered", names=["a", "b"], values=[1, 2], kind="finding")
 
 
 def test_duplicate_ids_rejected(records):
     rep = Report("99_test", quiet=True)
-    rep.below("t.x", "x", value=0, bound=1)
+    rep.below("t.x", "x", value=0, bound=1, kind="consistency")
     with pytest.raises(ValueError, match="twice"):
-        rep.below("t.x", "x", value=0, bound=1)
+        rep.below("t.x", "x", value=0, bound=1, kind="consistency")
 
 
 def test_new_report_clears_old_records(records):
-    Report("99_test", quiet=True).below("t.x", "x", value=0, bound=1)
+    Report("99_test", quiet=True).below("t.x", "x", value=0, bound=1, kind="consistency")
     Report("99_test", quiet=True)
     assert json.loads((records / "99_test.json").read_text()) == []
 
@@ -61,25 +61,26 @@ def test_numpy_values_are_serialised(records):
     import numpy as np
 
     rep = Report("99_test", quiet=True)
-    rep.check("t.np", "numpy", value=np.array([1.5, 2.5]), passed=np.bool_(True))
+    rep.check("t.np", "numpy", value=np.array([1.5, 2.5]), passed=np.bool_(True), kind="record")
     rows = json.loads((records / "99_test.json").read_text())
     assert rows[0]["value"] == [1.5, 2.5]
 
 
 def test_aggregate_writes_json_and_markdown(records, tmp_path):
-    Report("98_a", quiet=True).close("a.x", "x", value=1, target=1, tol=0)
-    Report("99_b", quiet=True).close("b.y", "y | with bar", value=2, target=2, tol=0, paper=2.1)
+    Report("98_a", quiet=True).close("a.x", "x", value=1, target=1, tol=0, kind="consistency")
+    Report("99_b", quiet=True).close("b.y", "y | with bar", value=2, target=2, tol=0, paper=2.1, kind="finding")
     claims = report.aggregate(records, tmp_path / "out")
     assert [c["id"] for c in claims] == ["a.x", "b.y"]
     data = json.loads((tmp_path / "out" / "reproduction" / "claims.json").read_text())
     assert all(set(d) == set(KEYS) for d in data) and all(d["passed"] for d in data)
     md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
-    assert "2 of 2 claims pass" in md and "## 99_b" in md and "\\|" in md
+    assert "1 of 1 findings pass; so do 1 of 1 consistency checks and 0 of 0 pinned records" in md
+    assert "## 99_b" in md and "\\|" in md and "| `b.y` | finding |" in md
 
 
 def test_aggregate_rejects_ids_shared_between_chapters(records, tmp_path):
-    Report("98_a", quiet=True).below("same.id", "x", value=0, bound=1)
-    Report("99_b", quiet=True).below("same.id", "x", value=0, bound=1)
+    Report("98_a", quiet=True).below("same.id", "x", value=0, bound=1, kind="consistency")
+    Report("99_b", quiet=True).below("same.id", "x", value=0, bound=1, kind="consistency")
     with pytest.raises(ValueError, match="more than one chapter"):
         report.aggregate(records, tmp_path)
 
@@ -100,3 +101,40 @@ def test_only_book_preset_writes_committed_records(monkeypatch, tmp_path):
     monkeypatch.setenv("QWEM_PRESET", "smoke")
     assert report.records_dir() == tmp_path / "records-smoke"
     assert report.report_root() == tmp_path / "report-smoke"
+
+
+def test_kind_is_required_and_validated(records):
+    rep = Report("99_test", quiet=True)
+    with pytest.raises(TypeError):
+        rep.below("t.nokind", "x", value=0, bound=1)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="kind must be one of"):
+        rep.below("t.badkind", "x", value=0, bound=1, kind="evidence")
+    assert json.loads((records / "99_test.json").read_text()) == []
+
+
+def test_records_without_kind_are_refused(records, tmp_path):
+    records.mkdir(parents=True, exist_ok=True)
+    row = {k: None for k in KEYS if k != "kind"} | {"id": "old.claim", "chapter": "97_old", "passed": True}
+    (records / "97_old.json").write_text(json.dumps([row]))
+    with pytest.raises(ValueError, match="lacks keys"):
+        report.load_records(records)
+    (records / "97_old.json").write_text(json.dumps([row | {"kind": "proof"}]))
+    with pytest.raises(ValueError, match="has kind"):
+        report.load_records(records)
+
+
+def test_headline_counts_kinds_separately(records, tmp_path):
+    rep = Report("99_b", quiet=True)
+    rep.below("f.1", "x", value=0, bound=1, kind="finding")
+    rep.below("c.1", "x", value=0, bound=1, kind="consistency")
+    rep.below("c.2", "x", value=0, bound=1, kind="consistency")
+    with pytest.raises(AssertionError):
+        rep.below("f.2", "fails", value=2, bound=1, kind="finding")
+    claims = report.load_records(records)
+    assert report.tally(claims) == {"finding": (1, 2), "consistency": (2, 2), "record": (0, 0)}
+    assert report.headline(claims).startswith("1 of 2 findings pass")
+
+
+def test_prose_prints_outside_a_notebook(capsys):
+    report.prose("The value is 3.")
+    assert capsys.readouterr().out.strip() == "The value is 3."
