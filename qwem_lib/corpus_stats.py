@@ -2,10 +2,17 @@
 
 The protocol is that of the QWEM authors' public code (see ``shared/reference/authors-protocols.md``):
 
-* the corpus is restricted to its top-``V`` words (ids ``< V``, since ids are frequency ranks);
-  by default out-of-vocabulary tokens are *dropped* before windowing (``oov="drop"``, as in the
-  authors' code and as gensim does with words outside its vocabulary); ``oov="skip"`` keeps them as
-  window slots and only discards pairs that involve one;
+* the out-of-vocabulary rule (ids are frequency ranks, so "in the top ``n``" means ``id < n``):
+
+  - ``oov="authors"`` (the default): the authors' rule. Every token outside the top
+    ``stream_vocab`` = 20,000 words is removed before windowing (their corpus file keeps only those
+    words), pairs are counted on that stream, and the ``V x V`` block is cut afterwards: words ranked
+    between ``V`` and 20,000 keep their window slots but form no counted pair;
+  - ``oov="drop"``: every token outside the top ``V`` is removed before windowing, so windows close
+    over the gaps (what gensim does with words outside its vocabulary; at ``V = 2,000`` a quarter of
+    the tokens go and the windows stretch accordingly);
+  - ``oov="skip"``: nothing is removed; out-of-vocabulary tokens keep their slots and only the pairs
+    that involve one are discarded;
 * a centre word and the word ``j`` positions away (``1 <= j <= window``) form a pair of weight
   ``window + 1 - j`` (linear weights; ``weighting="flat"`` gives weight 1), counted in both directions,
   so the count matrix is symmetric;
@@ -30,10 +37,13 @@ from . import config
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
-           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus"]
+           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB"]
 
 Weighting = Literal["linear", "flat"]
-OOVRule = Literal["drop", "skip"]
+OOVRule = Literal["authors", "drop", "skip"]
+
+STREAM_VOCAB = 20_000
+"""The authors' corpus file keeps the top 20,000 words of enwiki (``oov="authors"``)."""
 TargetKind = Literal["mstar", "pmi", "ppmi"]
 
 PMI_EPS = 1e-25
@@ -59,13 +69,26 @@ def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
     raise ValueError(f"weighting must be 'linear' or 'flat', got {weighting!r}")
 
 
+def _check_oov(oov: str, stream_vocab: int) -> None:
+    if oov not in ("authors", "drop", "skip"):
+        raise ValueError(f"oov must be 'authors', 'drop' or 'skip', got {oov!r}")
+    if not isinstance(stream_vocab, (int, np.integer)) or isinstance(stream_vocab, bool) or stream_vocab < 1:
+        raise ValueError(f"stream_vocab must be a positive integer, got {stream_vocab!r}")
+
+
+def _oov_tag(oov: str, stream_vocab: int) -> str:
+    """The part of a cache key that names the out-of-vocabulary rule."""
+    return f"authors{int(stream_vocab)}" if oov == "authors" else oov
+
+
 def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                        oov: OOVRule = "drop") -> np.ndarray:
+                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB) -> np.ndarray:
     """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
 
-    ``C[a, b] = sum_j w_j (#{t : ids[t] = a, ids[t+j] = b} + #{t : ids[t] = b, ids[t+j] = a})`` with
-    ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``). The counts are exact integers held in int64
-    while they accumulate. Peak memory is about two ``V x V`` int64 arrays.
+    After the out-of-vocabulary rule has made the stream (see the module docstring),
+    ``C[a, b] = sum_j w_j (#{t : s[t] = a, s[t+j] = b} + #{t : s[t] = b, s[t+j] = a})`` over the stream
+    ``s`` with ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``), for ``a, b < V``. The counts are
+    exact integers held in int64 while they accumulate. Peak memory is about two ``V x V`` int64 arrays.
     """
     ids = np.asarray(ids)
     if ids.ndim != 1:
@@ -75,16 +98,17 @@ def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting:
     if ids.size and ids.min() < 0:
         raise ValueError("token ids must be non-negative frequency ranks")
     w = _offset_weights(window, weighting)
+    _check_oov(oov, stream_vocab)
+    if oov == "authors" and stream_vocab > V:
+        ids = ids[ids < stream_vocab]  # the authors' corpus file: only the top stream_vocab words remain
     inv = ids < V
-    if oov == "drop":
+    if oov == "drop" or (oov == "authors" and stream_vocab <= V):
         stream = ids[inv].astype(np.int64)
         keep = None
-    elif oov == "skip":
+    else:  # "skip", or "authors" with words ranked V..stream_vocab keeping their slots
         stream = np.where(inv, ids, 0).astype(np.int64)
         keep = inv
-    else:
-        raise ValueError(f"oov must be 'drop' or 'skip', got {oov!r}")
-    if stream.size < 2:
+    if int(inv.sum()) < 2:
         raise DataError(f"fewer than two in-vocabulary tokens (V={V}); nothing to count")
     S = np.zeros(V * V, dtype=np.int64)
     for j, wj in enumerate(w, start=1):
@@ -105,7 +129,8 @@ def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting:
     return C.astype(np.float64)
 
 
-def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str) -> Path | None:
+def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str,
+                     stream_vocab: int = STREAM_VOCAB) -> Path | None:
     """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
     try:
         from .data import _cache_key
@@ -116,13 +141,16 @@ def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: s
     # guard against a Corpus object that reuses a registered name with other ids
     probe = hashlib.sha256(np.ascontiguousarray(corpus.ids[:4096]).tobytes()).hexdigest()[:8]
     return (config.cache_dir() / "cooc" /
-            f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{oov}-v1.npz")
+            f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz")
 
 
 def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                 oov: OOVRule = "drop", use_cache: bool = True,
+                 oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB, use_cache: bool = True,
                  dtype: type = np.float64) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
+
+    ``oov`` and ``stream_vocab`` choose the out-of-vocabulary rule (default: the authors', see the module
+    docstring).
 
     ``words[i]`` is the ``i``-th most frequent word; ``P_joint`` (``V x V``, symmetric, sums to one) are the
     weighted windowed co-occurrence probabilities; ``P_unigram`` (``V``, sums to one) the renormalised
@@ -138,12 +166,14 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
     words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
     _offset_weights(window, weighting)
-    path = _cooc_cache_path(c, int(V), int(window), weighting, oov) if use_cache else None
+    _check_oov(oov, stream_vocab)
+    path = _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
     if path is not None and path.exists():
         with np.load(path) as z:
             counts = z["counts"]
     else:
-        counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov)
+        counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov,
+                                     stream_vocab=stream_vocab)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + ".part.npz")

@@ -22,7 +22,7 @@ from typing import Literal, Sequence
 import numpy as np
 
 from . import config
-from .corpus_stats import TargetKind, cooccurrence, resolve_corpus, target_from_stats
+from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence, resolve_corpus, target_from_stats
 from .data import Corpus
 
 __all__ = ["top_eigenpairs", "embeddings_from_matrix", "spectral_embeddings", "count_nonnegative",
@@ -130,12 +130,14 @@ def embeddings_from_matrix(M: np.ndarray, d: int, *, method: Method = "auto",
 
 def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind = "mstar",
                         window: int = 16, *, method: Method = "auto", dtype=np.float32,
+                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
                         use_cache: bool = True) -> tuple[list[str], np.ndarray]:
     """svd(target) embeddings of the top-``V`` words of a corpus: ``(words, W)`` with ``W`` of shape (V, d).
 
     ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
-    (:func:`qwem_lib.corpus_stats.cooccurrence`). Results for registered corpora are cached by
-    (corpus, V, d, target, window, method, dtype).
+    (:func:`qwem_lib.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
+    rule, the authors' by default). Results for registered corpora are cached by
+    (corpus, V, d, target, window, oov rule, method, dtype).
     """
     c = resolve_corpus(corpus)
     if not isinstance(d, (int, np.integer)) or d < 1:
@@ -144,7 +146,7 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
         raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
     from .corpus_stats import _cooc_cache_path
 
-    cpath = _cooc_cache_path(c, int(V), int(window), "linear", "drop") if use_cache else None
+    cpath = _cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
     path = None
     if cpath is not None:
         path = cpath.parent.parent / "spectral" / (
@@ -152,7 +154,7 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
         if path.exists():
             with np.load(path) as z:
                 return c.vocab(int(V)), z["W"]
-    words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
+    words, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache)
     M = target_from_stats(P, pu, target, dtype=dtype)
     del P
     W, _ = embeddings_from_matrix(M, d, method=method)

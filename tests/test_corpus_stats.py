@@ -9,10 +9,12 @@ from qwem_lib import corpus_stats as cs
 from qwem_lib.data import Corpus, DataError
 
 
-def brute_counts(ids, V, window, weighting="linear", oov="drop"):
+def brute_counts(ids, V, window, weighting="linear", oov="drop", stream_vocab=20_000):
     ids = list(ids)
     if oov == "drop":
         ids = [t for t in ids if t < V]
+    elif oov == "authors":
+        ids = [t for t in ids if t < stream_vocab]
     C = np.zeros((V, V))
     for t in range(len(ids)):
         for j in range(1, window + 1):
@@ -42,7 +44,7 @@ def toy_corpus(n=600, types=12, seed=0) -> Corpus:
 
 
 @pytest.mark.parametrize("weighting", ["linear", "flat"])
-@pytest.mark.parametrize("oov", ["drop", "skip"])
+@pytest.mark.parametrize("oov", ["drop", "skip", "authors"])
 @pytest.mark.parametrize("window", [1, 3, 16])
 def test_counts_match_brute_force(weighting, oov, window):
     ids = np.random.default_rng(1).integers(0, 9, size=300).astype(np.int32)
@@ -120,3 +122,33 @@ def test_zipf_fit_recovers_exponent():
     counts = 1e6 / np.arange(1, 5001) ** 1.1
     slope, _ = cs.zipf_fit(counts, 1, 5000)
     assert abs(slope + 1.1) < 1e-9
+
+
+def test_authors_rule_keeps_slots_of_words_ranked_between_V_and_stream_vocab():
+    # ids 0, 1 in vocabulary (V = 2); 2 is in the authors' stream (stream_vocab = 3) and keeps its slot;
+    # 5 is outside the stream and is removed before windowing
+    ids = np.array([0, 2, 1, 5, 0])
+    got = cs.cooccurrence_counts(ids, 2, 2, weighting="flat", oov="authors", stream_vocab=3)
+    # stream 0 2 1 0 -> pairs within distance 2 among ids < 2: (0,1) at distance 2, (1,0) at distance 1
+    np.testing.assert_array_equal(got, [[0, 2], [2, 0]])
+    np.testing.assert_array_equal(got, brute_counts(ids, 2, 2, "flat", "authors", stream_vocab=3))
+    # with stream_vocab <= V the rule is "drop"
+    np.testing.assert_array_equal(cs.cooccurrence_counts(ids, 2, 2, oov="authors", stream_vocab=2),
+                                  cs.cooccurrence_counts(ids, 2, 2, oov="drop"))
+
+
+def test_authors_rule_is_the_default_and_sits_between_drop_and_skip():
+    ids = toy_corpus(n=3000, types=30, seed=3).ids
+    default = cs.cooccurrence_counts(ids, 8, 4)
+    np.testing.assert_array_equal(default, cs.cooccurrence_counts(ids, 8, 4, oov="authors", stream_vocab=20_000))
+    # with every type inside the authors' stream, nothing is removed: the same as "skip"
+    np.testing.assert_array_equal(default, cs.cooccurrence_counts(ids, 8, 4, oov="skip"))
+    mid = cs.cooccurrence_counts(ids, 8, 4, oov="authors", stream_vocab=15)
+    assert not np.array_equal(mid, default) and not np.array_equal(mid, cs.cooccurrence_counts(ids, 8, 4, oov="drop"))
+    np.testing.assert_array_equal(mid, brute_counts(ids, 8, 4, oov="authors", stream_vocab=15))
+
+
+@pytest.mark.parametrize("bad", [dict(oov="gaps"), dict(stream_vocab=0), dict(stream_vocab=2.5)])
+def test_bad_oov_rules_rejected(bad):
+    with pytest.raises(ValueError):
+        cs.cooccurrence_counts(np.arange(10) % 3, 3, 2, **bad)
