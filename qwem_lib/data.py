@@ -57,6 +57,9 @@ class FileSpec:
     """Name of an identical copy shipped in gensim's test data (used before any download)."""
     drop_header_lines: int = 0
     """Lines to strip from the downloaded file before its checksum is checked."""
+    content_sha256: str | None = None
+    """For ``.xz`` files: sha256 of the decompressed bytes. A file rebuilt from the public source
+    (:mod:`qwem_lib.sources`) has the same content but other compressed bytes; it is accepted by this."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,14 @@ class Dataset:
 
 
 _ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
-_NO_PUBLIC = ("This corpus is built for the book from a 2015 Wikipedia dump and has no public download; "
-              "readers without the shared folder can use the corpus 'text8' (downloaded automatically).")
+_FROM_SOURCE = ("With downloads allowed (QWEM_OFFLINE unset) it is rebuilt automatically from its public "
+                "source (400 files of github.com/jason-feng/wikiVisual at a pinned commit; see "
+                "qwem_lib/sources.py), or by hand: python -m qwem_lib.sources {name}. QWEM_SOURCE_URL may "
+                "point at a local copy of the source files (file:///…).")
+
+SHIPPED_DIR = config.REPO_ROOT / "data" / "shipped"
+"""Small datasets committed with the book (same layout as the data directory), so that the smoke preset
+runs on a fresh clone with no data folder and no network: enwiki2015_1m7 (CC BY-SA 3.0) and MEN (CC BY 2.0)."""
 
 REGISTRY: dict[str, Dataset] = {}
 
@@ -93,21 +102,28 @@ def register(ds: Dataset) -> Dataset:
 register(Dataset(
     "enwiki2015_1m7", "corpus", "English Wikipedia 2015, first 10 MB of the text8-style stream",
     (FileSpec("corpus/enwiki2015_1m7.txt.xz",
-              "8db1cf1f5fea7609917413854b07401a6d9b011e9b6a43683a4c258f20cf674a", 2_522_120),),
-    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=1_690_808))
+              "8db1cf1f5fea7609917413854b07401a6d9b011e9b6a43683a4c258f20cf674a", 2_522_120,
+              content_sha256="4795d422b66cd80021df5f66cc310facac517ffdb2b6536fdaace80f19165b9f"),),
+    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_1m7"), tokens=1_690_808))
 register(Dataset(
     "enwiki2015_17m", "corpus", "English Wikipedia 2015, text8-style, 100 MB (the text8 analogue)",
     (FileSpec("corpus/enwiki2015_17m.txt.xz",
-              "552671497f0e5b512e25a654fcf7fe4ae76ac1735c18b1b8fc1bdbf0e040f7f3", 24_505_904),),
-    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=16_941_169))
+              "552671497f0e5b512e25a654fcf7fe4ae76ac1735c18b1b8fc1bdbf0e040f7f3", 24_505_904,
+              content_sha256="a4349225df8ee8b825edec33208e3c880c30e6091e6bf7cbcc770708eb28e1f5"),),
+    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_17m"), tokens=16_941_169))
 register(Dataset(
     "enwiki2015_70m", "corpus", "English Wikipedia 2015, text8-style, all 30,539 articles (four parts)",
-    tuple(FileSpec(f"corpus/enwiki2015_full/enwiki2015_70m_{p}.txt.xz", h, s) for p, h, s in [
-        ("AA", "c7c4b4beb5272b11915897347b3b4e147774dc69f2c3aeb188ec2f91d5449320", 25_357_972),
-        ("AB", "67b666f7820ab78eae9094b1fc3a2e5caafab177712e39f6266a1934159a60f2", 25_315_388),
-        ("AC", "ac9d349a497465acfd26938302094441af59985880f10b14fb9499ca162792bd", 25_225_040),
-        ("AD", "88ac1a59e13f370c3faf44518397fd542d906ce60126ee105039746186977113", 25_435_856)]),
-    licence=_ENWIKI, how_to_get=_NO_PUBLIC, tokens=70_166_442))
+    tuple(FileSpec(f"corpus/enwiki2015_full/enwiki2015_70m_{p}.txt.xz", h, s, content_sha256=c)
+          for p, h, s, c in [
+        ("AA", "c7c4b4beb5272b11915897347b3b4e147774dc69f2c3aeb188ec2f91d5449320", 25_357_972,
+         "128f4696eedb38dfded10b25f6b1942b6e2b8592631a128b441229a1386e8a0f"),
+        ("AB", "67b666f7820ab78eae9094b1fc3a2e5caafab177712e39f6266a1934159a60f2", 25_315_388,
+         "a3146fc791d83280de2545f5cc0eb141ce5c9c2273d8d8251a5cb017e62bbb9e"),
+        ("AC", "ac9d349a497465acfd26938302094441af59985880f10b14fb9499ca162792bd", 25_225_040,
+         "52bd22bf029d35a19d733b2a4c8cfe238d6c6181d5a39079630ae0040360b38e"),
+        ("AD", "88ac1a59e13f370c3faf44518397fd542d906ce60126ee105039746186977113", 25_435_856,
+         "bc9134a41f7f96619357a6cef1507a588cb44576649e944718f19d886016281f")]),
+    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_70m"), tokens=70_166_442))
 register(Dataset(
     # The digest is that of the unzipped 100,000,000-byte file as published by others; the zip itself
     # (31,344,016 bytes) is checked by size. It could not be downloaded from the machine the book was
@@ -131,12 +147,18 @@ register(Dataset(
               drop_header_lines=1),),
     licence="CC BY 2.0"))
 register(Dataset(
+    # gensim's copy (two '#' header lines, then the same 353 pairs as EN-WS-353-ALL.txt): every machine
+    # that installs the book has it, so WordSim353 needs no download and is never shipped (it states no
+    # licence).
     "ws353", "eval", "WordSim353 (Finkelstein et al. 2002), 353 pairs, scores 0-10",
-    (FileSpec("eval/wordsim353/EN-WS-353-ALL.txt",
-              "ce12919b240af45bdf46d243601eaca2b6212b159b5e7e9b435ee7ee40c5619c", 7_405,
-              url="https://raw.githubusercontent.com/mfaruqui/eval-word-vectors/"
-                  "94b3dd9fdbac7ed08dbee7179cd5ee464acf0594/data/word-sim/EN-WS-353-ALL.txt"),),
-    licence="cite Finkelstein et al. 2002"))
+    (FileSpec("eval/wordsim353/wordsim353.tsv",
+              "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d", 7_186,
+              gensim_file="wordsim353.tsv"),),
+    licence="cite Finkelstein et al. 2002", how_to_get="`pip install gensim` ships it."))
+
+
+BUILTIN: tuple[str, ...] = tuple(REGISTRY)
+"""The datasets the book itself registers (tests may register more)."""
 
 
 # -- locating and verifying files -------------------------------------------------------------
@@ -166,7 +188,7 @@ _VERIFIED: dict[tuple[str, int, int], bool] = {}
 def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
     """Check size and checksum of one file; raise :class:`DataError` naming the problem."""
     size = path.stat().st_size
-    if spec.size is not None and size != spec.size:
+    if spec.size is not None and size != spec.size and spec.content_sha256 is None:
         raise DataError(
             f"dataset {ds.name!r}: {path} is {size:,} bytes but should be {spec.size:,} — "
             f"{'truncated or incomplete' if size < spec.size else 'not the expected file'}. "
@@ -177,12 +199,26 @@ def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
     if _VERIFIED.get(key):
         return
     digest = sha256_of(path)
+    if digest != spec.sha256 and spec.content_sha256 is not None and _content_sha256(path) == spec.content_sha256:
+        digest = spec.sha256  # rebuilt from the public source: same text, other compressed bytes
     if digest != spec.sha256:
         raise DataError(
             f"dataset {ds.name!r}: checksum mismatch for {path}\n  expected sha256 {spec.sha256}\n"
             f"  found    sha256 {digest}\nThe file is corrupt or a different version. Delete it and get it "
             f"again. {SHARED_HINT}")
     _VERIFIED[key] = True
+
+
+def _content_sha256(path: Path) -> str | None:
+    """sha256 of an ``.xz`` file's decompressed bytes (None when it cannot be decompressed)."""
+    h = hashlib.sha256()
+    try:
+        with lzma.open(path, "rb") as f:
+            while block := f.read(1 << 22):
+                h.update(block)
+    except (lzma.LZMAError, EOFError, OSError):
+        return None
+    return h.hexdigest()
 
 
 def _try_gensim_copy(spec: FileSpec, target: Path) -> bool:
@@ -236,8 +272,16 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
     paths: list[Path] = []
     for spec in ds.files:
         p = root / spec.path
+        if not p.exists() and (SHIPPED_DIR / spec.path).exists():
+            p = SHIPPED_DIR / spec.path  # committed with the book: read in place
         if not p.exists():
             got = _try_gensim_copy(spec, p)
+            if not got and allow and ds.kind == "corpus":
+                from .sources import BUILDS, build_corpus
+
+                if name in BUILDS:
+                    build_corpus(name, download=True)  # writes every part, or raises DataError
+                    got = p.exists()
             if not got and spec.url and allow:
                 try:
                     _download(spec, p)
@@ -252,6 +296,8 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
                 if spec.url:
                     how.append(f"It can also be downloaded from {spec.url}"
                                + (" (downloads are off because QWEM_OFFLINE is set)." if not allow else "."))
+                elif ds.kind == "corpus" and not allow:
+                    how.append("Downloads are off because QWEM_OFFLINE is set.")
                 if ds.how_to_get:
                     how.append(ds.how_to_get)
                 raise DataError("\n".join(how))
