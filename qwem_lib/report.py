@@ -250,7 +250,8 @@ def headline(claims: list[dict[str, Any]]) -> str:
             f"{rp} of {rn} pinned records ({sum(x for x, _ in t.values())} of {len(claims)} claims in all).")
 
 
-def render_markdown(claims: list[dict[str, Any]]) -> str:
+def render_markdown(claims: list[dict[str, Any]], paper_map: list[dict[str, Any]] | None = None) -> str:
+    """The report: the map of the papers' statements (when given), then every claim by chapter."""
     lines = [
         "# Reproduction report",
         "",
@@ -267,16 +268,28 @@ def render_markdown(claims: list[dict[str, Any]]) -> str:
         "",
         f"**{headline(claims)}**",
         "",
+    ]
+    if paper_map is not None:
+        from .paper_map import render_map, validate
+
+        lines += render_map(paper_map, claims)
+        errors = validate(paper_map, claims)
+        if errors:
+            lines += ["**The map disagrees with the claims** (`tests/test_paper_map.py` fails until it is "
+                      "mended):", ""] + [f"* {e}" for e in errors] + [""]
+    lines += [
+        "## The book's claims, chapter by chapter",
+        "",
         "| chapter | findings | consistency | records |",
         "|---|---|---|---|",
     ]
     chapters = list(dict.fromkeys(c["chapter"] for c in claims))
     for ch in chapters:
         t = tally([c for c in claims if c["chapter"] == ch])
-        lines.append(f"| [{ch}](#{ch}) | " + " | ".join(
+        lines.append(f"| [{ch}](notebooks/{ch}.ipynb) | " + " | ".join(
             f"{p}/{n}" for p, n in (t[k] for k in KINDS)) + " |")
     for ch in chapters:
-        lines += ["", f"## {ch}", "",
+        lines += ["", f"### {ch}", "",
                   "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
                   "|---|---|---|---|---|---|---|---|"]
         for c in claims:
@@ -299,7 +312,10 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
     (root / "reproduction").mkdir(parents=True, exist_ok=True)
     (root / "reproduction" / "claims.json").write_text(
         json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n")
-    (root / "REPRODUCTION.md").write_text(render_markdown(claims))
+    from .paper_map import MAP_PATH, load_map
+
+    paper_map = load_map() if MAP_PATH.exists() else None
+    (root / "REPRODUCTION.md").write_text(render_markdown(claims, paper_map))
     return claims
 
 

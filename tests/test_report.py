@@ -75,7 +75,7 @@ def test_aggregate_writes_json_and_markdown(records, tmp_path):
     assert all(set(d) == set(KEYS) for d in data) and all(d["passed"] for d in data)
     md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
     assert "1 of 1 findings pass; so do 1 of 1 consistency checks and 0 of 0 pinned records" in md
-    assert "## 99_b" in md and "\\|" in md and "| `b.y` | finding |" in md
+    assert "### 99_b" in md and "\\|" in md and "| `b.y` | finding |" in md
 
 
 def test_aggregate_rejects_ids_shared_between_chapters(records, tmp_path):
