@@ -351,7 +351,7 @@ plt.show()
 
 # %% [markdown]
 # **Figure 10.3** — Eigenvalues of $M^\star$ in descending order. The $d$ red ones are what a rank-$d$
-# embedding learns; the rest, including about half the spectrum that is negative, is discarded. The
+# embedding learns; the rest, including the negative part of the spectrum, is discarded. The
 # theorem needs the red ones to be non-negative.
 #
 # ## 5 · When a top-$d$ eigenvalue is negative
