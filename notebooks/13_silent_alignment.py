@@ -434,9 +434,9 @@ prose(f"The pair that sets the threshold of (∗) is λ_{ri + 1} = {lam_r[ri]:.3
 pair_sv = sv_err[:, :, pair_r].max(axis=1)                 # (B, 2): per σ², per mode of the pair
 pair_lt = learn_err[:, pair_r]
 rep.check("qwem.res3.real.threshold_pair_converging",
-          "real M*: the two modes that set the threshold of (∗) follow their matched sigmoids less closely than the "
-          "separated modes, but both their singular-value errors and their learning-time errors shrink from the "
-          f"largest to the smallest σ² ({sig2_r[0]:.0e} → {sig2_r[-1]:.0e}), as the small p predicts",
+          "real M*: the two modes that set the threshold of (∗) (a close pair, which the check of separated modes "
+          "leaves out) follow their matched sigmoids better as σ² shrinks: both their singular-value errors and "
+          f"their learning-time errors shrink from σ² = {sig2_r[0]:.0e} to {sig2_r[-1]:.0e}, as the small p predicts",
           value={"sv_err": pair_sv, "learn_err": pair_lt},
           passed=bool(np.all(pair_sv[-1] < pair_sv[0]) and np.all(pair_lt[-1] < pair_lt[0])),
           tolerance="every error smaller at the smallest σ²", kind="finding")

@@ -416,8 +416,10 @@ rep.ordered("qwem.d1.solution.3.epsilon_order",
 #
 # §4 computed both spectra (its printed output). The top eigenvalues of the guarded PMI are far larger than those of
 # $M^\star$, and its top eigenvector puts more of its weight than $M^\star$'s on the rarer half of the vocabulary — the
-# words with the most never-seen pairs, whose rows are full of $-57.6$. The cell lists the words with the largest components: rare
-# words, not a semantic cluster.
+# words with the most never-seen pairs, whose rows are full of $-57.6$. The cell lists the words with the largest
+# components and their frequency ranks: they come mostly from the rare end of the vocabulary. They may also look like a topic
+# (technical words, say); what they share is a pattern of rows with $-57.6$ on the same columns — the words they were
+# never seen with.
 #
 # </details>
 
