@@ -46,15 +46,26 @@
 #
 # ## Notation
 #
+# Every chapter uses these symbols, and only in these meanings.
+#
 # | symbol | meaning |
 # |---|---|
-# | $V$, $d$ | vocabulary size, embedding dimension ($d \ll V$) |
-# | $W \in \mathbb{R}^{V\times d}$ | embeddings, rows $w_i$ |
+# | $V$ | vocabulary size — and nothing else |
+# | $d$ | embedding dimension ($d \ll V$) |
+# | $W \in \mathbb{R}^{V\times d}$, rows $w_i$ | embeddings of the $V$ words; $s_k$ its singular values, $s_1 \ge s_2 \ge \dots$ |
 # | $P_{ij}$, $P_i$ | co-occurrence and unigram probabilities |
 # | $\Psi^{+}_{ij}$, $\Psi^{-}_{ij}$ | reweighting of positive and negative pairs |
-# | $M^\star = V^\star \Lambda V^{\star\top}$ | QWEM target and its eigendecomposition, $\lambda_1 \ge \lambda_2 \ge \dots$ |
-# | $n_c$, $n_w$, $L$, $K$ | feature collapse: concepts, words, sentence length, latent variables |
-# | $\lambda$ (Part IV) | weight decay |
+# | $G$ | weights of the entries, $G_{ij} = \Psi^+_{ij}P_{ij} + \Psi^-_{ij}P_iP_j$ |
+# | $g$ (scalar) | constant weight, $G = g\,\mathbf{1}\mathbf{1}^\top$ (Setting 3.1) |
+# | $\mathbf{g} \in \mathbb{R}^V$ (vector) | rank-one weights, $G = \mathbf{g}\mathbf{g}^\top$, $\Gamma = \mathrm{diag}(\mathbf{g})^{1/2}$ (the paper's Proposition 2) |
+# | $M^\star$ | the QWEM target (always with the star) |
+# | $M^\star = Q\Lambda Q^\top$ | its eigendecomposition: eigenvalues $\lambda_1 \ge \lambda_2 \ge \dots$, eigenvectors $q_k$ (columns of $Q$), $Q_{[d]}$ the first $d$ columns, $\Lambda_{[d]}$ the top $d\times d$ block |
+# | $O$ | an orthogonal matrix (a rotation of the embedding space) |
+# | $t$, $\tau_k$ | time of gradient flow, characteristic time of mode $k$ |
+# | $\sigma^2$ | variance of a random initialisation |
+# | $n_c$, $n_w$, $L$, $K$ | Part IV (feature collapse): concepts, words, sentence length, latent variables |
+# | $\lambda$ (Part IV only) | weight decay |
+# | $h$, $h^\star$ | Part IV: a network and its collapsed (optimal) counterpart |
 #
 # ## Running the book
 #
@@ -76,12 +87,26 @@
 # tolerance, written to `reproduction/records/<chapter>.json`, and **asserted**. A false claim stops the
 # notebook, which fails the tests. `make book` gathers the records into [REPRODUCTION.md](../REPRODUCTION.md)
 # and `reproduction/claims.json`: paper value beside this book's value, with the preset and device.
+#
+# Every claim also says what kind of evidence it is:
+#
+# * a **finding** could come out otherwise if the paper or the mathematics were wrong — a theorem checked
+#   on data it was not built from, a reproduced experiment, an ordering the paper claims;
+# * a **consistency** check is an identity, an invariant or a self-check of the code (true by
+#   construction when the code is right);
+# * a **record** pins one of the book's own measured values, to catch drift.
+#
+# Only findings are evidence about the papers; the report counts them apart. Every claim of this
+# chapter is a consistency check of the data layer.
+#
+# Numbers quoted in the prose are printed by the code (`report.prose`), so they cannot go stale.
 
 # %%
 import numpy as np
 import matplotlib.pyplot as plt
 
 from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
+from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("00_introduction")
@@ -104,7 +129,9 @@ print("data directory:", data.data_dir())
 # words is then simply `ids < V`. The result is cached, keyed by the file checksums, so the second load
 # is a memory map.
 #
-# The first claim of the book is modest: the data we load is the data the data sheet describes.
+# The first claim of the book is modest: the data we load is the data the data sheet describes. Claims of
+# this kind guard the code and the data, not the papers: the report files them as *consistency* checks
+# (see the last section).
 
 # %%
 corpora = {}
@@ -114,7 +141,7 @@ for name in P["corpora"]:
     documented = data.dataset(name).tokens
     print(f"{name}: {c.n_tokens:,} tokens, {c.n_types:,} distinct words; first: {' '.join(c.words[:8])}")
     rep.close(f"data.{name}.tokens", f"{name} has the token count its data sheet states",
-              value=c.n_tokens, target=documented, tol=0)
+              value=c.n_tokens, target=documented, tol=0, kind="consistency")
 
 # %% [markdown]
 # The 17M-token corpus also has a documented number of distinct words.
@@ -122,7 +149,7 @@ for name in P["corpora"]:
 # %%
 if "enwiki2015_17m" in corpora:
     rep.close("data.enwiki2015_17m.types", "enwiki2015_17m has 219,585 distinct words (data sheet)",
-              value=corpora["enwiki2015_17m"].n_types, target=219_585, tol=0)
+              value=corpora["enwiki2015_17m"].n_types, target=219_585, tol=0, kind="consistency")
 
 # %% [markdown]
 # ## Zipf's law
@@ -132,7 +159,8 @@ if "enwiki2015_17m" in corpora:
 # $10$ to $10^4$, the range the book's vocabularies use; the very top ranks (function words) and the
 # long tail of hapaxes bend away from the line, so we leave them out of the fit and show them in the
 # figure. The claim: $\alpha$ lies within $0.15$ of $1$. A miscounted or unsorted vocabulary would give a
-# slope far from $-1$.
+# slope far from $-1$, so this is a check of the data layer (a consistency check), not a result about
+# language.
 
 # %%
 zc = load_corpus(P["zipf_corpus"]) if P["zipf_corpus"] not in corpora else corpora[P["zipf_corpus"]]
@@ -141,7 +169,7 @@ fit = slice(9, 10_000)                      # ranks 10 .. 10,000
 slope, intercept = zipf_fit(zc.counts, lo=10, hi=10_000)
 print(f"Zipf exponent alpha = {-slope:.3f} over ranks 10..10,000 of {zc.name}")
 rep.close("data.zipf_alpha", f"Zipf exponent of {zc.name} over ranks 10-10,000 is about 1",
-          value=-slope, target=1.0, tol=0.15)
+          value=-slope, target=1.0, tol=0.15, kind="consistency")
 
 fig, ax = plotting.figure()
 ax.loglog(rank, zc.counts, lw=1.5, label="observed counts")
@@ -173,7 +201,7 @@ for V in P["vocab_sizes"]:
     n_in = sum(all(w in top for w in q) for q in questions)
     print(f"V = {V:>6,}: {n_in:,} of {len(questions):,} questions fully in vocabulary")
     rep.close(f"data.analogy_coverage_v{V}", f"Google analogy questions fully inside the top {V:,} words",
-              value=n_in, target=documented_coverage[V], tol=0)
+              value=n_in, target=documented_coverage[V], tol=0, kind="consistency")
 
 # %% [markdown]
 # ## Discussion
@@ -194,3 +222,71 @@ for V in P["vocab_sizes"]:
 # 3. Set `QWEM_PRESET=smoke` and re-run this chapter. Which claims change, and why do none of them fail?
 # 4. Corrupt a copy of a corpus file (flip one byte) in a scratch data directory, point `QWEM_DATA_DIR`
 #    at it and call `load_corpus`. Read the error message: does it tell you what to do?
+
+#
+# ## Solutions
+
+# %% [markdown]
+# <details><summary>Solution 1</summary>
+#
+# Zipf's law is only approximate at both ends. At the head, the ranks $1$–$100$ are function words
+# ("the", "of", "and"), whose frequencies are set by grammar, not by the topic mix, and the text8 digit
+# words add a few very frequent tokens. In the tail, beyond rank $10^4$, the curve bends down: the corpus
+# is finite, so the counts of rare words are small integers and a large share of the vocabulary occurs
+# exactly once (hapax legomena). The cell below fits both ranges and counts the words seen once. The
+# steeper tail means that growing the corpus keeps adding new rare words: a larger vocabulary never
+# "fills up", which is why the book always cuts the vocabulary at a rank $V$.
+#
+# </details>
+
+# %%
+slope_head, _ = zipf_fit(zc.counts, lo=1, hi=100)
+slope_tail, _ = zipf_fit(zc.counts, lo=10_000, hi=100_000)
+n_hapax = int(np.sum(zc.counts == 1))
+prose(f"On {zc.name}: slope {slope_head:.3f} over ranks 1–100, {slope:.3f} over ranks 10–10⁴, "
+      f"{slope_tail:.3f} over ranks 10⁴–10⁵. {n_hapax:,} of its {zc.n_types:,} distinct words "
+      f"({n_hapax / zc.n_types:.1%}) occur exactly once.")
+rep.above("data.solution.1.tail_steeper",
+          "exercise 1: the rank-frequency curve is steeper over ranks 10⁴–10⁵ than over 10–10⁴ (slope difference)",
+          value=slope - slope_tail, bound=0.2, kind="record")
+
+# %% [markdown]
+# <details><summary>Solution 2</summary>
+#
+# Spelled-out digits are among the most frequent tokens: every number in Wikipedia ("1998", "2,500")
+# becomes a run of digit words, so "one", "zero", "two" and "nine" sit in the top ten next to "the" and
+# "of" (the cell below lists them). In a co-occurrence matrix the digit words co-occur with each other
+# very often (inside the same number) and with everything that is dated or counted. Their rows are
+# large and similar, so they form a strong block of $M^\star$ — a "numbers" feature that a rank-$d$
+# embedding learns early — and they blur the contexts of words that appear next to years.
+#
+# </details>
+
+# %%
+digit_words = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+top10 = list(zc.words[:10])
+n_digits = sum(w in digit_words for w in top10)
+prose(f"Top ten words of {zc.name}: {', '.join(top10)} — {n_digits} of them are spelled-out digits.")
+rep.above("data.solution.2.digits_in_top10", "exercise 2: spelled-out digits among the ten most frequent words",
+          value=n_digits, bound=0, kind="record")
+
+# %% [markdown]
+# <details><summary>Solution 3</summary>
+#
+# At `smoke` the chapter loads only `enwiki2015_17m`, so the token-count claim of `enwiki2015_1m7`
+# disappears; every other claim is computed on the same corpus and the same vocabulary sizes, so it
+# returns the same value. None fails because each is an exact property of the data (a documented count)
+# or a property of the corpus that the chosen sizes do not change. In later chapters smoke runs use
+# smaller $V$, shorter training and fewer repeats: their values move, and the tolerances are written to
+# hold at every preset (a claim that holds only at one size is a defect).
+#
+# </details>
+
+# %% [markdown]
+# <details><summary>Solution 4</summary>
+#
+# `load_corpus` checks the sha256 of every file before it reads it. A flipped byte changes the checksum,
+# so the call stops with an error that names the file, the expected and the actual checksum, and tells you
+# to delete the file and get it again — it does not produce silently wrong statistics.
+#
+# </details>

@@ -23,8 +23,9 @@
 # it on a log scale, which explodes for pairs that never co-occur ($-\infty$) and grows without bound for
 # rare pairs seen together by luck. $M^\star$ is a *relative difference*
 # $(P_{ij} - P_iP_j)/\text{mean}(P_{ij}, P_iP_j)$: for small deviations it is the same as the log ratio, for
-# large ones it saturates. This is why truncating PMI gives poor embeddings (8.4% on analogies in the
-# paper) while truncating $M^\star$ matches word2vec (66.3%): PMI's spectrum is dominated by its tails.
+# large ones it saturates. Truncating PMI gives poor embeddings (8.4% on analogies in the paper) while
+# truncating $M^\star$ matches word2vec (66.3%). §4 measures why: as the authors compute it, PMI gives every
+# never-seen pair a guard value near $-57.6$, and those entries dominate its spectrum.
 #
 # This chapter derives the relation with sympy, checks the series and its error bound, and looks at both
 # matrices on real co-occurrence statistics.
@@ -36,6 +37,7 @@ import sympy as sp
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
+from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("14_mstar_vs_pmi")
@@ -64,7 +66,7 @@ r_of_x = sp.solve(sp.Eq(x, 2 * (r - 1) / (r + 1)), r)
 print("solve x = 2(r−1)/(r+1) for r:", r_of_x)
 ok_solve = len(r_of_x) == 1 and sp.simplify(r_of_x[0] - (1 + 2 * x / (2 - x))) == 0
 rep.check("qwem.d1.ratio_from_mstar", "sympy: P_ij/(P_iP_j) = 1 + 2x/(2 − x) for x = M*_ij (equal reweightings)",
-          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)")
+          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)", kind="consistency")
 
 # PMI = log r(x) and 2 artanh(x/2) have the same derivative on (−2, 2) and agree at x = 0
 pmi_expr = sp.log(r_of_x[0])
@@ -77,10 +79,11 @@ print("series of log((2+x)/(2−x)):", " + ".join(f"({c})·x^{k}" for k, c in so
 expected = {2 * k + 1: sp.Rational(1, 4**k * (2 * k + 1)) for k in range(5)}
 rep.check("qwem.d1.pmi_is_2artanh",
           "sympy: log((2+x)/(2−x)) − 2 artanh(x/2) has zero derivative on (−2, 2) and vanishes at 0",
-          value=str(same), passed=same == 0, tolerance="exact (symbolic)")
+          value=str(same), passed=same == 0, tolerance="exact (symbolic)", kind="consistency")
 rep.check("qwem.d1.series_coefficients",
           "sympy: PMI = x + x³/12 + x⁵/80 + x⁷/448 + x⁹/2304 (coefficients 1/(4^k(2k+1)), no even powers)",
-          value={k: str(c) for k, c in coeffs.items()}, passed=coeffs == expected, tolerance="exact (symbolic)");
+          value={k: str(c) for k, c in coeffs.items()}, passed=coeffs == expected, tolerance="exact (symbolic)",
+          kind="consistency");
 
 # %% [markdown]
 # ## 2 · How good is the truncated series?
@@ -119,7 +122,7 @@ for order in (1, 3, 5):
     rep.check(f"qwem.d1.series_bound_order{order}",
               f"|2artanh(x/2) − series to x^{order}| ≤ remainder bound on |x| ≤ 1, and error/bound > 0.8 at x=1",
               value=float(err.max()), passed=bool(np.all(err <= bound) and err[-1] / bound[-1] > 0.8),
-              tolerance=f"≤ bound (max bound {bound.max():.3e})")
+              tolerance=f"≤ bound (max bound {bound.max():.3e})", kind="consistency")
 
 fig, ax = plotting.figure()
 xp = np.linspace(1e-3, 1.0, 400)
@@ -134,10 +137,20 @@ plotting.label(ax, r"Truncating $2\,\mathrm{artanh}(x/2)$: error and bound", r"$
 ax.legend()
 plt.show()
 
+from scipy.optimize import brentq
+
+x_1pct = brentq(lambda xx: q.pmi_from_mstar(xx) / xx - 1.01, 1e-3, 1.9)   # |PMI − M*| = 1% of |M*|
+prose(f"PMI and $M^\\star$ differ by less than 1% of their value exactly when $|M^\\star| < {x_1pct:.3f}$ "
+      "(the root of $2\\,\\mathrm{artanh}(x/2)/x = 1.01$).")
+rep.close("qwem.d1.one_percent_radius",
+          "|PMI − M*| < 1% of |M*| exactly for |M*| below the root of 2artanh(x/2)/x = 1.01; x³/12 alone would say √0.12",
+          value=x_1pct, target=np.sqrt(0.12), tol=0.01, kind="consistency")
+
 # %% [markdown]
 # **Figure 14.1** — The error of the truncated series of PMI in powers of $x = M^\star$ (solid) and the
 # remainder bound (dashed, nearly on top of the solid lines: the bound is tight), on log–log axes. The slopes are $3, 5, 7$: truncating after $x$ leaves an
-# $x^3/12$ error, so $M^\star$ and PMI differ by less than 1% of their value when $|M^\star| < 0.35$.
+# $x^3/12$ error, so $M^\star$ and PMI differ by less than 1% of their value for $|M^\star|$ below the radius printed
+# above (slightly less than the $\sqrt{0.12}$ that $x^3/12$ alone would give, because of the $x^5/80$ term).
 #
 # ## 3 · Real co-occurrence statistics
 #
@@ -158,20 +171,21 @@ print(f"{S['corpus']}, V = {V:,}: {zero.sum():,} of {V * V:,} pairs never co-occ
 print(f"M* in [{M.min():.4f}, {M.max():.4f}]; finite PMI in [{PMI[~zero].min():.2f}, {PMI[~zero].max():.2f}]")
 
 rep.check("qwem.d1.real_bounded", f"M* on {S['corpus']} (V={V}) lies in [−2, 2]",
-          value=[float(M.min()), float(M.max())], passed=bool(M.min() >= -2 and M.max() <= 2), tolerance="[−2, 2]")
+          value=[float(M.min()), float(M.max())], passed=bool(M.min() >= -2 and M.max() <= 2), tolerance="[−2, 2]",
+          kind="consistency")
 rep.below("qwem.d1.real_matches_corpus_stats",
           "target_matrix agrees with corpus_stats.mstar_from_stats (independent code) on the real matrix",
-          value=np.max(np.abs(M - q.mstar_from_stats(P, p_uni))), bound=1e-12)
+          value=np.max(np.abs(M - q.mstar_from_stats(P, p_uni))), bound=1e-12, kind="consistency")
 rep.check("qwem.d1.real_unseen_pairs", "pairs that never co-occur have M* = −2 exactly (and PMI = −∞)",
           value=int(zero.sum()), passed=bool(np.all(M[zero] == -2.0) and np.all(np.isneginf(PMI[zero]))),
-          tolerance="exact")
+          tolerance="exact", kind="consistency")
 ident = np.max(np.abs(q.pmi_from_mstar(M[~zero]) - PMI[~zero]))
 rep.below("qwem.d1.real_identity", "PMI = 2 artanh(M*/2) on every co-occurring pair (max abs difference)",
-          value=ident, bound=1e-8);
+          value=ident, bound=1e-8, kind="consistency");
 
 # %% [markdown]
 # **Where they agree.** For $|M^\star| < 0.2$ the relative difference is at most
-# $\frac{x^2/12}{1 - x^2/4} \approx 0.34\%$. We measure it on the real matrix, and ask how much of the
+# $\frac{x^2/12}{1 - x^2/4}$ at $x = 0.2$ (printed below). We measure it on the real matrix, and ask how much of the
 # co-occurrence *mass* lives there.
 
 # %%
@@ -182,7 +196,7 @@ print(f"{small.mean():.1%} of pairs have |M*| < 0.2, carrying {P[small].sum():.1
 print(f"there, max |PMI − M*|/|M*| = {rel.max():.5f} (bound {bound_small:.5f})")
 rep.below("qwem.d1.real_small_agreement",
           "where |M*| < 0.2 on the real matrix, |PMI − M*| / |M*| stays below (0.2²/12)/(1 − 0.2²/4)",
-          value=rel.max(), bound=bound_small)
+          value=rel.max(), bound=bound_small, kind="consistency")
 for thr in (0.5, 1.0, 1.5):
     sel = np.abs(M) >= thr
     print(f"|M*| ≥ {thr}: {sel.mean():6.1%} of pairs, {P[sel].sum():6.1%} of the mass")
@@ -214,7 +228,7 @@ print(f"top 0.01% of co-occurring pairs: PMI ≥ {thr:.2f} ({high.sum():,} pairs
       f"their M* ranges over [{m_u[high].min():.4f}, {m_u[high].max():.4f}]")
 rep.above("qwem.d1.real_saturation",
           "the top 0.01% of word pairs by PMI have M* within 10% of its ceiling 2 (min M* over them > 1.8)",
-          value=m_u[high].min(), bound=1.8)
+          value=m_u[high].min(), bound=1.8, kind="record")
 dpmi = np.log(2.0)  # doubling P_ij adds log 2 to PMI
 dm = 2 * np.tanh((pmi_u[high] + dpmi) / 2) - m_u[high]
 print(f"doubling their P_ij moves PMI by {dpmi:.3f} but M* by at most {dm.max():.4f}")
@@ -257,16 +271,66 @@ plt.show()
 # the pairs never seen together), while PMI has long tails on both sides — and the unseen pairs, at
 # $-\infty$, cannot be drawn at all.
 #
+# ## 4 · Why svd(PMI) fails: the guard entries
+#
+# A finite matrix needs a value for the unseen pairs. The authors' code (repository `dkarkada/qwem`) computes
+# $\mathrm{PMI} = \log\big(P_{ij}/(P_iP_j) + 10^{-25}\big)$, so every unseen pair gets $\log(10^{-25}) \approx -57.6$ — a number
+# set by the guard, not by the data, and far larger in size than any genuine PMI value (§3 prints their range). The spectrum of a
+# symmetric matrix is shaped by its largest entries. We measure how much of the guarded PMI's squared Frobenius
+# norm (the sum of its squared eigenvalues) the guard entries carry, where its top eigenvector lives, and what the
+# top-$d$ eigenspace looks like if the unseen pairs are set to 0 instead. The comparison is with $M^\star$'s top-$d$
+# eigenspace (mean cosine of the principal angles), the embedding that works.
+
+# %%
+guard = 1e-25
+PMI_guard = np.log(P / np.outer(p_uni, p_uni) + guard)
+PMI_zero = np.where(zero, 0.0, PMI_guard)
+share = float(np.sum(PMI_guard[zero] ** 2) / np.sum(PMI_guard ** 2))
+d_cmp = max(10, V // 40)
+lam_M, U_M = q.eig_desc(M)
+lam_G, U_G = q.eig_desc(PMI_guard)
+lam_Z, U_Z = q.eig_desc(PMI_zero)
+cos_guard = float(np.mean(np.linalg.svd(U_M[:, :d_cmp].T @ U_G[:, :d_cmp], compute_uv=False)))
+cos_zero = float(np.mean(np.linalg.svd(U_M[:, :d_cmp].T @ U_Z[:, :d_cmp], compute_uv=False)))
+unseen_per_word = zero.sum(1)
+rare_half = np.arange(V) >= V // 2                    # ids are frequency ranks: the rarer half of the vocabulary
+u1_rare = float(np.sum(U_G[rare_half, 0] ** 2))
+u1_rare_M = float(np.sum(U_M[rare_half, 0] ** 2))          # the same share for M*'s top eigenvector
+prose(f"The {zero.mean():.1%} of entries that are never-seen pairs carry **{share:.1%}** of the guarded PMI's squared "
+      f"Frobenius norm. Its top eigenvalues are {np.array2string(lam_G[:3], precision=0)} against "
+      f"{np.array2string(lam_M[:3], precision=1)} for $M^\\star$ and {np.array2string(lam_Z[:3], precision=1)} for PMI with "
+      f"the unseen pairs set to 0. Its top eigenvector puts {u1_rare:.1%} of its weight on the rarer half of the "
+      f"vocabulary (the words with most unseen pairs), against {u1_rare_M:.1%} for $M^\\star$'s. Mean cosine of the principal angles to $M^\\star$'s top-{d_cmp} "
+      f"eigenspace: {cos_guard:.3f} for the guarded PMI, {cos_zero:.3f} with the unseen pairs set to 0.")
+rep.above("qwem.d1.guard_frobenius_share",
+          "the never-seen pairs, at the authors' guard value log(1e-25) ≈ −57.6, carry most of the guarded PMI's squared "
+          "Frobenius norm (share > 0.9)", value=share, bound=0.9, kind="finding")
+rep.ordered("qwem.d1.guard_top_eigenvector_rare",
+            "the guarded PMI's top eigenvector puts more of its weight on the rarer half of the vocabulary than M*'s "
+            "top eigenvector does", names=["guarded PMI", "M*"], values=[u1_rare, u1_rare_M], kind="finding")
+rep.ordered("qwem.d1.guard_drives_subspace",
+            "setting the unseen pairs to 0 instead of −57.6 moves PMI's top-d eigenspace towards M*'s (mean cosine of "
+            "principal angles: zeroed PMI > guarded PMI)", names=["PMI, unseen = 0", "PMI, unseen = −57.6"],
+            values=[cos_zero, cos_guard], kind="finding")
+
+# %% [markdown]
+# So the failure of svd(PMI) in the benchmark (chapter 21) is not mainly noise in rare co-occurring pairs: it is
+# the guard. The never-seen pairs, a small fraction of the entries, make up nearly all of the guarded matrix's
+# squared norm; its top eigenvectors describe *which rare words were never seen together*. $M^\star$ gives the same
+# pairs the value $-2$, on the scale of every other entry.
+#
 # ## Discussion
 #
-# * **Third-order agreement is not the point; saturation is.** Most of the co-occurrence *mass* sits
-#   where the two agree, but the *spectrum* of a matrix is shaped by its large entries. PMI's largest
-#   entries belong to rare pairs, whose values are noisy; $M^\star$ caps them at 2. Chapter 21 shows the
-#   consequence: svd(PMI) is a poor embedding, svd($M^\star$) a good one.
-# * PPMI ($\max(\mathrm{PMI}, 0)$) fixes the $-\infty$ side but not the rare-pair side; it scores between
-#   the two in the paper (50.6% on analogies against 66.3% for $M^\star$ and 8.4% for PMI).
+# * **Third-order agreement is not the point; the tails are.** Most of the co-occurrence *mass* sits
+#   where the two agree, but the *spectrum* of a matrix is shaped by its large entries. In PMI as the authors
+#   compute it, the largest entries by far are the guard values of never-seen pairs (§4); $M^\star$ maps the same
+#   pairs to $-2$ and caps the rare co-occurring pairs at $+2$. Chapter 21 shows the consequence: svd(PMI) is a
+#   poor embedding, svd($M^\star$) a good one.
+# * PPMI ($\max(\mathrm{PMI}, 0)$) sets the guard entries to 0, which removes the dominant cause, but keeps the
+#   unbounded rare-pair side; it scores between the two in the paper (50.6% on analogies against 66.3% for
+#   $M^\star$ and 8.4% for PMI).
 # * The bijection $M^\star = 2\tanh(\mathrm{PMI}/2)$ needs $\Psi^+ = \Psi^-$. With unequal reweightings
-#   (for instance the "two negatives" ablation of chapter 10, $\Psi^- = 2\Psi^+$),
+#   (for instance the "two negatives" ablation of the authors' code, chapter 10, $\Psi^- = 2\Psi^+$),
 #   $M^\star = 2\tanh\big((\mathrm{PMI} - \log 2)/2\big)$: a shifted PMI, as in Levy and Goldberg's analysis of
 #   word2vec with $k$ negatives.
 # * Smoothing changes the picture: word2vec's $P_j^{3/4}$ negatives raise $P_iP_j$ for rare words and
@@ -276,10 +340,95 @@ plt.show()
 #
 # 1. Show that with $\Psi^- = k\,\Psi^+$ the relation becomes $M^\star = 2\tanh\big((\mathrm{PMI} - \log k)/2\big)$.
 #    Verify it numerically with `target_matrix` on the real matrix for $k = 5$.
-# 2. Estimate the noise in PMI for a pair seen $n$ times, treating the count as Poisson. At which $n$ is
-#    the standard deviation of $M^\star$ ten times smaller than that of PMI? (Use the derivative of
-#    $2\tanh(\cdot/2)$.)
+# 2. Estimate the noise in PMI for a pair seen $n$ times, treating the count as Poisson. Compare it with the
+#    noise in $M^\star$ (use the derivative of $2\tanh(\cdot/2)$). Does the ratio of the two depend on $n$? For
+#    which pairs is the standard deviation of $M^\star$ ten times smaller than that of PMI?
 # 3. Replace PMI by $\log(P_{ij}/(P_iP_j) + \epsilon)$ for $\epsilon = 10^{-25}, 10^{-3}, 1$ and compare the
 #    histograms with Figure 14.2. Which $\epsilon$ makes PMI look most like $M^\star$?
 # 4. Compute the top 10 eigenvalues of $M^\star$ and of PMI (with the authors' guard). Which entries
 #    dominate the top eigenvector of PMI? (Look at the words with the largest components.)
+#
+# ## Solutions
+
+# %% [markdown]
+# <details><summary>Solution 1</summary>
+#
+# With $\Psi^- = k\Psi^+$, divide numerator and denominator of $M^\star$ by $\Psi^+P_iP_j$: with $r = P_{ij}/(P_iP_j)$,
+# $M^\star = 2\frac{r - k}{r + k} = 2\frac{r/k - 1}{r/k + 1} = 2\tanh\frac{\log(r/k)}{2} = 2\tanh\frac{\mathrm{PMI} - \log k}{2}$: a PMI shifted by $\log k$, as in
+# Levy and Goldberg's analysis of word2vec with $k$ negatives. The cell checks it on the real matrix, $k = 5$.
+#
+# </details>
+
+# %%
+k_neg = 5.0
+M_k = q.target_matrix(P, 1.0, k_neg, P_marginal=p_uni)
+err_k = np.max(np.abs(M_k[~zero] - 2 * np.tanh((PMI[~zero] - np.log(k_neg)) / 2)))
+rep.below("qwem.d1.solution.1.shifted_pmi",
+          f"exercise 1: with Ψ⁻ = 5Ψ⁺, M* = 2tanh((PMI − log 5)/2) on every co-occurring pair of the real matrix (max error)",
+          value=err_k, bound=1e-10, kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 2</summary>
+#
+# If the count of a pair is Poisson with mean $n$, its relative standard deviation is $1/\sqrt n$, and so is the
+# standard deviation of $\mathrm{PMI} = \log(\text{count}) + \text{const}$ (delta method). Since $M^\star = 2\tanh(\mathrm{PMI}/2)$ and
+# $\frac{d}{dy}2\tanh(y/2) = 1 - \tanh^2(y/2) = 1 - M^{\star2}/4$, the standard deviation of $M^\star$ is $(1 - M^{\star2}/4)/\sqrt n$. The ratio
+# $1 - M^{\star2}/4$ does **not** depend on $n$, only on where the pair sits: it is ten times smaller when $M^{\star2} \ge 3.6$,
+# i.e. $|M^\star| \ge \sqrt{3.6}$, which is $|\mathrm{PMI}| \ge 2\,\mathrm{artanh}(\sqrt{3.6}/2)$ (computed below): pairs seen about $38$ times
+# more (or less) often than chance. Frequent pairs near independence are as noisy in both; strongly associated
+# rare pairs are tamed by $M^\star$.
+#
+# </details>
+
+# %%
+m_ten = np.sqrt(3.6)
+pmi_ten = float(q.pmi_from_mstar(m_ten))
+prose(f"Ratio 1/10 at |M*| = {m_ten:.4f}, i.e. |PMI| = {pmi_ten:.3f}, P_ij/(P_iP_j) = {np.exp(pmi_ten):.1f}.")
+rep.close("qwem.d1.solution.2.noise_ratio",
+          "exercise 2: the derivative of 2tanh(y/2) at y = 2artanh(√3.6/2) is 1/10 (central difference)",
+          value=(2 * np.tanh((pmi_ten + 1e-6) / 2) - 2 * np.tanh((pmi_ten - 1e-6) / 2)) / 2e-6, target=0.1, tol=1e-8,
+          kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 3</summary>
+#
+# With $\epsilon = 10^{-25}$ the unseen pairs form a spike near $-57.6$, far outside every other entry. Larger $\epsilon$
+# pulls the spike in: $\log(10^{-3}) \approx -6.9$ sits just beyond the genuine tail, and with $\epsilon = 1$ the matrix is
+# $\log(1 + r)$, which maps unseen pairs to 0 and everything else to $(0, \infty)$ — bounded below like $M^\star$, though
+# still unbounded above. Measured as the linear correlation with $M^\star$ over all pairs (the cell), $\epsilon = 1$ looks most
+# like $M^\star$; all three are monotone in $r$, like $M^\star$, so only their scales differ.
+#
+# </details>
+
+# %%
+corr_eps = {}
+for eps_ in (1e-25, 1e-3, 1.0):
+    L_eps = np.log(P / np.outer(p_uni, p_uni) + eps_)
+    corr_eps[eps_] = float(np.corrcoef(L_eps.ravel(), M.ravel())[0, 1])
+prose("Correlation with $M^\\star$ over all pairs: " + ", ".join(f"ε = {k_:g}: {v_:.3f}" for k_, v_ in corr_eps.items()))
+rep.ordered("qwem.d1.solution.3.epsilon_order",
+            "exercise 3: the larger the guard ε, the more log(P_ij/(P_iP_j) + ε) correlates with M* over all pairs",
+            names=["ε = 1", "ε = 1e-3", "ε = 1e-25"], values=[corr_eps[1.0], corr_eps[1e-3], corr_eps[1e-25]],
+            kind="record")
+
+# %% [markdown]
+# <details><summary>Solution 4</summary>
+#
+# §4 computed both spectra (its printed output). The top eigenvalues of the guarded PMI are far larger than those of
+# $M^\star$, and its top eigenvector puts more of its weight than $M^\star$'s on the rarer half of the vocabulary — the
+# words with the most never-seen pairs, whose rows are full of $-57.6$. The cell lists the words with the largest
+# components and their frequency ranks: they come mostly from the rare end of the vocabulary. They may also look like a topic
+# (technical words, say); what they share is a pattern of rows with $-57.6$ on the same columns — the words they were
+# never seen with.
+#
+# </details>
+
+# %%
+top_words = [words[i] for i in np.argsort(-np.abs(U_G[:, 0]))[:10]]
+corr_unseen = float(np.corrcoef(U_G[:, 0] ** 2, unseen_per_word)[0, 1])
+prose(f"Largest components of the guarded PMI's top eigenvector: {', '.join(top_words)}; frequency ranks "
+      f"{sorted(int(i) for i in np.argsort(-np.abs(U_G[:, 0]))[:10])}. Correlation of its squared components with the "
+      f"number of unseen pairs per word: {corr_unseen:.2f}.")
+rep.above("qwem.d1.solution.4.top_eigenvector_follows_unseen",
+          "exercise 4: the squared components of the guarded PMI's top eigenvector correlate positively with each "
+          "word's number of never-seen pairs", value=corr_unseen, bound=0.0, kind="record")

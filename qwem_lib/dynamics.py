@@ -5,7 +5,7 @@ Under Setting 3.1 with g = 1 the QWEM loss is, up to a constant (Theorem 1, :mod
     L(W) = ¼ ‖WWᵀ − M‖²_F,        ∇L(W) = (WWᵀ − M) W          (M symmetric, W of shape V×d).
 
 **The flow normalisation.** Plain gradient flow dW/dt = −∇L, started from an aligned matrix
-W = V_d S Oᵀ (V_d: top-d eigenvectors of M, S diagonal, O orthogonal), gives ds_k/dt = s_k(λ_k − s_k²),
+W = Q_d S Oᵀ (Q_d: top-d eigenvectors of M, S diagonal, O orthogonal), gives ds_k/dt = s_k(λ_k − s_k²),
 that is d(s_k²)/dt = 2 s_k²(λ_k − s_k²): a logistic curve with rate 2λ_k. The paper's Lemma 3.1 writes
 dW/dt = −(1/2g)∇L_QWEM, and ∇L_QWEM = g(WWᵀ − M)W, so its flow is
 
@@ -27,10 +27,10 @@ GPU one may pass ``dtype=torch.float32`` for speed: then the smallest initial sc
 relative errors of order one; the alignment measurements of Result 3 should then be read with that
 floor in mind.
 
-**Alignment (Result 3).** The distance from W(t) to the aligned trajectory V_d S(t) is minimised over
-right orthogonal transformations O (a Procrustes problem). Writing A = V_dᵀW and W_⊥ = W − V_dA,
+**Alignment (Result 3).** The distance from W(t) to the aligned trajectory Q_d S(t) is minimised over
+right orthogonal transformations O (a Procrustes problem). Writing A = Q_dᵀW and W_⊥ = W − Q_dA,
 
-    min_O ‖W − V_d S O‖²_F = min_O ‖A − S O‖²_F + ‖W_⊥‖²_F,
+    min_O ‖W − Q_d S O‖²_F = min_O ‖A − S O‖²_F + ‖W_⊥‖²_F,
 
 so the trainer records only the projection A (d×d), ‖W_⊥‖² and the singular values at each recorded
 time — never the full V×d matrix unless asked to (``keep_W``).
@@ -319,7 +319,7 @@ def solve_flow_ivp(M: Any, W0: Any, t_eval: Sequence[float], *, time_scale: floa
 # Lemma 3.1: aligned trajectories
 # ----------------------------------------------------------------------------------------------
 def aligned_init(vecs: Any, s0: Sequence[float], O: Any = None) -> np.ndarray:
-    """W(0) = V_d diag(s0) Oᵀ: an aligned initialisation (``vecs`` = V_d, the top-d eigenvectors)."""
+    """W(0) = Q_d diag(s0) Oᵀ: an aligned initialisation (``vecs`` = Q_d, the top-d eigenvectors)."""
     vecs = np.asarray(vecs, dtype=np.float64)
     s0 = np.asarray(s0, dtype=np.float64)
     if vecs.ndim != 2 or vecs.shape[1] != s0.size:
@@ -355,13 +355,13 @@ def midpoint_ratio(lam: Any, s0_sq: Any) -> Any:
 def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.ndarray]:
     """The aligned initial condition that a small random W0 effectively starts from.
 
-    With A = V_dᵀW0 (rows a_k = v_kᵀW0) write A = L Qᵀ, L lower triangular with positive diagonal,
-    Q orthogonal (Gram–Schmidt of the rows of A, in the order of the eigenvalues). While W is small,
-    W(t) ≈ e^{Mt/2} W0, so V_dᵀW(t) = diag(e^{λ_k t/2}) L Qᵀ, and the strictly lower part of L decays
-    relative to the diagonal as e^{−(λ_j − λ_k)t/2}: the row space rotates onto diag(L_kk e^{λ_k t/2}) Qᵀ.
-    Hence s_k(0) = L_kk (the part of a_k orthogonal to a_1 … a_{k−1}) and the right rotation is Q.
+    With A = Q_dᵀW0 (rows a_k = q_kᵀW0) write A = L Rᵀ, L lower triangular with positive diagonal,
+    R orthogonal (Gram–Schmidt of the rows of A, in the order of the eigenvalues). While W is small,
+    W(t) ≈ e^{Mt/2} W0, so Q_dᵀW(t) = diag(e^{λ_k t/2}) L Rᵀ, and the strictly lower part of L decays
+    relative to the diagonal as e^{−(λ_j − λ_k)t/2}: the row space rotates onto diag(L_kk e^{λ_k t/2}) Rᵀ.
+    Hence s_k(0) = L_kk (the part of a_k orthogonal to a_1 … a_{k−1}) and the right rotation is R.
 
-    Returns (s0 of shape (d,), Q of shape (d, d)); E[s_k(0)²] = σ²(d − k + 1) for W0 ~ N(0, σ²).
+    Returns (s0 of shape (d,), R of shape (d, d)); E[s_k(0)²] = σ²(d − k + 1) for W0 ~ N(0, σ²).
     """
     W0 = np.asarray(W0, dtype=np.float64)
     vecs = np.asarray(vecs, dtype=np.float64)
@@ -376,10 +376,10 @@ def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.
 
 
 def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.ndarray) -> np.ndarray:
-    """min over orthogonal O of ‖W − V_d diag(s) O‖_F for each recorded time.
+    """min over orthogonal O of ‖W − Q_d diag(s) O‖_F for each recorded time.
 
-    ``proj`` (…, d, d) is V_dᵀW (the first d rows of a recorded projection), ``resid_sq`` (…) is
-    ‖W − V_dV_dᵀW‖²_F and ``s_aligned`` (…, d) the aligned singular values. The rotation solves the
+    ``proj`` (…, d, d) is Q_dᵀW (the first d rows of a recorded projection), ``resid_sq`` (…) is
+    ‖W − Q_dQ_dᵀW‖²_F and ``s_aligned`` (…, d) the aligned singular values. The rotation solves the
     Procrustes problem min_O ‖A − SO‖ (O = UVᵀ from the SVD of SA) and the distance is computed from
     the difference itself (no cancellation).
     """
@@ -486,7 +486,7 @@ class SweepResult:
 
     sigma_sq (B,), tau1 (B,) = (1/λ₁) ln(λ₁/σ²), traj (the :class:`Trajectory`, rescaled times t/τ₁ in
     ``traj.times``), s0_sq (B, d) matched initial values, s_aligned_sq (B, T, d) the aligned sigmoids,
-    distance (B, T) = min_O ‖W − V_d S_al O‖_F / (Σ_k λ_k)^{1/2}, learn (B, d) the rescaled times at which
+    distance (B, T) = min_O ‖W − Q_d S_al O‖_F / (Σ_k λ_k)^{1/2}, learn (B, d) the rescaled times at which
     s_k² crosses λ_k/2 and learn_theory (B, d) the same for the aligned sigmoids.
     """
 

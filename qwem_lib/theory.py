@@ -254,12 +254,16 @@ def _eigh_desc(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def optimal_embeddings(M, d: int) -> np.ndarray:
-    """Theorem 1's minimiser V[:, :d] Λ[:d, :d]^{1/2} (eigenvalues sorted descending).
+    """Theorem 1's minimiser Q_[d] Λ_[d]^{1/2} (M = QΛQᵀ, eigenvalues sorted descending).
 
     Unique up to right multiplication by an orthogonal d×d matrix (and up to the signs of the
-    eigenvectors). Raises ``ValueError`` if M is not symmetric, if d is not in 1..V, or if one of the
-    top-d eigenvalues is negative (then no V×d matrix W has the top-d truncation as its Gram matrix;
-    see :func:`psd_truncation` for the true minimiser).
+    eigenvectors) when λ_d > λ_{d+1}; with λ_d = λ_{d+1} any unit vector of their eigenspace can serve.
+    Its Gram matrix is :func:`psd_truncation` (the top-d *signed* eigenvalues), not the Eckart–Young
+    truncation (the d eigenvalues of largest absolute value).
+
+    Raises ``ValueError`` if M is not symmetric, if d is not in 1..V, or if one of the top-d
+    eigenvalues is negative (then no V×d matrix W has the top-d truncation as its Gram matrix; see
+    :func:`psd_truncation` for the true minimiser).
     """
     M = _as_square("M", M)
     _check_symmetric("M", M)

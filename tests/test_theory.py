@@ -114,7 +114,7 @@ def test_optimal_embeddings_by_hand():
     np.testing.assert_allclose(np.abs(W2[:, 0]), [0, np.sqrt(3)], atol=1e-14)  # largest first
 
 
-def test_optimal_embeddings_is_eckart_young_minimum():
+def test_optimal_embeddings_is_theorem1_minimum():
     P, rng = rand_problem(12, seed=5)
     M = q.target_matrix(P, 1.0, 1.0)
     d = 3
@@ -137,6 +137,27 @@ def test_optimal_embeddings_negative_eigenvalue_raises():
     # the true minimiser drops the negative part
     np.testing.assert_allclose(q.psd_truncation(np.diag([1.0, -2.0]), 2), np.diag([1.0, 0.0]))
     assert q.factorisation_minimum(np.diag([1.0, -2.0]), 2) == pytest.approx(1.0)  # ¼·(−2)²
+
+
+def test_psd_truncation_is_not_eckart_young():
+    """With a negative eigenvalue of large |λ| the best PSD rank-d fit keeps the largest *signed* eigenvalues,
+    while Eckart–Young (any rank-d matrix) would keep the largest |λ|; gradient flow on W finds the former."""
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    lam = np.array([3.0, 1.0, 0.5, 0.2, -0.3, -4.0])
+    M = (Q * lam) @ Q.T
+    M = (M + M.T) / 2
+    X = q.psd_truncation(M, 2)
+    np.testing.assert_allclose(X, (Q[:, :2] * lam[:2]) @ Q[:, :2].T, atol=1e-12)
+    ey = (Q[:, [0, 5]] * lam[[0, 5]]) @ Q[:, [0, 5]].T      # Eckart–Young: |λ| = 4 and 3
+    assert np.linalg.norm(ey - M) < np.linalg.norm(X - M)    # better unconstrained, but not a Gram matrix
+    assert np.linalg.eigvalsh(ey).min() < -1.0
+    # brute force over Gram matrices: no random rank-2 WWᵀ beats the PSD truncation
+    best = 0.25 * np.linalg.norm(X - M) ** 2
+    assert best == pytest.approx(q.factorisation_minimum(M, 2), rel=1e-12)
+    for _ in range(200):
+        W = q.optimal_embeddings(X + 1e-12 * np.eye(6), 2) + 0.05 * rng.standard_normal((6, 2))
+        assert 0.25 * np.linalg.norm(W @ W.T - M) ** 2 >= best
 
 
 @pytest.mark.parametrize("d", [0, 3, 2.5])
