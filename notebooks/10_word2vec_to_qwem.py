@@ -83,7 +83,7 @@ diffs = [sp.simplify(pos - expected[+1]), sp.simplify(neg - expected[-1])]
 rep.check("qwem.taylor.logistic_series",
           "sympy: log(1+e^{∓x}) = log 2 ∓ x/2 + x²/8 − x⁴/192 + O(x⁶) exactly (no x³ or x⁵ term)",
           value=[str(d_) for d_ in diffs], passed=all(d_ == 0 for d_ in diffs), tolerance="exact (symbolic)",
-          kind="consistency");
+          kind="finding");
 
 # %% [markdown]
 # The odd part of $\log(1+e^{-x})$ is exactly $-x/2$ (because $\log(1+e^{-x}) - \log(1+e^{x}) = -x$), so the
@@ -119,7 +119,7 @@ twice = [sp.simplify(2 * (quad_pos - sp.log(2)) - (x**2 / 4 - x)),
 rep.check("qwem.taylor.seeds_loss_is_twice",
           "sympy: the seeds' per-pair losses x²/4 ∓ x equal 2·(quadratic Taylor polynomial − log 2) exactly",
           value=[str(t) for t in twice], passed=all(t == 0 for t in twice), tolerance="exact (symbolic)",
-          kind="consistency")
+          kind="finding")
 
 rng = config.rng(10)
 P_demo = q.synthetic_joint(12, rng, rank=3)

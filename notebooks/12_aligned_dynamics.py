@@ -98,7 +98,7 @@ rep.check("qwem.lemma31.sigmoid_solves_ode",
           "sympy: s²(t) = s0²λe^{λt}/(λ + s0²(e^{λt}−1)) solves d(s²)/dt = s²(λ − s²), s²(0) = s0² "
           "(the flow dW/dt = −½∇(¼‖WWᵀ−M‖²)), and does not solve the plain-flow equation d(s²)/dt = 2s²(λ − s²)",
           value=str(residual), passed=(residual == 0 and sp.simplify(x_t.subs(t_, 0) - x0_) == 0
-                                      and residual_plain != 0), kind="consistency")
+                                      and residual_plain != 0), kind="finding")
 
 # %% [markdown]
 # ## 2 · A target with a known spectrum

@@ -66,7 +66,7 @@ r_of_x = sp.solve(sp.Eq(x, 2 * (r - 1) / (r + 1)), r)
 print("solve x = 2(r−1)/(r+1) for r:", r_of_x)
 ok_solve = len(r_of_x) == 1 and sp.simplify(r_of_x[0] - (1 + 2 * x / (2 - x))) == 0
 rep.check("qwem.d1.ratio_from_mstar", "sympy: P_ij/(P_iP_j) = 1 + 2x/(2 − x) for x = M*_ij (equal reweightings)",
-          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)", kind="consistency")
+          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)", kind="finding")
 
 # PMI = log r(x) and 2 artanh(x/2) have the same derivative on (−2, 2) and agree at x = 0
 pmi_expr = sp.log(r_of_x[0])
@@ -79,11 +79,11 @@ print("series of log((2+x)/(2−x)):", " + ".join(f"({c})·x^{k}" for k, c in so
 expected = {2 * k + 1: sp.Rational(1, 4**k * (2 * k + 1)) for k in range(5)}
 rep.check("qwem.d1.pmi_is_2artanh",
           "sympy: log((2+x)/(2−x)) − 2 artanh(x/2) has zero derivative on (−2, 2) and vanishes at 0",
-          value=str(same), passed=same == 0, tolerance="exact (symbolic)", kind="consistency")
+          value=str(same), passed=same == 0, tolerance="exact (symbolic)", kind="finding")
 rep.check("qwem.d1.series_coefficients",
           "sympy: PMI = x + x³/12 + x⁵/80 + x⁷/448 + x⁹/2304 (coefficients 1/(4^k(2k+1)), no even powers)",
           value={k: str(c) for k, c in coeffs.items()}, passed=coeffs == expected, tolerance="exact (symbolic)",
-          kind="consistency");
+          kind="finding");
 
 # %% [markdown]
 # ## 2 · How good is the truncated series?
