@@ -55,3 +55,16 @@ def test_chapter_uses_report_and_presets(py: Path):
     assert "Report(" in text, f"{py.name} records no claims"
     assert "config.sizes(" in text, f"{py.name} does not size itself through the presets"
     assert "## Exercises" in text, f"{py.name} has no exercises"
+
+
+@pytest.mark.parametrize("py", PAIRS, ids=[p.stem for p in PAIRS])
+def test_figures_are_saved(py: Path):
+    """A chapter that shows figures must carry them in its committed notebook (a run with MPLBACKEND=Agg
+    saves none, and readers on GitHub would see no figure)."""
+    shows = py.read_text().count("plt.show()")
+    if not shows:
+        return
+    nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
+    images = sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                 if "image/png" in o.get("data", {}))
+    assert images > 0, f"{py.stem}.ipynb calls plt.show() {shows} times but saves no figure; re-run tools/build_book.py"
