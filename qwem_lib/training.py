@@ -74,7 +74,9 @@ __all__ = [
     "batch_loss_grad",
     "principal_cosines",
     "sgd_time",
+    "plan_schedule",
     "eigen_overlap",
+    "nested_subspace_sines",
     "diagonal_dominance",
 ]
 
@@ -244,6 +246,21 @@ def eigen_overlap(A: np.ndarray, B: np.ndarray, k: int | None = None) -> np.ndar
     return (Ua[:, :k].T @ Ub[:, :k]) ** 2
 
 
+def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
+    """``sin θ_max`` between the top-``k`` left singular vectors of ``W`` and the first ``k`` reference
+    vectors, for every ``k = 1..d`` and every logged time, from the signed overlaps ``(T, r, d)`` of
+    :class:`TrainResult` (``r >= d``). 0 when the k-th step has brought exactly ``q_1 … q_k``."""
+    ov = np.asarray(overlap, dtype=np.float64)
+    if ov.ndim != 3 or ov.shape[1] < ov.shape[2]:
+        raise ValueError(f"need overlaps of shape (T, r, d) with r >= d, got {ov.shape}")
+    T, _, d = ov.shape
+    out = np.empty((T, d))
+    for k in range(1, d + 1):
+        c = np.linalg.svd(ov[:, :k, :k], compute_uv=False).min(axis=1)
+        out[:, k - 1] = np.sqrt(np.clip(1.0 - c ** 2, 0.0, 1.0))
+    return out
+
+
 def diagonal_dominance(O: np.ndarray, band: int = 0) -> float:
     """The share of an overlap matrix's mass within ``band`` of the diagonal: Σ_{|i−j|≤band} O_ij / Σ O_ij.
 
@@ -340,21 +357,48 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
     return pair_loss_grad(W, a, b, wp, na, nb, wn, tables["model"], batch)
 
 
+def plan_schedule(lam: Sequence[float], d: int, sigma_sq: float, *, lr_factor: float = 0.1,
+                  horizon: float = 3.0) -> dict:
+    """A constant learning rate and a step count from the target's own spectrum.
+
+    ``lr = lr_factor/λ₁`` (stable: the largest curvature of ¼‖WWᵀ − M*‖² near the end is about 2λ₁) and
+    enough steps to reach ``horizon`` times the characteristic time of the d-th mode,
+    ``τ_d = ln(λ_d/σ²)/λ_d``, in the paper's time ``t = 2 Σ η``. Returns ``dict(lr, steps, t_end, tau)``
+    with ``tau`` the characteristic times of the first ``d`` modes.
+    """
+    from .theory import characteristic_time
+
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.size < d or np.any(lam[:d] <= 0):
+        raise ValueError("plan_schedule needs d positive leading eigenvalues")
+    if not (lr_factor > 0 and horizon > 0 and sigma_sq > 0):
+        raise ValueError("lr_factor, horizon and sigma_sq must be positive")
+    lr = lr_factor / lam[0]
+    tau = np.asarray(characteristic_time(lam[:d], sigma_sq))
+    t_end = horizon * float(tau[-1])
+    steps = int(math.ceil(t_end / (2.0 * lr)))
+    return dict(lr=float(lr), steps=steps, t_end=t_end, tau=tau)
+
+
 # ----------------------------------------------------------------------------------------------
 # the trainer
 # ----------------------------------------------------------------------------------------------
 @dataclass
 class TrainResult:
-    """A trained run. ``W`` (V, d) float32; ``steps`` (T,) logged steps (0 = init); ``times`` (T,) the
-    paper's time ``2 Σ η`` at those steps; ``sv`` (T, d) singular values of ``W``; ``cosines`` (T, r)
-    principal-angle cosines of ``W``'s column space with the reference subspace (if given); ``loss``
-    (T,) the minibatch loss at those steps; ``seconds`` wall time; ``pairs_per_s`` sampled pairs (positive
-    + negative) per second; ``config`` the inputs."""
+    """A trained run. ``W`` (V, d) float32 and ``W0`` its initial value; ``steps`` (T,) logged steps
+    (0 = init); ``times`` (T,) the paper's time ``2 Σ η`` at those steps; ``sv`` (T, d) singular values of
+    ``W``; ``overlap`` (T, r, d) the signed overlaps ``q_iᵀu_k`` of the reference vectors (columns of
+    ``reference``, e.g. M*'s top eigenvectors) with the left singular vectors ``u_k`` of ``W``;
+    ``cosines`` (T, min(r, d)) the principal-angle cosines between ``W``'s column space and the first
+    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps; ``seconds`` wall
+    time; ``pairs_per_s`` sampled pairs (positive + negative) per second; ``config`` the inputs."""
 
     W: np.ndarray
+    W0: np.ndarray
     steps: np.ndarray
     times: np.ndarray
     sv: np.ndarray
+    overlap: np.ndarray
     cosines: np.ndarray
     loss: np.ndarray
     seconds: float
@@ -436,11 +480,12 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                window=window, oov=oov, stream_vocab=stream_vocab, seed=seed, device=dev.type,
                dtype=str(dt), ref=None if reference is None else
                hashlib.sha256(np.ascontiguousarray(reference, dtype=np.float32).tobytes()).hexdigest()[:8],
-               version=1)
+               version=2)
     path = _cache_file(cfg) if use_cache else None
     if path is not None and path.exists():
         with np.load(path, allow_pickle=False) as z:
-            return TrainResult(W=z["W"], steps=z["steps"], times=z["times"], sv=z["sv"], cosines=z["cosines"],
+            return TrainResult(W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
+                               overlap=z["overlap"], cosines=z["cosines"],
                                loss=z["loss"], seconds=float(z["seconds"]), pairs_per_s=float(z["pps"]),
                                config=cfg, cached=True)
 
@@ -460,16 +505,17 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     def step_grad(W):
         return batch_loss_grad(W, sampler, tables, gen, batch=batch)
 
-    logs = {"steps": [], "sv": [], "cos": [], "loss": []}
+    W0 = W.to(torch.float32).cpu().numpy()
+    logs = {"steps": [], "sv": [], "ov": [], "loss": []}
     log_set = set(int(s) for s in log_steps)
 
     def record(s, W, loss):
         Wd = W.to(torch.float64)
         logs["steps"].append(s)
-        logs["sv"].append(torch.linalg.svdvals(Wd).cpu().numpy())
+        U, sv, _ = torch.linalg.svd(Wd, full_matrices=False)
+        logs["sv"].append(sv.cpu().numpy())
         if ref is not None:
-            Qw = torch.linalg.qr(Wd)[0]
-            logs["cos"].append(torch.linalg.svdvals(ref.T @ Qw).clamp(0, 1).cpu().numpy())
+            logs["ov"].append((ref.T @ U).cpu().numpy())
         logs["loss"].append(float(loss))
 
     lrs = np.full(steps, float(lr))
@@ -497,14 +543,18 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     per_step = batch * (2 if model == "qwem" else 1 + k)
     steps_arr = np.asarray(logs["steps"], dtype=np.int64)
     times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
-    res = TrainResult(W=W.to(torch.float32).cpu().numpy(), steps=steps_arr, times=times,
-                      sv=np.asarray(logs["sv"]), cosines=np.asarray(logs["cos"]) if logs["cos"] else
-                      np.zeros((len(steps_arr), 0)), loss=np.asarray(logs["loss"]), seconds=seconds,
+    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
+    r = min(ov.shape[1], d)
+    cos = np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0) if r else np.zeros((len(steps_arr), 0))
+    res = TrainResult(W=W.to(torch.float32).cpu().numpy(), W0=W0, steps=steps_arr, times=times,
+                      sv=np.asarray(logs["sv"]), overlap=ov, cosines=cos, loss=np.asarray(logs["loss"]),
+                      seconds=seconds,
                       pairs_per_s=per_step * steps / max(seconds, 1e-9), config=cfg)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".part.npz")
-        np.savez(tmp, W=res.W, steps=res.steps, times=res.times, sv=res.sv, cosines=res.cosines, loss=res.loss,
+        np.savez(tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv, overlap=res.overlap,
+                 cosines=res.cosines, loss=res.loss,
                  seconds=res.seconds, pps=res.pairs_per_s)
         tmp.replace(path)
     return res

@@ -267,3 +267,27 @@ def test_eigen_overlap_and_diagonal_dominance():
         tr.diagonal_dominance(np.zeros((2, 3)))
     cos = tr.principal_cosines(A, A[:, ::-1])
     np.testing.assert_allclose(cos, 1.0)
+
+
+def test_plan_schedule():
+    plan = tr.plan_schedule([4.0, 2.0, 1.0], 2, 1e-6, lr_factor=0.1, horizon=3.0)
+    assert plan["lr"] == pytest.approx(0.025)
+    assert plan["t_end"] == pytest.approx(3 * math.log(2e6) / 2)
+    assert plan["steps"] == math.ceil(plan["t_end"] / 0.05)
+    with pytest.raises(ValueError):
+        tr.plan_schedule([1.0, -1.0], 2, 1e-6)
+
+
+def test_logged_overlaps_and_nested_sines():
+    c = tiny_corpus()
+    rng = np.random.default_rng(5)
+    ref, _ = np.linalg.qr(rng.standard_normal((6, 3)))
+    r = _train(c, reference=ref, init_scale=1.0)
+    assert r.overlap.shape == (len(r.steps), 3, 2) and r.cosines.shape == (len(r.steps), 2)
+    U = np.linalg.svd(r.W.astype(np.float64), full_matrices=False)[0]
+    np.testing.assert_allclose(np.abs(r.overlap[-1]), np.abs(ref.T @ U), atol=1e-5)
+    np.testing.assert_allclose(r.cosines[-1], tr.principal_cosines(r.W, ref[:, :2]), atol=1e-5)
+    ns = tr.nested_subspace_sines(r.overlap)
+    assert ns.shape == (len(r.steps), 2) and np.all((ns >= 0) & (ns <= 1))
+    np.testing.assert_allclose(ns[-1, 1], np.sqrt(1 - tr.principal_cosines(r.W, ref[:, :2]).min() ** 2), atol=1e-4)
+    np.testing.assert_allclose(r.W0, _train(c, reference=ref, init_scale=1.0).W0)

@@ -1,0 +1,79 @@
+"""Throughput of the SGD trainers of ``qwem_lib.training`` on the CPU: sampled pairs per second.
+
+    python bench/bench_training.py                     # book and paper sizes, 1 thread, 30 timed steps each
+    python bench/bench_training.py --threads 2 --steps 50
+
+For each preset's (corpus, V, d) of chapter 23 it times ``--steps`` SGD steps of QWEM and of SGNS (after 3
+warm-up steps), reports pairs (positive + negative) per second, and multiplies by the number of steps the
+preset's schedule needs (``qwem_lib.training.plan_schedule`` from M*'s own eigenvalues) to give the
+expected training time of each run on this CPU. Statistics and eigenvalues come from the cache when
+present. Results go to ``bench/results/training.json`` and a Markdown table is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--presets", default="smoke,book,paper")
+    args = ap.parse_args()
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    sys.path.insert(0, str(ROOT))
+
+    import numpy as np
+    import torch
+
+    import qwem_lib as q
+    from qwem_lib import training as tr
+
+    torch.set_num_threads(args.threads)
+    rows = []
+    for preset in args.presets.split(","):
+        P_ = tr.CHAPTER23_SIZES[preset]
+        corpus = q.load_corpus(P_["corpus"])
+        V, d, batch = P_["V"], P_["d"], P_["batch"]
+        _, P, pu = q.cooccurrence(corpus, V)
+        lam, _ = q.top_eigenpairs(q.mstar_from_stats(P, pu, dtype=np.float32), d + 1)
+        plan = tr.plan_schedule(lam, d, P_["init_small"] ** 2, lr_factor=P_["lr_factor"], horizon=P_["horizon"])
+        s = tr.make_sampler(corpus.ids, V, device="cpu")
+        gen = torch.Generator().manual_seed(0)
+        for model in ("qwem", "sgns"):
+            tables = tr.make_tables(model, P, pu, s, dtype=torch.float32 if V > 5000 else torch.float64)
+            W = torch.randn(V, d, generator=gen, dtype=tables["dtype"]) * 1e-3
+            for _ in range(3):
+                tr.batch_loss_grad(W, s, tables, gen, batch=batch)
+            t0 = time.perf_counter()
+            for _ in range(args.steps):
+                _, G = tr.batch_loss_grad(W, s, tables, gen, batch=batch)
+                W -= 1e-6 * G
+            dt = (time.perf_counter() - t0) / args.steps
+            pairs = batch * 2
+            steps = plan["steps"] * (P_["sgns_steps_factor"] if model == "sgns" else 1)
+            rows.append(dict(preset=preset, corpus=P_["corpus"], V=V, d=d, model=model, batch=batch,
+                             s_per_step=dt, pairs_per_s=pairs / dt, steps=int(steps), est_wall_s=steps * dt))
+            print(rows[-1], flush=True)
+    out = ROOT / "bench" / "results" / "training.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(dict(threads=args.threads, loadavg=os.getloadavg(), rows=rows), indent=1) + "\n")
+    print("\n| preset | corpus | V | d | model | batch (positives) | pairs/s | steps needed | est. wall time |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['preset']} | {r['corpus']} | {r['V']:,} | {r['d']} | {r['model']} | {r['batch']:,} | "
+              f"{r['pairs_per_s'] / 1e6:.2f} M | {r['steps']:,} | {r['est_wall_s'] / 60:.1f} min |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
