@@ -21,8 +21,14 @@ with probability exactly ``P_a P_b`` (``P_a`` the renormalised unigram, :meth:`C
 
 **QWEM** (tied ``W``, Setting 3.1). Each positive pair contributes ``Ψ_ab (−x + x²/4)``, each negative
 ``Ψ_ab (x + x²/4)``, with ``x = w_a·w_b`` and ``Ψ_ab = 1/(P_ab + P_aP_b)`` looked up in the ``V × V``
-table. The expected minibatch loss is Theorem 1's :func:`qwem_lib.theory.qwem_loss`, equal to
-``¼‖WWᵀ − M*‖²`` up to a constant (``g = 1``), whose gradient is ``(WWᵀ − M*)W``. A step
+table (``estimator="sampled"``). The expected minibatch loss is Theorem 1's
+:func:`qwem_lib.theory.qwem_loss`, equal to ``¼‖WWᵀ − M*‖²`` up to a constant (``g = 1``), whose
+gradient is ``(WWᵀ − M*)W``. Because Setting 3.1 makes the quadratic weights constant, the quadratic
+part ``Σ_ab (P_ab + P_aP_b)Ψ_ab x²/4 = ¼‖WWᵀ‖²`` does not depend on the corpus; the default
+``estimator="split"`` computes it exactly and samples only the linear, corpus-dependent part. The
+weights Ψ reach ``1/(P_a P_b)`` for a pair of rare words (about 10⁸ at V = 2,000), and in the fully
+sampled estimator such a pair multiplies ``x²`` by that weight: one draw can then make an unstable step.
+In the split estimator a draw only adds a bounded push. A step
 ``W ← W − η ĝ`` therefore advances the paper's time (the flow ``dW/dt = −½∇L`` of Lemma 3.1,
 :data:`qwem_lib.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η``.
 
@@ -72,9 +78,12 @@ __all__ = [
     "make_tables",
     "pair_loss_grad",
     "batch_loss_grad",
+    "split_loss_grad",
     "principal_cosines",
     "sgd_time",
     "plan_schedule",
+    "PresetRun",
+    "run_preset",
     "eigen_overlap",
     "nested_subspace_sines",
     "diagonal_dominance",
@@ -284,14 +293,16 @@ def sgd_time(lrs: np.ndarray) -> np.ndarray:
 
 
 def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev: Any, dt: Any, *,
-            k: int = 1, sample: float = 1e-5, power: float = 0.75) -> dict:
+            k: int = 1, sample: float = 1e-5, power: float = 0.75, estimator: str = "split") -> dict:
     """The device tables a model's minibatch needs (Ψ for QWEM; ρ and P^power for SGNS)."""
     import torch
 
     if P.shape != (sampler.V, sampler.V) or pu.shape != (sampler.V,):
         raise ValueError(f"statistics of shape {P.shape}, {pu.shape} do not match V={sampler.V}")
     if model == "qwem":
-        return dict(model=model, dtype=dt, inv_acc=1.0 / sampler.acceptance,
+        if estimator not in ("split", "sampled"):
+            raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
+        return dict(model=model, dtype=dt, inv_acc=1.0 / sampler.acceptance, estimator=estimator,
                     psi=torch.as_tensor(1.0 / (P + np.outer(pu, pu)), device=dev, dtype=dt))
     Q = pu ** power
     return dict(model=model, dtype=dt, k=int(k), inv_acc=1.0 / sampler.acceptance, rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
@@ -299,14 +310,15 @@ def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev
 
 
 def make_tables(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, sampler: PairSampler, *,
-                dtype: Any = None, k: int = 1, sample: float = 1e-5, power: float = 0.75) -> dict:
+                dtype: Any = None, k: int = 1, sample: float = 1e-5, power: float = 0.75,
+                estimator: str = "split") -> dict:
     """Public form of the per-model tables used by :func:`batch_loss_grad` (for tests and benchmarks)."""
     import torch
 
     if model not in ("qwem", "sgns"):
         raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
     return _tables(model, np.asarray(P_joint, np.float64), np.asarray(P_unigram, np.float64), sampler,
-                   sampler.device, dtype or torch.float64, k=k, sample=sample, power=power)
+                   sampler.device, dtype or torch.float64, k=k, sample=sample, power=power, estimator=estimator)
 
 
 def pair_loss_grad(W, a, b, wp, na, nb, wn, model: Model, batch: int):
@@ -354,11 +366,39 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
         na = a.repeat(k)
         nb = torch.multinomial(tables["Q"], batch * k, replacement=True, generator=gen)
         wn = wp.repeat(k)
+    if tables["model"] == "qwem" and tables["estimator"] == "split":
+        return split_loss_grad(W, a, b, wp, na, nb, wn, batch)
     return pair_loss_grad(W, a, b, wp, na, nb, wn, tables["model"], batch)
 
 
+def split_loss_grad(W, a, b, wp, na, nb, wn, batch: int):
+    """QWEM's minibatch loss with its quadratic part computed exactly (the ``"split"`` estimator).
+
+    Under Setting 3.1 the quadratic weights are constant, ``Σ_ab (P_abΨ_ab + P_aP_bΨ_ab) x²/4 =
+    ¼‖WWᵀ‖²_F``: that part carries no information about the corpus and is computed exactly
+    (gradient ``W WᵀW``, O(V d²)). Only the linear part ``Σ_ab Ψ_ab (P_a P_b − P_ab) x_ab = −½ Σ M*_ab x_ab``
+    is estimated from the sampled pairs (``−x`` per positive, ``+x`` per negative, weighted). Same
+    expectation as :func:`pair_loss_grad` with QWEM's terms, less variance, and no pair can make an
+    unstable step: a sampled pair only adds a bounded push, never a curvature.
+    """
+    import torch
+
+    x = (W[a] * W[b]).sum(1)
+    xn = (W[na] * W[nb]).sum(1)
+    G2 = W.T @ W
+    loss = 0.25 * (G2 * G2).sum() + ((wn * xn).sum() - (wp * x).sum()) / batch
+    cp = (-wp / batch)[:, None]
+    cn = (wn / batch)[:, None]
+    G = W @ G2
+    G.index_add_(0, a, cp * W[b])
+    G.index_add_(0, b, cp * W[a])
+    G.index_add_(0, na, cn * W[nb])
+    G.index_add_(0, nb, cn * W[na])
+    return loss, G
+
+
 def plan_schedule(lam: Sequence[float], d: int, sigma_sq: float, *, lr_factor: float = 0.1,
-                  horizon: float = 3.0) -> dict:
+                  horizon: float = 3.0, capacity: Sequence[float] | None = None) -> dict:
     """A constant learning rate and a step count from the target's own spectrum.
 
     ``lr = lr_factor/λ₁`` (stable: the largest curvature of ¼‖WWᵀ − M*‖² near the end is about 2λ₁) and
@@ -374,7 +414,9 @@ def plan_schedule(lam: Sequence[float], d: int, sigma_sq: float, *, lr_factor: f
     if not (lr_factor > 0 and horizon > 0 and sigma_sq > 0):
         raise ValueError("lr_factor, horizon and sigma_sq must be positive")
     lr = lr_factor / lam[0]
-    tau = np.asarray(characteristic_time(lam[:d], sigma_sq))
+    cap = lam[:d] if capacity is None else np.asarray(capacity, dtype=np.float64)[:d]
+    tau = np.log(cap / sigma_sq) / lam[:d] if capacity is not None else \
+        np.asarray(characteristic_time(lam[:d], sigma_sq))
     t_end = horizon * float(tau[-1])
     steps = int(math.ceil(t_end / (2.0 * lr)))
     return dict(lr=float(lr), steps=steps, t_end=t_end, tau=tau)
@@ -431,6 +473,13 @@ def _check_hparams(V: int, d: int, steps: int, lr: float, batch: int, init_scale
         raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
 
 
+def _ref_key(reference: np.ndarray) -> str:
+    """A key for a reference basis that ignores column signs and last-bit noise of the eigensolver."""
+    R = np.asarray(reference, dtype=np.float64)
+    R = R * np.where(R[np.argmax(np.abs(R), axis=0), np.arange(R.shape[1])] < 0, -1.0, 1.0)
+    return hashlib.sha256(np.round(R, 4).astype(np.float32).tobytes()).hexdigest()[:8]
+
+
 def _cache_file(cfg: dict) -> Any:
     blob = json.dumps(cfg, sort_keys=True, default=str).encode()
     return config.cache_dir() / "training" / f"{cfg['model']}-V{cfg['V']}-d{cfg['d']}-" \
@@ -444,7 +493,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                 power: float = 0.75, window: int = 16, oov: str = "authors",
                 stream_vocab: int = STREAM_VOCAB, seed: int = 0, device: Any = None,
                 dtype: Any = None, use_cache: bool = True, progress: bool = True,
-                stats: tuple[np.ndarray, np.ndarray] | None = None) -> TrainResult:
+                stats: tuple[np.ndarray, np.ndarray] | None = None, estimator: str = "split") -> TrainResult:
     """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
 
     ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
@@ -454,7 +503,9 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     vector then has squared norm ≈ ``init_scale²``). Learning rate ``lr``, multiplied by
     ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
     eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
-    same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ).
+    same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
+    (QWEM only): ``"split"`` computes the corpus-free quadratic part ¼‖WWᵀ‖² exactly and samples the
+    linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
 
     Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
     :class:`~qwem_lib.data.DataError` for an empty corpus.
@@ -478,8 +529,8 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                batch=batch, init_scale=float(init_scale), decay_at=decay_at, decay_factor=decay_factor,
                log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8], k=k, sample=sample, power=power,
                window=window, oov=oov, stream_vocab=stream_vocab, seed=seed, device=dev.type,
-               dtype=str(dt), ref=None if reference is None else
-               hashlib.sha256(np.ascontiguousarray(reference, dtype=np.float32).tobytes()).hexdigest()[:8],
+               estimator=estimator if model == "qwem" else None,
+               dtype=str(dt), ref=None if reference is None else _ref_key(reference),
                version=2)
     path = _cache_file(cfg) if use_cache else None
     if path is not None and path.exists():
@@ -500,7 +551,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     ref = None if reference is None else torch.as_tensor(np.linalg.qr(np.asarray(reference, np.float64))[0],
                                                        device=dev, dtype=torch.float64)
 
-    tables = _tables(model, P, pu, sampler, dev, dt, k=k, sample=sample, power=power)
+    tables = _tables(model, P, pu, sampler, dev, dt, k=k, sample=sample, power=power, estimator=estimator)
 
     def step_grad(W):
         return batch_loss_grad(W, sampler, tables, gen, batch=batch)
@@ -558,3 +609,87 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                  seconds=res.seconds, pps=res.pairs_per_s)
         tmp.replace(path)
     return res
+
+
+# ----------------------------------------------------------------------------------------------
+# the chapters' runs
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class PresetRun:
+    """A run of :func:`run_preset` with its context: ``result`` (:class:`TrainResult`); ``words``;
+    ``lam``, ``Q`` the top ``d + 2`` eigenpairs of M*; ``lam_B``, ``Q_B`` those of the SGNS growth matrix
+    (SGNS runs only, else None); ``sigma_sq`` the per-direction initial scale σ² = init_scale²;
+    ``lr``, ``steps``, ``main_steps`` (steps before the learning-rate decay), ``tau`` the planned
+    characteristic times."""
+
+    result: TrainResult
+    words: list
+    lam: np.ndarray
+    Q: np.ndarray
+    lam_B: np.ndarray | None
+    Q_B: np.ndarray | None
+    sigma_sq: float
+    lr: float
+    steps: int
+    main_steps: int
+    tau: np.ndarray
+
+
+def _top_eigs(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k eigenpairs, deterministic, columns with their largest-magnitude entry positive."""
+    if M.shape[0] <= 4000:
+        lam, Q = np.linalg.eigh(M)
+        lam, Q = lam[::-1][:k], Q[:, ::-1][:, :k]
+    else:
+        from .spectral import top_eigenpairs
+
+        lam, Q = top_eigenpairs(M, k)
+    Q = np.asarray(Q, dtype=np.float64)
+    Q = Q * np.where(Q[np.argmax(np.abs(Q), axis=0), np.arange(k)] < 0, -1.0, 1.0)
+    return np.asarray(lam, dtype=np.float64), Q
+
+
+def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Literal["small", "large"] = "small",
+               batch: int = 50_000, lr_factor: float = 0.1, horizon: float = 3.0, polish: float = 3.0,
+               sigma_sq_small: float = 1e-8, large_ratio: float = 0.1, n_logs: int = 200, seed: int = 0,
+               progress: bool = True, device: Any = None) -> PresetRun:
+    """The runs of chapters 23–24: statistics, spectrum, schedule and training, all from the inputs.
+
+    * statistics of the corpus by the authors' protocol (:func:`cooccurrence`), M* and its top ``d + 2``
+      eigenpairs (the logged reference); for SGNS also the growth matrix ``B``;
+    * initial scale: ``init="small"`` gives σ² = ``sigma_sq_small`` per direction; ``"large"`` gives
+      initial singular values ``s² ≈ Vσ²/d = large_ratio·λ_d`` (all modes start within a short
+      exponential phase of their end point);
+    * schedule: ``lr = lr_factor/λ₁`` (λ of M* for QWEM, of B for SGNS) for ``horizon`` characteristic
+      times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times ``1/(λ_d·lr/10·2)`` of mode ``d``
+      (the authors also divide the rate by 10 for the last quarter).
+
+    Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
+    """
+    from .corpus_stats import mstar_from_stats
+
+    c = resolve_corpus(corpus)
+    words, P, pu = cooccurrence(c, V)
+    lam, Q = _top_eigs(mstar_from_stats(P, pu), d + 2)
+    if lam[d - 1] <= 0:
+        raise ValueError(f"M* has fewer than d={d} positive eigenvalues at V={V}")
+    sigma_sq = sigma_sq_small if init == "small" else large_ratio * lam[d - 1] * d / V
+    if init not in ("small", "large"):
+        raise ValueError(f"init must be 'small' or 'large', got {init!r}")
+    lam_B = Q_B = None
+    if model == "sgns":
+        lam_B, Q_B = _top_eigs(sgns_growth_matrix(P, pu), d + 2)
+        rates = lam_B
+        plan = plan_schedule(lam_B, d, sigma_sq, lr_factor=lr_factor, horizon=horizon,
+                             capacity=np.maximum(lam[:d], sigma_sq * math.e))
+    else:
+        rates = lam
+        plan = plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon) if init == "small" else \
+            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
+    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * rates[d - 1])))
+    steps = plan["steps"] + n_polish
+    res = train_pairs(c, V, d, model=model, steps=steps, lr=plan["lr"], batch=batch,
+                      init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, n_logs=n_logs,
+                      reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))
+    return PresetRun(result=res, words=words, lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq),
+                     lr=plan["lr"], steps=steps, main_steps=plan["steps"], tau=plan["tau"])

@@ -62,7 +62,7 @@ def test_pair_loss_by_hand():
 
 
 @pytest.mark.parametrize("model", ["qwem", "sgns"])
-def test_gradient_matches_autograd(model):
+def test_gradient_matches_autograd(model):  # noqa: D103
     g = torch.Generator().manual_seed(1)
     V, d, n = 7, 3, 50
     W = torch.randn(V, d, generator=g, dtype=torch.float64)
@@ -76,6 +76,23 @@ def test_gradient_matches_autograd(model):
     (G2,) = torch.autograd.grad(loss2, Wr)
     assert math.isclose(float(loss), float(loss2.detach()))
     np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_split_gradient_matches_autograd():
+    g = torch.Generator().manual_seed(2)
+    V, d, n = 7, 3, 40
+    W = torch.randn(V, d, generator=g, dtype=torch.float64)
+    idx = [torch.randint(0, V, (n,), generator=g) for _ in range(4)]
+    wp, wn = torch.rand(n, generator=g, dtype=torch.float64), torch.rand(n, generator=g, dtype=torch.float64)
+    loss, G = tr.split_loss_grad(W, idx[0], idx[1], wp, idx[2], idx[3], wn, n)
+    Wr = W.clone().requires_grad_(True)
+    loss2, _ = tr.split_loss_grad(Wr, idx[0], idx[1], wp, idx[2], idx[3], wn, n)
+    (G2,) = torch.autograd.grad(loss2, Wr)
+    np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-12, atol=1e-12)
+    # the exact quadratic part is ¼ Σ_ab x_ab² over all ordered pairs
+    X = W @ W.T
+    lin = ((wn * (W[idx[2]] * W[idx[3]]).sum(1)).sum() - (wp * (W[idx[0]] * W[idx[1]]).sum(1)).sum()) / n
+    assert math.isclose(float(loss), float(0.25 * (X ** 2).sum() + lin), rel_tol=1e-12)
 
 
 # -- the sampler ---------------------------------------------------------------------------------
@@ -111,13 +128,14 @@ def _mc_gradient(model, W, s, tables, n_batches=400, batch=2_000):
     return np.mean(Ls), np.std(Ls) / math.sqrt(n_batches), Gs.mean(0), Gs.std(0) / math.sqrt(n_batches)
 
 
-def test_expected_qwem_gradient_is_population_gradient():
+@pytest.mark.parametrize("estimator", ["split", "sampled"])
+def test_expected_qwem_gradient_is_population_gradient(estimator):
     """The minibatch gradient's mean over draws is ∇ of Theorem 1's loss with P and P_iP_j of the same stream."""
     c = tiny_corpus(n=4000)
     V, d = 6, 2
     _, P, pu = cooccurrence(c, V, window=4, stream_vocab=9, use_cache=False)
     s = tr.make_sampler(c.ids, V, window=4, stream_vocab=9, device="cpu")
-    tables = tr.make_tables("qwem", P, pu, s)
+    tables = tr.make_tables("qwem", P, pu, s, estimator=estimator)
     W = np.random.default_rng(0).standard_normal((V, d)) * 0.7
     psi = equal_reweighting(P, pu)
     Lpop = qwem_loss(W, P, psi, psi, pu)
