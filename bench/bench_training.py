@@ -5,7 +5,7 @@
 
 For each preset's (corpus, V, d) of chapter 23 it times ``--steps`` SGD steps of QWEM and of SGNS (after 3
 warm-up steps), reports pairs (positive + negative) per second, and multiplies by the number of steps the
-preset's schedule needs (``qwem_lib.training.plan_schedule`` from M*'s own eigenvalues) to give the
+preset's schedule needs (``qwem_lib.training.plan_schedule`` from M*'s own eigenvalues, plus the polish phase) to give the
 expected training time of each run on this CPU. Statistics and eigenvalues come from the cache when
 present. Results go to ``bench/results/training.json`` and a Markdown table is printed.
 """
@@ -20,6 +20,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# the sizes of chapter 23's presets (notebooks/23_training_on_text.py)
+SIZES = {
+    "smoke": dict(corpus="enwiki2015_1m7", V=300, d=2, batch=20_000, sigma_sq=1e-4),
+    "book": dict(corpus="enwiki2015_17m", V=500, d=6, batch=50_000, sigma_sq=1e-4),
+    "paper": dict(corpus="enwiki2015_70m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4),
+}
 
 
 def main() -> int:
@@ -41,12 +48,14 @@ def main() -> int:
     torch.set_num_threads(args.threads)
     rows = []
     for preset in args.presets.split(","):
-        P_ = tr.CHAPTER23_SIZES[preset]
+        P_ = SIZES[preset]
         corpus = q.load_corpus(P_["corpus"])
         V, d, batch = P_["V"], P_["d"], P_["batch"]
         _, P, pu = q.cooccurrence(corpus, V)
         lam, _ = q.top_eigenpairs(q.mstar_from_stats(P, pu, dtype=np.float32), d + 1)
-        plan = tr.plan_schedule(lam, d, P_["init_small"] ** 2, lr_factor=P_["lr_factor"], horizon=P_["horizon"])
+        plan = tr.plan_schedule(lam, d, P_["sigma_sq"], lr_factor=0.1, horizon=3.0)
+        # the chapters' polish phase: 3 relaxation times 1/(λ_d − λ_{d+1}) at lr/10
+        plan["steps"] += int(np.ceil(3 * 10 / (2 * plan["lr"] * (lam[d - 1] - lam[d]))))
         s = tr.make_sampler(corpus.ids, V, device="cpu")
         gen = torch.Generator().manual_seed(0)
         for model in ("qwem", "sgns"):
@@ -60,7 +69,7 @@ def main() -> int:
                 W -= 1e-6 * G
             dt = (time.perf_counter() - t0) / args.steps
             pairs = batch * 2
-            steps = plan["steps"] * (P_["sgns_steps_factor"] if model == "sgns" else 1)
+            steps = plan["steps"]  # SGNS: same count as a rough guide (its own schedule uses B's spectrum)
             rows.append(dict(preset=preset, corpus=P_["corpus"], V=V, d=d, model=model, batch=batch,
                              s_per_step=dt, pairs_per_s=pairs / dt, steps=int(steps), est_wall_s=steps * dt))
             print(rows[-1], flush=True)

@@ -661,8 +661,9 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
       initial singular values ``s² ≈ Vσ²/d = large_ratio·λ_d`` (all modes start within a short
       exponential phase of their end point);
     * schedule: ``lr = lr_factor/λ₁`` (λ of M* for QWEM, of B for SGNS) for ``horizon`` characteristic
-      times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times ``1/(λ_d·lr/10·2)`` of mode ``d``
-      (the authors also divide the rate by 10 for the last quarter).
+      times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times ``1/(λ_d − λ_{d+1})`` of the
+      subspace (the minibatch noise parks energy in the directions beyond ``d``, which drain at that
+      gap; the authors also divide the rate by 10 for their last quarter).
 
     Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
     """
@@ -686,7 +687,7 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
         rates = lam
         plan = plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon) if init == "small" else \
             plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
-    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * rates[d - 1])))
+    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
     steps = plan["steps"] + n_polish
     res = train_pairs(c, V, d, model=model, steps=steps, lr=plan["lr"], batch=batch,
                       init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, n_logs=n_logs,
