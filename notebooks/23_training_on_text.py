@@ -191,10 +191,15 @@ plt.show()
 # mode $k$ by a fraction of about $\eta\lambda_k/2 \le 0.025$ of its time (Exercise 2); (b) the minibatch noise keeps
 # adding small components along every $q_k$, which act like a larger start and make steps a little
 # earlier, while the noise energy parked beyond the top $d$ slows the growth a little; (c) the random
-# start: the squared projections of $W(0)$ on the eigenvectors scatter around $\sigma^2$ like
-# $\chi^2_d/d$ variables, and a factor 3 in a start moves its step by $\ln 3/\lambda_k$. We ask, for every
-# $k$, for $|t_k - t_k^{\rm theory}| \le 0.1\,\tau_1 + \ln 3/\lambda_k$: 0.1 for (a) and (b), the second term
-# for (c). Widely spaced steps are then each tied to their own eigenvalue; steps of nearly equal
+# start: the squared projections of $W(0)$ on the eigenvectors scatter around $\sigma^2$, and a factor 3 in
+# a start moves its step by $\ln 3/\lambda_k$. We ask, for every $k < d$, for
+# $|t_k - t_k^{\rm theory}| \le 0.1\,\tau_1 + \ln 3/\lambda_k$: 0.1 for (a) and (b), the second term for (c).
+#
+# The last mode is left out of the timing claim, for a reason chapter 13 gives: its effective start is
+# the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $\sigma^2\chi^2_1$ variable that is
+# below $\sigma^2/20$ one time in six; and when it is that small, the minibatch noise, not the start, sets
+# when mode $d$ begins to grow. Its step time is printed with the others, but it is not a prediction
+# from $\sigma^2$. Widely spaced steps are each tied to their own eigenvalue; steps of nearly equal
 # eigenvalues (the pair $\lambda_4, \lambda_5$ at the book preset) are told apart only by their order.
 
 # %%
@@ -205,10 +210,10 @@ rep.ordered("qwem.train.steps_in_order",
 tol_k = 0.1 + np.log(3) / (lam[:d] * tau1)
 print("|t_k − t_k^theory|/τ₁:", np.round(np.abs(learn - learn_th), 3), " allowed:", np.round(tol_k, 3))
 rep.below("qwem.train.step_times",
-          "each step happens when Lemma 3.1 predicts from M*'s eigenvalue and the initial scale σ²: "
-          "max_k |t_k − t_k^theory| / (0.1 τ₁ + ln 3/λ_k) (discrete steps and noise, plus a factor 3 of "
+          "each step k < d happens when Lemma 3.1 predicts from M*'s eigenvalue and the initial scale σ²: "
+          "max_{k<d} |t_k − t_k^theory| / (0.1 τ₁ + ln 3/λ_k) (discrete steps and noise, plus a factor 3 of "
           "random-start scatter)",
-          value=float(np.max(np.abs(learn - learn_th) / tol_k)), bound=1.0, kind="finding")
+          value=float(np.max(np.abs(learn - learn_th)[:d - 1] / tol_k[:d - 1])), bound=1.0, kind="finding")
 final_ratio = r.sv[-1] ** 2 / lam[:d]
 rep.below("qwem.train.final_values",
           "the steps end at s_k² = λ_k: max_k |s_k²/λ_k − 1| at the end of training",
@@ -340,7 +345,12 @@ plt.show()
 # (dashed). SGNS too learns one direction at a time, in order. The rise follows the linear theory; the
 # approach to the end value is slower than a logistic, because the logistic loss flattens gradually
 # instead of stopping at a quadratic minimum: only the rise is a prediction, and the claim below tests
-# the time at which each mode reaches 1% of its end value.
+# the time at which the first mode reaches 1% of its end value. For the later modes $B$ is a prediction
+# only as long as the whole of $W$ is small. Once the first modes have saturated, many pairs have
+# $|x_{ab}|$ of order 1, $\sigma(\pm x)$ is no longer $\frac12$, and the growth rates of the remaining
+# modes change. QWEM has no such effect: its loss is exactly quartic, and Lemma 3.1's modes do not
+# interact once aligned. The measured delays of the later modes are printed below (positive: later than
+# the linear prediction); they are not claimed.
 
 # %%
 rep.ordered("sgns.train.steps_in_order",
@@ -348,10 +358,13 @@ rep.ordered("sgns.train.steps_in_order",
             "reaches half its final value, listed from k = d down to 1, strictly decreasing)",
             names=[f"t_{k + 1}" for k in range(d)][::-1], values=learnB[::-1], kind="finding")
 tolB = 0.1 + np.log(3) / (lamB * tau1_B)
-rep.below("sgns.train.growth_rates",
-          "SGNS's modes rise at the rates of its growth matrix B: the time at which s_k² reaches 1% of its end "
-          "value against ln(0.01 K_k/σ²)/λ_k(B), max_k |Δt| / (0.1 τ₁ᴮ + ln 3/λ_k(B)) (as for QWEM)",
-          value=float(np.max(np.abs(riseB - riseB_th) / tolB)), bound=1.0, kind="finding")
+rep.below("sgns.train.first_rise",
+          "SGNS's first mode rises at the rate λ_1(B) of its growth matrix: the time at which s_1² reaches 1% "
+          "of its end value against ln(0.01 K_1/σ²)/λ_1(B), |Δt| / (0.1 τ₁ᴮ + ln 3/λ_1(B)) (as for QWEM)",
+          value=float(abs(riseB[0] - riseB_th[0]) / tolB[0]), bound=1.0, kind="finding")
+prose("Times at which $s_k^2$ reaches 1% of its end value, measured against the linear prediction, in "
+      "units of the allowed deviation: " + ", ".join(f"k = {k + 1}: {(riseB[k] - riseB_th[k]) / tolB[k]:+.2f}"
+                                                      for k in range(d)) + ".")
 cos_sg = rs.cosines[-1]
 prose(f"SGNS's final column space against $M^\\star$'s top-{d} eigenspace: mean squared cosine "
       f"{np.mean(cos_sg ** 2):.3f}, $\\sin\\theta_{{\\max}}$ = {np.sqrt(1 - cos_sg.min() ** 2):.3f} (a random "
