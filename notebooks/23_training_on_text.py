@@ -173,7 +173,8 @@ for k in range(d):
     ax.plot(tt, r.sv[:, k] ** 2, color=colors[k], lw=1.6, label="SGD, s_k²" if k == 0 else None)
     ax.plot(tt, theory[:, k], color=colors[k], lw=1.0, ls="--", label="Lemma 3.1" if k == 0 else None)
 ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
-ax.set_xlim(0, min(tt[-1], 1.25 * np.nanmax(learn_th)))
+t_show = min(tt[-1], 1.2 * np.nanmax(np.r_[learn, learn_th]))
+ax.set_xlim(0, t_show)
 plotting.label(ax, f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, σ² = {small.sigma_sq:g})",
                "rescaled time t/τ₁", "squared singular value s_k²")
 ax.legend(loc="lower right")
@@ -183,7 +184,8 @@ plt.show()
 # **Figure 23.1** — Squared singular values of $W$ during SGD on pairs sampled from the corpus (solid)
 # and Lemma 3.1's sigmoids from $M^\star$'s eigenvalues and the initial scale $\sigma^2$ (dashed), on
 # one time axis $t/\tau_1$. Nothing is fitted or shifted. The steps come one at a time, in the order of
-# the eigenvalues, and each ends at $\lambda_k$. The dotted line marks the learning-rate decay.
+# the eigenvalues, and each ends at $\lambda_k$. The dotted line (when inside the window) marks the
+# learning-rate decay.
 
 # %% [markdown]
 # **How close should the step times be?** Three effects move them, all small: (a) SGD takes discrete
@@ -246,7 +248,7 @@ fig, ax = plotting.figure(width=7.5, height=4.4)
 for k in range(d):
     ax.plot(tt, sines[:, k], color=colors[k], lw=1.4, label=f"k = {k + 1}" if k in (0, d // 2, d - 1) else None)
     ax.plot([learn[k]], [np.interp(learn[k], tt, sines[:, k])], "o", color=colors[k], ms=4)
-ax.set_xlim(0, min(tt[-1], 1.25 * np.nanmax(learn_th)))
+ax.set_xlim(0, t_show)
 ax.set_ylim(-0.02, 1.02)
 plotting.label(ax, "Figure 23.2 — Principal angles between W's top-k singular subspace and M*'s top-k eigenspace",
                "rescaled time t/τ₁", "sin θ_max(U_[k], Q_[k])")
@@ -333,7 +335,7 @@ fig, ax = plotting.figure(width=7.5, height=4.6)
 for k in range(d):
     ax.plot(ttB, rs.sv[:, k] ** 2, color=colors[k], lw=1.6, label="SGD on SGNS, s_k²" if k == 0 else None)
     ax.plot(ttB, theoryB[:, k], color=colors[k], lw=1.0, ls="--", label="logistic, rate λ_k(B)" if k == 0 else None)
-ax.set_xlim(0, min(ttB[-1], 1.25 * np.nanmax(learnB_th)))
+ax.set_xlim(0, min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])))
 plotting.label(ax, f"Figure 23.3 — SGNS (k = 1, P^0.75, subsampling) on the same pairs",
                "rescaled time t/τ₁ᴮ", "squared singular value s_k²")
 ax.legend(loc="lower right")
@@ -405,7 +407,7 @@ fig, ax = plotting.figure(width=7.5, height=4.6)
 for k in range(d):
     ax.plot(rl.times / tau1, rl.sv[:, k] ** 2, color=colors[k], lw=1.6, label="large start" if k == 0 else None)
     ax.plot(tt, r.sv[:, k] ** 2, color=colors[k], lw=0.8, alpha=0.35, label="small start" if k == 0 else None)
-ax.set_xlim(0, min(tt[-1], 1.25 * np.nanmax(learn_th)))
+ax.set_xlim(0, t_show)
 plotting.label(ax, "Figure 23.4 — QWEM from a large start: no plateaus, the same end point",
                "rescaled time t/τ₁ (τ₁ of the small start)", "squared singular value s_k²")
 ax.legend(loc="lower right")

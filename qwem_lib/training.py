@@ -270,8 +270,10 @@ def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
     return out
 
 
-def diagonal_dominance(O: np.ndarray, band: int = 0) -> float:
-    """The share of an overlap matrix's mass within ``band`` of the diagonal: Σ_{|i−j|≤band} O_ij / Σ O_ij.
+def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
+    """The share of an overlap matrix's mass within ``band`` of a diagonal:
+    Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij (``offset = 0``: the main diagonal; ``offset = −1``: row i
+    matched with column i + 1, e.g. when the second embedding has one extra leading feature).
 
     1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no diagonal structure.
     """
@@ -282,7 +284,7 @@ def diagonal_dominance(O: np.ndarray, band: int = 0) -> float:
     tot = O.sum()
     if tot <= 0:
         raise ValueError("the overlap matrix has no mass")
-    return float(O[np.abs(i - j) <= band].sum() / tot)
+    return float(O[np.abs(i - j - offset) <= band].sum() / tot)
 
 
 def sgd_time(lrs: np.ndarray) -> np.ndarray:
@@ -689,8 +691,11 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
             plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
     n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
     steps = plan["steps"] + n_polish
+    # logs: n_logs over the constant-rate phase (where the steps happen), n_logs/4 over the polish phase
+    log_steps = np.unique(np.concatenate([np.linspace(0, plan["steps"], n_logs + 1),
+                                          np.linspace(plan["steps"], steps, n_logs // 4 + 1)]).round().astype(int))
     res = train_pairs(c, V, d, model=model, steps=steps, lr=plan["lr"], batch=batch,
-                      init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, n_logs=n_logs,
+                      init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, log_steps=log_steps,
                       reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))
     return PresetRun(result=res, words=words, lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq),
                      lr=plan["lr"], steps=steps, main_steps=plan["steps"], tau=plan["tau"])

@@ -283,6 +283,8 @@ def test_eigen_overlap_and_diagonal_dominance():
     assert np.all(R.sum(1) <= 1 + 1e-10)
     with pytest.raises(ValueError):
         tr.diagonal_dominance(np.zeros((2, 3)))
+    S = np.eye(4, k=1)  # row i matches column i + 1
+    assert tr.diagonal_dominance(S) == 0.0 and tr.diagonal_dominance(S, offset=-1) == 1.0
     cos = tr.principal_cosines(A, A[:, ::-1])
     np.testing.assert_allclose(cos, 1.0)
 
