@@ -5,7 +5,8 @@
 
 For each preset's (corpus, V, d) of chapter 23 it times ``--steps`` SGD steps of QWEM and of SGNS (after 3
 warm-up steps), reports pairs (positive + negative) per second, and multiplies by the number of steps the
-preset's schedule needs (``qwem_lib.training.plan_schedule`` from M*'s own eigenvalues, plus the polish phase) to give the
+preset's schedule needs (``qwem_lib.training.preset_schedule``: chapter 23's schedule from the spectrum of M*, or of SGNS's
+growth matrix, with its polish phase) to give the
 expected training time of each run on this CPU. Statistics and eigenvalues come from the cache when
 present. Results go to ``bench/results/training.json`` and a Markdown table is printed.
 """
@@ -33,7 +34,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--presets", default="smoke,book,paper")
+    ap.add_argument("--presets", default="smoke,book", help="add 'paper' for V = 10,000 on 70M tokens (minutes)")
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
@@ -51,14 +52,15 @@ def main() -> int:
         P_ = SIZES[preset]
         corpus = q.load_corpus(P_["corpus"])
         V, d, batch = P_["V"], P_["d"], P_["batch"]
+        t0 = time.perf_counter()
         _, P, pu = q.cooccurrence(corpus, V)
-        lam, _ = q.top_eigenpairs(q.mstar_from_stats(P, pu, dtype=np.float32), d + 1)
-        plan = tr.plan_schedule(lam, d, P_["sigma_sq"], lr_factor=0.1, horizon=3.0)
-        # the chapters' polish phase: 3 relaxation times 1/(λ_d − λ_{d+1}) at lr/10
-        plan["steps"] += int(np.ceil(3 * 10 / (2 * plan["lr"] * (lam[d - 1] - lam[d]))))
+        t_stats = time.perf_counter() - t0
         s = tr.make_sampler(corpus.ids, V, device="cpu")
         gen = torch.Generator().manual_seed(0)
         for model in ("qwem", "sgns"):
+            t0 = time.perf_counter()
+            sch = tr.preset_schedule(model, P, pu, d, lr_factor=0.05, sigma_sq_small=P_["sigma_sq"])
+            t_sched = time.perf_counter() - t0
             tables = tr.make_tables(model, P, pu, s, dtype=torch.float32 if V > 5000 else torch.float64)
             W = torch.randn(V, d, generator=gen, dtype=tables["dtype"]) * 1e-3
             for _ in range(3):
@@ -69,14 +71,14 @@ def main() -> int:
                 W -= 1e-6 * G
             dt = (time.perf_counter() - t0) / args.steps
             pairs = batch * 2
-            steps = plan["steps"]  # SGNS: same count as a rough guide (its own schedule uses B's spectrum)
             rows.append(dict(preset=preset, corpus=P_["corpus"], V=V, d=d, model=model, batch=batch,
-                             s_per_step=dt, pairs_per_s=pairs / dt, steps=int(steps), est_wall_s=steps * dt))
+                             s_per_step=dt, pairs_per_s=pairs / dt, steps=int(sch["steps"]),
+                             est_wall_s=sch["steps"] * dt, stats_s=t_stats, schedule_s=t_sched))
             print(rows[-1], flush=True)
     out = ROOT / "bench" / "results" / "training.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(dict(threads=args.threads, loadavg=os.getloadavg(), rows=rows), indent=1) + "\n")
-    print("\n| preset | corpus | V | d | model | batch (positives) | pairs/s | steps needed | est. wall time |")
+    print("\n| preset | corpus | V | d | model | batch (positives) | pairs/s | steps (small init) | est. wall time |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['preset']} | {r['corpus']} | {r['V']:,} | {r['d']} | {r['model']} | {r['batch']:,} | "

@@ -84,6 +84,7 @@ __all__ = [
     "plan_schedule",
     "PresetRun",
     "run_preset",
+    "preset_schedule",
     "eigen_overlap",
     "nested_subspace_sines",
     "diagonal_dominance",
@@ -651,6 +652,39 @@ def _top_eigs(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(lam, dtype=np.float64), Q
 
 
+def preset_schedule(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, d: int, *,
+                    init: Literal["small", "large"] = "small", lr_factor: float = 0.1, horizon: float = 3.0,
+                    polish: float = 3.0, sigma_sq_small: float = 1e-8, large_ratio: float = 0.1) -> dict:
+    """The schedule of :func:`run_preset` from the statistics alone (also used by ``bench/``).
+
+    Returns ``dict(lam, Q, lam_B, Q_B, sigma_sq, lr, steps, main_steps, tau)``: the top ``d + 2``
+    eigenpairs of M* (and of the SGNS growth matrix for ``model="sgns"``), the initial scale, the learning
+    rate, the total and constant-rate step counts and the planned characteristic times.
+    """
+    from .corpus_stats import mstar_from_stats
+
+    if init not in ("small", "large"):
+        raise ValueError(f"init must be 'small' or 'large', got {init!r}")
+    V = P_unigram.shape[0]
+    lam, Q = _top_eigs(mstar_from_stats(P_joint, P_unigram), d + 2)
+    if lam[d - 1] <= 0:
+        raise ValueError(f"M* has fewer than d={d} positive eigenvalues at V={V}")
+    sigma_sq = sigma_sq_small if init == "small" else large_ratio * lam[d - 1] * d / V
+    lam_B = Q_B = None
+    if model == "sgns":
+        lam_B, Q_B = _top_eigs(sgns_growth_matrix(P_joint, P_unigram), d + 2)
+        rates = lam_B
+        plan = plan_schedule(lam_B, d, sigma_sq, lr_factor=lr_factor, horizon=horizon,
+                             capacity=np.maximum(lam[:d], sigma_sq * math.e))
+    else:
+        rates = lam
+        plan = plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon) if init == "small" else \
+            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
+    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
+    return dict(lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq), lr=plan["lr"],
+                steps=plan["steps"] + n_polish, main_steps=plan["steps"], tau=plan["tau"])
+
+
 def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Literal["small", "large"] = "small",
                batch: int = 50_000, lr_factor: float = 0.1, horizon: float = 3.0, polish: float = 3.0,
                sigma_sq_small: float = 1e-8, large_ratio: float = 0.1, n_logs: int = 200, seed: int = 0,
@@ -662,38 +696,23 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
     * initial scale: ``init="small"`` gives σ² = ``sigma_sq_small`` per direction; ``"large"`` gives
       initial singular values ``s² ≈ Vσ²/d = large_ratio·λ_d`` (all modes start within a short
       exponential phase of their end point);
-    * schedule: ``lr = lr_factor/λ₁`` (λ of M* for QWEM, of B for SGNS) for ``horizon`` characteristic
-      times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times ``1/(λ_d − λ_{d+1})`` of the
-      subspace (the minibatch noise parks energy in the directions beyond ``d``, which drain at that
-      gap; the authors also divide the rate by 10 for their last quarter).
+    * schedule (:func:`preset_schedule`): ``lr = lr_factor/λ₁`` (λ of M* for QWEM, of B for SGNS) for
+      ``horizon`` characteristic times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times
+      ``1/(λ_d − λ_{d+1})`` of the subspace (the minibatch noise parks energy in the directions beyond
+      ``d``, which drain at that gap; the authors also divide the rate by 10 for their last quarter).
 
     Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
     """
-    from .corpus_stats import mstar_from_stats
-
     c = resolve_corpus(corpus)
     words, P, pu = cooccurrence(c, V)
-    lam, Q = _top_eigs(mstar_from_stats(P, pu), d + 2)
-    if lam[d - 1] <= 0:
-        raise ValueError(f"M* has fewer than d={d} positive eigenvalues at V={V}")
-    sigma_sq = sigma_sq_small if init == "small" else large_ratio * lam[d - 1] * d / V
-    if init not in ("small", "large"):
-        raise ValueError(f"init must be 'small' or 'large', got {init!r}")
-    lam_B = Q_B = None
-    if model == "sgns":
-        lam_B, Q_B = _top_eigs(sgns_growth_matrix(P, pu), d + 2)
-        rates = lam_B
-        plan = plan_schedule(lam_B, d, sigma_sq, lr_factor=lr_factor, horizon=horizon,
-                             capacity=np.maximum(lam[:d], sigma_sq * math.e))
-    else:
-        rates = lam
-        plan = plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon) if init == "small" else \
-            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
-    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
-    steps = plan["steps"] + n_polish
+    sch = preset_schedule(model, P, pu, d, init=init, lr_factor=lr_factor, horizon=horizon, polish=polish,
+                          sigma_sq_small=sigma_sq_small, large_ratio=large_ratio)
+    lam, Q, lam_B, Q_B, sigma_sq = sch["lam"], sch["Q"], sch["lam_B"], sch["Q_B"], sch["sigma_sq"]
+    steps, main = sch["steps"], sch["main_steps"]
+    plan = dict(lr=sch["lr"], steps=main, tau=sch["tau"])
     # logs: n_logs over the constant-rate phase (where the steps happen), n_logs/4 over the polish phase
-    log_steps = np.unique(np.concatenate([np.linspace(0, plan["steps"], n_logs + 1),
-                                          np.linspace(plan["steps"], steps, n_logs // 4 + 1)]).round().astype(int))
+    log_steps = np.unique(np.concatenate([np.linspace(0, main, n_logs + 1),
+                                          np.linspace(main, steps, n_logs // 4 + 1)]).round().astype(int))
     res = train_pairs(c, V, d, model=model, steps=steps, lr=plan["lr"], batch=batch,
                       init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, log_steps=log_steps,
                       reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))

@@ -311,3 +311,20 @@ def test_logged_overlaps_and_nested_sines():
     assert ns.shape == (len(r.steps), 2) and np.all((ns >= 0) & (ns <= 1))
     np.testing.assert_allclose(ns[-1, 1], np.sqrt(1 - tr.principal_cosines(r.W, ref[:, :2]).min() ** 2), atol=1e-4)
     np.testing.assert_allclose(r.W0, _train(c, reference=ref, init_scale=1.0).W0)
+
+
+def test_preset_schedule():
+    c = tiny_corpus(n=20000)
+    _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
+    sch = tr.preset_schedule("qwem", P, pu, 2, lr_factor=0.1, sigma_sq_small=1e-4)
+    M = 2 * (P - np.outer(pu, pu)) / (P + np.outer(pu, pu))
+    lam = np.sort(np.linalg.eigvalsh(M))[::-1]
+    np.testing.assert_allclose(sch["lam"], lam[:4], rtol=1e-10)
+    assert sch["lr"] == pytest.approx(0.1 / lam[0])
+    assert sch["steps"] > sch["main_steps"] > 0 and sch["sigma_sq"] == 1e-4
+    large = tr.preset_schedule("qwem", P, pu, 2, init="large", large_ratio=0.1)
+    assert large["sigma_sq"] == pytest.approx(0.1 * lam[1] * 2 / 6)
+    sg = tr.preset_schedule("sgns", P, pu, 2)
+    assert sg["lam_B"] is not None and sg["lr"] == pytest.approx(0.1 / sg["lam_B"][0])
+    with pytest.raises(ValueError):
+        tr.preset_schedule("qwem", P, pu, 2, init="medium")
