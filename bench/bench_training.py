@@ -8,7 +8,8 @@ warm-up steps), reports pairs (positive + negative) per second, and multiplies b
 preset's schedule needs (``qwem_lib.training.preset_schedule``: chapter 23's schedule from the spectrum of M*, or of SGNS's
 growth matrix, with its polish phase) to give the
 expected training time of each run on this CPU. Statistics and eigenvalues come from the cache when
-present. Results go to ``bench/results/training.json`` and a Markdown table is printed.
+present. Results are merged into ``bench/results/training.json`` (one row per preset and model) and a
+Markdown table of all rows is printed.
 """
 
 from __future__ import annotations
@@ -77,7 +78,12 @@ def main() -> int:
             print(rows[-1], flush=True)
     out = ROOT / "bench" / "results" / "training.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(dict(threads=args.threads, loadavg=os.getloadavg(), rows=rows), indent=1) + "\n")
+    for r in rows:
+        r.update(threads=args.threads, loadavg=os.getloadavg())
+    old = json.loads(out.read_text())["rows"] if out.exists() else []
+    keep = [r for r in old if (r["preset"], r["model"]) not in {(x["preset"], x["model"]) for x in rows}]
+    rows = keep + rows  # earlier presets' rows are kept, this run's replace their own
+    out.write_text(json.dumps(dict(rows=rows), indent=1) + "\n")
     print("\n| preset | corpus | V | d | model | batch (positives) | pairs/s | steps (small init) | est. wall time |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:

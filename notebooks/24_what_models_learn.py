@@ -172,7 +172,6 @@ display(Markdown(table))
 # chapter 21 has gensim's. At the book's small $V$ and $d$ the benchmarks cover few items (the $n$ in
 # each cell) and all scores are low; what matters here is the comparison within a column.
 
-# %%
 # %% [markdown]
 # The benchmark sets are small at this $V$, so a score difference says little. A sharper test of "the
 # same scores" uses every pair of words: if two embeddings agree up to a rotation, their cosine
