@@ -168,13 +168,9 @@ print("final s_k²/λ_k:", np.round(r.sv[-1] ** 2 / lam[:d], 3))
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
-colors = plt.cm.viridis(np.linspace(0, 0.9, d))
-for k in range(d):
-    ax.plot(tt, r.sv[:, k] ** 2, color=colors[k], lw=1.6, label="SGD, s_k²" if k == 0 else None)
-    ax.plot(tt, theory[:, k], color=colors[k], lw=1.0, ls="--", label="Lemma 3.1" if k == 0 else None)
-ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
 t_show = min(tt[-1], 1.2 * np.nanmax(np.r_[learn, learn_th]))
-ax.set_xlim(0, t_show)
+colors = q.plot_steps(ax, tt, r.sv ** 2, theory, run_label="SGD, s_k²", theory_label="Lemma 3.1", t_max=t_show)
+ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
 plotting.label(ax, f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, σ² = {small.sigma_sq:g})",
                "rescaled time t/τ₁", "squared singular value s_k²")
 ax.legend(loc="lower right")
@@ -332,10 +328,8 @@ print("times to 50% of the end value, measured:", np.round(learnB, 3), " logisti
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
-for k in range(d):
-    ax.plot(ttB, rs.sv[:, k] ** 2, color=colors[k], lw=1.6, label="SGD on SGNS, s_k²" if k == 0 else None)
-    ax.plot(ttB, theoryB[:, k], color=colors[k], lw=1.0, ls="--", label="logistic, rate λ_k(B)" if k == 0 else None)
-ax.set_xlim(0, min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])))
+q.plot_steps(ax, ttB, rs.sv ** 2, theoryB, run_label="SGD on SGNS, s_k²", theory_label="logistic, rate λ_k(B)",
+             t_max=min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])))
 plotting.label(ax, f"Figure 23.3 — SGNS (k = 1, P^0.75, subsampling) on the same pairs",
                "rescaled time t/τ₁ᴮ", "squared singular value s_k²")
 ax.legend(loc="lower right")
@@ -404,10 +398,8 @@ print(f"sharpness w/t: small start {sharp_small:.3f}, large start {sharp_large:.
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
-for k in range(d):
-    ax.plot(rl.times / tau1, rl.sv[:, k] ** 2, color=colors[k], lw=1.6, label="large start" if k == 0 else None)
-    ax.plot(tt, r.sv[:, k] ** 2, color=colors[k], lw=0.8, alpha=0.35, label="small start" if k == 0 else None)
-ax.set_xlim(0, t_show)
+q.plot_steps(ax, rl.times / tau1, rl.sv ** 2, run_label="large start", t_max=t_show)
+q.plot_steps(ax, tt, r.sv ** 2, run_label="small start", faint=True, t_max=t_show)
 plotting.label(ax, "Figure 23.4 — QWEM from a large start: no plateaus, the same end point",
                "rescaled time t/τ₁ (τ₁ of the small start)", "squared singular value s_k²")
 ax.legend(loc="lower right")

@@ -85,6 +85,7 @@ __all__ = [
     "PresetRun",
     "run_preset",
     "preset_schedule",
+    "plot_steps",
     "eigen_overlap",
     "nested_subspace_sines",
     "diagonal_dominance",
@@ -718,3 +719,22 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
                       reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))
     return PresetRun(result=res, words=words, lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq),
                      lr=plan["lr"], steps=steps, main_steps=plan["steps"], tau=plan["tau"])
+
+
+def plot_steps(ax, t: np.ndarray, s_sq: np.ndarray, theory: np.ndarray | None = None, *, run_label: str,
+               theory_label: str = "", t_max: float | None = None, faint: bool = False) -> np.ndarray:
+    """Draw the squared singular values ``s_sq`` (T, d) against ``t`` (T,), one colour per mode, with the
+    matching ``theory`` curves (T, d) dashed; returns the colours. ``faint`` draws a thin, light
+    background run (for comparisons)."""
+    import matplotlib.pyplot as plt
+
+    d = s_sq.shape[1]
+    colors = plt.cm.viridis(np.linspace(0, 0.9, d))
+    for k in range(d):
+        ax.plot(t, s_sq[:, k], color=colors[k], lw=0.8 if faint else 1.6, alpha=0.35 if faint else 1.0,
+                label=run_label if k == 0 else None)
+        if theory is not None:
+            ax.plot(t, theory[:, k], color=colors[k], lw=1.0, ls="--", label=theory_label if k == 0 else None)
+    if t_max is not None:
+        ax.set_xlim(0, t_max)
+    return colors

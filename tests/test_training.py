@@ -328,3 +328,16 @@ def test_preset_schedule():
     assert sg["lam_B"] is not None and sg["lr"] == pytest.approx(0.1 / sg["lam_B"][0])
     with pytest.raises(ValueError):
         tr.preset_schedule("qwem", P, pu, 2, init="medium")
+
+
+def test_plot_steps():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    t = np.linspace(0, 1, 5)
+    colors = tr.plot_steps(ax, t, np.ones((5, 3)), np.zeros((5, 3)), run_label="run", theory_label="th", t_max=0.5)
+    assert len(colors) == 3 and len(ax.lines) == 6 and ax.get_xlim() == (0.0, 0.5)
+    plt.close(fig)
