@@ -9,6 +9,7 @@ Modules
     dynamics    gradient-descent trainers and alignment measurements for QWEM (Part I)
     corpus_stats, spectral, evaluation, w2v
                 co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks (Part II)
+    training    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
     fc          Feature Collapse: data model, networks, training (Part IV)
     fc_theory   Feature Collapse: theorem solvers H, H*, tau, norms, the system (7)-(8) (Part IV)
 
@@ -25,6 +26,7 @@ from .corpus_stats import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
+from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc_theory import *  # noqa: F401,F403
 
