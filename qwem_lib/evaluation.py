@@ -31,7 +31,8 @@ from .data import DataError, read_lines
 
 __all__ = ["analogy_categories", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
            "PAPER_FIG3B", "method_embeddings",
-           "similarity_spearman", "evaluate_all", "normalize_rows"]
+           "similarity_spearman", "evaluate_all", "normalize_rows", "gap_se", "COMPETITIVE_Z",
+           "competitive_margin", "is_competitive"]
 
 Protocol = Literal["pairs", "questions"]
 
@@ -201,6 +202,52 @@ def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, 
         "men": similarity_spearman(words, W, "men"),
         "ws353": similarity_spearman(words, W, "ws353"),
     }
+
+
+# -- comparing two accuracies -------------------------------------------------------------------
+COMPETITIVE_Z = 3.0
+"""How many binomial standard errors of the gap the "competitive with word2vec" rule allows."""
+
+
+def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> float:
+    """Binomial standard error of the difference of two accuracies measured on ``n_a`` and ``n_b`` items.
+
+    ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
+    protocol share words, so they are positively correlated and the true error is larger: use the
+    result with a generous multiple (the book uses :data:`COMPETITIVE_Z` = 3).
+    """
+    n_b = n_a if n_b is None else n_b
+    for a in (acc_a, acc_b):
+        if not 0.0 <= a <= 1.0:
+            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
+    if n_a < 1 or n_b < 1:
+        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
+    return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
+
+
+def competitive_margin(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
+                       rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> float:
+    """The margin of the rule "``acc`` is competitive with ``acc_ref``": ``max(z * gap_se, rerun_spread)``.
+
+    ``z`` binomial standard errors of the gap (:func:`gap_se`) cover the sampling noise of the analogy
+    set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
+    differ only by thread scheduling) covers the training noise when it is larger.
+    """
+    if rerun_spread < 0:
+        raise ValueError(f"rerun_spread must be non-negative, got {rerun_spread!r}")
+    return max(z * gap_se(acc, acc_ref, n, n_ref), float(rerun_spread))
+
+
+def is_competitive(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
+                   rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> tuple[bool, float]:
+    """The book's one rule for "competitive with word2vec": ``acc >= acc_ref - margin``.
+
+    Returns ``(competitive, margin)`` with ``margin`` from :func:`competitive_margin`. Being *above* the
+    reference is competitive too: the paper's point is that the closed form is a usable embedding, not
+    that it wins.
+    """
+    m = competitive_margin(acc, acc_ref, n, n_ref, rerun_spread=rerun_spread, z=z)
+    return bool(acc >= acc_ref - m), m
 
 
 # -- the benchmark table -------------------------------------------------------------------------
