@@ -119,12 +119,16 @@ def _check_embedding(words: Sequence[str], W: np.ndarray) -> np.ndarray:
     return W
 
 
-def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048) -> np.ndarray:
+def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: str = "add") -> np.ndarray:
     hits = np.zeros(len(items), dtype=bool)
     for s in range(0, len(items), batch):
         it = items[s: s + batch]
-        q = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]  # b - a + a'
-        scores = Wn @ q.T  # (V, B)
+        if rule == "add":
+            q = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]  # b - a + a'
+            scores = Wn @ q.T  # (V, B)
+        else:  # 3CosMul (Levy & Goldberg 2014): cosines shifted to [0, 1]
+            cos = [(Wn @ Wn[it[:, k]].T + 1.0) / 2.0 for k in range(3)]  # a, b, a'
+            scores = cos[1] * cos[2] / (cos[0] + 1e-3)
         cols = np.arange(len(it))
         for k in range(3):
             scores[it[:, k], cols] = -np.inf
@@ -133,18 +137,24 @@ def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048) -> np.nd
 
 
 def analogy_accuracy(words: Sequence[str], W: np.ndarray, path: str | Path | None = None, *,
-                     protocol: Protocol = "pairs", per_category: bool = False):
-    """3CosAdd analogy accuracy of embedding ``W`` (rows aligned with ``words``).
+                     protocol: Protocol = "pairs", per_category: bool = False, rule: str = "add"):
+    """3CosAdd (``rule="add"``) or 3CosMul (``rule="mul"``) analogy accuracy of ``W`` (rows aligned with
+    ``words``).
+
+    3CosMul answers ``argmax_w cos'(w, b) cos'(w, a') / (cos'(w, a) + 1e-3)`` with ``cos' = (cos + 1)/2``
+    (Levy & Goldberg 2014).
 
     Returns ``(accuracy, n)``; with ``per_category=True`` returns ``(accuracy, n, {category: (acc, n)})``.
     Raises ``ValueError`` when no analogy has all its words in the vocabulary.
     """
     W = _check_embedding(words, W)
+    if rule not in ("add", "mul"):
+        raise ValueError(f"rule must be 'add' or 'mul', got {rule!r}")
     items, cat = analogy_items(words, path, protocol)
     if len(items) == 0:
         raise ValueError(f"no analogy of protocol {protocol!r} has all its words among the "
                          f"{len(words)} vocabulary words")
-    hits = _analogy_hits(normalize_rows(W), items)
+    hits = _analogy_hits(normalize_rows(W), items, rule=rule)
     acc = float(hits.mean())
     if not per_category:
         return acc, int(len(items))

@@ -146,3 +146,22 @@ def test_gap_se_and_competitive_rule():
         ev.gap_se(0.2, 0.5, 0)
     with pytest.raises(ValueError):
         ev.competitive_margin(0.2, 0.5, 10, rerun_spread=-1)
+
+
+def test_3cosmul_matches_loop(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog", "oslo", "norway"]
+    W = np.random.default_rng(3).standard_normal((len(words), 6))
+    items, _ = ev.analogy_items(words, qfile)
+    Wn = ev.normalize_rows(W).astype(np.float64)
+    expect = []
+    for a, b, a2, b2 in items:
+        c = (Wn @ Wn.T + 1) / 2
+        s = c[:, b] * c[:, a2] / (c[:, a] + 1e-3)
+        s[[a, b, a2]] = -np.inf
+        expect.append(int(np.argmax(s)) == b2)
+    hits = ev._analogy_hits(ev.normalize_rows(W), items, batch=3, rule="mul")
+    assert hits.tolist() == expect
+    acc, n = ev.analogy_accuracy(words, W, qfile, rule="mul")
+    assert n == len(items) and acc == pytest.approx(np.mean(expect))
+    with pytest.raises(ValueError):
+        ev.analogy_accuracy(words, W, qfile, rule="pow")
