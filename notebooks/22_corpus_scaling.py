@@ -192,7 +192,7 @@ colors = dict(zip(list(q.METHODS), plotting.PALETTE))
 for ax, V in zip(axes, S["Vs"]):
     for m in list(W2V) + list(SVD):
         cs = [c for c in S["corpora"] if (c, V, m) in scores]
-        ax.plot([n_tokens[c] for c in cs], [scores[(c, V, m)]["analogy"][0] for c in cs], "o-",
+        ax.plot([n_tokens[c] for c in cs], [scores[(c, V, m)]["analogy"][0] for c in cs], marker="o",
                 color=colors[m], label=q.METHODS[m], ls="--" if m in W2V else "-")
     ax.set_xscale("log")
     ax.set_xticks([n_tokens[c] for c in S["corpora"]], [f"{n_tokens[c] / 1e6:.1f}M" for c in S["corpora"]])
