@@ -9,8 +9,8 @@
 # %% [markdown]
 # # 22 · How the scores move with corpus size
 #
-# The paper reports its benchmark table for one corpus, 2.0B tokens. Chapter 21 found that on 17M tokens
-# the ranking of the methods changes. Is that the corpus size? Here we hold everything else fixed and run
+# The paper reports its benchmark table for one corpus, 2.0B tokens; chapter 21 rebuilt it on 17M tokens.
+# How much of the difference between the two tables is corpus size? Here we hold everything else fixed and run
 # the same methods on three nested corpora — the first 1.7M, 17M and all 70M tokens of the same
 # Wikipedia dump — at $V$ = 2,000 and $V$ = 10,000, with the authors' out-of-vocabulary rule (chapter 20).
 #
@@ -205,12 +205,6 @@ fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 # %% [markdown]
 # **Figure 22.1** — Analogy accuracy against corpus size (log scale) for each method, one panel per
 # vocabulary size. Solid lines: the closed-form svd embeddings; dashed: gensim word2vec (where it was
-# run). The paper's single point is far to the right: 2.0B tokens, V = 10,000, where svd(M*) scores
-# 66.3%, svd(PPMI) 50.6% and svd(PMI) 8.4%.
-
-# %% [markdown]
-# **Figure 22.1** — Analogy accuracy against corpus size (log scale) for each method, one panel per
-# vocabulary size. Solid lines: the closed-form svd embeddings; dashed: gensim word2vec (where it was
 # run). The paper's single point is far to the right: 2.0B tokens, $V$ = 10,000, where svd($M^\star$) scores
 # 66.3%, svd(PPMI) 50.6% and svd(PMI) 8.4%.
 
@@ -346,8 +340,9 @@ ax2.legend()
 # <details><summary>Solution 4</summary>
 #
 # The cell prints, for svd($M^\star$) at the smaller $V$, each category's accuracy on the smallest and the
-# largest corpus and the change. Categories whose words are rare (many country–capital and currency pairs)
-# need many tokens before their pairs are seen at all; frequent grammatical categories are learned early.
+# largest corpus and the change. Expect categories whose words are rare (many country–capital and currency
+# pairs) to need many tokens before their pairs are seen at all, and categories already near 100% on the
+# small corpus to have little room to gain; the printout shows which categories actually gain most.
 #
 # </details>
 
