@@ -31,7 +31,8 @@ from .data import DataError, read_lines
 
 __all__ = ["analogy_categories", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
            "PAPER_FIG3B", "method_embeddings",
-           "similarity_spearman", "evaluate_all", "normalize_rows"]
+           "similarity_spearman", "evaluate_all", "normalize_rows", "gap_se", "COMPETITIVE_Z",
+           "competitive_margin", "is_competitive"]
 
 Protocol = Literal["pairs", "questions"]
 
@@ -118,12 +119,16 @@ def _check_embedding(words: Sequence[str], W: np.ndarray) -> np.ndarray:
     return W
 
 
-def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048) -> np.ndarray:
+def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: str = "add") -> np.ndarray:
     hits = np.zeros(len(items), dtype=bool)
     for s in range(0, len(items), batch):
         it = items[s: s + batch]
-        q = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]  # b - a + a'
-        scores = Wn @ q.T  # (V, B)
+        if rule == "add":
+            q = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]  # b - a + a'
+            scores = Wn @ q.T  # (V, B)
+        else:  # 3CosMul (Levy & Goldberg 2014): cosines shifted to [0, 1]
+            cos = [(Wn @ Wn[it[:, k]].T + 1.0) / 2.0 for k in range(3)]  # a, b, a'
+            scores = cos[1] * cos[2] / (cos[0] + 1e-3)
         cols = np.arange(len(it))
         for k in range(3):
             scores[it[:, k], cols] = -np.inf
@@ -132,18 +137,24 @@ def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048) -> np.nd
 
 
 def analogy_accuracy(words: Sequence[str], W: np.ndarray, path: str | Path | None = None, *,
-                     protocol: Protocol = "pairs", per_category: bool = False):
-    """3CosAdd analogy accuracy of embedding ``W`` (rows aligned with ``words``).
+                     protocol: Protocol = "pairs", per_category: bool = False, rule: str = "add"):
+    """3CosAdd (``rule="add"``) or 3CosMul (``rule="mul"``) analogy accuracy of ``W`` (rows aligned with
+    ``words``).
+
+    3CosMul answers ``argmax_w cos'(w, b) cos'(w, a') / (cos'(w, a) + 1e-3)`` with ``cos' = (cos + 1)/2``
+    (Levy & Goldberg 2014).
 
     Returns ``(accuracy, n)``; with ``per_category=True`` returns ``(accuracy, n, {category: (acc, n)})``.
     Raises ``ValueError`` when no analogy has all its words in the vocabulary.
     """
     W = _check_embedding(words, W)
+    if rule not in ("add", "mul"):
+        raise ValueError(f"rule must be 'add' or 'mul', got {rule!r}")
     items, cat = analogy_items(words, path, protocol)
     if len(items) == 0:
         raise ValueError(f"no analogy of protocol {protocol!r} has all its words among the "
                          f"{len(words)} vocabulary words")
-    hits = _analogy_hits(normalize_rows(W), items)
+    hits = _analogy_hits(normalize_rows(W), items, rule=rule)
     acc = float(hits.mean())
     if not per_category:
         return acc, int(len(items))
@@ -201,6 +212,52 @@ def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, 
         "men": similarity_spearman(words, W, "men"),
         "ws353": similarity_spearman(words, W, "ws353"),
     }
+
+
+# -- comparing two accuracies -------------------------------------------------------------------
+COMPETITIVE_Z = 3.0
+"""How many binomial standard errors of the gap the "competitive with word2vec" rule allows."""
+
+
+def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> float:
+    """Binomial standard error of the difference of two accuracies measured on ``n_a`` and ``n_b`` items.
+
+    ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
+    protocol share words, so they are positively correlated and the true error is larger: use the
+    result with a generous multiple (the book uses :data:`COMPETITIVE_Z` = 3).
+    """
+    n_b = n_a if n_b is None else n_b
+    for a in (acc_a, acc_b):
+        if not 0.0 <= a <= 1.0:
+            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
+    if n_a < 1 or n_b < 1:
+        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
+    return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
+
+
+def competitive_margin(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
+                       rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> float:
+    """The margin of the rule "``acc`` is competitive with ``acc_ref``": ``max(z * gap_se, rerun_spread)``.
+
+    ``z`` binomial standard errors of the gap (:func:`gap_se`) cover the sampling noise of the analogy
+    set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
+    differ only by thread scheduling) covers the training noise when it is larger.
+    """
+    if rerun_spread < 0:
+        raise ValueError(f"rerun_spread must be non-negative, got {rerun_spread!r}")
+    return max(z * gap_se(acc, acc_ref, n, n_ref), float(rerun_spread))
+
+
+def is_competitive(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
+                   rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> tuple[bool, float]:
+    """The book's one rule for "competitive with word2vec": ``acc >= acc_ref - margin``.
+
+    Returns ``(competitive, margin)`` with ``margin`` from :func:`competitive_margin`. Being *above* the
+    reference is competitive too: the paper's point is that the closed form is a usable embedding, not
+    that it wins.
+    """
+    m = competitive_margin(acc, acc_ref, n, n_ref, rerun_spread=rerun_spread, z=z)
+    return bool(acc >= acc_ref - m), m
 
 
 # -- the benchmark table -------------------------------------------------------------------------

@@ -168,27 +168,36 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
 
 
 def inertia(M: np.ndarray) -> tuple[int, int, int]:
-    """``(n_positive, n_zero, n_negative)`` eigenvalue counts of symmetric ``M`` (Sylvester's law of
-    inertia via an LDLᵀ factorisation: about a quarter of the cost of the full eigenvalues)."""
-    from scipy.linalg import ldl
+    """``(n_positive, n_zero, n_negative)`` eigenvalue counts of symmetric ``M``.
+
+    Sylvester's law of inertia: the Bunch–Kaufman factorisation ``M = L D Lᵀ`` (LAPACK ``?sytrf``, about
+    a quarter of the cost of the eigenvalues) has a block-diagonal ``D`` with 1x1 and 2x2 blocks whose
+    eigenvalues have ``M``'s signs. ``D`` is read straight from the factor (the unit triangle ``L`` is never
+    formed), in ``M``'s precision: float32 halves the time at ``V = 10,000``.
+    """
+    from scipy.linalg import lapack
+    from scipy.linalg.lapack import _compute_lwork
 
     _validate(M, 1) if M.shape[0] > 1 else None
-    _, D, _ = ldl(M, lower=True)
-    # D is block diagonal with 1x1 and 2x2 blocks; the eigenvalues of D have M's inertia
-    ev = _block_diag_eigs(D)
+    A = np.array(M, dtype=np.float32 if M.dtype == np.float32 else np.float64, order="F", copy=True)
+    sytrf, sytrf_lwork = lapack.get_lapack_funcs(("sytrf", "sytrf_lwork"), (A,))
+    lwork = _compute_lwork(sytrf_lwork, A.shape[0], lower=1)
+    ldu, piv, info = sytrf(A, lwork=lwork, lower=1, overwrite_a=True)
+    if info < 0:  # pragma: no cover - an argument error inside LAPACK
+        raise ValueError(f"LAPACK sytrf failed with info={info}")
+    ev = _block_diag_eigs(np.diag(ldu), np.diag(ldu, -1), piv)
     tol = 1e-12 * max(1.0, float(np.abs(ev).max()))
     return int((ev > tol).sum()), int((np.abs(ev) <= tol).sum()), int((ev < -tol).sum())
 
 
-def _block_diag_eigs(D: np.ndarray) -> np.ndarray:
-    n = D.shape[0]
-    sub = np.abs(np.diag(D, -1)) > 0
+def _block_diag_eigs(diag: np.ndarray, off: np.ndarray, piv: np.ndarray) -> np.ndarray:
+    """Eigenvalues of the block-diagonal D of a lower Bunch–Kaufman factor (``piv[k] < 0``: 2x2 block)."""
+    n = diag.shape[0]
+    diag, off = diag.astype(np.float64), off.astype(np.float64)
     ev = np.empty(n)
     i = 0
-    # vectorised enough: the loop is over blocks but only touches O(n) scalars
-    diag, off = np.diag(D).astype(np.float64), np.diag(D, -1).astype(np.float64)
-    while i < n:
-        if i + 1 < n and sub[i]:
+    while i < n:  # a loop over O(n) scalars only
+        if piv[i] < 0 and i + 1 < n:
             a, b, c = diag[i], off[i], diag[i + 1]
             m, r = 0.5 * (a + c), np.hypot(0.5 * (a - c), b)
             ev[i], ev[i + 1] = m + r, m - r

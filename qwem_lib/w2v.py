@@ -13,11 +13,16 @@ Vocabulary
     fast ``corpus_file`` path; ``min_count=1`` then keeps every one of the ``V`` words. Lines hold 10,000
     tokens (gensim's own sentence cap), so windows cross line ends only at those cuts.
 
-Windows
+Windows and subsampling
     gensim draws, for every centre word, an effective window uniformly from 1..16 ("shrink_windows"):
-    a context word at distance ``j`` is used with probability ``(17 - j)/16``. In expectation that is
-    exactly the linear weighting ``17 - j`` of the co-occurrence statistics, so word2vec and svd(M*)
-    see the same weighted pairs.
+    a context word at distance ``j`` is used with probability ``(17 - j)/16``, the linear weighting
+    ``17 - j`` of the co-occurrence statistics *on the stream gensim trains on*. That stream is not the
+    one svd(M*) counts: subsampling (``sample``) deletes each occurrence of a word of frequency ``f``
+    with probability ``1 - min(1, sqrt(sample/f) + sample/f)`` *before* the windows are drawn (see
+    :func:`subsample_keep_probability`); at ``sample = 1e-5`` that is most of the tokens of the top
+    words (:func:`subsampled_fraction`), so windows stretch over the deleted tokens and frequent words
+    are down-weighted. word2vec and svd(M*) therefore do not see the same weighted pairs; chapter 21
+    measures how much the choice of ``sample`` and ``epochs`` moves the baseline.
 
 Determinism
     With more than one worker thread gensim is *not* bit-reproducible (the threads update shared
@@ -40,13 +45,40 @@ from . import config
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
-__all__ = ["w2v_corpus_file", "train_word2vec", "W2V_DEFAULTS"]
+__all__ = ["w2v_corpus_file", "train_word2vec", "W2V_DEFAULTS", "subsample_keep_probability",
+           "subsampled_fraction"]
 
 W2V_DEFAULTS = dict(sg=1, sample=1e-5, window=16, epochs=5, workers=2, alpha=0.025, min_alpha=1e-4,
                     ns_exponent=0.75)
 """Fixed settings of the reference run (gensim's own defaults for the learning rate schedule)."""
 
 LINE_TOKENS = 10_000
+
+
+def subsample_keep_probability(counts: np.ndarray, sample: float) -> np.ndarray:
+    """gensim's probability of keeping one occurrence of each word under frequent-word subsampling.
+
+    With ``t = sample * sum(counts)`` (gensim's ``threshold_count``), a word of count ``v`` is kept with
+    probability ``min(1, (sqrt(v / t) + 1) * t / v)``; ``sample = 0`` keeps everything.
+    """
+    v = np.asarray(counts, dtype=np.float64)
+    if v.ndim != 1 or v.size == 0 or np.any(v <= 0):
+        raise ValueError("counts must be a non-empty 1-D array of positive counts")
+    if sample < 0:
+        raise ValueError(f"sample must be non-negative, got {sample!r}")
+    if sample == 0:
+        return np.ones_like(v)
+    t = sample * v.sum()
+    return np.minimum(1.0, (np.sqrt(v / t) + 1.0) * t / v)
+
+
+def subsampled_fraction(counts: np.ndarray, sample: float) -> float:
+    """Expected share of the tokens that gensim's subsampling deletes before windowing (0 for ``sample=0``).
+
+    ``counts`` are the counts of the words gensim keeps (here the top-``V`` words).
+    """
+    v = np.asarray(counts, dtype=np.float64)
+    return float(1.0 - (subsample_keep_probability(v, sample) * v).sum() / v.sum())
 
 
 def _corpus_key(c: Corpus, V: int) -> str:

@@ -127,3 +127,41 @@ def test_method_registry():
     assert ev.PAPER_FIG3B["svd_mstar"]["analogy"] == 0.663
     with pytest.raises(ValueError, match="unknown method"):
         ev.method_embeddings("glove", "enwiki2015_1m7", 100, 10)
+
+
+def test_gap_se_and_competitive_rule():
+    se = ev.gap_se(0.5, 0.5, 100)
+    assert se == pytest.approx(np.sqrt(0.5 / 100))
+    assert ev.gap_se(0.0, 1.0, 10) == 0.0
+    ok, m = ev.is_competitive(0.45, 0.50, 100)
+    assert m == pytest.approx(3 * ev.gap_se(0.45, 0.5, 100)) and ok  # 5 points below, margin 21 points
+    ok, m = ev.is_competitive(0.40, 0.50, 10_000)
+    assert not ok and m == pytest.approx(3 * ev.gap_se(0.4, 0.5, 10_000))
+    assert ev.is_competitive(0.9, 0.5, 10_000)[0]  # above the reference is competitive
+    ok, m = ev.is_competitive(0.40, 0.50, 10_000, rerun_spread=0.2)
+    assert ok and m == 0.2  # a larger measured spread widens the margin
+    with pytest.raises(ValueError):
+        ev.gap_se(1.2, 0.5, 10)
+    with pytest.raises(ValueError):
+        ev.gap_se(0.2, 0.5, 0)
+    with pytest.raises(ValueError):
+        ev.competitive_margin(0.2, 0.5, 10, rerun_spread=-1)
+
+
+def test_3cosmul_matches_loop(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog", "oslo", "norway"]
+    W = np.random.default_rng(3).standard_normal((len(words), 6))
+    items, _ = ev.analogy_items(words, qfile)
+    Wn = ev.normalize_rows(W).astype(np.float64)
+    expect = []
+    for a, b, a2, b2 in items:
+        c = (Wn @ Wn.T + 1) / 2
+        s = c[:, b] * c[:, a2] / (c[:, a] + 1e-3)
+        s[[a, b, a2]] = -np.inf
+        expect.append(int(np.argmax(s)) == b2)
+    hits = ev._analogy_hits(ev.normalize_rows(W), items, batch=3, rule="mul")
+    assert hits.tolist() == expect
+    acc, n = ev.analogy_accuracy(words, W, qfile, rule="mul")
+    assert n == len(items) and acc == pytest.approx(np.mean(expect))
+    with pytest.raises(ValueError):
+        ev.analogy_accuracy(words, W, qfile, rule="pow")

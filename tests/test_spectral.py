@@ -51,6 +51,14 @@ def test_inertia_and_count():
     # 2x2 pivots appear for indefinite matrices with zero diagonal
     J = np.array([[0.0, 1.0], [1.0, 0.0]])
     assert sp.inertia(J) == (1, 0, 1)
+    # float32 gives the same counts, and many 2x2 pivots still give the eigenvalue counts
+    assert sp.count_nonnegative(M.astype(np.float32)) == int((lam_true >= 0).sum())
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((300, 300))
+    A = A + A.T
+    np.fill_diagonal(A, 0.0)
+    ev = np.linalg.eigvalsh(A)
+    assert sp.inertia(A) == (int((ev > 0).sum()), 0, int((ev < 0).sum()))
 
 
 def test_eigen_features_sign_and_order():

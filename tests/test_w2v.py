@@ -52,3 +52,26 @@ def test_errors(corpus):
     empty = Corpus("empty-unregistered", np.zeros(0, dtype=np.int32), ["a", "b"], np.array([0, 0]))
     with pytest.raises(DataError):
         w2v.w2v_corpus_file(empty, 2)
+
+
+def test_subsample_probability_matches_gensim():
+    from gensim.models import Word2Vec
+
+    rng = np.random.default_rng(1)
+    p = 1.0 / np.arange(1, 31)
+    toks = rng.choice(30, size=30_000, p=p / p.sum())
+    sentences = [[f"w{t}" for t in toks[s: s + 1000]] for s in range(0, toks.size, 1000)]
+    for sample in (1e-2, 1e-3):
+        m = Word2Vec(vector_size=4, min_count=1, sample=sample, workers=1)
+        m.build_vocab(sentences)
+        words = m.wv.index_to_key
+        counts = np.array([m.wv.get_vecattr(w, "count") for w in words], dtype=np.float64)
+        theirs = np.array([m.wv.get_vecattr(w, "sample_int") for w in words]) / 2**32
+        ours = w2v.subsample_keep_probability(counts, sample)
+        assert np.allclose(ours, theirs, atol=1e-6)
+        assert 0 < w2v.subsampled_fraction(counts, sample) < 1
+    assert w2v.subsampled_fraction(np.array([5.0, 3.0]), 0.0) == 0.0
+    with pytest.raises(ValueError):
+        w2v.subsample_keep_probability(np.array([0.0, 1.0]), 1e-3)
+    with pytest.raises(ValueError):
+        w2v.subsample_keep_probability(np.array([1.0]), -1.0)
