@@ -192,6 +192,10 @@ plt.show()
 # start: the squared projections of $W(0)$ on the eigenvectors scatter around $\sigma^2$, and a factor 3 in
 # a start moves its step by $\ln 3/\lambda_k$. We ask, for every $k < d$, for
 # $|t_k - t_k^{\rm theory}| \le 0.1\,\tau_1 + \ln 3/\lambda_k$: 0.1 for (a) and (b), the second term for (c).
+# In fairness to the reader: this tolerance was written after a first one, $0.15\,\tau_1$ alone, failed at
+# the smoke and book presets; the failures were the modes with small $\lambda_k$, whose steps the random
+# start moves most, which is what term (c) describes. The measured value is printed below, so the reader
+# can judge how much of the allowance is used.
 #
 # The last mode is left out of the timing claim, for a reason chapter 13 gives: its effective start is
 # the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $\sigma^2\chi^2_1$ variable that is

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import lzma
 import os
+import re
 import shutil
 import zipfile
 from collections import Counter
@@ -392,8 +393,34 @@ def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray
     return ids, words, freq
 
 
+def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
+    """The first ``n_tokens`` tokens of a corpus as a corpus of their own, re-ranked by their own counts
+    (ties alphabetically), so that its ids are frequency ranks again. Named ``"<name>[:<n>]"``."""
+    if not isinstance(n_tokens, (int, np.integer)) or not 2 <= n_tokens <= corpus.n_tokens:
+        raise ValueError(f"n_tokens must be an integer in [2, {corpus.n_tokens:,}], got {n_tokens!r}")
+    sub = np.asarray(corpus.ids[:n_tokens])
+    cnt = np.bincount(sub, minlength=corpus.n_types)
+    present = np.flatnonzero(cnt)
+    order = sorted(range(present.size), key=lambda k: (-int(cnt[present[k]]), corpus.words[present[k]]))
+    ranked = present[order]
+    new_rank = np.full(corpus.n_types, -1, dtype=np.int32)
+    new_rank[ranked] = np.arange(ranked.size, dtype=np.int32)
+    return Corpus(f"{corpus.name}[:{int(n_tokens)}]", new_rank[sub], [corpus.words[i] for i in ranked],
+                  cnt[ranked].astype(np.int64))
+
+
+_HEAD = re.compile(r"(?P<name>[^\[\]]+)\[:(?P<n>\d+)\]")
+
+
 def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
-    """Load a registered corpus as frequency-ranked token ids (cached after the first call)."""
+    """Load a registered corpus as frequency-ranked token ids (cached after the first call).
+
+    ``"<name>[:<n>]"`` loads the first ``n`` tokens of a registered corpus as a corpus of their own
+    (:func:`head_corpus`): a smaller corpus for scaling experiments that needs no extra file.
+    """
+    m = _HEAD.fullmatch(name) if isinstance(name, str) else None
+    if m:
+        return head_corpus(load_corpus(m["name"], use_cache=use_cache), int(m["n"]))
     ds = dataset(name)
     if ds.kind != "corpus":
         raise DataError(f"dataset {name!r} is an evaluation set, not a corpus")

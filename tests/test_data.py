@@ -176,3 +176,18 @@ def test_content_checksum_of_archive(env):
                           extract="t8", content_sha256="0" * 64))
     with pytest.raises(DataError, match="decompressed text"):
         data.load_corpus("tiny", use_cache=False)
+
+
+def test_head_corpus_is_reranked_and_named(env):
+    _register_tiny(env)
+    full = data.load_corpus("tiny")
+    head = data.load_corpus("tiny[:5]")
+    assert head.name == "tiny[:5]" and head.n_tokens == 5
+    words = [full.words[i] for i in np.asarray(full.ids[:5])]
+    assert [head.words[i] for i in head.ids] == words  # same tokens
+    assert np.all(np.diff(head.counts) <= 0) and head.counts.sum() == 5  # ids are frequency ranks again
+    assert set(head.words) == set(words)
+    with pytest.raises(ValueError):
+        data.load_corpus("tiny[:1]")
+    with pytest.raises(DataError, match="unknown dataset"):
+        data.load_corpus("nope[:5]")
