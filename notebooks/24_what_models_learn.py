@@ -223,7 +223,7 @@ rep.ordered("fig5.sgns_order_not_reproduced",
             "SGNS–PPMI not",
             names=["D(SGNS, PPMI)", "D(SGNS, QWEM)"],
             values=[diag[("this book's SGNS", "svd(PPMI)")], diag[("trained QWEM", "this book's SGNS")]],
-            kind="record")
+            kind="finding")
 prose(f"Mean squared cosines of the principal angles (shared subspace, any order): SGNS–QWEM "
       f"{mass[('trained QWEM', 'this book' + chr(39) + 's SGNS')]:.3f}, SGNS–PPMI "
       f"{mass[('this book' + chr(39) + 's SGNS', 'svd(PPMI)')]:.3f}, QWEM–PPMI "
