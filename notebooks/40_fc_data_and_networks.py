@@ -42,11 +42,11 @@ plotting.use_style()
 rep = Report("40_fc_data_and_networks")
 P = config.sizes(
     smoke=dict(nc=3, nw=120, L=15, d=32, K=100, nspl=10, epochs=1200, K2=60, nspl2=30, epochs2=600,
-               eval_every=20, angle_tol=10.0, epochs_star=300),
+               eval_every=20, angle_tol=10.0, epochs_star=300, u_tol_star=0.10, plateau_steps=6000),
     book=dict(nc=3, nw=1200, L=15, d=100, K=200, nspl=25, epochs=450, K2=50, nspl2=100, epochs2=300,
-              eval_every=10, angle_tol=5.0, epochs_star=100),
+              eval_every=10, angle_tol=5.0, epochs_star=200, u_tol_star=0.05, plateau_steps=16000),
     paper=dict(nc=3, nw=1200, L=15, d=100, K=1000, nspl=5, epochs=1200, K2=50, nspl2=100, epochs2=1200,
-               eval_every=20, angle_tol=5.0, epochs_star=200),
+               eval_every=20, angle_tol=5.0, epochs_star=200, u_tol_star=0.05, plateau_steps=16000),
 )
 LAM = 1e-3          # the paper's weight decay, for both W and U
 print(P)
@@ -396,7 +396,8 @@ plt.show()
 # representations $\varphi(w)$ collapse onto an equilateral triangle of norm $\sqrt d$, and
 # $\|u_{k,\ell}\| = \tau^\star/\sqrt{KL}$. We train it on the same data as $h$, for `epochs_star` epochs (it
 # converges much faster: its representations have norm $\sqrt d$ from the start), and check the same
-# measures with the same bounds as for $h$.
+# measures with the same bounds as for $h$. The norm of the $u_{k,\ell}$ gets the tolerance of chapter 41's
+# Theorem 3 check: 5%, 10% for the tiny `smoke` network.
 
 # %%
 cfg_star = fc.FCTrainConfig(epochs=P["epochs_star"], d=P["d"], layer_norm=True, wd_W=0.0, wd_U=LAM,
@@ -418,7 +419,7 @@ rep.below("fc.fig3.hstar_collapse_W", "h*: within-concept spread / between-conce
 rep.below("fc.fig3.hstar_collapse_U", "h*: u_kl grouped by concept: within / between",
           value=fc.collapse_ratio(U_star, uc), bound=0.15, kind="finding")
 rep.close("fc.fig3.hstar_u_norm_thm3", f"h*: mean norm of u_kl vs Theorem 3's tau*/sqrt(KL) (K={P['K']})",
-          value=fc.word_norms(U_star).mean(), target=u_star_pred, tol=0.05, rel=True, kind="finding")
+          value=fc.word_norms(U_star).mean(), target=u_star_pred, tol=P["u_tol_star"], rel=True, kind="finding")
 
 # %% [markdown]
 # ## 8 · A second check: $K = 50$, $n_{\rm spl} = 100$
@@ -489,9 +490,9 @@ plt.show()
 #    *representations* $\varphi(w)$ collapse. Do the raw embeddings $w$ collapse too? Why need they not?
 # 4. Show that a type-I collapse with $f_\alpha$ forming a simplex gives every sentence of class $k$ the same
 #    score vector. Why does this make perfect generalisation automatic?
-# 5. Estimate the length of the initial plateau from the top singular value $\sigma$ of the word–class
-#    correlation matrix (Section 5: the weights grow like $e^{\eta_{\rm lr}\sigma t}$), and compare the runs of
-#    Sections 5 and 8 (two values of $K$).
+# 5. Estimate the length of the initial plateau from the top singular value $\sigma$ of the class–word
+#    correlation matrix (Section 5: the weights grow like $e^{\eta_{\rm lr}\sigma t}$), and compare the data sets
+#    of Sections 5 and 8 (two values of $K$).
 #
 # ## Solutions
 #
@@ -576,38 +577,48 @@ rep.above("fc.solution.3.raw_vs_phi", "exercise 3: h*'s raw embeddings are less 
 #
 # <details><summary>Solution 5</summary>
 #
-# Near $W = U = 0$ the cross-entropy gradient is linear: $\partial_U \approx -C W$ and $\partial_W \approx -C^\top U$ (in
-# the flattened indices), where $C$ is the correlation between one-hot classes (centred) and one-hot words
-# at each position, $C = \frac1N\sum_n (e_{y_n} - \frac1K\mathbf 1)\,\mathrm{onehot}(x_n)^\top$. The weights grow along the
-# top singular pair of $C$ like $e^{\eta_{\rm lr}\sigma t}$ from their tiny initial size, so the plateau lasts about
-# $\ln(\text{final}/\text{initial})/(\eta_{\rm lr}\sigma)$ steps: the product $\sigma \times$ (plateau length) should be about
-# the same for the two runs. The cell computes $\sigma$ for both data sets and measures the plateau as the
-# first step at which the training accuracy exceeds 50% (coarse: histories are recorded every
-# `eval_every` epochs).
+# Near $W = U = 0$ every class has probability $1/K$ and the gradient is linear in the weights: the update of
+# $u_{k,\ell}$ is $\eta_{\rm lr}\sum_v A_{(k,\ell),v}\, w_v$ and that of $w_v$ is $\eta_{\rm lr}\sum_{k,\ell} A_{(k,\ell),v}\, u_{k,\ell}$, with
+# $A_{(k,\ell),v} = \frac1N\#\{n: y_n = k,\ x_{n,\ell} = v\} - \frac1K\cdot\frac1N\#\{n: x_{n,\ell} = v\}$, the centred
+# class–(position, word) co-occurrence, a $KL\times n_w$ matrix. Along its top singular pair the weights grow
+# like $e^{\eta_{\rm lr}\sigma t}$ ($\sigma$ its top singular value), so the plateau lasts about
+# $T \approx \ln(\text{final}/\text{initial})/(\eta_{\rm lr}\sigma)$ steps. The two runs start from the same initial
+# scale and end at similar norms, so the logarithms nearly cancel in the ratio: $T_K/T_{K_2} \approx
+# \sigma_{K_2}/\sigma_K$. The recorded histories are too coarse for this (one point every `eval_every` epochs),
+# so the cell retrains both for `plateau_steps` steps with an evaluation every epoch, and takes as the end
+# of the plateau the first step at which the mean word norm passes half of Theorem 1's value. The
+# tolerance, 20%, covers the logarithms (the final norms differ) and the one-epoch resolution.
 #
 # </details>
 
 # %%
 def top_correlation_sv(d_: fc.FCData) -> float:
-    """Top singular value of the centred class / positional-word correlation matrix C of Solution 5."""
-    task_, N = d_.task, d_.x_train.shape[0]
-    C = np.zeros((task_.K, task_.L * task_.nw))
-    cols = d_.x_train + task_.nw * np.arange(task_.L)[None, :]
-    np.add.at(C, (np.repeat(d_.y_train, task_.L), cols.ravel()), 1.0 / N)
-    C -= C.sum(0, keepdims=True) / task_.K
-    return float(np.linalg.svd(C, compute_uv=False)[0])
+    """Top singular value of the centred class-(position, word) matrix A (K*L x nw) of Solution 5."""
+    t_, N = d_.task, d_.x_train.shape[0]
+    A = np.zeros((t_.K * t_.L, t_.nw))
+    rows = (d_.y_train[:, None] * t_.L + np.arange(t_.L)[None, :]).ravel()
+    np.add.at(A, (rows, d_.x_train.ravel()), 1.0 / N)
+    A = A.reshape(t_.K, t_.L, t_.nw)
+    A -= A.mean(0, keepdims=True)
+    return float(np.linalg.svd(A.reshape(t_.K * t_.L, t_.nw), compute_uv=False)[0])
 
 
-def plateau_steps(r: fc.FCResult) -> float:
-    h = r.history
-    return float(h["step"][np.argmax(h["train_acc"] > 0.5)])
+def plateau_end(d_: fc.FCData, K_: int) -> float:
+    """First SGD step at which the mean word norm of h passes half of Theorem 1's prediction."""
+    spe = d_.x_train.shape[0] // 100
+    r = fc.train_fc(d_, fc.FCTrainConfig(epochs=max(1, P["plateau_steps"] // spe), d=P["d"], wd_W=LAM, wd_U=LAM,
+                                         eval_every=1, seed=9), desc=f"plateau K={K_}")
+    half = 0.5 * fc_thm1_norms(P["nc"], P["nw"], P["L"], K_, LAM)[0]
+    above = r.history["norm_mean"] > half
+    return float(r.history["step"][np.argmax(above)]) if above.any() else float("nan")
 
 
 sig = {"K": top_correlation_sv(data), "K2": top_correlation_sv(data2)}
-T = {"K": plateau_steps(res), "K2": plateau_steps(res2)}
-prod = {k: sig[k] * T[k] for k in sig}
-prose(f"$K = {P['K']}$: $\\sigma$ = {sig['K']:.4f}, plateau ≈ {T['K']:,.0f} steps; $K = {P['K2']}$: $\\sigma$ = "
-      f"{sig['K2']:.4f}, plateau ≈ {T['K2']:,.0f} steps. Products $\\sigma T$: {prod['K']:.1f} and {prod['K2']:.1f}.")
-rep.check("fc.solution.5.plateau_order", "exercise 5: the data set with the smaller top singular value of C has "
-          "the longer plateau (sigma, plateau steps)", value={"sigma": sig, "plateau_steps": T},
-          passed=(sig["K"] - sig["K2"]) * (T["K"] - T["K2"]) < 0, tolerance="opposite order", kind="record")
+T = {"K": plateau_end(data, P["K"]), "K2": plateau_end(data2, P["K2"])}
+prose(f"$K = {P['K']}$: $\\sigma$ = {sig['K']:.4f}, plateau ends after {T['K']:,.0f} steps; $K = {P['K2']}$: "
+      f"$\\sigma$ = {sig['K2']:.4f}, after {T['K2']:,.0f} steps. Ratio of plateaus {T['K'] / T['K2']:.3f}; "
+      f"predicted $\\sigma_{{K_2}}/\\sigma_K$ = {sig['K2'] / sig['K']:.3f}. (Implied $\\ln(\\text{{final}}/\\text{{initial}})$ "
+      f"= $\\eta_{{\\rm lr}}\\sigma T$ = {0.1 * sig['K'] * T['K']:.1f} and {0.1 * sig['K2'] * T['K2']:.1f}.)")
+rep.close("fc.solution.5.plateau_ratio", "exercise 5: ratio of the plateau lengths of the two uniform runs against "
+          "the inverse ratio of the top singular values of the class-(position, word) matrix (relative)",
+          value=T["K"] / T["K2"], target=sig["K2"] / sig["K"], tol=0.2, rel=True, kind="finding")
