@@ -511,7 +511,7 @@ res_2lam = fc.train_fc(data2, fc.FCTrainConfig(epochs=P["epochs2"], d=P["d"], wd
 n_2lam = fc.word_norms(res_2lam.features).mean()
 prose(f"$K = {P['K2']}$, $2\\lambda$: predicted word norm {pred_2lam:.4f} (at $\\lambda$: {pred2:.4f}); "
       f"measured {n_2lam:.4f}.")
-rep.close("fc.solution.1.norm_2lambda", f"exercise 1: mean word norm of h trained with 2 lambda (K={P['K2']}) vs "
+rep.close("fc.fig3.solution.1.norm_2lambda", f"exercise 1: mean word norm of h trained with 2 lambda (K={P['K2']}) vs "
           "Theorem 1 at 2 lambda (relative)", value=n_2lam, target=pred_2lam, tol=0.05, rel=True, kind="finding")
 
 # %% [markdown]
@@ -539,7 +539,7 @@ wc3 = np.repeat(np.arange(P["nc"]), P["nw"] // P["nc"])
 ang3 = np.abs(fc.concept_mean_angles(fc.concept_means(W3, wc3)) - fc.simplex_angle(P["nc"])).max()
 prose(f"Type-III collapse for one dominant word ($\\lambda$ = {lam_ok:.2e}): $r_1/r_2$ = {r3[0] / r3[1]:.2f}; "
       f"within/between ratio {fc.collapse_ratio(W3, wc3):.3f} (bound 0.1); angle error {ang3:.1e}°; rank 2.")
-rep.above("fc.solution.2.ratio_breaks", "exercise 2: the within/between ratio of Theorem 2's type-III collapse "
+rep.above("fc.fig3.solution.2.ratio_breaks", "exercise 2: the within/between ratio of Theorem 2's type-III collapse "
           "for one dominant word per concept exceeds chapter 40's bound 0.1 while its angles are exact",
           value=fc.collapse_ratio(W3, wc3) if ang3 < 1e-9 else 0.0, bound=0.1, kind="consistency")
 
@@ -559,7 +559,7 @@ ratio_raw = fc.collapse_ratio(res_star.embeddings, wc)
 ratio_phi = fc.collapse_ratio(F_star, wc)
 prose(f"$h^\\star$: within/between ratio {ratio_phi:.4f} for $\\varphi(w)$, {ratio_raw:.4f} for the raw $w$; "
       f"coefficient of variation of the raw norms {fc.word_norms(res_star.embeddings).std() / fc.word_norms(res_star.embeddings).mean():.3f}.")
-rep.above("fc.solution.3.raw_vs_phi", "exercise 3: h*'s raw embeddings are less collapsed than their LayerNorm "
+rep.above("fc.fig3.solution.3.raw_vs_phi", "exercise 3: h*'s raw embeddings are less collapsed than their LayerNorm "
           "representations (ratio of within/between ratios)", value=ratio_raw / ratio_phi, bound=1.0, kind="record")
 
 # %% [markdown]
@@ -619,6 +619,6 @@ prose(f"$K = {P['K']}$: $\\sigma$ = {sig['K']:.4f}, plateau ends after {T['K']:,
       f"$\\sigma$ = {sig['K2']:.4f}, after {T['K2']:,.0f} steps. Ratio of plateaus {T['K'] / T['K2']:.3f}; "
       f"predicted $\\sigma_{{K_2}}/\\sigma_K$ = {sig['K2'] / sig['K']:.3f}. (Implied $\\ln(\\text{{final}}/\\text{{initial}})$ "
       f"= $\\eta_{{\\rm lr}}\\sigma T$ = {0.1 * sig['K'] * T['K']:.1f} and {0.1 * sig['K2'] * T['K2']:.1f}.)")
-rep.close("fc.solution.5.plateau_ratio", "exercise 5: ratio of the plateau lengths of the two uniform runs against "
+rep.close("fc.fig3.solution.5.plateau_ratio", "exercise 5: ratio of the plateau lengths of the two uniform runs against "
           "the inverse ratio of the top singular values of the class-(position, word) matrix (relative)",
           value=T["K"] / T["K2"], target=sig["K2"] / sig["K"], tol=0.2, rel=True, kind="finding")

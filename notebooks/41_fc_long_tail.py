@@ -449,7 +449,7 @@ r50 = fc.train_fc(mid, fc.FCTrainConfig(epochs=max(1, P["sol_steps"] // (mid.x_t
                   desc="nspl=50")
 prose(f"$n_{{\\rm spl}} = 50$, {P['sol_steps']:,} steps: test accuracy {r50.test_acc:.1%} "
       f"(run (b), $n_{{\\rm spl}} = 5$: {runs['b'].test_acc:.1%}; run (a), $n_{{\\rm spl}} = 500$: {runs['a'].test_acc:.1%}).")
-rep.above("fc.solution.1.nspl50_better", "exercise 1: h with nspl=50 generalises better than with nspl=5 "
+rep.above("fc.fig4.solution.1.nspl50_better", "exercise 1: h with nspl=50 generalises better than with nspl=5 "
           "(test accuracy difference)", value=r50.test_acc - runs["b"].test_acc, bound=0.0, kind="record")
 
 # %% [markdown]
@@ -479,7 +479,7 @@ prose(f"Test sentences containing a word seen at most once in training: {rates[1
       f"{rates[2.0]:.1%} with $1/\\beta^2$ (top-ten mass {fc.zipf_mu(task.sc, 2.0)[:10].sum():.1%}). After "
       f"{P['sol_steps']:,} steps, $h$ on the small set reaches {r_steep.test_acc:.1%} test accuracy with $1/\\beta^2$ "
       f"and {acc_b_sol:.1%} with $1/\\beta$ (run (b)).")
-rep.above("fc.solution.2.steep_law_generalises", "exercise 2: small training set, same steps: test accuracy of h "
+rep.above("fc.fig4.solution.2.steep_law_generalises", "exercise 2: small training set, same steps: test accuracy of h "
           "with 1/beta^2 minus that with 1/beta", value=r_steep.test_acc - acc_b_sol, bound=0.0, kind="record")
 
 # %% [markdown]
@@ -502,7 +502,7 @@ u_len = np.linalg.norm(runs["b"].U, axis=2)                                     
 rho_u = spearmanr(mu_pos.ravel(), u_len.ravel()).statistic
 prose(f"Spearman correlation between the mean training-word frequency at $(k,\ell)$ and $\|u_{{k,\ell}}\|$ "
       f"in run (b): {rho_u:.3f}.")
-rep.above("fc.solution.3.u_vs_frequency", "exercise 3: run (b), Spearman(mean frequency of the training words "
+rep.above("fc.fig4.solution.3.u_vs_frequency", "exercise 3: run (b), Spearman(mean frequency of the training words "
           "at (k, l), |u_kl|)", value=rho_u, bound=0.3, kind="record")
 
 # %% [markdown]
@@ -535,7 +535,7 @@ acc_b_same = float(np.interp(P["sol_steps"], hb["step"], hb["test_acc"]))
 prose(f"After {P['sol_steps']:,} steps: test accuracy {r_nowd.test_acc:.1%} without weight decay, "
       f"{acc_b_same:.1%} with it; mean word norm {r_nowd.history['norm_mean'][-1]:.3f} without, "
       f"{float(np.interp(P['sol_steps'], hb['step'], hb['norm_mean'])):.3f} with.")
-rep.above("fc.solution.5.norms_grow", "exercise 5: without weight decay the word embeddings end longer than "
+rep.above("fc.fig4.solution.5.norms_grow", "exercise 5: without weight decay the word embeddings end longer than "
           "with it at the same step (ratio of mean norms)",
           value=r_nowd.history["norm_mean"][-1] / float(np.interp(P["sol_steps"], hb["step"], hb["norm_mean"])),
           bound=1.0, kind="consistency")

@@ -584,7 +584,7 @@ tau_closed = math.log((nc - 1) * (L * eta_s - lam) / lam) / eta_s
 tau_num = fc_thm1_tau(nc, nw, L, K, lam)
 prose(f"$n_c = {nc}$, $n_w = {nw}$, $L = {L}$, $K = n_c^L = {K}$, $\\lambda = {lam:g}$: closed form $\\tau$ = "
       f"{tau_closed:.10f}, root of $H'$: {tau_num:.10f}.")
-rep.close("fc.solution.1.tau_closed_form", "exercise 1: closed-form tau for K = nc^L against the numerical root "
+rep.close("fc.thm.solution.1.tau_closed_form", "exercise 1: closed-form tau for K = nc^L against the numerical root "
           "of H' (relative)", value=tau_num, target=tau_closed, tol=1e-9, rel=True, kind="consistency")
 
 # %% [markdown]
@@ -610,7 +610,7 @@ lam_zero_paper = fc_zero_threshold(z_paper, np.full(PAPER["nw"] // PAPER["nc"], 
 prose(f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
       f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
       f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first.")
-rep.close("fc.solution.2.threshold_all_latents", "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
+rep.close("fc.thm.solution.2.threshold_all_latents", "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
           "equals fc_zero_threshold for all latents and uniform mu (relative)", value=lam_zero, target=lam_c,
           tol=1e-10, rel=True, kind="consistency")
 
@@ -631,7 +631,7 @@ c_u, r_u = fc_thm2_solve(mu_u, nc, L, lam3)
 w1, u1 = fc_thm1_norms(nc, nw, L, K, lam3)
 prose(f"$\\lambda$ = {lam3:.3e}: Theorem 2 gives $r_\\beta$ = {r_u.min():.8f}…{r_u.max():.8f}, $c$ = {c_u:.8f}; "
       f"Theorem 1 gives {w1:.8f} and {u1:.8f}.")
-rep.close("fc.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, largest relative gap between Theorem 2's "
+rep.close("fc.thm.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, largest relative gap between Theorem 2's "
           "(r_beta, c) and Theorem 1's (sqrt(tau/nw), sqrt(tau/(KL)))",
           value=max(np.max(np.abs(r_u / w1 - 1)), abs(c_u / u1 - 1)), target=0.0, tol=1e-6, kind="consistency")
 
@@ -649,7 +649,7 @@ rep.close("fc.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, largest
 task4, res4 = trained("uniform", True)
 u4 = np.linalg.norm(res4.U, axis=2)
 prose(f"$h^\\star$, mean $\\|u_{{k,\\ell}}\\|$: uniform {u4.mean():.5f}, Zipf {u3.mean():.5f}, Theorem 3 {u3_pred:.5f}.")
-rep.close("fc.solution.4.thm3_uniform", "exercise 4: trained h* on uniform frequencies: mean ||u_kl|| vs Theorem 3 "
+rep.close("fc.thm.solution.4.thm3_uniform", "exercise 4: trained h* on uniform frequencies: mean ||u_kl|| vs Theorem 3 "
           "(relative; the same tolerance as for Zipf)", value=u4.mean(), target=u3_pred, tol=2 * P["tol_norm"],
           rel=True, kind="finding")
 
@@ -680,7 +680,7 @@ plotting.label(ax, "Largest / smallest embedding as lambda nears the bound", "1 
 plt.show()
 prose("Ratios $r_1/r_{s_c}$ at $\\lambda$/bound = " + ", ".join(f"{f:g}: {r:.3f}" for f, r in zip(fracs, ratios))
       + f"; the limit $\\mu_1/\\mu_{{s_c}}$ = {mu_z[0] / mu_z[-1]:.3f}.")
-rep.check("fc.solution.5.ratio_to_mu_ratio", "exercise 5: r_1/r_sc increases with lambda and approaches mu_1/mu_sc "
+rep.check("fc.thm.solution.5.ratio_to_mu_ratio", "exercise 5: r_1/r_sc increases with lambda and approaches mu_1/mu_sc "
           "at the bound (ratios; last within 2% of the limit)", value=dict(zip([f"{f:g}" for f in fracs], ratios)),
           passed=bool(np.all(np.diff(ratios) > 0) and abs(ratios[-1] / (mu_z[0] / mu_z[-1]) - 1) < 0.02),
           tolerance="increasing, last within 2% of mu_1/mu_sc", kind="consistency")

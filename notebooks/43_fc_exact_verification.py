@@ -364,7 +364,7 @@ A = rng_s.standard_normal((5, 7))
 O2 = np.linalg.qr(rng_s.standard_normal((9, 9)))[0][:7]            # 7 x 9, orthonormal rows
 B = A @ O2                                                          # B B^T = A A^T
 eq_gap = abs(0.5 * (np.sum(A ** 2) + np.sum(B ** 2)) - np.linalg.norm(A.T @ B, "nuc"))
-rep.check("fc.solution.1.nuclear_bound", "exercise 1: (||A||^2+||B||^2)/2 - ||A^T B||_* over 200 random pairs "
+rep.check("fc.exact.solution.1.nuclear_bound", "exercise 1: (||A||^2+||B||^2)/2 - ||A^T B||_* over 200 random pairs "
           "(smallest, must be >= 0) and for B B^T = A A^T (must be ~0)", value={"min_gap": min(gaps), "equality_gap": eq_gap},
           passed=min(gaps) >= 0 and eq_gap < 1e-10, tolerance=">= 0; equality case < 1e-10", kind="consistency")
 
@@ -384,7 +384,7 @@ H2c = float(fc_H(fc_thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len
 fin2c = np.array([o["risk"] for o in restarts(risk2c, 1, P["n_small_d"], 7000)])
 prose(f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
       + ", ".join(f"{v:.1e}" for v in np.sort(fin2c) - H2c) + ".")
-rep.below("fc.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk minus H(tau) (a collapse fits in one "
+rep.below("fc.exact.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk minus H(tau) (a collapse fits in one "
           "dimension)", value=abs(fin2c.min() - H2c), bound=1e-9, kind="finding")
 
 # %% [markdown]
@@ -403,7 +403,7 @@ risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV)                    # s_c = 3 wor
 runs_ex = [analyse(o, z2, 3, r_ex, c_ex) for o in restarts(risk_ex, d2, 2, 9500)]
 prose(f"$\\mu = (0.9, 0.05, 0.05)$: Theorem 2 gives $r_1/r_3$ = {r_ex[0] / r_ex[2]:.4f}; the exact minimisers' word "
       f"norms match $r_\\beta$ to a largest relative error of {max(a['word_err'] for a in runs_ex):.1e}.")
-rep.below("fc.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): largest relative error of the exact minimisers' "
+rep.below("fc.exact.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): largest relative error of the exact minimisers' "
           "word norms against Theorem 2's r_beta", value=max(a["word_err"] for a in runs_ex), bound=1e-6, kind="finding")
 
 # %% [markdown]
@@ -426,10 +426,10 @@ runs_sub = [analyse(o, z_sub, sc1, np.full(sc1, w1), u1) for o in restarts(risk_
 prose(f"{len(z_sub)} of {len(z1)} latent sequences kept: within-concept spread "
       f"{max(a['spread'] for a in runs_sub):.1e}; largest |cos + 1/(n_c-1)| between concept means "
       f"{max(a['cos_err'] for a in runs_sub):.2e}.")
-rep.below("fc.solution.4.words_still_merge", "exercise 4: asymmetric task (latents starting with concept 0 "
+rep.below("fc.exact.solution.4.words_still_merge", "exercise 4: asymmetric task (latents starting with concept 0 "
           "dropped): within-concept spread of the exact minimisers", value=max(a["spread"] for a in runs_sub),
           bound=1e-6, kind="finding")
-rep.above("fc.solution.4.simplex_breaks", "exercise 4: asymmetric task: the concept means are no longer a regular "
+rep.above("fc.exact.solution.4.simplex_breaks", "exercise 4: asymmetric task: the concept means are no longer a regular "
           "simplex (largest |cos + 1/(nc-1)|)", value=max(a["cos_err"] for a in runs_sub), bound=1e-4, kind="finding")
 
 # %% [markdown]
@@ -449,7 +449,7 @@ Hmin = {dd: float(fc_H_star(fc_thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, 
 H_half = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, 8, LAM / 2), nc3, L3, K3, 8, LAM / 2))
 prose("$H^\\star(\\tau^\\star)$ for $d$ = " + ", ".join(f"{dd}: {v:.6f}" for dd, v in Hmin.items())
       + f"; at $d = 8$ with $\\lambda/2$: {H_half:.10f} (at $d = 16$, $\\lambda$: {Hmin[16]:.10f}).")
-rep.check("fc.solution.5.d_scaling", "exercise 5: H*(tau*) decreases with d, and (d=16, lambda) equals (d=8, lambda/2)",
+rep.check("fc.exact.solution.5.d_scaling", "exercise 5: H*(tau*) decreases with d, and (d=16, lambda) equals (d=8, lambda/2)",
           value={**{str(k): v for k, v in Hmin.items()}, "d8_half_lambda": H_half},
           passed=bool(np.all(np.diff(list(Hmin.values())) < 0) and abs(H_half - Hmin[16]) < 1e-10),
           tolerance="decreasing; identity to 1e-10", kind="consistency")
