@@ -39,11 +39,12 @@ import torch
 from scipy.optimize import brentq
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.report import prose
 from qwem_lib.fc import (FCTrainConfig, collapse_ratio, concept_mean_angles, concept_means,
                          make_dataset, make_task, simplex_angle, train_fc, word_concepts)
 from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents,
                                 fc_collapse_weights, fc_equiangular, fc_H, fc_H_star,
-                                fc_hamming_counts, fc_thm1_norms, fc_thm1_tau, fc_thm2_lambda_bound,
+                                fc_hamming_counts, fc_thm1_eta, fc_thm1_norms, fc_thm1_tau, fc_thm2_lambda_bound,
                                 fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau, fc_thm3_u_norm,
                                 fc_type3_weights, fc_zero_threshold)
 
@@ -142,7 +143,7 @@ for K, target in ((1000, 1.42214), (50, 0.61602)):
           f"   word norm = {w:.6f}   u norm = {u:.6f}")
     rep.close(f"fc.thm1.norm_k{K}", f"Theorem 1 word-embedding norm sqrt(tau/nw) for nc=3, nw=1200, "
               f"L=15, K={K}, lam=1e-3 (to the paper's 5 digits)", value=w, target=target, tol=5e-6,
-              paper=target)
+              paper=target, kind="finding")
 
 # %% [markdown]
 # Both printed norms are reproduced to the last digit. A wrong reading would not survive this test: with
@@ -179,7 +180,7 @@ exact_curve = np.array([float(risk_e(*collapse_at(t))) for t in t_grid])
 H_curve = fc_H(t_grid, nc_e, nw_e, L_e, K_e, lam_e)
 print(f"exact task: nc={nc_e}, sc={sc_e}, L={L_e}, K={K_e}, d={d_e}, lam={lam_e}: tau = {tau_e:.6f}")
 rep.close("fc.thm1.lemma_k", "exact risk of a type-I collapse at scale t equals H(t) (max relative gap "
-          "over 60 scales, all latents)", value=np.max(np.abs(exact_curve / H_curve - 1)), target=0.0, tol=1e-12)
+          "over 60 scales, all latents)", value=np.max(np.abs(exact_curve / H_curve - 1)), target=0.0, tol=1e-12, kind="finding")
 
 # gradient of the exact risk at the predicted collapse
 W0, U0 = (torch.tensor(a, requires_grad=True) for a in collapse_at(tau_e))
@@ -188,7 +189,7 @@ R0.backward()
 R0 = float(R0.detach())
 grad_norm = math.sqrt(float((W0.grad ** 2).sum() + (U0.grad ** 2).sum()))
 rep.below("fc.thm1.critical", "gradient norm of the exact risk at the predicted type-I collapse (t = tau)",
-          value=grad_norm, bound=1e-10)
+          value=grad_norm, bound=1e-10, kind="finding")
 
 # random directions: R(theta + eps*delta) - R(theta) for unit-norm delta
 gen = config.rng(2)
@@ -203,7 +204,7 @@ for i in range(P["n_dirs"]):
 print("smallest rise of the risk per step size:", dict(zip(eps_list, rises.min(0))))
 rep.above("fc.thm1.local_min", f"minimum over {P['n_dirs']} random unit directions of "
           "[R(collapse + 0.01 delta) - R(collapse)] / 0.01^2 (positive: the collapse is a local minimum)",
-          value=rises[:, 1].min() / 1e-4, bound=0.0)
+          value=rises[:, 1].min() / 1e-4, bound=0.0, kind="finding")
 
 # %% [markdown]
 # The rise is of order $\varepsilon^2$: the collapse is a minimum, not a saddle, in every direction
@@ -270,13 +271,13 @@ u_meas = np.linalg.norm(res1.U, axis=2)
 print(f"word norms: predicted {w_pred:.5f}, trained {w_meas.mean():.5f} ± {w_meas.std():.5f}")
 print(f"u norms:    predicted {u_pred:.5f}, trained {u_meas.mean():.5f} ± {u_meas.std():.5f}")
 rep.close("fc.thm1.trained_word_norm", f"trained h (uniform, K=nc^L={K}): mean word-embedding norm vs "
-          "Theorem 1 (relative)", value=w_meas.mean(), target=w_pred, tol=P["tol_norm"], rel=True)
+          "Theorem 1 (relative)", value=w_meas.mean(), target=w_pred, tol=P["tol_norm"], rel=True, kind="finding")
 rep.close("fc.thm1.trained_u_norm", "trained h (uniform): mean norm of u_{k,l} vs Theorem 1 (relative)",
-          value=u_meas.mean(), target=u_pred, tol=P["tol_norm"], rel=True)
+          value=u_meas.mean(), target=u_pred, tol=P["tol_norm"], rel=True, kind="finding")
 ang1 = concept_mean_angles(concept_means(res1.features, word_concepts(task1)))
 rep.close("fc.thm1.trained_simplex", "trained h: largest deviation of the angles between concept means "
           "from the simplex angle arccos(-1/(nc-1)) (degrees)",
-          value=np.max(np.abs(ang1 - simplex_angle(nc))), target=0.0, tol=0.5)
+          value=np.max(np.abs(ang1 - simplex_angle(nc))), target=0.0, tol=0.5, kind="finding")
 
 # %% [markdown]
 # The tolerance is relative: 1 % at the book preset, 3 % at the smoke preset whose training set is
@@ -319,7 +320,7 @@ gap3 = max(abs(float(risk_ln(*fc_collapse_weights(F_mz, z_e, sc_e, word_norm=mat
                                                   u_norm=t / math.sqrt(K_e * L_e), layernorm=True)))
                / float(fc_H_star(t, nc_e, L_e, K_e, d_e, lam_e)) - 1) for t in ts3)
 rep.close("fc.thm3.lemma_r", "exact risk of a type-II collapse (LayerNorm, Zipf frequencies) equals "
-          "H*(t) (max relative gap over 3 scales)", value=gap3, target=0.0, tol=1e-12)
+          "H*(t) (max relative gap over 3 scales)", value=gap3, target=0.0, tol=1e-12, kind="finding")
 
 task3, res3 = trained("zipf", True)
 u3_pred = fc_thm3_u_norm(nc, L, K, d, lam)
@@ -328,10 +329,10 @@ f3 = np.linalg.norm(res3.features, axis=1)
 print(f"u norms: predicted {u3_pred:.5f}, trained {u3.mean():.5f} ± {u3.std():.5f}; "
       f"representation norms {f3.min():.4f}..{f3.max():.4f} (sqrt(d) = {math.sqrt(d):.4f})")
 rep.close("fc.thm3.trained_u_norm", f"trained h* (Zipf, LayerNorm, K={K}): mean norm of u_{{k,l}} vs "
-          "Theorem 3's tau*/sqrt(KL) (relative)", value=u3.mean(), target=u3_pred, tol=2 * P["tol_norm"], rel=True)
+          "Theorem 3's tau*/sqrt(KL) (relative)", value=u3.mean(), target=u3_pred, tol=2 * P["tol_norm"], rel=True, kind="finding")
 cr3 = collapse_ratio(res3.features, word_concepts(task3))
 rep.below("fc.thm3.trained_collapse", "trained h* (Zipf): within-concept spread / between-concept distance "
-          "of the word representations (0 = full collapse)", value=cr3, bound=0.05)
+          "of the word representations (0 = full collapse)", value=cr3, bound=0.05, kind="finding")
 
 # %% [markdown]
 # The $u$-norm tolerance is twice Theorem 1's (2 % at the book preset): the LayerNorm network
@@ -377,9 +378,9 @@ res_sys = np.max(np.abs(fc_thm2_residuals(c2, r2, mu2, nc, L, lam)))
 print(f"Zipf, nc={nc}, sc={sc}, L={L}, lam={lam}: c = {c2:.5f}, r = {np.round(r2, 4)}")
 print(f"bound on lam: {fc_thm2_lambda_bound(mu2, nc, L):.4g}; largest relative residual of (7)-(8): {res_sys:.1e}")
 rep.below("fc.thm2.system_residual", "largest relative residual of equations (7)-(8) at the computed solution",
-          value=res_sys, bound=1e-10)
+          value=res_sys, bound=1e-10, kind="consistency")
 rep.ordered("fc.thm2.r_monotone", "r_beta listed by decreasing frequency mu_beta is strictly decreasing "
-            "(frequent words get larger embeddings)", names=[f"r_{b + 1}" for b in range(sc)], values=r2)
+            "(frequent words get larger embeddings)", names=[f"r_{b + 1}" for b in range(sc)], values=r2, kind="consistency")
 
 # the theory's critical point is also critical for the exact risk of a small task
 c2e, r2e = fc_thm2_solve(mu_e, nc_e, L_e, lam_e)
@@ -388,7 +389,7 @@ W3, U3 = (torch.tensor(a, requires_grad=True) for a in fc_type3_weights(F_e, z_e
 risk_zipf(W3, U3).backward()
 g3 = math.sqrt(float((W3.grad ** 2).sum() + (U3.grad ** 2).sum()))
 rep.below("fc.thm2.critical", "gradient norm of the exact risk (Zipf, all latents) at the type-III collapse "
-          "solving (7)-(8)", value=g3, bound=1e-10)
+          "solving (7)-(8)", value=g3, bound=1e-10, kind="finding")
 
 # word by word against the trained network
 wn2 = np.linalg.norm(res2.features, axis=1).reshape(nc, sc)  # row = concept, column = beta
@@ -400,16 +401,16 @@ print(f"expected occurrences in the training set: most frequent word {n_seen[0]:
 print(f"per-word relative error: mean |.| = {np.abs(rel_err).mean():.4f}, max |.| = {np.abs(rel_err).max():.4f}; "
       f"correlation {corr:.5f}; ||u|| trained {u2.mean():.5f} vs c = {c2:.5f}")
 rep.below("fc.thm2.trained_word_max_err", f"trained h (Zipf, K={K}): largest relative error of a word's "
-          "embedding norm against r_beta over all words", value=np.abs(rel_err).max(), bound=P["tol_word"])
+          "embedding norm against r_beta over all words", value=np.abs(rel_err).max(), bound=P["tol_word"], kind="finding")
 rep.above("fc.thm2.trained_word_corr", "trained h (Zipf): correlation of per-word norms with r_beta",
-          value=corr, bound=0.99)
+          value=corr, bound=0.99, kind="finding")
 rep.close("fc.thm2.trained_u_norm", "trained h (Zipf): mean ||u_{k,l}|| vs c of Theorem 2 (relative)",
-          value=u2.mean(), target=c2, tol=P["tol_norm"], rel=True)
+          value=u2.mean(), target=c2, tol=P["tol_norm"], rel=True, kind="finding")
 cos2 = np.abs(np.sum(res2.features * np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), 1)
               / (np.linalg.norm(res2.features, axis=1)
                  * np.linalg.norm(np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), axis=1)))
 rep.above("fc.thm2.trained_direction", "trained h (Zipf): smallest cosine between a word embedding and its "
-          "concept's mean direction (directional collapse)", value=cos2.min(), bound=0.99)
+          "concept's mean direction (directional collapse)", value=cos2.min(), bound=0.99, kind="finding")
 
 # %% [markdown]
 # Rare words carry the largest errors: the rarest word is drawn ten times less often than the most
@@ -491,13 +492,13 @@ print(f"paper setting (Zipf, K=1000): printed bound {bound_printed:.3e}, exact t
 rep.check("fc.thm2.paper_lambda_vs_printed_bound", "the paper's lam=1e-3 violates Theorem 2's bound as "
           "printed (sqrt(L sum mu^2 / nc^(L+1)), derived for K = nc^L) in the Zipf setting nc=3, L=15, sc=400",
           value=bound_printed, passed=PAPER["lam"] > bound_printed, tolerance="lam > bound",
-          paper="'In our experiments, lambda satisfies this bound'")
+          paper="'In our experiments, lambda satisfies this bound'", kind="finding")
 rep.above("fc.thm2.paper_lambda_vs_zero_threshold", "ratio of the exact instability threshold of W=U=0 "
           "(K=1000 random latents, Zipf) to the paper's lam: above 1, so the trivial solution is unstable",
-          value=lam_zero / PAPER["lam"], bound=1.0)
+          value=lam_zero / PAPER["lam"], bound=1.0, kind="finding")
 small = fc_zero_threshold(fc_all_latents(nc, L), mu2)
 rep.close("fc.thm2.zero_threshold_is_bound", "for all latents the exact instability threshold equals "
-          "Theorem 2's bound (relative)", value=small, target=fc_thm2_lambda_bound(mu2, nc, L), tol=1e-12, rel=True)
+          "Theorem 2's bound (relative)", value=small, target=fc_thm2_lambda_bound(mu2, nc, L), tol=1e-12, rel=True, kind="finding")
 print(f"the trained Zipf task: lam = {lam} < bound {fc_thm2_lambda_bound(mu2, nc, L):.4f}")
 
 # %% [markdown]
@@ -525,9 +526,9 @@ for K_p in (1000, 50):
           f"{math.sqrt(tau / PAPER['nw']):.5f} (relative shift {shift[K_p]:+.2e}); "
           f"mean number of classes at distance 1..4: {np.round(counts[:4], 3)} vs symmetric {np.round(sym[:4], 4)}")
 rep.below("fc.thm1.random_latents_shift_k1000", "K=1000 random latents: relative change of the optimal "
-          "type-I collapse norm against Theorem 1's symmetric prediction", value=abs(shift[1000]), bound=1e-3)
+          "type-I collapse norm against Theorem 1's symmetric prediction", value=abs(shift[1000]), bound=1e-3, kind="finding")
 rep.below("fc.thm1.random_latents_shift_k50", "K=50 random latents: relative change of the optimal type-I "
-          "collapse norm against Theorem 1", value=abs(shift[50]), bound=0.02)
+          "collapse norm against Theorem 1", value=abs(shift[50]), bound=0.02, kind="finding")
 
 # %% [markdown]
 # For $K=1000$ the real classes move the optimal norm by a few parts in $10^4$, for $K=50$ by under 1 %
@@ -563,3 +564,127 @@ rep.below("fc.thm1.random_latents_shift_k50", "K=50 random latents: relative cha
 #    frequencies and compare the norms of the $u_{k,\ell}$.
 # 5. Raise $\lambda$ towards the bound of Theorem 2 and plot $r_1/r_{s_c}$. What happens to the ratio
 #    of the largest to the smallest embedding as $\lambda$ approaches the bound?
+#
+# ## Solutions
+#
+# <details><summary>Solution 1</summary>
+#
+# With every latent sequence present, the classes at Hamming distance $r$ from any $z_k$ number
+# $\binom{L}{r}(n_c-1)^r$, so $1+\sum_{j\neq k}e^{-\eta t\,\mathrm{dist}(z_j,z_k)} = \sum_{r=0}^{L}\binom{L}{r}(n_c-1)^r e^{-\eta t r}
+# = (1+(n_c-1)e^{-\eta t})^L$ and $H(t) = L\log(1+(n_c-1)e^{-\eta t}) + \lambda t$. Setting $x = (n_c-1)e^{-\eta\tau}$,
+# $H'(\tau) = -L\eta\,\frac{x}{1+x} + \lambda = 0$ gives $x = \frac{\lambda}{L\eta-\lambda}$, so
+# $$\tau = \frac1\eta\,\log\frac{(n_c-1)(L\eta-\lambda)}{\lambda},$$
+# positive when $\lambda < L\eta\,(n_c-1)/n_c$. The cell compares it with the numerical root of `fc_thm1_tau`.
+#
+# </details>
+
+# %%
+eta_s = fc_thm1_eta(nc, nw, L, K)
+tau_closed = math.log((nc - 1) * (L * eta_s - lam) / lam) / eta_s
+tau_num = fc_thm1_tau(nc, nw, L, K, lam)
+prose(f"$n_c = {nc}$, $n_w = {nw}$, $L = {L}$, $K = n_c^L = {K}$, $\\lambda = {lam:g}$: closed form $\\tau$ = "
+      f"{tau_closed:.10f}, root of $H'$: {tau_num:.10f}.")
+rep.close("fc.thm.solution.1.tau_closed_form", "exercise 1: closed-form tau for K = nc^L against the numerical root "
+          "of H' (relative)", value=tau_num, target=tau_closed, tol=1e-9, rel=True, kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 2</summary>
+#
+# $H$ is convex, so $\tau = 0$ exactly when $H'(0) \ge 0$. For $K = n_c^L$, $H'(0) = -L\eta(n_c-1)/n_c + \lambda$, so
+# the critical weight decay is $\lambda_c = L\eta\,(n_c-1)/n_c = \sqrt{L/(n_w K)}$ (with $\eta = \frac{n_c}{n_c-1}/\sqrt{n_wKL}$).
+# `fc_zero_threshold` computes the weight decay at which $W = U = 0$ stops being the minimiser directly from
+# the latent variables, $\sqrt{\sum\mu^2}\,\sigma_{\max}(Z_c)/K$; for uniform $\mu$, $\sum\mu^2 = n_c/n_w$, and for all
+# latents the two agree. For the paper's setting ($K = 1000$ random latent variables) the general formula gives
+# $H'(0) = \lambda - \eta\,\frac{K L (n_c-1)/n_c}{1+K-K/n_c^L}$; the cell evaluates both thresholds there.
+#
+# </details>
+
+# %%
+lam_c = math.sqrt(L / (nw * K))
+lam_zero = fc_zero_threshold(fc_all_latents(nc, L), np.full(sc, 1 / sc))
+eta_p = fc_thm1_eta(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000)
+a_p = 1000 / PAPER["nc"] ** PAPER["L"]
+lam_c_paper = eta_p * 1000 * PAPER["L"] * (PAPER["nc"] - 1) / PAPER["nc"] / (1 + 1000 - a_p)
+z_paper = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, seed=config.rng(10)).latents
+lam_zero_paper = fc_zero_threshold(z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]))
+prose(f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
+      f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
+      f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first.")
+rep.close("fc.thm.solution.2.threshold_all_latents", "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
+          "equals fc_zero_threshold for all latents and uniform mu (relative)", value=lam_zero, target=lam_c,
+          tol=1e-10, rel=True, kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 3</summary>
+#
+# With $\mu_\beta = 1/s_c$ every equation of the system (7) is the same, so $r_\beta = r$ for all $\beta$, and the
+# configuration is a type-I collapse with word norm $r$ and linear weights of norm $c$. Theorem 1's critical
+# point is unique ($H$ is strictly convex), so $(r, c) = (\sqrt{\tau/n_w}, \sqrt{\tau/(KL)})$. The system has a
+# non-trivial solution only below Theorem 2's bound on $\lambda$; the cell uses a $\lambda$ below it.
+#
+# </details>
+
+# %%
+mu_u = np.full(sc, 1 / sc)
+lam3 = 0.5 * fc_thm2_lambda_bound(mu_u, nc, L)
+c_u, r_u = fc_thm2_solve(mu_u, nc, L, lam3)
+w1, u1 = fc_thm1_norms(nc, nw, L, K, lam3)
+prose(f"$\\lambda$ = {lam3:.3e}: Theorem 2 gives $r_\\beta$ = {r_u.min():.8f}…{r_u.max():.8f}, $c$ = {c_u:.8f}; "
+      f"Theorem 1 gives {w1:.8f} and {u1:.8f}.")
+rep.close("fc.thm.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, largest relative gap between Theorem 2's "
+          "(r_beta, c) and Theorem 1's (sqrt(tau/nw), sqrt(tau/(KL)))",
+          value=max(np.max(np.abs(r_u / w1 - 1)), abs(c_u / u1 - 1)), target=0.0, tol=1e-6, kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 4</summary>
+#
+# $H^\star$ contains no $\mu$: after the LayerNorm every word has norm $\sqrt d$, so the frequencies only decide
+# how often each (identical) representation is drawn, not what the scores are. Training $h^\star$ on the
+# uniform task with the settings of Section 4 gives the same $\|u_{k,\ell}\|$ as on the Zipf task, up to the
+# sampling error of each run (the tolerance of the `fc.thm3.trained_u_norm` claim).
+#
+# </details>
+
+# %%
+task4, res4 = trained("uniform", True)
+u4 = np.linalg.norm(res4.U, axis=2)
+prose(f"$h^\\star$, mean $\\|u_{{k,\\ell}}\\|$: uniform {u4.mean():.5f}, Zipf {u3.mean():.5f}, Theorem 3 {u3_pred:.5f}.")
+rep.close("fc.thm.solution.4.thm3_uniform", "exercise 4: trained h* on uniform frequencies: mean ||u_kl|| vs Theorem 3 "
+          "(relative; the same tolerance as for Zipf)", value=u4.mean(), target=u3_pred, tol=2 * P["tol_norm"],
+          rel=True, kind="finding")
+
+# %% [markdown]
+# <details><summary>Solution 5</summary>
+#
+# Each $r_\beta$ solves $\frac{\lambda r_\beta}{Lc}\big(n_c-1+e^{\frac{n_c}{n_c-1}c\,r_\beta}\big) = \mu_\beta$. As $\lambda$
+# approaches the bound the solution shrinks to zero, the exponential tends to 1, and the equation becomes
+# linear: $r_\beta \approx \mu_\beta L c/(\lambda n_c)$, so $r_1/r_{s_c} \to \mu_1/\mu_{s_c}$ ($= s_c$ for Zipf). For small $\lambda$
+# the exponential dominates, $r_\beta$ grows only like $\log\mu_\beta$, and the ratio is close to 1. The ratio
+# increases monotonically between the two.
+#
+# </details>
+
+# %%
+mu_z = 1 / np.arange(1, sc + 1)
+mu_z /= mu_z.sum()
+bound_z = fc_thm2_lambda_bound(mu_z, nc, L)
+fracs = np.array([0.01, 0.1, 0.5, 0.9, 0.99, 0.999])
+ratios = np.array([(lambda cr: cr[1][0] / cr[1][-1])(fc_thm2_solve(mu_z, nc, L, f * bound_z)) for f in fracs])
+fig, ax = plotting.figure(width=6.0, height=3.6)
+ax.semilogx(1 - fracs, ratios, "o-", label="$r_1/r_{s_c}$ (Theorem 2)")
+ax.axhline(mu_z[0] / mu_z[-1], color=plotting.PALETTE[1], ls=":", label="$\\mu_1/\\mu_{s_c}$")
+ax.invert_xaxis()
+ax.legend()
+plotting.label(ax, "Largest / smallest embedding as lambda nears the bound", "1 - lambda / bound",
+               "$r_1 / r_{s_c}$")
+plt.show()
+prose("Ratios $r_1/r_{s_c}$ at $\\lambda$/bound = " + ", ".join(f"{f:g}: {r:.3f}" for f, r in zip(fracs, ratios))
+      + f"; the limit $\\mu_1/\\mu_{{s_c}}$ = {mu_z[0] / mu_z[-1]:.3f}.")
+rep.check("fc.thm.solution.5.ratio_to_mu_ratio", "exercise 5: r_1/r_sc increases with lambda and approaches mu_1/mu_sc "
+          "at the bound (ratios; last within 2% of the limit)", value=dict(zip([f"{f:g}" for f in fracs], ratios)),
+          passed=bool(np.all(np.diff(ratios) > 0) and abs(ratios[-1] / (mu_z[0] / mu_z[-1]) - 1) < 0.02),
+          tolerance="increasing, last within 2% of mu_1/mu_sc", kind="consistency")
+
+# %% [markdown]
+# **Figure 42.S1** — Solution 5: the ratio of the largest to the smallest word norm of Theorem 2's critical
+# point as $\lambda$ approaches Theorem 2's bound (right), against the limit $\mu_1/\mu_{s_c}$.

@@ -30,6 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.report import prose
 from qwem_lib.fc import collapse_ratio, concept_means, simplex_angle, zipf_mu
 from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_H, fc_H_star, fc_layernorm,
                                 fc_minimise_exact, fc_thm1_norms, fc_thm1_tau, fc_thm2_solve,
@@ -141,19 +142,19 @@ for name in ("risk", "grad", "word_err", "u_err", "spread", "cos_err", "align"):
 
 # %%
 rep.below("fc.exact.thm1.risk_vs_H", "Theorem 1, exact risk: largest |R(minimiser) - H(tau)| over random "
-          "restarts", value=np.max(np.abs(r1 - H1)), bound=1e-10)
+          "restarts", value=np.max(np.abs(r1 - H1)), bound=1e-10, kind="finding")
 rep.below("fc.exact.thm1.restart_spread", f"Theorem 1, exact risk: spread (max - min) of the final risk over "
-          f"{len(r1)} random restarts (no spurious minima, d > min(nw, KL))", value=r1.max() - r1.min(), bound=1e-10)
+          f"{len(r1)} random restarts (no spurious minima, d > min(nw, KL))", value=r1.max() - r1.min(), bound=1e-10, kind="finding")
 rep.below("fc.exact.thm1.word_norm", "Theorem 1: largest relative error of a word-embedding norm against "
-          "sqrt(tau/nw), over words and restarts", value=max(a["word_err"] for a in runs1), bound=1e-6)
+          "sqrt(tau/nw), over words and restarts", value=max(a["word_err"] for a in runs1), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm1.u_norm", "Theorem 1: largest relative error of a ||u_{k,l}|| against sqrt(tau/(KL))",
-          value=max(a["u_err"] for a in runs1), bound=1e-6)
+          value=max(a["u_err"] for a in runs1), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm1.within_concept", "Theorem 1: within-concept spread / between-concept distance of "
-          "the embeddings (0 = collapse), worst restart", value=max(a["spread"] for a in runs1), bound=1e-6)
+          "the embeddings (0 = collapse), worst restart", value=max(a["spread"] for a in runs1), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm1.simplex", "Theorem 1: largest |cos(concept means) + 1/(nc-1)| (regular simplex)",
-          value=max(a["cos_err"] for a in runs1), bound=1e-6)
+          value=max(a["cos_err"] for a in runs1), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm1.u_alignment", "Theorem 1: largest distance between the direction of u_{k,l} and "
-          "the direction of concept z_{k,l}", value=max(a["align"] for a in runs1), bound=1e-6)
+          "the direction of concept z_{k,l}", value=max(a["align"] for a in runs1), bound=1e-6, kind="finding")
 
 # %% [markdown]
 # Every restart lands on the same risk, to the precision of the optimiser, and that risk is $H(\tau)$.
@@ -179,9 +180,9 @@ small = {dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 10
 for dd, v in small.items():
     print(f"d={dd}: final risks - H(tau) = {np.round(np.sort(v) - Hs, 9)}")
 rep.above("fc.exact.small_d.gap", f"d=1 < nc-1: best final risk over {P['n_small_d']} restarts minus H(tau) "
-          "(no simplex fits, so the minimum lies above Theorem 1's value)", value=small[1].min() - Hs, bound=1e-4)
+          "(no simplex fits, so the minimum lies above Theorem 1's value)", value=small[1].min() - Hs, bound=1e-4, kind="consistency")
 rep.below("fc.exact.small_d.d2", "d=2 = nc-1 (below Appendix H's d > min(nw, KL)): best final risk minus "
-          "H(tau), i.e. the simplex is still found by the best restart", value=abs(small[2].min() - Hs), bound=1e-9)
+          "H(tau), i.e. the simplex is still found by the best restart", value=abs(small[2].min() - Hs), bound=1e-9, kind="finding")
 
 # %% [markdown]
 # With $d=1$ the best the network can do is strictly worse than $H(\tau)$. With $d=2=n_c-1$ the simplex
@@ -213,15 +214,15 @@ for name in ("risk", "grad", "word_err", "u_err", "spread", "cos_err", "align"):
 
 # %%
 rep.below("fc.exact.thm3.risk_vs_H", "Theorem 3, exact risk (LayerNorm, Zipf): largest |R*(minimiser) - "
-          "H*(tau*)| over restarts", value=np.max(np.abs(r3 - H3)), bound=1e-10)
+          "H*(tau*)| over restarts", value=np.max(np.abs(r3 - H3)), bound=1e-10, kind="finding")
 rep.below("fc.exact.thm3.restart_spread", f"Theorem 3: spread of the final risk over {len(r3)} random restarts",
-          value=r3.max() - r3.min(), bound=1e-10)
+          value=r3.max() - r3.min(), bound=1e-10, kind="finding")
 rep.below("fc.exact.thm3.u_norm", "Theorem 3: largest relative error of a ||u_{k,l}|| against tau*/sqrt(KL)",
-          value=max(a["u_err"] for a in runs3), bound=1e-6)
+          value=max(a["u_err"] for a in runs3), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm3.within_concept", "Theorem 3: within-concept spread of the word representations "
-          "phi(w) (frequent and rare words collapse together)", value=max(a["spread"] for a in runs3), bound=1e-6)
+          "phi(w) (frequent and rare words collapse together)", value=max(a["spread"] for a in runs3), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm3.simplex", "Theorem 3: largest |cos(concept means) + 1/(nc-1)| of the representations",
-          value=max(a["cos_err"] for a in runs3), bound=1e-6)
+          value=max(a["cos_err"] for a in runs3), bound=1e-6, kind="finding")
 
 # %% [markdown]
 # Full collapse despite the long tail: the representations of the most and least frequent word of a
@@ -249,18 +250,20 @@ for name in ("risk", "grad", "word_err", "u_err", "cos_err", "align"):
 
 # %%
 rep.below("fc.exact.thm2.restart_spread", f"Theorem 2 (Zipf, no LayerNorm, d > nw): spread of the final risk "
-          f"over {len(r2)} random restarts", value=r2.max() - r2.min(), bound=1e-10)
+          f"over {len(r2)} random restarts", value=r2.max() - r2.min(), bound=1e-10, kind="finding")
 rep.below("fc.exact.thm2.word_norm", "Theorem 2: largest relative error of a word norm ||w_(a,b)|| of the "
-          "exact minimiser against r_beta from (7)-(8)", value=max(a["word_err"] for a in runs2), bound=1e-6)
+          "exact minimiser against r_beta from (7)-(8)", value=max(a["word_err"] for a in runs2), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm2.u_norm", "Theorem 2: largest relative error of ||u_{k,l}|| against c from (7)-(8)",
-          value=max(a["u_err"] for a in runs2), bound=1e-6)
+          value=max(a["u_err"] for a in runs2), bound=1e-6, kind="finding")
 rep.below("fc.exact.thm2.directions", "Theorem 2: largest |cos(concept means) + 1/(nc-1)| (directions collapse "
-          "onto a simplex)", value=max(a["cos_err"] for a in runs2), bound=1e-6)
+          "onto a simplex)", value=max(a["cos_err"] for a in runs2), bound=1e-6, kind="finding")
 
 # %% [markdown]
 # Every restart finds the same minimum and it is the type-III collapse of Theorem 2, norms included, to
-# about $10^{-10}$. Combined with Appendix H ($d>n_w$ here), this is a numerical proof of the
-# authors' conjecture for this task: the critical point of Theorem 2 is the global minimiser.
+# about $10^{-10}$. This is numerical *evidence*, not a proof, for the authors' conjecture on this one task
+# (the critical point of Theorem 2 is the global minimiser): a handful of random restarts (`n_thm2` of
+# them) all reach it, and Appendix H's no-spurious-minimum argument, proved for $h$ with $d > \min(n_w, KL)$,
+# makes a missed lower minimum unlikely but is not a certificate for the restarts we ran.
 #
 # ## 5 · Figure
 
@@ -307,11 +310,16 @@ plt.show()
 #   collapse: the risk agrees with $H(\tau)$ or $H^\star(\tau^\star)$ to $10^{-10}$ and the norms to
 #   $10^{-6}$ or better, with the within-concept spread and the simplex angles at the optimiser's
 #   precision. This checks the converse parts of Theorems 1 and 3 (every minimiser collapses), not only
-#   the direct parts.
+#   the direct parts. The paper proves those converses under an extra condition on the latent variables,
+#   Assumption B (Appendix C.2: every positive semi-definite $n_c\times n_c$ matrix that satisfies the linear
+#   equations generated by pairs of classes at equal Hamming distance must have equal diagonal and equal
+#   off-diagonal entries); Lemma C shows that it holds when $K = n_c^L$, the tasks used here. For random
+#   latent variables with $K \ll n_c^L$ (chapters 40–42) neither Assumption A nor B holds exactly, and the
+#   converse is not claimed there.
 # * Random restarts find no spurious minima when $d>\min(n_w,KL)$, as Appendix H proves for $h$; in our
 #   runs the same holds for the LayerNorm network $h^\star$ and for $d=n_c-1$, where no theorem applies.
-# * Theorem 2's critical point is the global minimiser on the tested task, which supports the
-#   authors' conjecture.
+# * On the tested task every restart reaches Theorem 2's critical point, which supports (does not prove)
+#   the authors' conjecture that it is the global minimiser.
 # * What these checks cannot say: the paper's experiments use $K\ll n_c^L$ random classes and a few
 #   samples per class. Chapter 42 measures how far those conditions move the predictions.
 #
@@ -328,3 +336,120 @@ plt.show()
 #    the exact risk: do the minimisers still collapse? Is the within-concept spread still $\sim10^{-9}$?
 # 5. For $h^\star$, how does the minimum risk $H^\star(\tau^\star)$ depend on $d$? Explain with
 #    $\eta^\star\propto\sqrt d$.
+#
+# ## Solutions
+#
+# <details><summary>Solution 1</summary>
+#
+# Write the singular value decomposition $A^\top B = P\Sigma Q^\top$. Then
+# $\|A^\top B\|_* = \mathrm{tr}(P^\top A^\top B Q) = \langle AP, BQ\rangle_F \le \|AP\|_F\|BQ\|_F \le \frac12(\|AP\|_F^2 + \|BQ\|_F^2)
+# \le \frac12(\|A\|_F^2+\|B\|_F^2)$ (Cauchy–Schwarz, then AM–GM; $P, Q$ have orthonormal columns). If
+# $AA^\top = BB^\top$, write the polar decompositions $A = S O_1$, $B = S O_2$ with $S = (AA^\top)^{1/2}$; then
+# $\|A^\top B\|_* = \|O_1^\top S^2 O_2\|_* = \mathrm{tr}(S^2) = \|A\|_F^2 = \|B\|_F^2$: equality. At a critical point of
+# $R = g(W^\top\hat U) + \frac\lambda2(\|W\|^2+\|\hat U\|^2)$ the stationarity equations are $W\,G + \lambda\hat U = 0$ and
+# $\hat U G^\top + \lambda W = 0$ for $G = \nabla g$ (up to the arrangement of indices); multiplying the first on the right
+# by $\hat U^\top$ and the second by $W^\top$ gives $\lambda\hat U\hat U^\top = -WG\hat U^\top = \lambda WW^\top$ (transpose
+# of one another), so $WW^\top = \hat U\hat U^\top$. The cell checks the inequality and the equality case on
+# random matrices.
+#
+# </details>
+
+# %%
+rng_s = config.rng(77)
+gaps = []
+for _ in range(200):
+    A, B = rng_s.standard_normal((5, 7)), rng_s.standard_normal((5, 9))
+    gaps.append(0.5 * (np.sum(A ** 2) + np.sum(B ** 2)) - np.linalg.norm(A.T @ B, "nuc"))
+A = rng_s.standard_normal((5, 7))
+O2 = np.linalg.qr(rng_s.standard_normal((9, 9)))[0][:7]            # 7 x 9, orthonormal rows
+B = A @ O2                                                          # B B^T = A A^T
+eq_gap = abs(0.5 * (np.sum(A ** 2) + np.sum(B ** 2)) - np.linalg.norm(A.T @ B, "nuc"))
+rep.check("fc.exact.solution.1.nuclear_bound", "exercise 1: (||A||^2+||B||^2)/2 - ||A^T B||_* over 200 random pairs "
+          "(smallest, must be >= 0) and for B B^T = A A^T (must be ~0)", value={"min_gap": min(gaps), "equality_gap": eq_gap},
+          passed=min(gaps) >= 0 and eq_gap < 1e-10, tolerance=">= 0; equality case < 1e-10", kind="consistency")
+
+# %% [markdown]
+# <details><summary>Solution 2</summary>
+#
+# With $n_c = 2$ a regular simplex is two opposite points, $f_1 = -f_2$, which fits in $d = 1$. So a type-I
+# collapse exists, Theorem 1 applies with $d = 1$, and the restarts should reach $H(\tau)$ again (though
+# $d = 1 < \min(n_w, KL)$, so Appendix H does not promise it). The cell runs the $d = 1$ experiment with $n_c = 2$.
+#
+# </details>
+
+# %%
+z2c = fc_all_latents(2, Ls)
+risk2c = ExactRisk(z2c, np.full(scs, 1 / scs), LAM, device=DEV)
+H2c = float(fc_H(fc_thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len(z2c), LAM))
+fin2c = np.array([o["risk"] for o in restarts(risk2c, 1, P["n_small_d"], 7000)])
+prose(f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
+      + ", ".join(f"{v:.1e}" for v in np.sort(fin2c) - H2c) + ".")
+rep.below("fc.exact.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk minus H(tau) (a collapse fits in one "
+          "dimension)", value=abs(fin2c.min() - H2c), bound=1e-9, kind="finding")
+
+# %% [markdown]
+# <details><summary>Solution 3</summary>
+#
+# The words of a concept are ranked by $\mu = (0.9, 0.05, 0.05)$, so $r_2 = r_3$ and $r_1/r_3$ solves Theorem 2's
+# system; `fc_thm2_solve` gives it (printed below), and the exact minimisation of Section 4, rerun with this
+# $\mu$ on a task with $s_c = 3$ words per concept, lands on the same ratio.
+#
+# </details>
+
+# %%
+mu_ex = np.array([0.9, 0.05, 0.05])
+c_ex, r_ex = fc_thm2_solve(mu_ex, nc2, L2, LAM)
+risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV)                    # s_c = 3 words per concept
+runs_ex = [analyse(o, z2, 3, r_ex, c_ex) for o in restarts(risk_ex, d2, 2, 9500)]
+prose(f"$\\mu = (0.9, 0.05, 0.05)$: Theorem 2 gives $r_1/r_3$ = {r_ex[0] / r_ex[2]:.4f}; the exact minimisers' word "
+      f"norms match $r_\\beta$ to a largest relative error of {max(a['word_err'] for a in runs_ex):.1e}.")
+rep.below("fc.exact.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): largest relative error of the exact minimisers' "
+          "word norms against Theorem 2's r_beta", value=max(a["word_err"] for a in runs_ex), bound=1e-6, kind="finding")
+
+# %% [markdown]
+# <details><summary>Solution 4</summary>
+#
+# Without the sequences that start with concept 0, position 1 carries a different mix of concepts from the
+# other positions, and a class can no longer see every other class at every Hamming distance in balanced
+# numbers: Assumption 1 fails. The exact minimiser is then no longer a type-I collapse of the theorem's
+# form. Words of one concept are still interchangeable (swapping two of them maps the task onto itself),
+# so their embeddings still coincide — the within-concept spread stays at the optimiser's precision — but
+# the concept means are no longer a regular simplex and the risk is not $H(\tau)$ of the reduced $K$. The
+# cell measures both.
+#
+# </details>
+
+# %%
+z_sub = z1[z1[:, 0] != 0]
+risk_sub = ExactRisk(z_sub, np.full(sc1, 1 / sc1), LAM, device=DEV)
+runs_sub = [analyse(o, z_sub, sc1, np.full(sc1, w1), u1) for o in restarts(risk_sub, d1, 2, 9700)]
+prose(f"{len(z_sub)} of {len(z1)} latent sequences kept: within-concept spread "
+      f"{max(a['spread'] for a in runs_sub):.1e}; largest |cos + 1/(n_c-1)| between concept means "
+      f"{max(a['cos_err'] for a in runs_sub):.2e}.")
+rep.below("fc.exact.solution.4.words_still_merge", "exercise 4: asymmetric task (latents starting with concept 0 "
+          "dropped): within-concept spread of the exact minimisers", value=max(a["spread"] for a in runs_sub),
+          bound=1e-6, kind="finding")
+rep.above("fc.exact.solution.4.simplex_breaks", "exercise 4: asymmetric task: the concept means are no longer a regular "
+          "simplex (largest |cos + 1/(nc-1)|)", value=max(a["cos_err"] for a in runs_sub), bound=1e-4, kind="finding")
+
+# %% [markdown]
+# <details><summary>Solution 5</summary>
+#
+# $H^\star(t) = \Lambda(\eta^\star t) + \frac\lambda2 t^2$ with $\eta^\star = \frac{n_c}{n_c-1}\sqrt{d/(KL)}$ and $\Lambda$ the
+# log-partition term. Substituting $s = \eta^\star t$: $H^\star = \Lambda(s) + \frac{\lambda}{2\eta^{\star2}} s^2$, and
+# $\eta^{\star2}\propto d$. So the minimum risk at dimension $d$ and weight decay $\lambda$ equals the minimum at
+# dimension $d'$ and weight decay $\lambda d'/d$: a larger $d$ acts like a smaller weight decay (the LayerNorm
+# fixes $\|\varphi(w)\| = \sqrt d$, so scores grow with $\sqrt d$ at no cost), and $H^\star(\tau^\star)$ decreases
+# with $d$.
+#
+# </details>
+
+# %%
+Hmin = {dd: float(fc_H_star(fc_thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, LAM)) for dd in (4, 8, 16, 32)}
+H_half = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, 8, LAM / 2), nc3, L3, K3, 8, LAM / 2))
+prose("$H^\\star(\\tau^\\star)$ for $d$ = " + ", ".join(f"{dd}: {v:.6f}" for dd, v in Hmin.items())
+      + f"; at $d = 8$ with $\\lambda/2$: {H_half:.10f} (at $d = 16$, $\\lambda$: {Hmin[16]:.10f}).")
+rep.check("fc.exact.solution.5.d_scaling", "exercise 5: H*(tau*) decreases with d, and (d=16, lambda) equals (d=8, lambda/2)",
+          value={**{str(k): v for k, v in Hmin.items()}, "d8_half_lambda": H_half},
+          passed=bool(np.all(np.diff(list(Hmin.values())) < 0) and abs(H_half - Hmin[16]) < 1e-10),
+          tolerance="decreasing; identity to 1e-10", kind="consistency")

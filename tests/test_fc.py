@@ -206,3 +206,59 @@ def test_train_restores_threads_and_rejects_bad_threads(tmp_path, monkeypatch):
     with pytest.raises(ValueError):
         fc.train_fc(d, cfg, device="cpu", progress=False, cache=False, threads=0)
     assert torch.get_num_threads() == before
+
+
+# ---------------------------------------------------------------- fused SGD epoch
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_sgd_epoch_matches_torch_sgd(layer_norm):
+    """sgd_epoch (hand-written gradients, fused update) gives the weights of autograd + torch.optim.SGD."""
+    t = fc.make_task(3, 30, 5, 20, "zipf", seed=0)
+    d = fc.make_dataset(t, nspl=7, seed=1)                       # 140 sentences: last batch of 32 is short
+    torch.manual_seed(0)
+    net = fc.FCNet(30, 8, 5, 20, layer_norm=layer_norm, init_scale=0.3)
+    E, U = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
+    opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": 1e-2},
+                           {"params": [net.linear.weight], "weight_decay": 3e-2}], lr=0.5)
+    x, y = torch.as_tensor(d.x_train), torch.as_tensor(d.y_train)
+    for _ in range(3):
+        perm = torch.randperm(x.shape[0])
+        fc.autograd_epoch(net, opt, x[perm], y[perm], batch=32)
+        fc.sgd_epoch(E, U, x[perm], y[perm], lr=0.5, wd_W=1e-2, wd_U=3e-2, batch=32, layer_norm=layer_norm)
+    assert torch.allclose(E, net.embed.weight, atol=1e-5, rtol=1e-5)
+    assert torch.allclose(U, net.linear.weight, atol=1e-5, rtol=1e-5)
+    assert (E - net.embed.weight).abs().max() < 1e-3 * E.abs().max()
+
+
+def test_sgd_epoch_bfloat16_tracks_float32():
+    t = fc.make_task(3, 30, 5, 20, "uniform", seed=0)
+    d = fc.make_dataset(t, nspl=10, seed=1)
+    x, y = torch.as_tensor(d.x_train), torch.as_tensor(d.y_train)
+    torch.manual_seed(0)
+    net = fc.FCNet(30, 8, 5, 20, init_scale=0.3)
+    E32, U32 = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
+    E16, U16 = E32.clone(), U32.clone()
+    for _ in range(5):
+        fc.sgd_epoch(E32, U32, x, y, lr=0.5, wd_W=1e-3, wd_U=1e-3, batch=25)
+        fc.sgd_epoch(E16, U16, x, y, lr=0.5, wd_W=1e-3, wd_U=1e-3, batch=25, matmul_dtype=torch.bfloat16)
+    assert E16.dtype == torch.float32 and U16.dtype == torch.float32
+    assert (E16 - E32).norm() < 0.05 * E32.norm()
+    assert (U16 - U32).norm() < 0.05 * U32.norm()
+
+
+def test_precision_option_and_history_steps(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="precision"):
+        fc.FCTrainConfig(epochs=1, precision="float16")
+    t = fc.make_task(3, 12, 4, 10, "uniform", seed=0)
+    d = fc.make_dataset(t, nspl=9, seed=1)                        # 90 sentences, batch 20: 5 steps an epoch
+    cfg = fc.FCTrainConfig(epochs=4, d=4, batch=20, eval_every=2, precision="bfloat16")
+    r = fc.train_fc(d, cfg, device="cpu", progress=False, cache=False)
+    assert list(r.history["epoch"]) == [0, 2, 4]
+    assert list(r.history["step"]) == [0, 10, 20]
+
+
+def test_steps_per_second():
+    for impl in ("fused", "autograd", "fused-bf16"):
+        assert fc.steps_per_second(10, nw=30, d=4, L=3, batch=8, impl=impl, steps=3) > 0
+    with pytest.raises(ValueError, match="impl"):
+        fc.steps_per_second(10, impl="jax")
