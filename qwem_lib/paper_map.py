@@ -131,15 +131,10 @@ def counts_sentence(entries: list[dict[str, Any]]) -> str:
 
 
 def _cell(x: Any) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    if isinstance(x, dict):
-        return ", ".join(f"{k}: {_cell(v)}" for k, v in x.items())
-    if isinstance(x, list):
-        return ", ".join(_cell(v) for v in x)
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    """A table cell: the report's number formatting, on one line."""
+    from .report import _fmt
+
+    return _fmt(x).replace("\n", " ")
 
 
 def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> list[str]:
