@@ -226,7 +226,8 @@ fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 C0, C1 = S["corpora"][0], S["corpora"][-1]
 Vlo, Vhi = S["Vs"][0], S["Vs"][-1]
 gap = {(c, V): acc(c, V, "svd_mstar")[0] - acc(c, V, "svd_ppmi")[0] for c in S["corpora"] for V in S["Vs"]}
-w2v_small = [acc(C0, V, m)[0] for V in S["Vs"] for m in W2V if (C0, V, m) in scores]
+Cw = S["w2v_corpora"][0]  # the smallest corpus gensim was trained on
+w2v_small = [acc(Cw, V, m)[0] for V in S["Vs"] for m in W2V if (Cw, V, m) in scores]
 prose(f"""* **Corpus size matters more than the method's fine print.** svd($M^\\star$) rises from
   {100 * acc(C0, Vlo, 'svd_mstar')[0]:.1f}% to {100 * acc(C1, Vlo, 'svd_mstar')[0]:.1f}% at $V$ = {Vlo:,} between
   {n_tokens[C0] / 1e6:.1f}M and {n_tokens[C1] / 1e6:.0f}M tokens. Reading the table of chapter 21 without its
@@ -240,7 +241,7 @@ prose(f"""* **Corpus size matters more than the method's fine print.** svd($M^\\
 * **svd(PMI)** collapses only in the cells listed above; elsewhere it is worse than svd($M^\\star$) but no
   collapse. The paper's 8.4% is outside our data.
 * **word2vec needs tokens most.** gensim with 5 epochs scores {100 * min(w2v_small):.0f}–{100 * max(w2v_small):.0f}%
-  on {n_tokens[C0] / 1e6:.1f}M tokens: its decaying learning rate makes too few updates per word. The svd
+  on {n_tokens[Cw] / 1e6:.1f}M tokens: its decaying learning rate makes too few updates per word. The svd
   embeddings need no training and degrade gracefully.
 * **V and N go together.** At $V$ = {Vhi:,} the analogy set contains rarer words than at $V$ = {Vlo:,}, and
   those need more tokens.
