@@ -36,17 +36,12 @@ from qwem_lib.report import Report, prose
 
 plotting.use_style()
 rep = Report("23_training_on_text")
-P = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=300, d=2, batch=20_000, sigma_sq=1e-4, large_ratio=0.1,
-               lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200, check_batches=30),
-    book=dict(corpus="enwiki2015_17m", V=500, d=6, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
-              lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200, check_batches=30),
-    paper=dict(corpus="enwiki2015_70m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
-               lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200, check_batches=30),
-)
+# the training runs' sizes live in qwem_lib (q.TEXT_RUNS), shared with chapter 24 so both read one cached run
+P = config.sizes(smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30},
+                 book={**q.TEXT_RUNS["book"], "check_batches": 30},
+                 paper={**q.TEXT_RUNS["paper"], "check_batches": 30})
 print(P)
-RUN = dict(batch=P["batch"], lr_factor=P["lr_factor"], horizon=P["horizon"], polish=P["polish"],
-           n_logs=P["n_logs"], large_ratio=P["large_ratio"], sigma_sq_small=P["sigma_sq"])
+RUN = q.text_run_kwargs(P)
 corpus = q.load_corpus(P["corpus"])
 V, d = P["V"], P["d"]
 

@@ -66,6 +66,8 @@ from .corpus_stats import STREAM_VOCAB, _offset_weights, cooccurrence, resolve_c
 from .data import Corpus, DataError
 
 __all__ = [
+    "TEXT_RUNS",
+    "text_run_kwargs",
     "PairSampler",
     "make_sampler",
     "TrainResult",
@@ -684,6 +686,24 @@ def preset_schedule(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, d:
     n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
     return dict(lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq), lr=plan["lr"],
                 steps=plan["steps"] + n_polish, main_steps=plan["steps"], tau=plan["tau"])
+
+
+TEXT_RUNS: dict[str, dict[str, Any]] = {
+    "smoke": dict(corpus="enwiki2015_1m7", V=300, d=2, batch=20_000, sigma_sq=1e-4, large_ratio=0.1,
+                  lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
+    "book": dict(corpus="enwiki2015_17m", V=500, d=6, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
+                 lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
+    "paper": dict(corpus="enwiki2015_70m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
+                  lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
+}
+"""The sizes of the training runs of chapters 23 and 24, per preset. Both chapters read them from here, so
+that identical inputs give one cached run that the two chapters share."""
+
+
+def text_run_kwargs(P: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :func:`run_preset` from a chapter's sizes (built on :data:`TEXT_RUNS`)."""
+    return dict(batch=P["batch"], lr_factor=P["lr_factor"], horizon=P["horizon"], polish=P["polish"],
+                n_logs=P["n_logs"], large_ratio=P["large_ratio"], sigma_sq_small=P["sigma_sq"])
 
 
 def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Literal["small", "large"] = "small",
