@@ -34,6 +34,7 @@ from typing import Literal
 import numpy as np
 
 from . import config
+from .cache import atomic_path
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
@@ -175,10 +176,8 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
         counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov,
                                      stream_vocab=stream_vocab)
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(path.name + ".part.npz")
-            np.savez(tmp, counts=counts.astype(np.int32) if counts.max() < 2**31 else counts.astype(np.int64))
-            tmp.replace(path)
+            with atomic_path(path, ".npz") as tmp:
+                np.savez(tmp, counts=counts.astype(np.int32) if counts.max() < 2**31 else counts.astype(np.int64))
     total = counts.sum()
     if total <= 0:
         raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")

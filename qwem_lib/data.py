@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config
+from .cache import atomic_path
 
 
 class DataError(RuntimeError):
@@ -232,10 +233,8 @@ def _try_gensim_copy(spec: FileSpec, target: Path) -> bool:
     src = Path(datapath(spec.gensim_file))
     if not src.exists():
         return False
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".part")
-    shutil.copyfile(src, tmp)
-    tmp.replace(target)
+    with atomic_path(target) as tmp:
+        shutil.copyfile(src, tmp)
     return True
 
 
@@ -249,10 +248,9 @@ def _download(spec: FileSpec, target: Path) -> None:
                                   path=target.parent, progressbar=True))
     if spec.drop_header_lines:
         lines = fetched.read_bytes().split(b"\n")
-        tmp = target.with_name(target.name + ".part")
-        tmp.write_bytes(b"\n".join(lines[spec.drop_header_lines:]))
+        with atomic_path(target) as tmp:
+            tmp.write_bytes(b"\n".join(lines[spec.drop_header_lines:]))
         fetched.unlink()
-        tmp.replace(target)
     else:
         fetched.replace(target)
 
@@ -441,13 +439,10 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
                             f"{', '.join(map(str, paths))} and get it again.")
     ids, words, freq = tokenize_ranked(texts)
     if use_cache:
-        cdir.mkdir(parents=True, exist_ok=True)
         for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),
                                (f_words, lambda f: f.write("\n".join(words).encode()))):
-            tmp = target.with_name(target.name + ".part")
-            with open(tmp, "wb") as fh:
+            with atomic_path(target) as tmp, open(tmp, "wb") as fh:  # process-safe, never half-written
                 writer(fh)
-            tmp.replace(target)  # atomic: a crash never leaves a half-written cache that looks complete
     return Corpus(name, ids, words, freq)
 
 

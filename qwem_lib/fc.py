@@ -43,6 +43,7 @@ import numpy as np
 import torch
 
 from . import config
+from .cache import atomic_path
 
 __all__ = [
     "FCTask", "FCData", "FCNet", "FCTrainConfig", "FCResult",
@@ -401,10 +402,9 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
     finally:
         torch.set_num_threads(old_threads)
     if cache:
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=res.seconds,
-                 **{f"h_{k}": v for k, v in res.history.items()})
-        tmp.replace(path)
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=res.seconds,
+                     **{f"h_{k}": v for k, v in res.history.items()})
     return res
 
 

@@ -29,13 +29,13 @@ import lzma
 import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 from urllib.parse import unquote, urlparse
 
 from . import config
+from .cache import atomic_path
 from .data import DataError, data_dir
 
 __all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "DEFAULT_SOURCE_URL", "SourceFile", "source_files",
@@ -169,11 +169,7 @@ def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
             f"(QWEM_OFFLINE is set). Unset QWEM_OFFLINE to download it from {source_url()}, or set "
             f"QWEM_SOURCE_URL=file:///path/to/a/folder/holding/text/ .")
     url = source_url() + src.path
-    local.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmpname = tempfile.mkstemp(prefix=local.name + ".", suffix=".part", dir=local.parent)
-    os.close(fd)
-    tmp = Path(tmpname)
-    try:
+    with atomic_path(local) as tmp:  # a failed or wrong download never appears under the final name
         if url.startswith("file:"):
             origin = Path(unquote(urlparse(url).path))
             if not origin.exists():
@@ -190,15 +186,7 @@ def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
                 raise DataError(f"source file {src.path}: could not download {url}: {exc}. Check the "
                                 f"network or QWEM_SOURCE_URL.") from exc
             Path(got).replace(tmp)
-        try:
-            _check_file(tmp, src)
-        except DataError:
-            tmp.unlink(missing_ok=True)
-            raise
-        tmp.chmod(0o644)
-        tmp.replace(local)
-    finally:
-        tmp.unlink(missing_ok=True)
+        _check_file(tmp, src)
     return local
 
 
@@ -241,16 +229,8 @@ def _write_xz(text: str, expected_sha: str, target: Path, what: str) -> None:
     if got != expected_sha:
         raise DataError(f"{what}: the rebuilt text has sha256 {got}, expected {expected_sha}; the sources or "
                         f"the normaliser differ from the recipe. Nothing was written.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmpname = tempfile.mkstemp(prefix=target.name + ".", suffix=".part", dir=target.parent)
-    os.close(fd)
-    try:
-        with open(tmpname, "wb") as fh:
-            fh.write(lzma.compress(data, preset=6))
-        Path(tmpname).chmod(0o644)
-        Path(tmpname).replace(target)
-    finally:
-        Path(tmpname).unlink(missing_ok=True)
+    with atomic_path(target, ".xz") as tmp:
+        tmp.write_bytes(lzma.compress(data, preset=6))
 
 
 def build_corpus(name: str, *, download: bool | None = None) -> list[Path]:

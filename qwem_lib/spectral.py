@@ -22,6 +22,7 @@ from typing import Literal, Sequence
 import numpy as np
 
 from . import config
+from .cache import atomic_path
 from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence, resolve_corpus, target_from_stats
 from .data import Corpus
 
@@ -160,10 +161,8 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     W, _ = embeddings_from_matrix(M, d, method=method)
     del M
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part.npz")
-        np.savez(tmp, W=W)
-        tmp.replace(path)
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, W=W)
     return words, W
 
 

@@ -62,6 +62,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from . import config
+from .cache import atomic_path
 from .corpus_stats import STREAM_VOCAB, _offset_weights, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 
@@ -608,12 +609,10 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                       seconds=seconds,
                       pairs_per_s=per_step * steps / max(seconds, 1e-9), config=cfg)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part.npz")
-        np.savez(tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv, overlap=res.overlap,
-                 cosines=res.cosines, loss=res.loss,
-                 seconds=res.seconds, pps=res.pairs_per_s)
-        tmp.replace(path)
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv,
+                     overlap=res.overlap, cosines=res.cosines, loss=res.loss,
+                     seconds=res.seconds, pps=res.pairs_per_s)
     return res
 
 

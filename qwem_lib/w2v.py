@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config
+from .cache import atomic_path
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
@@ -102,13 +103,10 @@ def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
     kept = ids[ids < V]
     if kept.size < 2:
         raise DataError(f"corpus {c.name!r} has fewer than two tokens among its top {V} words")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="ascii") as f:
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as f:
         for s in range(0, kept.size, LINE_TOKENS):
             f.write(" ".join(words[kept[s: s + LINE_TOKENS]]))
             f.write("\n")
-    tmp.replace(path)
     return path
 
 
@@ -157,8 +155,6 @@ def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, e
     info = dict(settings, wall_s=wall, gensim=gensim.__version__, corpus=c.name, V=int(V),
                 train_tokens=int(model.corpus_total_words))
     if use_cache:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".part.npz")
-        np.savez(tmp, W=W, info=np.array(json.dumps(info)))
-        tmp.replace(out)
+        with atomic_path(out, ".npz") as tmp:
+            np.savez(tmp, W=W, info=np.array(json.dumps(info)))
     return list(words), W, info

@@ -191,3 +191,47 @@ def test_head_corpus_is_reranked_and_named(env):
         data.load_corpus("tiny[:1]")
     with pytest.raises(DataError, match="unknown dataset"):
         data.load_corpus("nope[:5]")
+
+
+def test_atomic_path_is_safe_when_many_writers_race(tmp_path):
+    """Several threads filling the same cache entry at once: no error, and the entry is one writer's
+    complete file (with one fixed temporary name, as before, a writer found its file renamed away)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from qwem_lib.cache import atomic_path
+
+    target = tmp_path / "entry.npz"
+
+    def write(k: int) -> None:
+        for _ in range(20):
+            with atomic_path(target, ".npz") as tmp:
+                np.savez(tmp, x=np.full(50_000, k))
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(write, range(8)))
+    with np.load(target) as z:
+        x = z["x"]
+    assert x.size == 50_000 and np.all(x == x[0])
+    assert [p.name for p in tmp_path.iterdir()] == ["entry.npz"]  # no temporary file left behind
+
+
+def test_atomic_path_leaves_target_untouched_on_error(tmp_path):
+    from qwem_lib.cache import atomic_path
+
+    target = tmp_path / "t.txt"
+    target.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("crash while writing")
+    assert target.read_text() == "old" and len(list(tmp_path.iterdir())) == 1
+
+
+def test_corpus_cache_filled_by_concurrent_loads(env):
+    from concurrent.futures import ThreadPoolExecutor
+
+    _register_tiny(env)
+    with ThreadPoolExecutor(6) as pool:
+        corpora = list(pool.map(lambda _: data.load_corpus("tiny"), range(6)))
+    assert all(np.array_equal(np.asarray(c.ids), np.asarray(corpora[0].ids)) for c in corpora)
+    assert data.load_corpus("tiny").n_tokens == corpora[0].n_tokens
