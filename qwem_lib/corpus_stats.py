@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 
 from . import config
-from .cache import atomic_path
+from .cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
@@ -169,9 +169,9 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
     _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
     path = _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
-    if path is not None and path.exists():
-        with np.load(path) as z:
-            counts = z["counts"]
+    cached = read_npz(path, ("counts",)) if path is not None else None
+    if cached is not None:
+        counts = cached["counts"]
     else:
         counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov,
                                      stream_vocab=stream_vocab)

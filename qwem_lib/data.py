@@ -410,6 +410,27 @@ def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
 _HEAD = re.compile(r"(?P<name>[^\[\]]+)\[:(?P<n>\d+)\]")
 
 
+def _read_corpus_cache(name: str, f_ids: Path, f_words: Path, f_counts: Path) -> Corpus | None:
+    """The cached tokenisation, if its three files are whole and agree with each other; else None (the
+    damaged files are removed with a warning naming them, and the corpus is tokenised again)."""
+    from .cache import discard
+
+    try:
+        words = f_words.read_text().split("\n")
+        ids = np.load(f_ids, mmap_mode="r")
+        counts = np.load(f_counts)
+        ok = (ids.ndim == 1 and counts.ndim == 1 and counts.size == len(words) and len(set(words)) == len(words)
+              and int(counts.sum()) == ids.shape[0] and (ids.shape[0] == 0 or int(ids.max()) < len(words)))
+        why = "its ids, words and counts disagree"
+    except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
+        ok, why = False, f"{type(exc).__name__}: {exc}"
+    if ok:
+        return Corpus(name, ids, words, counts)
+    for f in (f_ids, f_words, f_counts):
+        discard(f, why)
+    return None
+
+
 def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     """Load a registered corpus as frequency-ranked token ids (cached after the first call).
 
@@ -426,8 +447,9 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     cdir = config.cache_dir() / "corpus" / _cache_key(ds)
     f_ids, f_words, f_counts = cdir / "ids.npy", cdir / "words.txt", cdir / "counts.npy"
     if use_cache and f_ids.exists() and f_words.exists() and f_counts.exists():
-        words = f_words.read_text().split("\n")
-        return Corpus(name, np.load(f_ids, mmap_mode="r"), words, np.load(f_counts))
+        cached = _read_corpus_cache(name, f_ids, f_words, f_counts)
+        if cached is not None:
+            return cached
     texts = [_read_text(ds, p) for p in paths]
     if ds.content_sha256 is not None:
         h = hashlib.sha256()

@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from . import config
-from .cache import atomic_path
+from .cache import atomic_path, read_npz
 
 __all__ = [
     "FCTask", "FCData", "FCNet", "FCTrainConfig", "FCResult",
@@ -386,9 +386,9 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
     threads spin-wait and can slow training down several-fold. ``None`` keeps torch's setting.
     """
     path = _cache_path(data, cfg)
-    if cache and path.exists():
-        z = np.load(path)
-        hist = {k[2:]: z[k] for k in z.files if k.startswith("h_")}
+    z = read_npz(path, ("embeddings", "features", "U", "seconds")) if cache else None
+    if z is not None:
+        hist = {k[2:]: z[k] for k in z if k.startswith("h_")}
         return FCResult(cfg, z["embeddings"], z["features"], z["U"], hist, float(z["seconds"]), cached=True)
 
     dev = torch.device(device) if device is not None else config.device()

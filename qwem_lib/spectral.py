@@ -22,7 +22,7 @@ from typing import Literal, Sequence
 import numpy as np
 
 from . import config
-from .cache import atomic_path
+from .cache import atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence, resolve_corpus, target_from_stats
 from .data import Corpus
 
@@ -152,9 +152,9 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     if cpath is not None:
         path = cpath.parent.parent / "spectral" / (
             cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v2.npz")
-        if path.exists():
-            with np.load(path) as z:
-                return c.vocab(int(V)), z["W"]
+        cached = read_npz(path, ("W",))
+        if cached is not None:
+            return c.vocab(int(V)), cached["W"]
     words, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache)
     M = target_from_stats(P, pu, target, dtype=dtype)
     del P

@@ -62,7 +62,7 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from . import config
-from .cache import atomic_path
+from .cache import atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, _offset_weights, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 
@@ -540,12 +540,13 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                dtype=str(dt), ref=None if reference is None else _ref_key(reference),
                version=2)
     path = _cache_file(cfg) if use_cache else None
-    if path is not None and path.exists():
-        with np.load(path, allow_pickle=False) as z:
-            return TrainResult(W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
-                               overlap=z["overlap"], cosines=z["cosines"],
-                               loss=z["loss"], seconds=float(z["seconds"]), pairs_per_s=float(z["pps"]),
-                               config=cfg, cached=True)
+    z = read_npz(path, ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps")) \
+        if path is not None else None
+    if z is not None:  # the cached run, read whole
+        return TrainResult(W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
+                           overlap=z["overlap"], cosines=z["cosines"],
+                           loss=z["loss"], seconds=float(z["seconds"]), pairs_per_s=float(z["pps"]),
+                           config=cfg, cached=True)
 
     sampler = make_sampler(np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev)
     if stats is None:

@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from . import config
-from .cache import atomic_path
+from .cache import atomic_path, read_npz
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
@@ -135,10 +135,9 @@ def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, e
                           sort_keys=True)
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     out = config.cache_dir() / "w2v" / f"model-{_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
-    if use_cache and out.exists():
-        with np.load(out, allow_pickle=False) as z:
-            info = json.loads(str(z["info"]))
-            return list(words), z["W"], info
+    cached = read_npz(out, ("W", "info")) if use_cache else None
+    if cached is not None:
+        return list(words), cached["W"], json.loads(str(cached["info"]))
     cfile = w2v_corpus_file(c, int(V))
     if verbose:
         logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO)

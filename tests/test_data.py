@@ -235,3 +235,35 @@ def test_corpus_cache_filled_by_concurrent_loads(env):
         corpora = list(pool.map(lambda _: data.load_corpus("tiny"), range(6)))
     assert all(np.array_equal(np.asarray(c.ids), np.asarray(corpora[0].ids)) for c in corpora)
     assert data.load_corpus("tiny").n_tokens == corpora[0].n_tokens
+
+
+def test_damaged_corpus_cache_is_rebuilt_with_a_warning(env):
+    _register_tiny(env)
+    good = data.load_corpus("tiny")
+    cdir = next((env / "cache" / "corpus").glob("tiny-*"))
+    words = cdir / "words.txt"
+    words.write_text("\n".join(words.read_text().split("\n")[:3]))  # truncated: half the types are gone
+    with pytest.warns(RuntimeWarning, match="words.txt is damaged"):
+        again = data.load_corpus("tiny")
+    assert again.words == good.words and np.array_equal(np.asarray(again.ids), np.asarray(good.ids))
+    (cdir / "ids.npy").write_bytes((cdir / "ids.npy").read_bytes()[:40])  # a truncated array
+    with pytest.warns(RuntimeWarning, match="ids.npy is damaged"):
+        assert data.load_corpus("tiny").n_tokens == good.n_tokens
+
+
+def test_damaged_npz_cache_is_discarded(tmp_path):
+    from qwem_lib.cache import atomic_path, read_npz
+
+    p = tmp_path / "x.npz"
+    with atomic_path(p, ".npz") as tmp:
+        np.savez(tmp, W=np.arange(10_000.0))
+    assert np.array_equal(read_npz(p, ("W",))["W"], np.arange(10_000.0))
+    p.write_bytes(p.read_bytes()[:500])  # truncated
+    with pytest.warns(RuntimeWarning, match="x.npz is damaged"):
+        assert read_npz(p, ("W",)) is None
+    assert not p.exists()
+    with atomic_path(p, ".npz") as tmp:
+        np.savez(tmp, other=np.zeros(3))
+    with pytest.warns(RuntimeWarning, match="lacks"):
+        assert read_npz(p, ("W",)) is None
+    assert read_npz(tmp_path / "absent.npz") is None
