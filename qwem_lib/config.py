@@ -61,13 +61,30 @@ def device_name() -> str:
     """``cuda`` when a GPU is visible to torch, else ``cpu``; ``QWEM_DEVICE`` overrides."""
     forced = os.environ.get("QWEM_DEVICE", "").strip().lower()
     if forced:
-        return forced
+        return _checked_device(forced)
     try:
         import torch
 
         return "cuda" if torch.cuda.is_available() else "cpu"
     except ImportError:  # pragma: no cover - torch is a hard dependency
         return "cpu"
+
+
+def _checked_device(name: str) -> str:
+    """Validate a ``QWEM_DEVICE`` setting once, with a message that says what to do."""
+    import torch
+
+    if name == "cpu":
+        return name
+    if name == "cuda" or name.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"QWEM_DEVICE={name!r} but torch sees no CUDA device (torch {torch.__version__}, "
+                             f"a CPU build?); unset QWEM_DEVICE or install a CUDA build of torch")
+        idx = name.partition(":")[2]
+        if idx and (not idx.isdigit() or int(idx) >= torch.cuda.device_count()):
+            raise ValueError(f"QWEM_DEVICE={name!r}: there are {torch.cuda.device_count()} CUDA devices")
+        return name
+    raise ValueError(f"QWEM_DEVICE={name!r} is not a device; use 'cpu', 'cuda' or 'cuda:N'")
 
 
 def device():  # -> torch.device

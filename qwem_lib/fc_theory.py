@@ -266,8 +266,11 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
         return math.log(float(np.sum(_phi(c, target, nc) ** 2)) / need)
 
     hi = 1.0
-    while F(hi) > 0:
+    while F(hi) > 0:  # bracket the root; F decreases, but a tiny lam puts it beyond float64's range
         hi *= 2.0
+        if not math.isfinite(hi) or hi > 1e300:
+            raise ValueError(f"lam={lam:g} is too small: the root of Theorem 2's system lies beyond float64's "
+                             f"range (no c <= 1e300 brackets it)")
     c = brentq(F, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     r = c * _phi(c, target, nc)
     return float(c), r

@@ -58,3 +58,19 @@ def test_describe_names_preset_and_device(monkeypatch):
     monkeypatch.setenv("QWEM_PRESET", "smoke")
     text = config.describe()
     assert "preset=smoke" in text and "device=" in text
+
+
+def test_device_setting_is_validated(monkeypatch):
+    import torch
+
+    from qwem_lib import config
+
+    monkeypatch.setenv("QWEM_DEVICE", "cpu")
+    assert config.device_name() == "cpu"
+    monkeypatch.setenv("QWEM_DEVICE", "tpu")
+    with pytest.raises(ValueError, match="not a device"):
+        config.device_name()
+    if not torch.cuda.is_available():
+        monkeypatch.setenv("QWEM_DEVICE", "cuda")
+        with pytest.raises(ValueError, match="sees no CUDA device"):
+            config.device_name()

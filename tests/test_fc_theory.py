@@ -222,3 +222,13 @@ def test_zero_threshold_is_sharp_for_exact_risk():
         out = fc_minimise_exact(ExactRisk(z, mu, lam), 4, seed=1)
         norms.append(np.linalg.norm(out["W"]))
     assert norms[0] < 1e-4 and norms[1] > 1e-2
+
+
+def test_thm2_solve_refuses_a_lambda_beyond_float64():
+    import pytest
+
+    from qwem_lib import fc_theory
+
+    mu = [0.5, 0.3, 0.2]
+    with pytest.raises(ValueError, match="too small"):
+        fc_theory.fc_thm2_solve(mu, 3, 3, 1e-200)
