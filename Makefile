@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 
-.PHONY: book test env clean-cache bench
+.PHONY: book test env clean-cache bench mutants
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: env
 
 bench: env
 	$(PY) bench/run_bench.py
+
+mutants: env
+	$(PY) tools/mutants.py
 
 clean-cache:
 	rm -rf .cache

@@ -166,7 +166,7 @@ nc_e, sc_e, L_e, d_e = P["exact"]
 lam_e = 1e-2
 z_e = fc_all_latents(nc_e, L_e)
 K_e, nw_e = len(z_e), nc_e * sc_e
-risk_e = ExactRisk(z_e, np.full(sc_e, 1 / sc_e), lam_e)
+risk_e = ExactRisk(z_e, np.full(sc_e, 1 / sc_e), lam_e, nc=nc_e)
 F_e = fc_equiangular(nc_e, d_e, rng=config.rng(1))
 tau_e = fc_thm1_tau(nc_e, nw_e, L_e, K_e, lam_e)
 
@@ -313,7 +313,7 @@ for K_p in (1000, 50):
 # exact identity R*(type-II at scale t) = H*(t) on the small task, with long-tailed frequencies
 mu_e = 1 / np.arange(1, sc_e + 1)
 mu_e /= mu_e.sum()
-risk_ln = ExactRisk(z_e, mu_e, lam_e, layernorm=True)
+risk_ln = ExactRisk(z_e, mu_e, lam_e, layernorm=True, nc=nc_e)
 F_mz = fc_equiangular(nc_e, d_e, mean_zero=True, rng=config.rng(3))
 ts3 = fc_thm3_tau(nc_e, L_e, K_e, d_e, lam_e) * np.array([0.3, 1.0, 2.0])
 gap3 = max(abs(float(risk_ln(*fc_collapse_weights(F_mz, z_e, sc_e, word_norm=math.sqrt(d_e),
@@ -384,7 +384,7 @@ rep.ordered("fc.thm2.r_monotone", "r_beta listed by decreasing frequency mu_beta
 
 # the theory's critical point is also critical for the exact risk of a small task
 c2e, r2e = fc_thm2_solve(mu_e, nc_e, L_e, lam_e)
-risk_zipf = ExactRisk(z_e, mu_e, lam_e)
+risk_zipf = ExactRisk(z_e, mu_e, lam_e, nc=nc_e)
 W3, U3 = (torch.tensor(a, requires_grad=True) for a in fc_type3_weights(F_e, z_e, r2e, c2e))
 risk_zipf(W3, U3).backward()
 g3 = math.sqrt(float((W3.grad ** 2).sum() + (U3.grad ** 2).sum()))
@@ -486,7 +486,7 @@ plt.show()
 # %%
 task_paper_zipf = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, mu="zipf", seed=0)
 bound_printed = fc_thm2_lambda_bound(task_paper_zipf.mu, PAPER["nc"], PAPER["L"])
-lam_zero = fc_zero_threshold(task_paper_zipf.latents, task_paper_zipf.mu)
+lam_zero = fc_zero_threshold(task_paper_zipf.latents, task_paper_zipf.mu, nc=PAPER["nc"])
 print(f"paper setting (Zipf, K=1000): printed bound {bound_printed:.3e}, exact threshold for K random "
       f"latents {lam_zero:.3e}, lam = {PAPER['lam']:g}")
 rep.check("fc.thm2.paper_lambda_vs_printed_bound", "the paper's lam=1e-3 violates Theorem 2's bound as "
@@ -496,7 +496,7 @@ rep.check("fc.thm2.paper_lambda_vs_printed_bound", "the paper's lam=1e-3 violate
 rep.above("fc.thm2.paper_lambda_vs_zero_threshold", "ratio of the exact instability threshold of W=U=0 "
           "(K=1000 random latents, Zipf) to the paper's lam: above 1, so the trivial solution is unstable",
           value=lam_zero / PAPER["lam"], bound=1.0, kind="finding")
-small = fc_zero_threshold(fc_all_latents(nc, L), mu2)
+small = fc_zero_threshold(fc_all_latents(nc, L), mu2, nc=nc)
 rep.close("fc.thm2.zero_threshold_is_bound", "for all latents the exact instability threshold equals "
           "Theorem 2's bound (relative)", value=small, target=fc_thm2_lambda_bound(mu2, nc, L), tol=1e-12, rel=True, kind="finding")
 print(f"the trained Zipf task: lam = {lam} < bound {fc_thm2_lambda_bound(mu2, nc, L):.4f}")
@@ -516,7 +516,7 @@ for K_p in (1000, 50):
     tsk = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], K_p, seed=0)
     tau = fc_thm1_tau(PAPER["nc"], PAPER["nw"], PAPER["L"], K_p, PAPER["lam"])
     ts = tau * np.linspace(0.9, 1.1, 2001)
-    Rr = fc_collapse_risk_latents(tsk.latents, ts, nw=PAPER["nw"], lam=PAPER["lam"])
+    Rr = fc_collapse_risk_latents(tsk.latents, ts, nc=PAPER["nc"], nw=PAPER["nw"], lam=PAPER["lam"])
     t_hat = ts[np.argmin(Rr)]
     shift[K_p] = math.sqrt(t_hat / tau) - 1
     counts = fc_hamming_counts(tsk.latents)[:, 1:].mean(0)
@@ -601,12 +601,13 @@ rep.close("fc.thm.solution.1.tau_closed_form", "exercise 1: closed-form tau for 
 
 # %%
 lam_c = math.sqrt(L / (nw * K))
-lam_zero = fc_zero_threshold(fc_all_latents(nc, L), np.full(sc, 1 / sc))
+lam_zero = fc_zero_threshold(fc_all_latents(nc, L), np.full(sc, 1 / sc), nc=nc)
 eta_p = fc_thm1_eta(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000)
 a_p = 1000 / PAPER["nc"] ** PAPER["L"]
 lam_c_paper = eta_p * 1000 * PAPER["L"] * (PAPER["nc"] - 1) / PAPER["nc"] / (1 + 1000 - a_p)
 z_paper = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, seed=config.rng(10)).latents
-lam_zero_paper = fc_zero_threshold(z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]))
+lam_zero_paper = fc_zero_threshold(z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]),
+                                   nc=PAPER["nc"])
 prose(f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
       f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
       f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first.")

@@ -129,7 +129,7 @@ def restarts(risk, d, n, offset):
 nc1, sc1, L1, d1 = P["thm1"]
 z1 = fc_all_latents(nc1, L1)
 K1, nw1 = len(z1), nc1 * sc1
-risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM, device=DEV)
+risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM, device=DEV, nc=nc1)
 tau1 = fc_thm1_tau(nc1, nw1, L1, K1, LAM)
 w1, u1 = fc_thm1_norms(nc1, nw1, L1, K1, LAM)
 H1 = float(fc_H(tau1, nc1, nw1, L1, K1, LAM))
@@ -174,7 +174,7 @@ rep.below("fc.exact.thm1.u_alignment", "Theorem 1: largest distance between the 
 # %%
 ncs, scs, Ls = P["small_d"]
 zs = fc_all_latents(ncs, Ls)
-risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM, device=DEV)
+risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM, device=DEV, nc=ncs)
 Hs = float(fc_H(fc_thm1_tau(ncs, ncs * scs, Ls, len(zs), LAM), ncs, ncs * scs, Ls, len(zs), LAM))
 small = {dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 1000 * dd)]) for dd in (1, 2)}
 for dd, v in small.items():
@@ -202,7 +202,7 @@ nc3, sc3, L3, d3 = P["thm3"]
 z3 = fc_all_latents(nc3, L3)
 K3 = len(z3)
 mu3 = zipf_mu(sc3)
-risk3 = ExactRisk(z3, mu3, LAM, layernorm=True, device=DEV)
+risk3 = ExactRisk(z3, mu3, LAM, layernorm=True, device=DEV, nc=nc3)
 u3 = fc_thm3_u_norm(nc3, L3, K3, d3, LAM)
 H3 = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, d3, LAM), nc3, L3, K3, d3, LAM))
 print(f"LayerNorm, Zipf mu = {np.round(mu3, 4)}, K={K3}, d={d3}: predicted ||u|| = {u3:.8f}, H*(tau*) = {H3:.12f}")
@@ -241,7 +241,7 @@ nc2, sc2, L2, d2 = P["thm2"]
 z2 = fc_all_latents(nc2, L2)
 mu2 = zipf_mu(sc2)
 c2, rb2 = fc_thm2_solve(mu2, nc2, L2, LAM)
-risk2 = ExactRisk(z2, mu2, LAM, device=DEV)
+risk2 = ExactRisk(z2, mu2, LAM, device=DEV, nc=nc2)
 print(f"Zipf mu = {np.round(mu2, 4)}, K={len(z2)}, nw={nc2 * sc2}, d={d2}: predicted r = {np.round(rb2, 8)}, c = {c2:.8f}")
 runs2 = [analyse(o, z2, sc2, rb2, c2) for o in restarts(risk2, d2, P["n_thm2"], 9000)]
 r2 = np.array([a["risk"] for a in runs2])
@@ -379,7 +379,7 @@ rep.check("fc.exact.solution.1.nuclear_bound", "exercise 1: (||A||^2+||B||^2)/2 
 
 # %%
 z2c = fc_all_latents(2, Ls)
-risk2c = ExactRisk(z2c, np.full(scs, 1 / scs), LAM, device=DEV)
+risk2c = ExactRisk(z2c, np.full(scs, 1 / scs), LAM, device=DEV, nc=2)
 H2c = float(fc_H(fc_thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len(z2c), LAM))
 fin2c = np.array([o["risk"] for o in restarts(risk2c, 1, P["n_small_d"], 7000)])
 prose(f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
@@ -399,7 +399,7 @@ rep.below("fc.exact.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk 
 # %%
 mu_ex = np.array([0.9, 0.05, 0.05])
 c_ex, r_ex = fc_thm2_solve(mu_ex, nc2, L2, LAM)
-risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV)                    # s_c = 3 words per concept
+risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV, nc=nc2)                    # s_c = 3 words per concept
 runs_ex = [analyse(o, z2, 3, r_ex, c_ex) for o in restarts(risk_ex, d2, 2, 9500)]
 prose(f"$\\mu = (0.9, 0.05, 0.05)$: Theorem 2 gives $r_1/r_3$ = {r_ex[0] / r_ex[2]:.4f}; the exact minimisers' word "
       f"norms match $r_\\beta$ to a largest relative error of {max(a['word_err'] for a in runs_ex):.1e}.")
@@ -421,7 +421,7 @@ rep.below("fc.exact.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): larges
 
 # %%
 z_sub = z1[z1[:, 0] != 0]
-risk_sub = ExactRisk(z_sub, np.full(sc1, 1 / sc1), LAM, device=DEV)
+risk_sub = ExactRisk(z_sub, np.full(sc1, 1 / sc1), LAM, device=DEV, nc=nc1)
 runs_sub = [analyse(o, z_sub, sc1, np.full(sc1, w1), u1) for o in restarts(risk_sub, d1, 2, 9700)]
 prose(f"{len(z_sub)} of {len(z1)} latent sequences kept: within-concept spread "
       f"{max(a['spread'] for a in runs_sub):.1e}; largest |cos + 1/(n_c-1)| between concept means "

@@ -116,11 +116,31 @@ def rng(offset: int = 0) -> np.random.Generator:
 def cache_dir() -> Path:
     """Where derived artefacts (token ids, co-occurrence counts, spectra) are cached.
 
-    ``QWEM_CACHE_DIR`` overrides; the default ``.cache/`` in the repository is ignored by git.
+    ``QWEM_CACHE_DIR`` overrides; the default ``.cache/`` in the repository is ignored by git. A folder that
+    cannot be created or written (read-only file system, no permission) does not stop the book: a warning
+    names it, and this process caches in a temporary folder instead (nothing persists between runs).
     """
     p = Path(os.environ.get("QWEM_CACHE_DIR", REPO_ROOT / ".cache"))
-    p.mkdir(parents=True, exist_ok=True)
-    return p
+    if str(p) in _CACHE_FALLBACK:
+        return _CACHE_FALLBACK[str(p)]
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise PermissionError(f"no write permission on {p}")
+        return p
+    except OSError as exc:
+        import tempfile
+        import warnings
+
+        tmp = Path(tempfile.mkdtemp(prefix="qwem-cache-"))
+        _CACHE_FALLBACK[str(p)] = tmp
+        warnings.warn(f"the cache folder {p} cannot be used ({exc}); caching in {tmp} for this process "
+                      "only. Set QWEM_CACHE_DIR to a writable folder to keep cached results.",
+                      RuntimeWarning, stacklevel=2)
+        return tmp
+
+
+_CACHE_FALLBACK: dict[str, Path] = {}
 
 
 def threads() -> int:

@@ -20,14 +20,17 @@ The protocol is that of the QWEM authors' public code (see ``shared/reference/au
 * ``P_i`` is the unigram frequency of word ``i`` among the top-``V`` words, renormalised to sum to one
   (it is *not* the row marginal of ``P_ij``).
 
-Counting is vectorised: for each offset ``j`` the pair keys ``a * V + b`` go through one
-``np.bincount``; there is no Python loop over tokens or over ``V**2`` entries. Results are cached under
-``config.cache_dir()/cooc`` keyed by (corpus cache key, ``V``, window, weighting, oov rule).
+Counting is one compiled pass (numba) over the token stream into a single ``V x V`` integer table, in
+int32 when the counts provably fit, split by rows over the CPU threads; the stream is read in chunks, so
+memory holds the table plus one chunk, however long the corpus (a memory-mapped id array works). The
+table is symmetrised in place by blocks. Results are cached under ``config.cache_dir()/cooc`` keyed by
+(corpus cache key, ``V``, window, weighting, oov rule).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -38,7 +41,8 @@ from .cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
-           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB"]
+           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB", "as_token_ids",
+           "check_table_size"]
 
 Weighting = Literal["linear", "flat"]
 OOVRule = Literal["authors", "drop", "skip"]
@@ -82,52 +86,151 @@ def _oov_tag(oov: str, stream_vocab: int) -> str:
     return f"authors{int(stream_vocab)}" if oov == "authors" else oov
 
 
+MAX_TABLE_BYTES = int(os.environ.get("QWEM_MAX_TABLE_BYTES", 0)) or None
+"""Refuse a count table larger than this many bytes (default: 80% of the machine's physical memory)."""
+
+CHUNK_TOKENS = 8_000_000
+"""Tokens per chunk of the counting pass (memory: the table plus one chunk of int32 ids)."""
+
+
+def as_token_ids(ids, name: str = "ids") -> np.ndarray:
+    """``ids`` as a 1-D integer array of non-negative token ids; clear errors for anything else.
+
+    Lists and tuples are converted. Floating-point ids are accepted only when every one is a finite whole
+    number (never truncated, and a NaN is never silently dropped); booleans and other types are refused.
+    """
+    arr = ids if isinstance(ids, np.ndarray) else np.asarray(ids)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of token ids, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{name} contains NaN or infinite values; token ids must be whole numbers")
+        if not np.array_equal(arr, np.floor(arr)):
+            raise ValueError(f"{name} contains non-integer values (e.g. {arr[arr != np.floor(arr)][0]!r}); "
+                             "token ids must be whole numbers")
+        arr = arr.astype(np.int64)
+    elif arr.dtype.kind not in "iu":
+        if arr.size == 0 and arr.dtype.kind in "fO":
+            arr = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name}: token ids must be non-negative frequency ranks (found {int(arr.min())})")
+    return arr
+
+
+def _table_limit() -> int:
+    if MAX_TABLE_BYTES:
+        return MAX_TABLE_BYTES
+    try:
+        return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 8 << 30
+
+
+def check_table_size(V: int, itemsize: int, copies: int = 1, what: str = "co-occurrence table") -> None:
+    """Refuse, before allocating, ``copies`` ``V x V`` arrays of ``itemsize`` bytes that memory cannot hold."""
+    need = int(V) * int(V) * int(itemsize) * int(copies)
+    limit = _table_limit()
+    if need > limit:
+        raise MemoryError(f"a {V:,} x {V:,} {what} needs {need / 2**30:,.1f} GiB, more than the "
+                          f"{limit / 2**30:,.1f} GiB this machine allows (80% of its memory; override with "
+                          "QWEM_MAX_TABLE_BYTES). Choose a smaller V.")
+
+
+_KERNEL = None
+
+
+def _kernel():
+    """The compiled counting pass (built on first use; numba caches the machine code on disk)."""
+    global _KERNEL
+    if _KERNEL is None:
+        import numba
+
+        @numba.njit(parallel=True, nogil=True, cache=True)
+        def count_pairs(stream, n_pos, V, w, out, n_parts):  # pragma: no cover - compiled
+            # out[a * V + b] += w[j-1] for t < n_pos, 1 <= j <= len(w), a = stream[t], b = stream[t + j],
+            # both in [0, V) (-1 marks a slot that is kept but never counted). Rows are split into n_parts
+            # ranges handled by different threads, so no two threads write the same cell.
+            n = stream.shape[0]
+            W = w.shape[0]
+            for part in numba.prange(n_parts):
+                lo = part * V // n_parts
+                hi = (part + 1) * V // n_parts
+                for t in range(n_pos):
+                    a = stream[t]
+                    if a < lo or a >= hi:
+                        continue
+                    row = a * V
+                    stop = min(n, t + W + 1)
+                    for u in range(t + 1, stop):
+                        b = stream[u]
+                        if b >= 0:
+                            out[row + b] += w[u - t - 1]
+            return 0
+
+        _KERNEL = count_pairs
+    return _KERNEL
+
+
+def _stream_chunks(ids: np.ndarray, V: int, oov: str, stream_vocab: int, W: int, chunk: int):
+    """The counted stream in chunks ``(seg, n_pos)``: ``seg`` holds the next positions plus ``W`` tokens of
+    look-ahead; only the first ``n_pos`` positions start pairs. OOV tokens are removed or kept as -1."""
+    remove_below = V if (oov == "drop" or (oov == "authors" and stream_vocab <= V)) else (
+        stream_vocab if oov == "authors" else None)
+    carry = np.zeros(0, dtype=np.int32)
+    for s in range(0, ids.size, chunk):
+        part = np.asarray(ids[s: s + chunk])
+        if remove_below is not None:
+            part = part[part < remove_below]
+        part = np.where(part < V, part, -1).astype(np.int32)
+        buf = np.concatenate([carry, part])
+        last = s + chunk >= ids.size
+        n_pos = buf.size if last else max(0, buf.size - W)
+        if n_pos or last:
+            yield buf, n_pos
+        carry = buf[n_pos:]
+
+
 def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB) -> np.ndarray:
+                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
+                        chunk: int = CHUNK_TOKENS) -> np.ndarray:
     """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
 
     After the out-of-vocabulary rule has made the stream (see the module docstring),
     ``C[a, b] = sum_j w_j (#{t : s[t] = a, s[t+j] = b} + #{t : s[t] = b, s[t+j] = a})`` over the stream
     ``s`` with ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``), for ``a, b < V``. The counts are
-    exact integers held in int64 while they accumulate. Peak memory is about two ``V x V`` int64 arrays.
+    exact integers (int32 while they accumulate when ``2 · Σ_j w_j · max_a n_a < 2³¹``, else int64).
+    Peak memory: the integer table, the float64 result and one chunk of ``chunk`` token ids; a table that
+    cannot fit in memory is refused before anything is allocated (``MemoryError``).
     """
-    ids = np.asarray(ids)
-    if ids.ndim != 1:
-        raise ValueError(f"ids must be a 1-D array of token ids, got shape {ids.shape}")
-    if not isinstance(V, (int, np.integer)) or V < 1:
+    ids = as_token_ids(ids)
+    if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
         raise ValueError(f"V must be a positive integer, got {V!r}")
-    if ids.size and ids.min() < 0:
-        raise ValueError("token ids must be non-negative frequency ranks")
+    V = int(V)
     w = _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
-    if oov == "authors" and stream_vocab > V:
-        ids = ids[ids < stream_vocab]  # the authors' corpus file: only the top stream_vocab words remain
-    inv = ids < V
-    if oov == "drop" or (oov == "authors" and stream_vocab <= V):
-        stream = ids[inv].astype(np.int64)
-        keep = None
-    else:  # "skip", or "authors" with words ranked V..stream_vocab keeping their slots
-        stream = np.where(inv, ids, 0).astype(np.int64)
-        keep = inv
+    inv = np.bincount(np.minimum(ids, V), minlength=V + 1)[:V] if ids.size else np.zeros(V, dtype=np.int64)
     if int(inv.sum()) < 2:
         raise DataError(f"fewer than two in-vocabulary tokens (V={V}); nothing to count")
-    S = np.zeros(V * V, dtype=np.int64)
-    for j, wj in enumerate(w, start=1):
-        if j >= stream.size:
-            break
-        a, b = stream[:-j], stream[j:]
-        if keep is not None:
-            m = keep[:-j] & keep[j:]
-            a, b = a[m], b[m]
-        n = np.bincount(a * V + b, minlength=V * V)
-        if wj != 1:
-            n *= wj
-        S += n
-        del n
-    S = S.reshape(V, V)
-    C = S + S.T  # both directions
-    del S
-    return C.astype(np.float64)
+    bound = 2 * int(w.sum()) * int(inv.max())
+    itype = np.int32 if bound < 2**31 else np.int64
+    check_table_size(V, np.dtype(itype).itemsize + 8)  # the integer table and the float64 result
+    table = np.zeros(V * V, dtype=itype)
+    kern = _kernel()
+    import numba
+
+    parts = max(1, numba.get_num_threads())
+    wk = w.astype(itype)
+    for seg, n_pos in _stream_chunks(ids, V, oov, int(stream_vocab), w.size, max(int(chunk), 4 * w.size)):
+        kern(seg, n_pos, V, wk, table, parts)
+    S = table.reshape(V, V)
+    C = np.empty((V, V), dtype=np.float64)
+    B = 1024
+    for i in range(0, V, B):  # C = S + Sᵀ by blocks: no V x V temporary
+        C[i:i + B] = S[i:i + B]
+        C[i:i + B] += S[:, i:i + B].T
+    return C
 
 
 def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str,
@@ -186,17 +289,35 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
 
 
 # -- targets built from the statistics ---------------------------------------------------------
-def _check_stats(P_joint: np.ndarray, P_unigram: np.ndarray) -> None:
+def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
+    """Both statistics as float arrays, checked: shapes agree, entries finite and non-negative, each sums
+    to at most one (a block of a larger table sums to less; raw counts sum to far more), ``P_i > 0``."""
+    P_joint, P_unigram = np.asarray(P_joint), np.asarray(P_unigram)
+    for name, A in (("P_joint", P_joint), ("P_unigram", P_unigram)):
+        if A.dtype.kind not in "fiu":
+            raise TypeError(f"{name} must be a real array, got dtype {A.dtype}")
+    if P_unigram.ndim != 1:
+        raise ValueError(f"P_unigram must be 1-D, got shape {P_unigram.shape}")
     V = P_unigram.shape[0]
     if P_joint.shape != (V, V):
         raise ValueError(f"P_joint has shape {P_joint.shape} but P_unigram has {V} entries")
+    for name, A in (("P_joint", P_joint), ("P_unigram", P_unigram)):
+        if not np.isfinite(A).all():
+            raise ValueError(f"{name} has NaN or infinite entries")
+        if A.min() < 0:
+            raise ValueError(f"{name} has negative entries; it must hold probabilities")
+        total = float(A.sum(dtype=np.float64))
+        if total > 1 + 1e-6:
+            raise ValueError(f"{name} sums to {total:.4g} > 1: it looks like raw counts, not probabilities "
+                             "(divide by the total, as qwem_lib.cooccurrence does)")
     if np.any(P_unigram <= 0):
         raise ValueError("P_unigram must be strictly positive")
+    return P_joint, P_unigram
 
 
 def _rowwise(P_joint: np.ndarray, P_unigram: np.ndarray, fn, dtype, block: int = 1024) -> np.ndarray:
     """Apply ``fn(P_block, PiPj_block)`` by row blocks to keep temporaries small at V = 10,000."""
-    _check_stats(P_joint, P_unigram)
+    P_joint, P_unigram = _check_stats(P_joint, P_unigram)
     V = P_unigram.shape[0]
     out = np.empty((V, V), dtype=dtype)
     pu = P_unigram.astype(np.float64)

@@ -119,6 +119,16 @@ def _check_embedding(words: Sequence[str], W: np.ndarray) -> np.ndarray:
     return W
 
 
+def _check_rows_nonzero(words: Sequence[str], W: np.ndarray, rows: np.ndarray) -> None:
+    """Cosines are undefined for an all-zero embedding row: refuse it instead of letting ties decide."""
+    rows = np.unique(rows)
+    zero = rows[~np.any(W[rows] != 0, axis=1)]
+    if zero.size:
+        names = ", ".join(repr(words[i]) for i in zero[:5])
+        raise ValueError(f"{zero.size} evaluated word(s) have an all-zero embedding ({names}"
+                         f"{', …' if zero.size > 5 else ''}); their cosine similarity is undefined")
+
+
 def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: str = "add") -> np.ndarray:
     hits = np.zeros(len(items), dtype=bool)
     for s in range(0, len(items), batch):
@@ -154,6 +164,7 @@ def analogy_accuracy(words: Sequence[str], W: np.ndarray, path: str | Path | Non
     if len(items) == 0:
         raise ValueError(f"no analogy of protocol {protocol!r} has all its words among the "
                          f"{len(words)} vocabulary words")
+    _check_rows_nonzero(words, W, items.ravel())
     hits = _analogy_hits(normalize_rows(W), items, rule=rule)
     acc = float(hits.mean())
     if not per_category:
@@ -198,6 +209,7 @@ def similarity_spearman(words: Sequence[str], W: np.ndarray, dataset: str) -> tu
     if len(pairs) < 3:
         raise ValueError(f"only {len(pairs)} pairs of {dataset!r} have both words in the vocabulary of "
                          f"{len(words)} words; Spearman's rho needs at least 3")
+    _check_rows_nonzero(words, W, pairs.ravel())
     Wn = normalize_rows(W).astype(np.float64)
     cos = np.einsum("ij,ij->i", Wn[pairs[:, 0]], Wn[pairs[:, 1]])
     rho = spearmanr(cos, human).statistic

@@ -83,6 +83,30 @@ def _check_nw(nw: int, nc: int) -> int:
     return nw
 
 
+def _check_latents(latents, nc) -> np.ndarray:
+    """Latent variables as a (K, L) integer array whose concepts lie in ``0..nc-1``.
+
+    ``nc`` is always given, never inferred: a concept that no latent variable happens to use would
+    otherwise change the answer silently.
+    """
+    if nc is None:
+        raise TypeError("pass nc= (the number of concepts) explicitly: inferring it from the latents would "
+                        "silently change it when a concept is unused")
+    nc = _check_int("nc (number of concepts)", nc, 2)
+    z = np.asarray(latents)
+    if z.dtype.kind == "f":
+        if not (np.isfinite(z).all() and np.array_equal(z, np.round(z))):
+            raise ValueError("latents must be whole numbers")
+    elif z.dtype.kind not in "iu":
+        raise TypeError(f"latents must be an integer array, got dtype {z.dtype}")
+    z = z.astype(np.int64)
+    if z.ndim != 2 or z.shape[0] < 1 or z.shape[1] < 1:
+        raise ValueError(f"latents must be a non-empty (K, L) array, got shape {z.shape}")
+    if z.min() < 0 or z.max() >= nc:
+        raise ValueError(f"latent concepts must lie in 0..{nc - 1} (nc={nc}); found {int(z.min())}..{int(z.max())}")
+    return z
+
+
 def _check_mu(mu: Sequence[float]) -> np.ndarray:
     m = np.asarray(mu, dtype=float)
     if m.ndim != 1 or m.size == 0:
@@ -276,7 +300,7 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
     return float(c), r
 
 
-def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float]) -> float:
+def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float], *, nc: int) -> float:
     """The exact weight decay at which W = U = 0 stops being the minimiser of the risk (5) of h.
 
     Write R(W, U) = g(W^T U_hat) + lam/2 (||W||^2 + ||U||^2) with g convex (appendix H). The origin is
@@ -288,9 +312,8 @@ def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float]) -> float:
     sqrt(L sum mu^2 / nc^(L+1)); for K random latents it is close to sqrt(L sum mu^2 / (K nc)).
     """
     m = _check_mu(mu)
-    z = np.asarray(latents, dtype=np.int64)
+    z = _check_latents(latents, nc)
     K, L = z.shape
-    nc = int(z.max()) + 1
     onehot = np.eye(nc)[z]  # (K, L, nc)
     Zc = onehot - onehot.mean(0, keepdims=True)
     M = Zc.reshape(K * L, nc)
@@ -401,13 +424,12 @@ class ExactRisk:
     lam: float
     layernorm: bool = False
     device: str = "cpu"
+    nc: int | None = None
 
     def __post_init__(self) -> None:
         import torch
 
-        z = np.asarray(self.latents, dtype=np.int64)
-        if z.ndim != 2:
-            raise ValueError("latents must be a (K, L) integer array")
+        z = _check_latents(self.latents, self.nc)
         self.K, self.L = z.shape
         if len({tuple(row) for row in z.tolist()}) != self.K:
             raise ValueError("the latent variables must be mutually distinct")
@@ -415,7 +437,7 @@ class ExactRisk:
         self.lam = float(self.lam)
         if not (math.isfinite(self.lam) and self.lam > 0):
             raise ValueError(f"lam must be positive, got {self.lam!r}")
-        self.nc = int(z.max()) + 1
+        self.nc = int(self.nc)
         self.sc = self.mu.size
         self.nw = self.nc * self.sc
         n_sent = self.K * self.sc ** self.L
@@ -455,7 +477,7 @@ class ExactRisk:
         return self.data_risk(W, U) + 0.5 * self.lam * reg
 
 
-def fc_collapse_risk_latents(latents: np.ndarray, t, *, nw: int, lam: float) -> np.ndarray:
+def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: float) -> np.ndarray:
     """Exact regularised risk of a type-I collapse at scale t (||W||^2 = ||U||^2 = t) for ANY latents.
 
     In a type-I collapse the margin between a sentence of class k and class j is eta t dist(z_j, z_k)
@@ -463,9 +485,11 @@ def fc_collapse_risk_latents(latents: np.ndarray, t, *, nw: int, lam: float) -> 
     R(t) = (1/K) sum_k log(1 + sum_{j != k} exp(-eta t dist(z_j, z_k))) + lam t.
     Under the symmetry assumption this is H(t); for random latents it is not exactly.
     """
-    z = np.asarray(latents)
+    z = _check_latents(latents, nc)
+    nw = _check_int("nw (number of words)", nw, 1)
+    if nw % nc:
+        raise ValueError(f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words")
     K, L = z.shape
-    nc = int(z.max()) + 1
     counts = fc_hamming_counts(z)[:, 1:]  # (K, L), r = 1..L
     eta = fc_thm1_eta(nc, nw, L, K)
     t = np.atleast_1d(np.asarray(t, dtype=float))

@@ -7,9 +7,10 @@ positive-semidefinite approximants), i.e. the global minimum of the QWEM loss wh
 
 Solvers
     ``eigh``     dense LAPACK, all eigenpairs (exact; fine up to V ≈ 3,000 on a laptop CPU);
-    ``krylov``   randomized block Krylov with Rayleigh–Ritz (BLAS-3 only, a few ``V x V x b`` products);
-                 it finds the top algebraic eigenpairs even when large *negative* eigenvalues exist, as
-                 they do for M* (one eigenvalue near -1.4 V from the -2 entries of unseen pairs);
+    ``krylov``   restarted block Krylov with Rayleigh–Ritz, deflation and locking (BLAS-3 only); it finds
+                 the top algebraic eigenpairs even when large *negative* eigenvalues exist, as they do
+                 for M* (one eigenvalue near -1.4 V from the -2 entries of unseen pairs), converges every
+                 pair to a stated residual tolerance, and warns when it cannot;
     ``eigsh``    ARPACK (``scipy.sparse.linalg.eigsh``), slow at d = 200 but a trusted reference;
     ``torch``    ``torch.linalg.eigh`` on ``config.device()`` (the GPU path of the paper preset).
 ``auto`` picks ``eigh`` for V ≤ 3,000, ``torch`` when a GPU is present, else ``krylov``.
@@ -17,6 +18,7 @@ Solvers
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal, Sequence
 
 import numpy as np
@@ -26,67 +28,173 @@ from .cache import atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence, resolve_corpus, target_from_stats
 from .data import Corpus
 
-__all__ = ["top_eigenpairs", "embeddings_from_matrix", "spectral_embeddings", "count_nonnegative",
+__all__ = ["EigenConvergenceWarning", "top_eigenpairs", "embeddings_from_matrix", "spectral_embeddings", "count_nonnegative",
            "inertia", "eigen_features", "subspace_overlap"]
 
 Method = Literal["auto", "eigh", "krylov", "eigsh", "torch"]
 
 
-def _validate(M: np.ndarray, d: int) -> int:
+class EigenConvergenceWarning(RuntimeWarning):
+    """The iterative eigensolver stopped before every requested residual met its tolerance."""
+
+
+def _validate(M, d) -> tuple[np.ndarray, int]:
+    """``M`` as a finite, symmetric, floating-point square array, and its size; clear errors otherwise."""
+    if not isinstance(M, np.ndarray):
+        if hasattr(M, "detach"):  # a torch tensor
+            M = M.detach().cpu().numpy()
+        M = np.asarray(M)
+    if M.dtype.kind not in "fiub":
+        raise TypeError(f"need a real matrix, got dtype {M.dtype}")
+    if M.dtype.kind != "f":
+        M = M.astype(np.float64)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"need a square symmetric matrix, got shape {M.shape}")
     V = M.shape[0]
-    if not isinstance(d, (int, np.integer)) or d < 1:
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
     if d >= V:
         raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
-    return V
+    _check_symmetric_finite(M)
+    return M, V
 
 
-def _krylov(M: np.ndarray, d: int, *, block: int | None = None, depth: int = 10,
-            seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Randomized block Krylov + Rayleigh–Ritz for the top-``d`` algebraic eigenpairs of symmetric M."""
+def _check_symmetric_finite(M: np.ndarray, block: int = 1024) -> None:
+    """Raise if ``M`` has a non-finite entry or differs from ``Mᵀ`` beyond rounding (checked in row blocks)."""
     V = M.shape[0]
-    b = block or min(V, d + max(16, d // 4))
-    rng = np.random.default_rng([config.SEED, 991, seed])
-    Q, _ = np.linalg.qr(rng.standard_normal((V, b)).astype(M.dtype))
-    basis = [Q]
-    images = []
-    for _ in range(depth):
-        Y = M @ basis[-1]
-        images.append(Y)
-        if sum(x.shape[1] for x in basis) >= V:
-            break
-        Z = Y.copy()
-        B = np.concatenate(basis, axis=1)
-        for _ in range(2):  # two passes of block Gram–Schmidt: numerically orthogonal basis
+    scale, worst = 0.0, 0.0
+    for i in range(0, V, block):
+        rows, cols = M[i:i + block], M[:, i:i + block].T
+        if not np.isfinite(rows).all():
+            raise ValueError("the matrix has NaN or infinite entries")
+        scale = max(scale, float(np.abs(rows).max()))
+        worst = max(worst, float(np.abs(rows - cols).max()))
+    if worst > 100 * np.finfo(M.dtype).eps * max(scale, np.finfo(M.dtype).tiny):
+        raise ValueError(f"the matrix is not symmetric: max |M - Mᵀ| = {worst:.3g} (max |M| = {scale:.3g}); "
+                         "symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean")
+
+
+def _orthonormal_complement(Z: np.ndarray, B: np.ndarray | None, drop: float) -> np.ndarray:
+    """An orthonormal basis of the part of span(Z) orthogonal to the orthonormal columns of ``B``.
+
+    Two passes of block Gram–Schmidt against ``B``, then an eigen-decomposition of the Gram matrix (rank
+    revealing): directions whose norm after projection is below ``drop`` are rounding noise and are
+    discarded (deflation), so the basis stops growing when the Krylov space is invariant, as it is for a
+    matrix with repeated eigenvalues. A final pass cures the rounding of the normalisation.
+    """
+    for _ in range(2):
+        if B is not None and B.shape[1]:
             Z -= B @ (B.T @ Z)
-        Qn, R = np.linalg.qr(Z)
-        keep = np.abs(np.diag(R)) > 1e-6 * np.abs(np.diag(R)).max()
-        basis.append(Qn[:, keep])
-        if not keep.any():
-            break
-    if len(images) < len(basis):
-        images.append(M @ basis[-1])
-    B = np.concatenate(basis, axis=1)
-    MB = np.concatenate(images, axis=1)
-    T = B.T @ MB
-    T = 0.5 * (T + T.T)
-    lam, S = np.linalg.eigh(T.astype(np.float64))
-    order = np.argsort(lam)[::-1][:d]
-    U = B.astype(np.float64) @ S[:, order]
-    return lam[order], U
+    w, E = np.linalg.eigh((Z.T @ Z).astype(np.float64))
+    keep = w > drop ** 2
+    if not keep.any():
+        return Z[:, :0]
+    Q = Z @ (E[:, keep] / np.sqrt(w[keep])).astype(Z.dtype)
+    if B is not None and B.shape[1]:
+        Q -= B @ (B.T @ Q)
+    w, E = np.linalg.eigh((Q.T @ Q).astype(np.float64))
+    keep = w > 0.25
+    return Q @ (E[:, keep] / np.sqrt(w[keep])).astype(Z.dtype)
 
 
-def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto",
-                   depth: int = 10, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def _ritz(T: np.ndarray, n_top: int, n_low: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_top`` largest Ritz pairs of symmetric ``T`` (descending), then its ``n_low`` smallest."""
+    from scipy.linalg import eigh
+
+    n = T.shape[0]
+    n_top = min(n, n_top)
+    th, S = eigh(T, subset_by_index=[n - n_top, n - 1], driver="evr")
+    n_low = min(n_low, n - n_top)
+    if n_low > 0:
+        tl, Sl = eigh(T, subset_by_index=[0, n_low - 1], driver="evr")
+        return np.concatenate([th[::-1], tl[::-1]]), np.concatenate([S[:, ::-1], Sl[:, ::-1]], axis=1)
+    return th[::-1], S[:, ::-1]
+
+
+def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = None, tol: float | None = None,
+            max_cycles: int = 50, n_low: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Restarted block Krylov with locking for the top-``d`` *algebraic* eigenpairs of symmetric ``M``.
+
+    Each cycle extends the active block ``X`` to ``[L, X, MX, …, M^{depth-1}X]`` (``L``: the locked, already
+    converged Ritz vectors; every block orthonormalised against all earlier ones, twice, with deflation),
+    solves the projected problem (Rayleigh–Ritz) and computes every residual ``‖M u − θ u‖``. Ritz pairs
+    whose residual is at most ``tol · ‖M‖₂`` are locked (no more products with ``M``); the rest, plus
+    ``oversample`` spare pairs and the ``n_low`` lowest Ritz vectors, restart the next cycle (convergence is
+    confirmed with fresh products ``M U``, since carried images accumulate rounding). Keeping the
+    lowest ones deflates a large *negative* eigenvalue (M* has one near −1.4 V), which otherwise slows the
+    convergence at the top. ``‖M‖₂`` is estimated by the largest |Ritz value| seen.
+
+    Returns ``(lam, U, rel_residuals)``; warns with :class:`EigenConvergenceWarning` when ``max_cycles``
+    cycles do not reach the tolerance (``tol`` defaults to 1e-4 in float32, 1e-8 in float64).
+    """
+    V, dt = M.shape[0], M.dtype
+    eps = float(np.finfo(dt).eps)
+    tol = (1e-4 if dt == np.float32 else 1e-8) if tol is None else float(tol)
+    if not tol > 0:
+        raise ValueError(f"tol must be positive, got {tol}")
+    b = min(V, d + (max(16, d // 8) if oversample is None else int(oversample)))
+    rng = np.random.default_rng([config.SEED, 991, seed])
+    X = _orthonormal_complement(rng.standard_normal((V, b)).astype(dt), None, 0.0)
+    AX = M @ X
+    L, ML = X[:, :0], X[:, :0]
+    noise = 100 * eps * np.sqrt(V) * max(float(np.abs(AX).max()), np.finfo(dt).tiny)
+    norm_est = 0.0
+    for _cycle in range(max_cycles):
+        blocks, images = [L, X], [ML, AX]
+        for _ in range(depth - 1):
+            B = np.concatenate(blocks, axis=1)
+            if B.shape[1] >= V:
+                break
+            Q = _orthonormal_complement(images[-1].copy(), B, noise)
+            if Q.shape[1] == 0:  # the space is invariant: Rayleigh–Ritz on it is exact
+                break
+            blocks.append(Q)
+            images.append(M @ Q)
+        B, MB = np.concatenate(blocks, axis=1), np.concatenate(images, axis=1)
+        T = (B.T @ MB).astype(np.float64)
+        theta, S = _ritz(0.5 * (T + T.T), b, n_low)
+        norm_est = max(norm_est, float(np.abs(theta).max()), np.finfo(dt).tiny)
+        m = min(b, B.shape[1])
+        Sm = S[:, :m].astype(dt)
+        U, MU = B @ Sm, MB @ Sm
+        res = np.linalg.norm((MU - U * theta[:m].astype(dt)).astype(np.float64), axis=0) / norm_est
+        done = res <= tol
+        if done[:d].all():  # confirm with fresh products: the carried images accumulate rounding
+            MU[:, :d] = M @ U[:, :d]
+            res[:d] = np.linalg.norm((MU[:, :d] - U[:, :d] * theta[:d].astype(dt)).astype(np.float64),
+                                     axis=0) / norm_est
+            done = res <= tol
+            if done[:d].all():
+                break
+        lock = np.flatnonzero(done[:d])
+        active = [j for j in range(S.shape[1]) if not (j < d and done[j])]
+        L, ML = U[:, lock], MU[:, lock]
+        Sa = S[:, active].astype(dt)
+        X, AX = B @ Sa, MB @ Sa
+        c = L.T @ X  # keep the active block orthonormal to the locked one, carrying the images along
+        X -= L @ c
+        AX -= ML @ c
+        w, E = np.linalg.eigh((X.T @ X).astype(np.float64))
+        C = (E / np.sqrt(w)).astype(dt)
+        X, AX = X @ C, AX @ C
+    else:
+        warnings.warn(f"block Krylov did not converge in {max_cycles} cycles: the largest residual is "
+                      f"{res[:d].max():.2e} x ||M|| > tol = {tol:.1e}; the eigenpairs may be inaccurate "
+                      "(raise max_cycles or depth, or use method='eigh')", EigenConvergenceWarning, stacklevel=3)
+    return theta[:d].copy(), U[:, :d], res[:d]
+
+
+def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto", depth: int = 6, tol: float | None = None,
+                   max_cycles: int = 50, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """The ``d`` largest (algebraic) eigenvalues of symmetric ``M``, descending, and their eigenvectors.
 
     Returns ``(lam, U)`` with ``lam`` of shape ``(d,)`` and orthonormal ``U`` of shape ``(V, d)``; computes
-    in ``M``'s dtype (float32 halves the time and memory; the accuracy is checked against float64 in the
-    tests and in chapter 20).
+    in ``M``'s dtype (float32 halves the time and memory). ``M`` is checked first: square, finite and
+    symmetric up to rounding (a non-symmetric matrix raises ``ValueError``; lists and integer arrays are
+    converted). ``method="krylov"`` converges every returned pair to ``‖M u − λ u‖ ≤ tol · ‖M‖₂`` or warns
+    (:class:`EigenConvergenceWarning`); see :func:`_krylov`.
     """
-    V = _validate(M, d)
+    M, V = _validate(M, d)
     if method == "auto":
         if V <= 3000:
             method = "eigh"
@@ -98,12 +206,16 @@ def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto",
         lam, U = np.linalg.eigh(M)
         lam, U = lam[::-1][:d], U[:, ::-1][:, :d]
     elif method == "krylov":
-        lam, U = _krylov(M, d, depth=depth, seed=seed)
+        lam, U, _ = _krylov(M, d, depth=depth, tol=tol, max_cycles=max_cycles, seed=seed)
     elif method == "eigsh":
-        from scipy.sparse.linalg import eigsh
+        from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
         v0 = np.random.default_rng([config.SEED, 992, seed]).standard_normal(V).astype(M.dtype)
-        lam, U = eigsh(M, k=d, which="LA", v0=v0)
+        try:
+            lam, U = eigsh(M, k=d, which="LA", v0=v0)
+        except ArpackNoConvergence as err:
+            raise RuntimeError(f"ARPACK (method='eigsh') did not converge: {err}; highly repeated eigenvalues "
+                               "defeat it, use method='krylov' or 'eigh'") from err
         lam, U = lam[::-1], U[:, ::-1]
     elif method == "torch":
         import torch
@@ -138,8 +250,11 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
     (:func:`qwem_lib.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
     rule, the authors' by default). Results for registered corpora are cached by
-    (corpus, V, d, target, window, oov rule, method, dtype).
+    (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64.
     """
+    if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"dtype must be float32 or float64, got {np.dtype(dtype)} (an integer target would "
+                        "round M* to zero)")
     c = resolve_corpus(corpus)
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
@@ -151,7 +266,7 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     path = None
     if cpath is not None:
         path = cpath.parent.parent / "spectral" / (
-            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v2.npz")
+            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v3.npz")
         cached = read_npz(path, ("W",))
         if cached is not None:
             return c.vocab(int(V)), cached["W"]
@@ -177,7 +292,12 @@ def inertia(M: np.ndarray) -> tuple[int, int, int]:
     from scipy.linalg import lapack
     from scipy.linalg.lapack import _compute_lwork
 
-    _validate(M, 1) if M.shape[0] > 1 else None
+    if not isinstance(M, np.ndarray) or M.dtype.kind != "f":
+        M = np.asarray(M, dtype=np.float64)
+    if M.ndim == 2 and M.shape == (1, 1):
+        v = float(M[0, 0])
+        return int(v > 0), int(v == 0), int(v < 0)
+    M, _ = _validate(M, 1)
     A = np.array(M, dtype=np.float32 if M.dtype == np.float32 else np.float64, order="F", copy=True)
     sytrf, sytrf_lwork = lapack.get_lapack_funcs(("sytrf", "sytrf_lwork"), (A,))
     lwork = _compute_lwork(sytrf_lwork, A.shape[0], lower=1)

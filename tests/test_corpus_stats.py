@@ -152,3 +152,73 @@ def test_authors_rule_is_the_default_and_sits_between_drop_and_skip():
 def test_bad_oov_rules_rejected(bad):
     with pytest.raises(ValueError):
         cs.cooccurrence_counts(np.arange(10) % 3, 3, 2, **bad)
+
+
+# --- inputs refused or converted at the public API, chunked counting (issue 16) ------------------------
+
+def test_chunked_counting_equals_one_pass():
+    ids = np.random.default_rng(4).integers(0, 30, size=5000)
+    for oov in ("drop", "skip", "authors"):
+        one = cs.cooccurrence_counts(ids, 12, 5, oov=oov, stream_vocab=20)
+        for chunk in (20, 97, 1000):  # the smallest is four windows: chunk boundaries everywhere
+            np.testing.assert_array_equal(cs.cooccurrence_counts(ids, 12, 5, oov=oov, stream_vocab=20,
+                                                                 chunk=chunk), one)
+        np.testing.assert_array_equal(one, brute_counts(ids, 12, 5, oov=oov, stream_vocab=20))
+
+
+def test_memory_mapped_ids_are_counted_in_chunks(tmp_path):
+    ids = np.random.default_rng(6).integers(0, 9, size=3000).astype(np.int32)
+    np.save(tmp_path / "ids.npy", ids)
+    mm = np.load(tmp_path / "ids.npy", mmap_mode="r")
+    np.testing.assert_array_equal(cs.cooccurrence_counts(mm, 6, 3, chunk=64), brute_counts(ids, 6, 3, oov="skip"))
+
+
+def test_token_ids_are_validated_not_truncated():
+    # lists work; whole-number floats are accepted and give the integer result
+    np.testing.assert_array_equal(cs.cooccurrence_counts([0, 1, 0], 2, 2), [[2.0, 4.0], [4.0, 0.0]])
+    np.testing.assert_array_equal(cs.cooccurrence_counts(np.array([0.0, 1.0, 0.0]), 2, 2), [[2.0, 4.0], [4.0, 0.0]])
+    with pytest.raises(ValueError, match="non-integer"):
+        cs.cooccurrence_counts(np.array([0.0, 1.7, 0.0]), 2, 2)  # used to count 1.7 as 1
+    with pytest.raises(ValueError, match="NaN"):
+        cs.cooccurrence_counts(np.array([0.0, np.nan, 1.0, 0.0]), 2, 2)  # used to drop the NaN silently
+    with pytest.raises(TypeError):
+        cs.cooccurrence_counts(np.array(["a", "b"]), 2, 2)
+    with pytest.raises(ValueError, match="non-negative"):
+        cs.cooccurrence_counts([0, -1, 1], 2, 2)
+    with pytest.raises(ValueError):
+        cs.cooccurrence_counts([0, 1, 0], True, 2)
+
+
+def test_huge_vocabulary_refused_before_allocating(monkeypatch):
+    ids = np.arange(10)
+    with pytest.raises(MemoryError, match="GiB"):
+        cs.cooccurrence_counts(ids, 1_000_000, 2)  # 7 TiB of table: refused with a message, nothing allocated
+    monkeypatch.setattr(cs, "MAX_TABLE_BYTES", 1000)
+    with pytest.raises(MemoryError, match="QWEM_MAX_TABLE_BYTES"):
+        cs.cooccurrence_counts(ids, 20, 2)
+
+
+def test_targets_by_hand():
+    # two words; P and P_i chosen so that every entry can be checked on paper
+    P = np.array([[0.30, 0.20], [0.20, 0.30]])
+    pu = np.array([0.5, 0.5])  # P_i P_j = 0.25 everywhere
+    np.testing.assert_allclose(cs.mstar_from_stats(P, pu), [[2 * 0.05 / 0.55, -2 * 0.05 / 0.45],
+                                                            [-2 * 0.05 / 0.45, 2 * 0.05 / 0.55]])
+    np.testing.assert_allclose(cs.pmi_from_stats(P, pu), np.log([[1.2, 0.8], [0.8, 1.2]]))
+    np.testing.assert_allclose(cs.ppmi_from_stats(P, pu), [[np.log(1.2), 0.0], [0.0, np.log(1.2)]])
+
+
+def test_target_inputs_are_validated():
+    pu = np.array([0.5, 0.5])
+    counts = np.array([[30.0, 20.0], [20.0, 30.0]])
+    with pytest.raises(ValueError, match="raw counts"):
+        cs.mstar_from_stats(counts, pu)  # counts, not probabilities: used to give a plausible-looking M*
+    with pytest.raises(ValueError, match="NaN"):
+        cs.mstar_from_stats(np.array([[np.nan, 0.2], [0.2, 0.3]]), pu)
+    with pytest.raises(ValueError, match="negative"):
+        cs.pmi_from_stats(np.array([[0.5, -0.1], [-0.1, 0.7]]), pu)
+    with pytest.raises(ValueError, match="sum"):
+        cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), np.array([5.0, 5.0]))
+    # lists are converted
+    np.testing.assert_allclose(cs.mstar_from_stats([[0.3, 0.2], [0.2, 0.3]], [0.5, 0.5]),
+                               cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), pu))

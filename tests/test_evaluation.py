@@ -165,3 +165,64 @@ def test_3cosmul_matches_loop(qfile):
     assert n == len(items) and acc == pytest.approx(np.mean(expect))
     with pytest.raises(ValueError):
         ev.analogy_accuracy(words, W, qfile, rule="pow")
+
+
+# --- hand-checked cases that fail for wrong code (issue 16) --------------------------------------------
+
+TWO_CATS = """: first
+a b c d
+: second
+e f g h
+"""
+
+
+def test_exclusion_decides_the_answer_by_hand(tmp_path):
+    """b - a + a' is closest to a' itself; only excluding the query words makes b' the answer."""
+    p = tmp_path / "q.txt"
+    p.write_text(": cat\na b c d\n")
+    words = ["a", "b", "c", "d", "e"]
+    W = np.array([[1.0, 0.0, 0.0],    # a
+                  [1.0, 0.05, 0.0],   # b: b - a is tiny, so the query is almost c
+                  [0.0, 1.0, 0.0],    # c
+                  [0.0, 0.9, 0.3],    # d: second closest to the query, first once a, b, c are out
+                  [0.0, 0.0, 1.0]])   # e
+    items, _ = ev.analogy_items(words, p, "questions")
+    assert items.tolist() == [[0, 1, 2, 3]]
+    assert ev._analogy_hits(ev.normalize_rows(W), items).tolist() == [True]
+    q = ev.normalize_rows(W)[1] - ev.normalize_rows(W)[0] + ev.normalize_rows(W)[2]
+    assert np.argmax(ev.normalize_rows(W) @ q) == 2  # without exclusion the answer would be c
+    # move d away: now e wins and the analogy is missed
+    W2 = W.copy()
+    W2[3] = [0.0, -1.0, 0.0]
+    assert ev._analogy_hits(ev.normalize_rows(W2), items).tolist() == [False]
+
+
+def test_per_category_scores_by_hand(tmp_path):
+    p = tmp_path / "q.txt"
+    p.write_text(TWO_CATS)
+    words = list("abcdefgh")
+    rng = np.random.default_rng(3)
+    base = {w: rng.standard_normal(16) for w in words}
+    base["b"] = base["a"] + 5 * np.eye(16)[0]  # first category: exact parallelogram a:b = c:d
+    base["d"] = base["c"] + 5 * np.eye(16)[0]
+    W = np.array([base[w] for w in words])     # second category: random, (e, f), (g, h) unrelated
+    acc, n, per = ev.analogy_accuracy(words, W, p, per_category=True)
+    # "pairs" protocol: each category has 2 ordered pairs of its 2 pairs
+    assert n == 4 and set(per) == {"first", "second"}
+    assert per["first"] == (1.0, 2)
+    hits_second = per["second"][0] * 2
+    assert acc == pytest.approx((2 + hits_second) / 4)
+    # the micro average weights categories by their number of analogies
+    assert per["second"][1] == 2
+
+
+def test_zero_embeddings_are_refused(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog"]
+    with pytest.raises(ValueError, match="all-zero"):
+        ev.analogy_accuracy(words, np.zeros((len(words), 4)), qfile)  # used to score 0.5 by ties
+    W = exact_embedding(words)
+    W[6] = 0.0  # 'cat' appears in no answerable analogy here: not refused
+    assert ev.analogy_accuracy(words, W, qfile)[0] == 1.0
+    W[0] = 0.0
+    with pytest.raises(ValueError, match="'paris'"):
+        ev.analogy_accuracy(words, W, qfile)

@@ -147,12 +147,12 @@ def test_exact_risk_equals_H_at_collapse():
     nc, sc, L, lam, d = 3, 2, 3, 0.01, 5
     z = fc_all_latents(nc, L)
     K, nw = len(z), nc * sc
-    R = ExactRisk(z, np.full(sc, 1 / sc), lam)
+    R = ExactRisk(z, np.full(sc, 1 / sc), lam, nc=nc)
     F = fc_equiangular(nc, d, rng=np.random.default_rng(1))
     for t in (0.5, 20.0):
         W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(t / nw), u_norm=math.sqrt(t / (K * L)))
         assert math.isclose(float(R(W, U)), float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
-        assert math.isclose(float(fc_collapse_risk_latents(z, t, nw=nw, lam=lam)[0]),
+        assert math.isclose(float(fc_collapse_risk_latents(z, t, nc=nc, nw=nw, lam=lam)[0]),
                             float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
 
 
@@ -160,7 +160,7 @@ def test_exact_risk_layernorm_equals_H_star():
     nc, sc, L, lam, d = 3, 2, 2, 0.01, 5
     z = fc_all_latents(nc, L)
     K = len(z)
-    R = ExactRisk(z, np.array([0.8, 0.2]), lam, layernorm=True)
+    R = ExactRisk(z, np.array([0.8, 0.2]), lam, layernorm=True, nc=nc)
     F = fc_equiangular(nc, d, mean_zero=True, rng=np.random.default_rng(2))
     t = 4.0
     W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(d), u_norm=t / math.sqrt(K * L), layernorm=True)
@@ -170,13 +170,13 @@ def test_exact_risk_layernorm_equals_H_star():
 
 def test_exact_risk_known_value_at_zero():
     z = fc_all_latents(2, 2)
-    R = ExactRisk(z, np.array([0.5, 0.5]), 0.1)
+    R = ExactRisk(z, np.array([0.5, 0.5]), 0.1, nc=2)
     assert math.isclose(float(R(np.zeros((4, 3)), np.zeros((4, 2, 3)))), math.log(4), rel_tol=1e-14)
 
 
 def test_exact_risk_rejects_repeated_latents():
     with pytest.raises(ValueError, match="distinct"):
-        ExactRisk(np.array([[0, 1], [0, 1]]), np.array([1.0]), 0.1)
+        ExactRisk(np.array([[0, 1], [0, 1]]), np.array([1.0]), 0.1, nc=2)
 
 
 def test_type3_critical_point_is_critical():
@@ -186,7 +186,7 @@ def test_type3_critical_point_is_critical():
     mu = np.array([0.6, 0.3, 0.1])
     c, r = fc_thm2_solve(mu, nc, L, lam)
     z = fc_all_latents(nc, L)
-    R = ExactRisk(z, mu, lam)
+    R = ExactRisk(z, mu, lam, nc=nc)
     W, U = fc_type3_weights(fc_equiangular(nc, 4), z, r, c)
     Wt = torch.tensor(W, requires_grad=True)
     Ut = torch.tensor(U, requires_grad=True)
@@ -198,7 +198,7 @@ def test_type3_critical_point_is_critical():
 def test_minimiser_reaches_theorem1():
     nc, sc, L, lam, d = 2, 2, 3, 0.02, 6
     z = fc_all_latents(nc, L)
-    R = ExactRisk(z, np.full(sc, 1 / sc), lam)
+    R = ExactRisk(z, np.full(sc, 1 / sc), lam, nc=nc)
     out = fc_minimise_exact(R, d, seed=0)
     w, u = fc_thm1_norms(nc, nc * sc, L, len(z), lam)
     assert np.allclose(np.linalg.norm(out["W"], axis=1), w, rtol=1e-6)
@@ -207,7 +207,7 @@ def test_minimiser_reaches_theorem1():
 
 def test_zero_threshold_equals_thm2_bound_for_all_latents():
     mu = np.array([0.5, 0.3, 0.2])
-    assert math.isclose(fc_zero_threshold(fc_all_latents(3, 3), mu), fc_thm2_lambda_bound(mu, 3, 3),
+    assert math.isclose(fc_zero_threshold(fc_all_latents(3, 3), mu, nc=3), fc_thm2_lambda_bound(mu, 3, 3),
                         rel_tol=1e-12)
 
 
@@ -216,10 +216,10 @@ def test_zero_threshold_is_sharp_for_exact_risk():
     nc, L = 2, 2
     mu = np.array([0.75, 0.25])
     z = fc_all_latents(nc, L)
-    lam0 = fc_zero_threshold(z, mu)
+    lam0 = fc_zero_threshold(z, mu, nc=nc)
     norms = []
     for lam in (1.2 * lam0, 0.8 * lam0):
-        out = fc_minimise_exact(ExactRisk(z, mu, lam), 4, seed=1)
+        out = fc_minimise_exact(ExactRisk(z, mu, lam, nc=nc), 4, seed=1)
         norms.append(np.linalg.norm(out["W"]))
     assert norms[0] < 1e-4 and norms[1] > 1e-2
 
@@ -232,3 +232,21 @@ def test_thm2_solve_refuses_a_lambda_beyond_float64():
     mu = [0.5, 0.3, 0.2]
     with pytest.raises(ValueError, match="too small"):
         fc_theory.fc_thm2_solve(mu, 3, 3, 1e-200)
+
+
+def test_nc_is_explicit_and_checked():
+    """nc is never inferred from the latents: an unused concept used to change it silently."""
+    z = fc_all_latents(2, 2)  # concepts 0 and 1 only
+    mu = np.array([0.5, 0.5])
+    with pytest.raises(TypeError, match="nc="):
+        ExactRisk(z, mu, 0.1)
+    with pytest.raises(TypeError, match="nc="):
+        fc_zero_threshold(z, mu, nc=None)
+    # with nc = 3 (concept 2 unused) the risk differs from nc = 2: the third concept's words exist
+    assert ExactRisk(z, mu, 0.1, nc=3).nw == 6 and ExactRisk(z, mu, 0.1, nc=2).nw == 4
+    with pytest.raises(ValueError, match="0..1"):
+        ExactRisk(z + 1, mu, 0.1, nc=2)  # a concept id beyond nc
+    with pytest.raises(ValueError, match="divisible"):
+        fc_collapse_risk_latents(z, 1.0, nc=2, nw=5, lam=0.1)
+    with pytest.raises(ValueError, match="whole numbers"):
+        fc_zero_threshold(z + 0.5, mu, nc=3)
