@@ -89,6 +89,7 @@ __all__ = [
     "pair_loss_grad",
     "batch_loss_grad",
     "split_loss_grad",
+    "logistic_split_loss_grad",
     "principal_cosines",
     "sgd_time",
     "plan_schedule",
@@ -422,7 +423,7 @@ def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev
     if estimator not in ("split", "sampled"):
         raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
     base = dict(model=name, loss=lo, reweighting=rw, dtype=dt, inv_acc=1.0 / sampler.acceptance,
-                estimator=estimator if name == "qwem" else "sampled")
+                estimator=estimator if rw == "setting31" else "sampled")
     if rw == "setting31":
         return dict(base, psi=torch.as_tensor(1.0 / (P + np.outer(pu, pu)), device=dev, dtype=dt))
     Q = pu ** power
@@ -496,9 +497,34 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
         na = a.repeat(k)
         nb = torch.multinomial(tables["Q"], batch * k, replacement=True, generator=gen)
         wn = wp.repeat(k)
-    if tables["model"] == "qwem" and tables["estimator"] == "split":
-        return split_loss_grad(W, a, b, wp, na, nb, wn, batch)
+    if tables["estimator"] == "split":
+        if tables["loss"] == "quartic":
+            return split_loss_grad(W, a, b, wp, na, nb, wn, batch)
+        return logistic_split_loss_grad(W, a, b, wp, batch)
     return pair_loss_grad(W, a, b, wp, na, nb, wn, tables["loss"], batch)
+
+
+def logistic_split_loss_grad(W, a, b, wp, batch: int):
+    """The logistic loss under Setting 3.1 with its corpus-free part computed exactly (``"split"``).
+
+    Setting 3.1 has ``A + N = 1`` (:func:`pair_weights`), and ``log(1 + e^{−x}) = log(1 + e^{x}) − x``,
+    so the expected loss is ``Σ_ab A_ab ℓ⁺ + N_ab ℓ⁻ = Σ_ab log(1 + e^{x_ab}) − Σ_ab A_ab x_ab``. The first
+    sum carries no information about the corpus and is computed exactly (gradient ``2σ(WWᵀ)W``,
+    O(V² d)); only the linear second sum is estimated from the sampled positive pairs (weight
+    ``wp = Ψ_ab/α``). As for QWEM's split estimator, a rare pair then adds a bounded push and never a
+    curvature ``Ψ_ab σ(1 − σ)``, which in the fully sampled estimator makes steps unstable.
+    """
+    import torch.nn.functional as F
+    import torch
+
+    X = W @ W.T
+    x = (W[a] * W[b]).sum(1)
+    loss = F.softplus(X).sum() - (wp * x).sum() / batch
+    G = 2.0 * torch.sigmoid(X) @ W
+    cp = (-wp / batch)[:, None]
+    G.index_add_(0, a, cp * W[b])
+    G.index_add_(0, b, cp * W[a])
+    return loss, G
 
 
 def split_loss_grad(W, a, b, wp, na, nb, wn, batch: int):
@@ -664,7 +690,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                batch=batch, init_scale=float(init_scale), decay_at=decay_at, decay_factor=decay_factor,
                log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8], k=k, sample=sample, power=power,
                window=window, oov=oov, stream_vocab=stream_vocab, seed=seed, device=dev.type,
-               estimator=estimator if model == "qwem" else None,
+               estimator=estimator if reweighting == "setting31" else None,
                dtype=str(dt), ref=None if reference is None else _ref_key(reference),
                version=2)
     path = _cache_file(cfg) if use_cache else None

@@ -431,16 +431,18 @@ def test_growth_matrices():
         assert np.abs(B).max() > 0
 
 
-@pytest.mark.parametrize("loss, reweighting", [("quartic", "word2vec"), ("logistic", "setting31")])
-def test_expected_gradient_of_the_mixed_runs(loss, reweighting):
+@pytest.mark.parametrize("loss, reweighting, estimator", [("quartic", "word2vec", "sampled"),
+                                                        ("logistic", "setting31", "split"),
+                                                        ("logistic", "setting31", "sampled")])
+def test_expected_gradient_of_the_mixed_runs(loss, reweighting, estimator):
     """The minibatch gradient of the two mixed runs has the dense population gradient as its mean, and
     the test rejects the other reweighting's population."""
     c = tiny_corpus(n=4000)
     V, d = 6, 2
     _, P, pu = cooccurrence(c, V, window=4, stream_vocab=9, use_cache=False)
     s = tr.make_sampler(c.ids, V, window=4, stream_vocab=9, device="cpu")
-    tables = tr.make_tables(None, P, pu, s, sample=0.05, loss=loss, reweighting=reweighting)
-    assert tables["model"] == f"{loss}-{reweighting}"
+    tables = tr.make_tables(None, P, pu, s, sample=0.05, loss=loss, reweighting=reweighting, estimator=estimator)
+    assert tables["model"] == f"{loss}-{reweighting}" and tables["estimator"] == estimator
     W = np.random.default_rng(6).standard_normal((V, d)) * 0.7
     kw = dict(loss=loss, sample=0.05)
     Lpop = tr.population_loss(W, P, pu, reweighting=reweighting, **kw)
@@ -468,3 +470,18 @@ def test_mixed_runs_train_and_cache_apart(tmp_path, monkeypatch):
     np.testing.assert_array_equal(r1.W0, r3.W0)  # same seed: same W(0) whatever the loss
     with pytest.raises(ValueError, match="loss must be one of"):
         _train(c, loss="hinge")
+
+
+def test_logistic_split_gradient_matches_autograd():
+    g = torch.Generator().manual_seed(7)
+    V, d, n = 6, 2, 40
+    W = torch.randn(V, d, generator=g, dtype=torch.float64)
+    a, b = torch.randint(0, V, (n,), generator=g), torch.randint(0, V, (n,), generator=g)
+    wp = torch.rand(n, generator=g, dtype=torch.float64) * 5
+    loss, G = tr.logistic_split_loss_grad(W, a, b, wp, batch=n)
+    Wr = W.clone().requires_grad_(True)
+    X = Wr @ Wr.T
+    L2 = torch.nn.functional.softplus(X).sum() - (wp * (Wr[a] * Wr[b]).sum(1)).sum() / n
+    (G2,) = torch.autograd.grad(L2, Wr)
+    assert math.isclose(float(loss), float(L2.detach()), rel_tol=1e-12)
+    np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-10, atol=1e-12)
