@@ -66,6 +66,8 @@ __all__ = [
     "gap_exponent",
     "rescaled_unit",
     "half_time",
+    "step_sharpness",
+    "sigmoid_sharpness",
     "SweepResult",
     "random_init_sweep",
 ]
@@ -477,6 +479,48 @@ def half_time(lam: Any, s0_sq: Any) -> Any:
     if np.any(lam <= 0) or np.any(s0_sq <= 0) or np.any(s0_sq >= lam / 2):
         raise ValueError("half_time needs λ > 0 and 0 < s0² < λ/2")
     out = np.log((lam - s0_sq) / s0_sq) / lam
+    return out if out.ndim else float(out)
+
+
+def _logit(f: float) -> float:
+    return math.log(f / (1.0 - f))
+
+
+def step_sharpness(t: np.ndarray, s_sq: np.ndarray, end: Sequence[float], *, lo: float = 0.1,
+                   hi: float = 0.9) -> dict[str, np.ndarray]:
+    """How sharp each mode's step is: its time over its width, ``S_k = t_k^{50} / (t_k^{hi} − t_k^{lo})``.
+
+    ``t_k^f`` is the first time ``s_k²`` reaches the fraction ``f`` of ``end[k]`` (the mode's end value,
+    e.g. ``s_k²`` averaged over the last logs; :func:`learning_times`). ``S_k`` is large for a step that
+    rises in a short interval after a long plateau, about 1 or less for a gradual rise. It does not depend
+    on the unit of ``t``. Returns ``dict(t_lo, t_mid, t_hi, sharpness)`` of shape (d,), NaN where a
+    fraction is never reached. Lemma 3.1's sigmoid gives :func:`sigmoid_sharpness`.
+    """
+    if not 0.0 < lo < 0.5 < hi < 1.0:
+        raise ValueError(f"need 0 < lo < 0.5 < hi < 1, got lo={lo}, hi={hi}")
+    t = np.asarray(t, dtype=np.float64)
+    s_sq = np.asarray(s_sq, dtype=np.float64)
+    end = np.asarray(end, dtype=np.float64)
+    if s_sq.ndim != 2 or t.shape != (s_sq.shape[0],) or end.shape != (s_sq.shape[1],):
+        raise ValueError(f"need t (T,), s_sq (T, d), end (d,), got {t.shape}, {s_sq.shape}, {end.shape}")
+    if np.any(end <= 0):
+        raise ValueError("end values must be positive")
+    t_lo = learning_times(t, s_sq, end, fraction=lo)
+    t_mid = learning_times(t, s_sq, end, fraction=0.5)
+    t_hi = learning_times(t, s_sq, end, fraction=hi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sharp = t_mid / (t_hi - t_lo)
+    return dict(t_lo=t_lo, t_mid=t_mid, t_hi=t_hi, sharpness=sharp)
+
+
+def sigmoid_sharpness(end: Any, s0_sq: Any, *, lo: float = 0.1, hi: float = 0.9) -> Any:
+    """:func:`step_sharpness` of Lemma 3.1's sigmoid from ``s0_sq`` to ``end`` (rate-free):
+    ``ln((end − s0²)/s0²) / (logit(hi) − logit(lo))`` (``ln(end/s0²)/ln 81`` for 10%–90%)."""
+    end = np.asarray(end, dtype=np.float64)
+    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    if np.any(s0_sq <= 0) or np.any(end <= 2 * s0_sq):
+        raise ValueError("sigmoid_sharpness needs 0 < s0² < end/2")
+    out = np.log((end - s0_sq) / s0_sq) / (_logit(hi) - _logit(lo))
     return out if out.ndim else float(out)
 
 

@@ -78,15 +78,25 @@ __all__ = [
     "subsampling_keep",
     "sgns_population_loss",
     "sgns_growth_matrix",
+    "LOSSES",
+    "REWEIGHTINGS",
+    "resolve_model",
+    "pair_weights",
+    "population_loss",
+    "population_gradient",
+    "growth_matrix",
     "make_tables",
     "pair_loss_grad",
     "batch_loss_grad",
     "split_loss_grad",
+    "logistic_split_loss_grad",
     "principal_cosines",
     "sgd_time",
     "plan_schedule",
     "PresetRun",
     "run_preset",
+    "AblationRun",
+    "run_ablation",
     "preset_schedule",
     "plot_steps",
     "eigen_overlap",
@@ -95,6 +105,15 @@ __all__ = [
 ]
 
 Model = Literal["qwem", "sgns"]
+Loss = Literal["quartic", "logistic"]
+Reweighting = Literal["setting31", "word2vec"]
+LOSSES: tuple[str, ...] = ("quartic", "logistic")
+"""The per-pair losses: QWEM's quartic ``(∓x + x²/4)`` and word2vec's logistic ``−log σ(±x)``."""
+REWEIGHTINGS: tuple[str, ...] = ("setting31", "word2vec")
+"""The reweightings: Setting 3.1 (``Ψ⁺ = Ψ⁻ = 1/(P_ab + P_aP_b)``, negatives from ``P_aP_b``; the authors'
+code calls it "omniscient") and word2vec's (subsampling ``ρ_aρ_b`` as pair weights, ``k`` negatives per
+positive from ``P^0.75`` that keep the positive's centre word and weight)."""
+_NAMED = {("quartic", "setting31"): "qwem", ("logistic", "word2vec"): "sgns"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -240,6 +259,99 @@ def sgns_growth_matrix(P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5,
 
 
 # ----------------------------------------------------------------------------------------------
+# loss × reweighting: the four models of the ablation (chapter 25)
+# ----------------------------------------------------------------------------------------------
+def resolve_model(model: str | None = "qwem", loss: str | None = None,
+                  reweighting: str | None = None) -> tuple[str, str, str]:
+    """``(name, loss, reweighting)`` of a run.
+
+    ``model="qwem"`` is (quartic, setting31) and ``model="sgns"`` is (logistic, word2vec). ``loss`` and
+    ``reweighting``, when given, override the corresponding half of ``model``. ``name`` is ``"qwem"`` or
+    ``"sgns"`` for those two combinations and ``"<loss>-<reweighting>"`` for the two mixed ones.
+    """
+    if model is not None and model not in ("qwem", "sgns"):
+        raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
+    base = {"qwem": ("quartic", "setting31"), "sgns": ("logistic", "word2vec"), None: (None, None)}[model]
+    lo = loss if loss is not None else base[0]
+    rw = reweighting if reweighting is not None else base[1]
+    if lo not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {lo!r}")
+    if rw not in REWEIGHTINGS:
+        raise ValueError(f"reweighting must be one of {REWEIGHTINGS}, got {rw!r}")
+    return _NAMED.get((lo, rw), f"{lo}-{rw}"), lo, rw
+
+
+def pair_weights(P_joint, P_unigram, reweighting: Reweighting, *, k: int = 1, sample: float = 1e-5,
+                 power: float = 0.75) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, N)``: the expected weight with which the trainer's minibatch counts each ordered pair ``(a, b)``
+    as a positive (``A``) and as a negative (``N``), so that its expected loss is
+    ``Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` whatever the loss.
+
+    ``"setting31"``: ``A = Ψ∘P``, ``N = Ψ∘(P_aP_b)`` with ``Ψ = 1/(P + P_aP_b)`` (so ``A + N = 1``);
+    ``"word2vec"``: ``A = P∘(ρρᵀ)``, ``N = k m Qᵀ`` with ``m = A1`` and ``Q ∝ P^power``.
+    """
+    P = np.asarray(P_joint, dtype=np.float64)
+    pu = np.asarray(P_unigram, dtype=np.float64)
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or pu.shape != (P.shape[0],):
+        raise ValueError(f"need a V × V joint and a length-V unigram, got {P.shape} and {pu.shape}")
+    if reweighting == "setting31":
+        pp = np.outer(pu, pu)
+        psi = 1.0 / (P + pp)
+        return psi * P, psi * pp
+    if reweighting == "word2vec":
+        return _sgns_parts(P, pu, k, sample, power)
+    raise ValueError(f"reweighting must be one of {REWEIGHTINGS}, got {reweighting!r}")
+
+
+def _loss_np(loss: str, X: np.ndarray, positive: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pair loss and derivative in ``x`` for NumPy arrays."""
+    sgn = -1.0 if positive else 1.0
+    if loss == "quartic":
+        return sgn * X + X * X / 4.0, sgn + X / 2.0
+    if loss == "logistic":  # −log σ(−sgn·x) = softplus(sgn·x); derivative sgn·σ(sgn·x)
+        return np.logaddexp(0.0, sgn * X), sgn * 0.5 * (1.0 + np.tanh(0.5 * sgn * X))
+    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+
+
+def population_loss(W, P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
+                    sample: float = 1e-5, power: float = 0.75) -> float:
+    """The expected minibatch loss of :func:`train_pairs` for ``loss`` × ``reweighting``:
+    ``Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with ``(A, N)`` from :func:`pair_weights`, ``x = WWᵀ``.
+    (quartic × setting31 is Theorem 1's loss; logistic × word2vec is :func:`sgns_population_loss`.)"""
+    A, N = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
+    W = np.asarray(W, dtype=np.float64)
+    X = W @ W.T
+    return float(np.sum(A * _loss_np(loss, X, True)[0] + N * _loss_np(loss, X, False)[0]))
+
+
+def population_gradient(W, P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
+                        sample: float = 1e-5, power: float = 0.75) -> np.ndarray:
+    """The gradient of :func:`population_loss` in ``W``: ``(C + Cᵀ) W`` with
+    ``C_ab = A_ab ℓ⁺′(x_ab) + N_ab ℓ⁻′(x_ab)`` (dense, for checks on small vocabularies)."""
+    A, N = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
+    W = np.asarray(W, dtype=np.float64)
+    X = W @ W.T
+    C = A * _loss_np(loss, X, True)[1] + N * _loss_np(loss, X, False)[1]
+    return (C + C.T) @ W
+
+
+def growth_matrix(P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
+                  sample: float = 1e-5, power: float = 0.75) -> np.ndarray:
+    """``K``: at small ``W`` the population gradient is ``−K W``, so under the flow ``dW/dt = −½∇L``
+    (time ``t = 2Ση``) each eigen-direction of ``K`` grows as ``s² ∝ e^{κ t}``, ``κ`` its eigenvalue.
+
+    ``K = β (D + Dᵀ)`` with ``D = A − N`` (:func:`pair_weights`) and ``β = |ℓ±′(0)|``: 1 for the quartic
+    loss, ½ for the logistic one. quartic × setting31 gives ``K = M*`` (Lemma 3.1's rates);
+    logistic × word2vec gives :func:`sgns_growth_matrix`; logistic × setting31 gives ``M*/2``.
+    """
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    A, N = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
+    D = A - N
+    return (1.0 if loss == "quartic" else 0.5) * (D + D.T)
+
+
+# ----------------------------------------------------------------------------------------------
 # subspace measurements
 # ----------------------------------------------------------------------------------------------
 def principal_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -300,43 +412,54 @@ def sgd_time(lrs: np.ndarray) -> np.ndarray:
 
 
 def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev: Any, dt: Any, *,
-            k: int = 1, sample: float = 1e-5, power: float = 0.75, estimator: str = "split") -> dict:
-    """The device tables a model's minibatch needs (Ψ for QWEM; ρ and P^power for SGNS)."""
+            k: int = 1, sample: float = 1e-5, power: float = 0.75, estimator: str = "split",
+            loss: str | None = None, reweighting: str | None = None) -> dict:
+    """The device tables a run's minibatch needs (Ψ for Setting 3.1; ρ and P^power for word2vec's)."""
     import torch
 
+    name, lo, rw = resolve_model(model, loss, reweighting)
     if P.shape != (sampler.V, sampler.V) or pu.shape != (sampler.V,):
         raise ValueError(f"statistics of shape {P.shape}, {pu.shape} do not match V={sampler.V}")
-    if model == "qwem":
-        if estimator not in ("split", "sampled"):
-            raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
-        return dict(model=model, dtype=dt, inv_acc=1.0 / sampler.acceptance, estimator=estimator,
-                    psi=torch.as_tensor(1.0 / (P + np.outer(pu, pu)), device=dev, dtype=dt))
+    if estimator not in ("split", "sampled"):
+        raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
+    base = dict(model=name, loss=lo, reweighting=rw, dtype=dt, inv_acc=1.0 / sampler.acceptance,
+                estimator=estimator if rw == "setting31" else "sampled")
+    if rw == "setting31":
+        return dict(base, psi=torch.as_tensor(1.0 / (P + np.outer(pu, pu)), device=dev, dtype=dt))
     Q = pu ** power
-    return dict(model=model, dtype=dt, k=int(k), inv_acc=1.0 / sampler.acceptance, rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
+    return dict(base, k=int(k), rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
                 Q=torch.as_tensor(Q / Q.sum(), device=dev, dtype=torch.float64))
 
 
-def make_tables(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, sampler: PairSampler, *,
+def make_tables(model: Model | None, P_joint: np.ndarray, P_unigram: np.ndarray, sampler: PairSampler, *,
                 dtype: Any = None, k: int = 1, sample: float = 1e-5, power: float = 0.75,
-                estimator: str = "split") -> dict:
-    """Public form of the per-model tables used by :func:`batch_loss_grad` (for tests and benchmarks)."""
+                estimator: str = "split", loss: Loss | None = None,
+                reweighting: Reweighting | None = None) -> dict:
+    """Public form of the per-run tables used by :func:`batch_loss_grad` (for tests and benchmarks);
+    ``loss`` and ``reweighting`` override ``model`` as in :func:`resolve_model`."""
     import torch
 
-    if model not in ("qwem", "sgns"):
-        raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
+    resolve_model(model, loss, reweighting)
     return _tables(model, np.asarray(P_joint, np.float64), np.asarray(P_unigram, np.float64), sampler,
-                   sampler.device, dtype or torch.float64, k=k, sample=sample, power=power, estimator=estimator)
+                   sampler.device, dtype or torch.float64, k=k, sample=sample, power=power, estimator=estimator,
+                   loss=loss, reweighting=reweighting)
 
 
-def pair_loss_grad(W, a, b, wp, na, nb, wn, model: Model, batch: int):
+def pair_loss_grad(W, a, b, wp, na, nb, wn, model: str, batch: int):
     """Minibatch loss and its gradient in ``W`` (computed by hand, no autograd) for given pairs.
 
     ``(a, b, wp)`` positive pairs and their weights, ``(na, nb, wn)`` negative pairs and weights; the loss
-    is ``Σ wp ℓ⁺(x_ab)/batch + Σ wn ℓ⁻(x_ab)/batch`` with ``x_ab = w_a·w_b``.
+    is ``Σ wp ℓ⁺(x_ab)/batch + Σ wn ℓ⁻(x_ab)/batch`` with ``x_ab = w_a·w_b``. ``model`` names the per-pair
+    loss: ``"quartic"`` (or ``"qwem"``) or ``"logistic"`` (or ``"sgns"``).
     """
     import torch
 
-    terms = qwem_pair_terms if model == "qwem" else sgns_pair_terms
+    if model in ("qwem", "quartic"):
+        terms = qwem_pair_terms
+    elif model in ("sgns", "logistic"):
+        terms = sgns_pair_terms
+    else:
+        raise ValueError(f"model must be 'quartic'/'qwem' or 'logistic'/'sgns', got {model!r}")
     x = (W[a] * W[b]).sum(1)
     xn = (W[na] * W[nb]).sum(1)
     lp, gp = terms(x, True)
@@ -355,14 +478,15 @@ def pair_loss_grad(W, a, b, wp, na, nb, wn, model: Model, batch: int):
 def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
     """Draw one minibatch (``batch`` positives and their negatives) and return ``(loss, gradient)``.
 
-    Its expectation over the draw is the population loss (:func:`qwem_lib.theory.qwem_loss` with
-    Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j) for QWEM, :func:`sgns_population_loss` for SGNS) and its gradient.
+    The pairs and their weights follow the tables' reweighting, the per-pair terms their loss. The
+    expectation over the draw is :func:`population_loss` and its gradient (:func:`qwem_lib.theory.qwem_loss`
+    with Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j) for QWEM, :func:`sgns_population_loss` for SGNS).
     """
     import torch
 
     dt = tables["dtype"]
     a, b, valid = sampler.positive(batch, gen)
-    if tables["model"] == "qwem":
+    if tables["reweighting"] == "setting31":
         wp = tables["psi"][a, b] * valid.to(dt) * tables["inv_acc"]
         na, nb = sampler.unigram(batch, gen), sampler.unigram(batch, gen)
         wn = tables["psi"][na, nb]
@@ -373,9 +497,34 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
         na = a.repeat(k)
         nb = torch.multinomial(tables["Q"], batch * k, replacement=True, generator=gen)
         wn = wp.repeat(k)
-    if tables["model"] == "qwem" and tables["estimator"] == "split":
-        return split_loss_grad(W, a, b, wp, na, nb, wn, batch)
-    return pair_loss_grad(W, a, b, wp, na, nb, wn, tables["model"], batch)
+    if tables["estimator"] == "split":
+        if tables["loss"] == "quartic":
+            return split_loss_grad(W, a, b, wp, na, nb, wn, batch)
+        return logistic_split_loss_grad(W, a, b, wp, batch)
+    return pair_loss_grad(W, a, b, wp, na, nb, wn, tables["loss"], batch)
+
+
+def logistic_split_loss_grad(W, a, b, wp, batch: int):
+    """The logistic loss under Setting 3.1 with its corpus-free part computed exactly (``"split"``).
+
+    Setting 3.1 has ``A + N = 1`` (:func:`pair_weights`), and ``log(1 + e^{−x}) = log(1 + e^{x}) − x``,
+    so the expected loss is ``Σ_ab A_ab ℓ⁺ + N_ab ℓ⁻ = Σ_ab log(1 + e^{x_ab}) − Σ_ab A_ab x_ab``. The first
+    sum carries no information about the corpus and is computed exactly (gradient ``2σ(WWᵀ)W``,
+    O(V² d)); only the linear second sum is estimated from the sampled positive pairs (weight
+    ``wp = Ψ_ab/α``). As for QWEM's split estimator, a rare pair then adds a bounded push and never a
+    curvature ``Ψ_ab σ(1 − σ)``, which in the fully sampled estimator makes steps unstable.
+    """
+    import torch.nn.functional as F
+    import torch
+
+    X = W @ W.T
+    x = (W[a] * W[b]).sum(1)
+    loss = F.softplus(X).sum() - (wp * x).sum() / batch
+    G = 2.0 * torch.sigmoid(X) @ W
+    cp = (-wp / batch)[:, None]
+    G.index_add_(0, a, cp * W[b])
+    G.index_add_(0, b, cp * W[a])
+    return loss, G
 
 
 def split_loss_grad(W, a, b, wp, na, nb, wn, batch: int):
@@ -458,7 +607,7 @@ class TrainResult:
 
 def _check_hparams(V: int, d: int, steps: int, lr: float, batch: int, init_scale: float,
                    decay_at: float | None, decay_factor: float, model: str, k: int) -> None:
-    if model not in ("qwem", "sgns"):
+    if model not in ("qwem", "sgns") and model not in {f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS}:
         raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
     if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
@@ -500,18 +649,22 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                 power: float = 0.75, window: int = 16, oov: str = "authors",
                 stream_vocab: int = STREAM_VOCAB, seed: int = 0, device: Any = None,
                 dtype: Any = None, use_cache: bool = True, progress: bool = True,
-                stats: tuple[np.ndarray, np.ndarray] | None = None, estimator: str = "split") -> TrainResult:
+                stats: tuple[np.ndarray, np.ndarray] | None = None, estimator: str = "split",
+                loss: Loss | None = None, reweighting: Reweighting | None = None) -> TrainResult:
     """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
 
     ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
-    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. Each step draws
-    ``batch`` positive pairs and ``batch`` (QWEM) or ``k·batch`` (SGNS) negative pairs.
+    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. ``loss``
+    (``"quartic"`` | ``"logistic"``) and ``reweighting`` (``"setting31"`` | ``"word2vec"``), when given,
+    replace the corresponding half of ``model`` (:func:`resolve_model`): the four runs of the ablation
+    of chapter 25; their expected loss is :func:`population_loss`. Each step draws ``batch`` positive
+    pairs and ``batch`` (Setting 3.1) or ``k·batch`` (word2vec's reweighting) negative pairs.
     ``W(0) = init_scale/√d · N(0, 1)`` (the authors' init; the projection of ``W(0)`` on any unit
     vector then has squared norm ≈ ``init_scale²``). Learning rate ``lr``, multiplied by
     ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
     eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
     same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
-    (QWEM only): ``"split"`` computes the corpus-free quadratic part ¼‖WWᵀ‖² exactly and samples the
+    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic part ¼‖WWᵀ‖² exactly and samples the
     linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
 
     Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
@@ -524,6 +677,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
         raise DataError(f"corpus {c.name!r} is empty")
     if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    model, loss, reweighting = resolve_model(model, loss, reweighting)
     _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, model, k)
     V, d, steps, batch = int(V), int(d), int(steps), int(batch)
     dev = torch.device(device) if device is not None else config.device()
@@ -536,7 +690,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
                batch=batch, init_scale=float(init_scale), decay_at=decay_at, decay_factor=decay_factor,
                log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8], k=k, sample=sample, power=power,
                window=window, oov=oov, stream_vocab=stream_vocab, seed=seed, device=dev.type,
-               estimator=estimator if model == "qwem" else None,
+               estimator=estimator if reweighting == "setting31" else None,
                dtype=str(dt), ref=None if reference is None else _ref_key(reference),
                version=2)
     path = _cache_file(cfg) if use_cache else None
@@ -559,7 +713,8 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     ref = None if reference is None else torch.as_tensor(np.linalg.qr(np.asarray(reference, np.float64))[0],
                                                        device=dev, dtype=torch.float64)
 
-    tables = _tables(model, P, pu, sampler, dev, dt, k=k, sample=sample, power=power, estimator=estimator)
+    tables = _tables(None, P, pu, sampler, dev, dt, k=k, sample=sample, power=power, estimator=estimator,
+                     loss=loss, reweighting=reweighting)
 
     def step_grad(W):
         return batch_loss_grad(W, sampler, tables, gen, batch=batch)
@@ -599,7 +754,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
             if s + 1 in log_set:
                 record(s + 1, W, loss)
     seconds = time.time() - t0
-    per_step = batch * (2 if model == "qwem" else 1 + k)
+    per_step = batch * (2 if reweighting == "setting31" else 1 + k)
     steps_arr = np.asarray(logs["steps"], dtype=np.int64)
     times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
     ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
@@ -739,6 +894,60 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
                       reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))
     return PresetRun(result=res, words=words, lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq),
                      lr=plan["lr"], steps=steps, main_steps=plan["steps"], tau=plan["tau"])
+
+
+@dataclass
+class AblationRun:
+    """One of the four runs of :func:`run_ablation`: ``name`` (``"qwem"``, ``"sgns"`` or
+    ``"<loss>-<reweighting>"``), ``loss``, ``reweighting``, ``result`` (:class:`TrainResult`), ``kappa``
+    the top ``d + 1`` eigenvalues of the run's growth matrix ``K`` (:func:`growth_matrix`), ``lr`` the
+    learning rate ``lr_factor/κ₁`` and ``u`` the logged times on the common axis ``u = κ₁ t``."""
+
+    name: str
+    loss: str
+    reweighting: str
+    result: TrainResult
+    kappa: np.ndarray
+    lr: float
+    u: np.ndarray
+
+
+def run_ablation(corpus: str | Corpus, V: int, d: int, *, sigma_sq: float, lr_factor: float, steps: int,
+                 batch: int = 50_000, n_logs: int = 400, seed: int = 0, k: int = 1,
+                 losses: Sequence[str] = LOSSES, reweightings: Sequence[str] = REWEIGHTINGS,
+                 stats: tuple[np.ndarray, np.ndarray] | None = None, reference: np.ndarray | None = None,
+                 progress: bool = True, device: Any = None) -> dict[tuple[str, str], AblationRun]:
+    """The ablation of chapter 25: every ``loss × reweighting``, from the same ``W(0)`` (same seed and
+    ``init_scale = √σ²``), on the same corpus stream, for the same number of ``steps`` at a constant rate.
+
+    Each run's rate is ``lr = lr_factor/κ₁`` with ``κ₁`` the top eigenvalue of its own growth matrix
+    (:func:`growth_matrix`), so that after ``s`` steps every run has reached the same ``u = κ₁ t =
+    2·lr_factor·s``: the number of e-folds its fastest mode has grown in the linear phase. No run is
+    shifted. ``reference`` (V × r) is passed to :func:`train_pairs` for the logged overlaps. Returns a
+    dict keyed by ``(loss, reweighting)``.
+    """
+    c = resolve_corpus(corpus)
+    if stats is None:
+        _, P, pu = cooccurrence(c, V)
+    else:
+        P, pu = stats
+    if not (math.isfinite(sigma_sq) and sigma_sq > 0 and math.isfinite(lr_factor) and lr_factor > 0):
+        raise ValueError(f"sigma_sq and lr_factor must be positive, got {sigma_sq!r}, {lr_factor!r}")
+    out: dict[tuple[str, str], AblationRun] = {}
+    for lo in losses:
+        for rw in reweightings:
+            name, lo, rw = resolve_model(None, lo, rw)
+            K = growth_matrix(P, pu, loss=lo, reweighting=rw, k=k)
+            kappa, _ = _top_eigs(K, min(d + 1, V))
+            if kappa[0] <= 0:
+                raise ValueError(f"{name}: the growth matrix has no positive eigenvalue")
+            lr = float(lr_factor / kappa[0])
+            res = train_pairs(c, V, d, loss=lo, reweighting=rw, steps=steps, lr=lr, batch=batch,
+                              init_scale=math.sqrt(sigma_sq), n_logs=n_logs, reference=reference, k=k,
+                              seed=seed, device=device, progress=progress, stats=(P, pu))
+            out[(lo, rw)] = AblationRun(name=name, loss=lo, reweighting=rw, result=res, kappa=kappa, lr=lr,
+                                        u=kappa[0] * res.times)
+    return out
 
 
 def plot_steps(ax, t: np.ndarray, s_sq: np.ndarray, theory: np.ndarray | None = None, *, run_label: str,

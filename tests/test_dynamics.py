@@ -235,3 +235,42 @@ def test_random_init_sweep_small():
     s0, _ = dy.matched_initial_singular_values(np.sqrt(1e-3) * Z, Q[:, :3])
     d0 = procrustes_distance(Q[:, :3] * s0, np.sqrt(1e-3) * Z) / math.sqrt(lam[:3].sum())
     assert math.isclose(res.distance[0, 0], d0, rel_tol=1e-10)
+
+
+# -- step sharpness (chapter 25) ----------------------------------------------------------------
+def test_step_sharpness_of_lemma_sigmoid_and_of_a_ramp():
+    from qwem_lib.dynamics import sigmoid_sharpness, step_sharpness
+    from qwem_lib.theory import aligned_sigmoid
+
+    lam = np.array([4.0, 1.5])
+    s0 = 1e-6
+    t = np.linspace(0, 20, 200_001)
+    s_sq = aligned_sigmoid(lam[None, :], s0, t[:, None])
+    out = step_sharpness(t, s_sq, lam)
+    # Lemma 3.1: t_f = [logit f + ln((λ − s0)/s0)]/λ, so S = ln((λ − s0)/s0)/ln 81, whatever λ
+    expect = np.log((lam - s0) / s0) / np.log(81.0)
+    np.testing.assert_allclose(out["sharpness"], expect, rtol=1e-4)
+    np.testing.assert_allclose(sigmoid_sharpness(lam, s0), expect, rtol=1e-12)
+    np.testing.assert_allclose(out["t_mid"], np.log((lam - s0) / s0) / lam, rtol=1e-4)
+    # the unit of time does not matter
+    np.testing.assert_allclose(step_sharpness(7.0 * t, s_sq, lam)["sharpness"], out["sharpness"], rtol=1e-9)
+    # a linear ramp from 0 to 1 on [0, 1]: t10 = .1, t50 = .5, t90 = .9, S = .5/.8
+    tr_ = np.linspace(0, 1, 1001)
+    ramp = step_sharpness(tr_, tr_[:, None], [1.0])
+    np.testing.assert_allclose(ramp["sharpness"], [0.625], rtol=1e-9)
+    # a mode that never reaches its fractions gives NaN
+    assert np.isnan(step_sharpness(tr_, tr_[:, None], [2.0])["sharpness"][0])
+
+
+def test_step_sharpness_validation():
+    from qwem_lib.dynamics import sigmoid_sharpness, step_sharpness
+
+    t = np.linspace(0, 1, 5)
+    with pytest.raises(ValueError):
+        step_sharpness(t, t[:, None], [1.0], lo=0.6)
+    with pytest.raises(ValueError):
+        step_sharpness(t, t[:, None], [1.0, 2.0])
+    with pytest.raises(ValueError):
+        step_sharpness(t, t[:, None], [0.0])
+    with pytest.raises(ValueError):
+        sigmoid_sharpness(1.0, 0.6)

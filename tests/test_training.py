@@ -341,3 +341,147 @@ def test_plot_steps():
     colors = tr.plot_steps(ax, t, np.ones((5, 3)), np.zeros((5, 3)), run_label="run", theory_label="th", t_max=0.5)
     assert len(colors) == 3 and len(ax.lines) == 6 and ax.get_xlim() == (0.0, 0.5)
     plt.close(fig)
+
+
+# -- loss × reweighting (chapter 25's ablation) ---------------------------------------------------
+ALL_RUNS = [(lo, rw) for lo in tr.LOSSES for rw in tr.REWEIGHTINGS]
+
+
+def test_resolve_model_names_and_validation():
+    assert tr.resolve_model("qwem") == ("qwem", "quartic", "setting31")
+    assert tr.resolve_model("sgns") == ("sgns", "logistic", "word2vec")
+    assert tr.resolve_model("qwem", reweighting="word2vec") == ("quartic-word2vec", "quartic", "word2vec")
+    assert tr.resolve_model(None, "logistic", "setting31") == ("logistic-setting31", "logistic", "setting31")
+    assert tr.resolve_model(None, "logistic", "word2vec")[0] == "sgns"
+    with pytest.raises(ValueError, match="loss must be one of"):
+        tr.resolve_model(None, "cubic", "setting31")
+    with pytest.raises(ValueError, match="reweighting must be one of"):
+        tr.resolve_model("qwem", reweighting="glove")
+    with pytest.raises(ValueError, match="model must be"):
+        tr.resolve_model("glove")
+
+
+def test_pair_weights_by_hand():
+    # two words: P = [[.1, .3], [.3, .3]], P_a = (.4, .6)
+    P = np.array([[0.1, 0.3], [0.3, 0.3]])
+    pu = np.array([0.4, 0.6])
+    A, N = tr.pair_weights(P, pu, "setting31")
+    np.testing.assert_allclose(A + N, 1.0)  # Setting 3.1: G = 1
+    np.testing.assert_allclose(A[0, 1], 0.3 / (0.3 + 0.24))
+    # word2vec's with no subsampling (sample large: ρ = 1), k = 2, power 1: N = 2 m Qᵀ, m = row sums of P
+    A, N = tr.pair_weights(P, pu, "word2vec", k=2, sample=10.0, power=1.0)
+    np.testing.assert_allclose(A, P)
+    np.testing.assert_allclose(N, 2 * np.outer([0.4, 0.6], [0.4, 0.6]))
+    with pytest.raises(ValueError):
+        tr.pair_weights(P, pu, "omniscient")
+    with pytest.raises(ValueError):
+        tr.pair_weights(P, pu[:1], "setting31")
+
+
+@pytest.mark.parametrize("loss, reweighting", ALL_RUNS)
+def test_population_gradient_matches_autograd(loss, reweighting):
+    """The dense gradient formula (C + Cᵀ)W against torch autograd of the dense population loss."""
+    c = tiny_corpus()
+    _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
+    W = np.random.default_rng(4).standard_normal((6, 2)) * 0.8
+    A, N = (torch.tensor(x) for x in tr.pair_weights(P, pu, reweighting, sample=0.05))
+    Wr = torch.tensor(W, requires_grad=True)
+    X = Wr @ Wr.T
+    if loss == "quartic":
+        Lt = (A * (-X + X ** 2 / 4) + N * (X + X ** 2 / 4)).sum()
+    else:
+        Lt = (A * torch.nn.functional.softplus(-X) + N * torch.nn.functional.softplus(X)).sum()
+    (Gt,) = torch.autograd.grad(Lt, Wr)
+    kw = dict(loss=loss, reweighting=reweighting, sample=0.05)
+    assert math.isclose(tr.population_loss(W, P, pu, **kw), float(Lt), rel_tol=1e-12)
+    np.testing.assert_allclose(tr.population_gradient(W, P, pu, **kw), Gt.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_population_loss_agrees_with_the_named_models():
+    c = tiny_corpus()
+    _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
+    W = np.random.default_rng(5).standard_normal((6, 2)) * 0.5
+    psi = equal_reweighting(P, pu)
+    # quartic × setting31 is Theorem 1's loss; its gradient is (WWᵀ − M*)W
+    assert math.isclose(tr.population_loss(W, P, pu, loss="quartic", reweighting="setting31"),
+                        qwem_loss(W, P, psi, psi, pu), rel_tol=1e-12)
+    M = 2 * (P - np.outer(pu, pu)) / (P + np.outer(pu, pu))
+    np.testing.assert_allclose(tr.population_gradient(W, P, pu, loss="quartic", reweighting="setting31"),
+                               (W @ W.T - M) @ W, rtol=1e-10, atol=1e-12)
+    assert math.isclose(tr.population_loss(W, P, pu, loss="logistic", reweighting="word2vec"),
+                        tr.sgns_population_loss(W, P, pu), rel_tol=1e-12)
+
+
+def test_growth_matrices():
+    c = tiny_corpus()
+    _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
+    M = 2 * (P - np.outer(pu, pu)) / (P + np.outer(pu, pu))
+    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="quartic", reweighting="setting31"), M, atol=1e-12)
+    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="logistic", reweighting="setting31"), M / 2,
+                               atol=1e-12)
+    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="logistic", reweighting="word2vec"),
+                               tr.sgns_growth_matrix(P, pu), atol=1e-15)
+    # every K is minus the small-W gradient (the dense gradient is checked against autograd above);
+    # the cubic terms are O(|W|²) relative: 1e-8 at |W| = 1e-4
+    W = np.random.default_rng(2).standard_normal((6, 2)) * 1e-4
+    for lo, rw in ALL_RUNS:
+        K = tr.growth_matrix(P, pu, loss=lo, reweighting=rw)
+        np.testing.assert_allclose(B := tr.population_gradient(W, P, pu, loss=lo, reweighting=rw), -K @ W,
+                                   rtol=1e-6, atol=1e-6 * np.abs(K @ W).max())
+        assert np.abs(B).max() > 0
+
+
+@pytest.mark.parametrize("loss, reweighting, estimator", [("quartic", "word2vec", "sampled"),
+                                                        ("logistic", "setting31", "split"),
+                                                        ("logistic", "setting31", "sampled")])
+def test_expected_gradient_of_the_mixed_runs(loss, reweighting, estimator):
+    """The minibatch gradient of the two mixed runs has the dense population gradient as its mean, and
+    the test rejects the other reweighting's population."""
+    c = tiny_corpus(n=4000)
+    V, d = 6, 2
+    _, P, pu = cooccurrence(c, V, window=4, stream_vocab=9, use_cache=False)
+    s = tr.make_sampler(c.ids, V, window=4, stream_vocab=9, device="cpu")
+    tables = tr.make_tables(None, P, pu, s, sample=0.05, loss=loss, reweighting=reweighting, estimator=estimator)
+    assert tables["model"] == f"{loss}-{reweighting}" and tables["estimator"] == estimator
+    W = np.random.default_rng(6).standard_normal((V, d)) * 0.7
+    kw = dict(loss=loss, sample=0.05)
+    Lpop = tr.population_loss(W, P, pu, reweighting=reweighting, **kw)
+    Gpop = tr.population_gradient(W, P, pu, reweighting=reweighting, **kw)
+    Lmc, Lse, Gmc, Gse = _mc_gradient(None, W, s, tables)
+    assert abs(Lmc - Lpop) < 5 * Lse
+    assert np.all(np.abs(Gmc - Gpop) < 5 * Gse + 1e-9)
+    other = "word2vec" if reweighting == "setting31" else "setting31"
+    Gother = tr.population_gradient(W, P, pu, reweighting=other, **kw)
+    assert np.any(np.abs(Gmc - Gother) > 5 * Gse)
+
+
+def test_mixed_runs_train_and_cache_apart(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    c = tiny_corpus()
+    _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
+    kap = np.linalg.eigvalsh(tr.growth_matrix(P, pu, loss="quartic", reweighting="word2vec", sample=0.05))[-1]
+    lr = 0.05 / kap
+    r1 = _train(c, loss="quartic", reweighting="word2vec", lr=lr, sample=0.05, use_cache=True)
+    assert r1.config["model"] == "quartic-word2vec" and np.all(np.isfinite(r1.W))
+    r2 = _train(c, loss="quartic", reweighting="word2vec", lr=lr, sample=0.05, use_cache=True)
+    assert r2.cached and np.array_equal(r1.W, r2.W)
+    r3 = _train(c, loss="logistic", reweighting="word2vec", lr=lr, sample=0.05, use_cache=True)
+    assert not r3.cached and r3.config["model"] == "sgns"
+    np.testing.assert_array_equal(r1.W0, r3.W0)  # same seed: same W(0) whatever the loss
+    with pytest.raises(ValueError, match="loss must be one of"):
+        _train(c, loss="hinge")
+
+
+def test_logistic_split_gradient_matches_autograd():
+    g = torch.Generator().manual_seed(7)
+    V, d, n = 6, 2, 40
+    W = torch.randn(V, d, generator=g, dtype=torch.float64)
+    a, b = torch.randint(0, V, (n,), generator=g), torch.randint(0, V, (n,), generator=g)
+    wp = torch.rand(n, generator=g, dtype=torch.float64) * 5
+    loss, G = tr.logistic_split_loss_grad(W, a, b, wp, batch=n)
+    Wr = W.clone().requires_grad_(True)
+    X = Wr @ Wr.T
+    L2 = torch.nn.functional.softplus(X).sum() - (wp * (Wr[a] * Wr[b]).sum(1)).sum() / n
+    (G2,) = torch.autograd.grad(L2, Wr)
+    assert math.isclose(float(loss), float(L2.detach()), rel_tol=1e-12)
+    np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-10, atol=1e-12)
