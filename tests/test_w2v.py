@@ -75,3 +75,34 @@ def test_subsample_probability_matches_gensim():
         w2v.subsample_keep_probability(np.array([0.0, 1.0]), 1e-3)
     with pytest.raises(ValueError):
         w2v.subsample_keep_probability(np.array([1.0]), -1.0)
+
+
+def test_word2vec_learns_planted_topics(tmp_path, monkeypatch):
+    """A corpus of two disjoint topics (words of one topic never share a window with the other's): the
+    trained embeddings must put same-topic words closer than cross-topic words, and the rows must be
+    aligned with ``words`` (a permuted alignment would mix the topics)."""
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(2)
+    n_words, doc = 16, 400
+    topic_of = np.arange(n_words) % 2  # word i belongs to topic i % 2
+    docs = []
+    for k in range(60):  # alternating documents, each a long run of one topic's words
+        pool = np.flatnonzero(topic_of == k % 2)
+        docs.append(rng.choice(pool, size=doc))
+        docs.append(np.full(20, n_words + k % 3))  # a separator of out-of-vocabulary filler words
+    raw = np.concatenate(docs)
+    counts = np.bincount(raw)
+    order = np.lexsort((np.arange(counts.size), -counts))
+    rank = np.empty(counts.size, dtype=np.int32)
+    rank[order] = np.arange(counts.size)
+    ids = rank[raw]
+    c = Corpus("w2v-topics-unregistered", ids, [f"t{i}" for i in range(counts.size)],
+               np.bincount(ids, minlength=counts.size).astype(np.int64))
+    topic = {f"t{rank[i]}": topic_of[i] for i in range(n_words)}
+    words, W, _ = w2v.train_word2vec(c, n_words, 8, negative=5, epochs=20, window=3, workers=1, sample=0)
+    assert sorted(words, key=lambda w: int(w[1:])) == words and set(words) == set(topic)
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    cos = Wn @ Wn.T
+    same = np.array([[topic[a] == topic[b] for b in words] for a in words])
+    off = ~np.eye(n_words, dtype=bool)
+    assert cos[same & off].mean() > cos[~same].mean() + 0.3
