@@ -35,7 +35,7 @@ from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, plotting
 from qwem_lib import fc
-from qwem_lib.fc_theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
+from qwem_lib.fc.theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
 from qwem_lib.report import prose
 
 plotting.use_style()
@@ -147,7 +147,7 @@ rep.below("fc.fig3.weight_decay_is_lambda",
 # $u_{k,\ell} = c'\, f_{z_{k,\ell}}$, where $f_1, \dots, f_{n_c}$ are unit vectors forming a centred regular
 # simplex ($\langle f_\alpha, f_{\alpha'}\rangle = -1/(n_c-1)$). The constants are $c = \sqrt{\tau/n_w}$ and
 # $c' = \sqrt{\tau/(KL)}$, where $\tau$ minimises a strictly convex scalar function $H(t)$ that depends on
-# $n_c, n_w, L, K, \lambda$. We take the solver from `qwem_lib.fc_theory`. It reproduces both numbers the
+# $n_c, n_w, L, K, \lambda$. We take the solver from `qwem_lib.fc.theory`. It reproduces both numbers the
 # paper quotes:
 
 # %%
@@ -156,7 +156,7 @@ pred_paper_50 = fc_thm1_norms(3, 1200, 15, 50, LAM)[0]
 print(f"Theorem 1, K=1000: word norm {pred_paper_1000:.5f} (paper 1.42214);  "
       f"K=50: {pred_paper_50:.5f} (paper 0.61602)")
 rep.close("fc.fig3.thm1_value_k1000", "Theorem 1 word-embedding norm for nc=3, nw=1200, L=15, K=1000, "
-          "lambda=1e-3 (solver of fc_theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)", value=pred_paper_1000, target=1.42214, tol=5e-6,
+          "lambda=1e-3 (solver of fc.theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)", value=pred_paper_1000, target=1.42214, tol=5e-6,
           paper=1.42214, kind="consistency")
 word_pred, u_pred = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], LAM)
 print(f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted |u_kl| {u_pred:.5f}")
@@ -528,7 +528,7 @@ rep.close("fc.fig3.solution.1.norm_2lambda", f"exercise 1: mean word norm of h t
 # </details>
 
 # %%
-from qwem_lib.fc_theory import fc_thm2_lambda_bound  # noqa: E402
+from qwem_lib.fc.theory import fc_thm2_lambda_bound  # noqa: E402
 
 mu_dom = np.r_[0.5, np.full(P["nw"] // P["nc"] - 1, 0.5 / (P["nw"] // P["nc"] - 1))]
 lam_ok = fc_thm2_lambda_bound(mu_dom, P["nc"], P["L"]) / 3

@@ -36,7 +36,7 @@ from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, plotting
 from qwem_lib import fc
-from qwem_lib.fc_theory import fc_thm3_u_norm
+from qwem_lib.fc.theory import fc_thm3_u_norm
 from qwem_lib.report import prose
 
 plotting.use_style()
@@ -244,7 +244,7 @@ rep.above("fc.fig4b.u_not_collapsed", "(b) within/between ratio of the u_kl divi
 # happens; at the book's $K = 200$ many tail words are never seen. The cell below computes the expected
 # number of unseen words from $\mu$ for both sizes, and measures the ratio on all words and on the words
 # seen in training. Theorem 3 also predicts the norm of the linear weights, $\|u_{k,\ell}\| = \tau^\star/\sqrt{KL}$
-# (solver from `fc_theory`), which we compare with the trained $h^\star$; the tolerance is 5% (10% for
+# (solver from `fc.theory`), which we compare with the trained $h^\star$; the tolerance is 5% (10% for
 # `smoke`, whose tiny network has fewer seen words).
 
 # %%
