@@ -275,9 +275,12 @@ rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to
 #
 # Three numbers summarise a type-I collapse. (i) The **within-concept spread** relative to the distance
 # between concept means, $\sqrt{\mathrm{mean}_i\|w_i - m_{\alpha(i)}\|^2} \,/\, \mathrm{mean}_{\alpha\neq\alpha'}\|m_\alpha - m_{\alpha'}\|$,
-# is 0 for a perfect collapse and of order 1 for random embeddings. (ii) The **angles** between the $n_c$
-# concept means equal $\arccos(-1/(n_c-1)) = 120°$ for a centred equilateral triangle. (iii) Since three
-# centred vertices span a plane, $W$ has exactly $n_c - 1 = 2$ non-negligible singular values (the paper
+# is 0 for a perfect collapse and of order 1 for random embeddings. This ratio is **the collapse metric of
+# Part IV**: `fc.collapse_stats` (defined once in `qwem_lib/fc/collapse.py`) computes it together with the
+# median cosine between a vector and its group's mean, and every chapter of Part IV calls a configuration
+# *collapsed* when the ratio is below `fc.COLLAPSED_RATIO` = 0.1, on all words, the rare ones included.
+# (ii) The **angles** between the $n_c$ concept means equal $\arccos(-1/(n_c-1)) = 120°$ for a centred
+# equilateral triangle. (iii) Since three centred vertices span a plane, $W$ has exactly $n_c - 1 = 2$ non-negligible singular values (the paper
 # reports $\sigma_1 = 34.9$, $\sigma_2 = 34.7$, $\sigma_3 = 0.001$). The same holds for the $u_{k,\ell}$, grouped
 # by the concept $z_{k,\ell}$ they face.
 #
@@ -296,12 +299,12 @@ rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to
 # %%
 shares = np.bincount(task.latents.ravel(), minlength=P["nc"]) / task.latents.size
 print("share of the K*L latent slots held by each concept:", np.round(shares, 4))
-ratio_W = fc.collapse_ratio(W, wc)
-ratio_U = fc.collapse_ratio(U, uc)
+stats_W, stats_U = fc.collapse_stats(W, wc), fc.collapse_stats(U, uc)    # the shared metric of Part IV
+ratio_W, ratio_U = stats_W.ratio, stats_U.ratio
 init_ratio = fc.collapse_ratio(np.random.default_rng(0).standard_normal(W.shape), wc)
-print(f"within/between ratio: W {ratio_W:.4f}, U {ratio_U:.4f} (random vectors: {init_ratio:.2f})")
+print(f"W: {stats_W}\nU: {stats_U}\n(random vectors: ratio {init_ratio:.2f})")
 rep.below("fc.fig3.collapse_W", "word embeddings: within-concept spread / between-concept distance",
-          value=ratio_W, bound=0.1, kind="finding")
+          value=ratio_W, bound=fc.COLLAPSED_RATIO, kind="finding")
 rep.below("fc.fig3.collapse_U", "linear weights u_kl grouped by concept z_kl: within / between",
           value=ratio_U, bound=0.15, kind="finding")
 rep.below("fc.fig3.simplex_angles", f"largest |angle between concept means - arccos(-1/(nc-1))| in degrees "

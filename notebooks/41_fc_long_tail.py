@@ -149,7 +149,8 @@ for key, r in runs.items():
 # ## 3 · Measures of collapse
 #
 # For every run we measure, on the word representations (the embeddings for $h$, the LayerNorm outputs
-# for $h^\star$):
+# for $h^\star$), the two numbers of Part IV's shared collapse metric (`fc.collapse_stats`, chapter 40) and
+# one more:
 #
 # * the **cosine** between each word and the mean direction of its concept (1 for a directional collapse);
 # * the **within/between ratio** of chapter 40 (0 for a full collapse, where norms are equal too);
@@ -164,9 +165,9 @@ seen = fc.word_counts(small) > 0                         # words that occur in t
 stats = {}
 for key, r in runs.items():
     U = r.U.reshape(-1, P["d"])
-    cos = fc.direction_cosines(r.features, wc)
+    sW = fc.collapse_stats(r.features, wc)               # the shared metric, on all words
     nrm = fc.word_norms(r.features)
-    stats[key] = dict(cos_median=np.median(cos), ratio_W=fc.collapse_ratio(r.features, wc),
+    stats[key] = dict(cos_median=sW.cos_median, ratio_W=sW.ratio,
                       ratio_W_seen=fc.collapse_ratio(r.features[seen], wc[seen]),
                       ratio_U=fc.collapse_ratio(U, uc), spearman=spearmanr(nrm, freq).statistic,
                       norm_cv=nrm.std() / nrm.mean())
