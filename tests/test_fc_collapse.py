@@ -120,3 +120,24 @@ def test_train_fc_learnable_layernorm_caches_parameters(tmp_path, monkeypatch):
     assert r1.ln_gain.shape == (6,) and np.allclose(r1.ln_gain, r2.ln_gain) and np.allclose(r1.ln_bias, r2.ln_bias)
     plain = fc.train_fc(d, fc.FCTrainConfig(epochs=3, d=6, layer_norm=True, wd_W=0.0, eval_every=1), progress=False)
     assert plain.ln_gain is None and not plain.cached
+
+
+def test_pca_scatter_draws_the_principal_coordinates():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from qwem_lib import plotting
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 4)) * np.array([5.0, 2.0, 0.1, 0.1])
+    g = np.repeat(np.arange(3), 10)
+    fig, ax = plt.subplots()
+    plotting.pca_scatter(ax, X, g, "t", legend=True)
+    assert len(ax.collections) == 3 and ax.get_xlabel() == "PC 1" and ax.get_title() == "t"
+    coords, _ = fc.pca_2d(X, center=False)
+    got = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert np.allclose(np.abs(got), np.abs(coords))          # PCA coordinates up to the sign of each axis
+    with pytest.raises(ValueError):
+        plotting.pca_scatter(ax, X, g[:5], "t")
+    plt.close(fig)
