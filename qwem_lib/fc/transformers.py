@@ -201,15 +201,17 @@ def _cache_key(data: FCData, cfg: TransformerTrainConfig) -> str:
 
 def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int = 10, device: Any = None,
                       cache: bool = True, progress: bool = True, desc: str = "transformer",
-                      return_model: bool = False) -> TransformerResult | tuple[TransformerResult, nn.Module]:
+                      return_model: bool = False, threads: int | None = 1
+                      ) -> TransformerResult | tuple[TransformerResult, nn.Module]:
     """Train an A.3 classifier or an A.4 language model on ``data`` with AdamW; evaluate ``n_evals`` times.
 
     Seeded by ``config.SEED + cfg.seed`` (initialisation and minibatch order); with the same seed and
     data two runs give the same weights. The result (not the model) is cached under
     ``config.cache_dir()/fc``; ``return_model=True`` always trains and also returns the model.
+    ``threads`` CPU threads for torch during training (restored afterwards; 1 by default, as for
+    :func:`qwem_lib.fc.train_fc`: on a shared machine extra OpenMP threads spin-wait); ``None`` keeps
+    torch's setting.
     """
-    from tqdm import tqdm
-
     if n_evals < 1:
         raise ValueError(f"n_evals must be >= 1, got {n_evals}")
     path = config.cache_dir() / "fc" / f"transformer_{_cache_key(data, cfg)}.npz"
@@ -219,6 +221,27 @@ def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int
             return TransformerResult(cfg, z["embeddings"], {k[2:]: z[k] for k in z if k.startswith("h_")},
                                      float(z["seconds"]), cached=True)
     dev = torch.device(device) if device is not None else config.device()
+    old_threads = torch.get_num_threads()
+    if threads is not None and dev.type == "cpu":
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1 or None, got {threads}")
+        torch.set_num_threads(threads)
+    try:
+        res, model = _train_transformer(data, cfg, n_evals, dev, progress, desc)
+    finally:
+        torch.set_num_threads(old_threads)
+    if cache:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, embeddings=res.embeddings, seconds=res.seconds,
+                     **{f"h_{k}": v for k, v in res.history.items()})
+    return (res, model) if return_model else res
+
+
+def _train_transformer(data: FCData, cfg: TransformerTrainConfig, n_evals: int, dev: Any, progress: bool,
+                       desc: str) -> tuple[TransformerResult, nn.Module]:
+    from tqdm import tqdm
+
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
     if cfg.task == "classify":
@@ -273,9 +296,4 @@ def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int
     bar.close()
     res = TransformerResult(cfg, model.word_embeddings(), {k: np.asarray(v) for k, v in hist.items()},
                             time.time() - t0)
-    if cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, embeddings=res.embeddings, seconds=res.seconds,
-                     **{f"h_{k}": v for k, v in res.history.items()})
-    return (res, model) if return_model else res
+    return res, model
