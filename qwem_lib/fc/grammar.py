@@ -24,6 +24,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from .training import cpu_threads
+
 __all__ = ["Grammar", "make_grammar", "sample_grammar", "grammar_log_prob", "GrammarNet", "train_grammar_net",
            "level_representations"]
 
@@ -166,10 +168,7 @@ def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, h
 
     if int(steps) != steps or steps < 1 or batch < 1 or n_test < 1 or n_evals < 1:
         raise ValueError("steps, batch, n_test and n_evals must be positive integers")
-    old = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
+    with cpu_threads(threads):
         torch.manual_seed(seed)
         rng = np.random.default_rng([seed, 4646])
         net = GrammarNet(g.sizes[0], g.K, g.m, g.depth, d, hidden)
@@ -202,8 +201,6 @@ def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, h
             recent.append(loss.item())
             if step in eval_at:
                 evaluate(step)
-    finally:
-        torch.set_num_threads(old)
     return net, {k: np.asarray(v) for k, v in hist.items()}
 
 

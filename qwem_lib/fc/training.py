@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import torch
@@ -28,7 +29,27 @@ from ..cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
 
-__all__ = ["FCTrainConfig", "FCResult", "train_fc", "sgd_epoch", "autograd_epoch", "steps_per_second"]
+__all__ = ["FCTrainConfig", "FCResult", "train_fc", "sgd_epoch", "autograd_epoch", "steps_per_second",
+           "cpu_threads"]
+
+
+@contextmanager
+def cpu_threads(threads: int | None, device: Any = "cpu") -> Iterator[None]:
+    """Run the block with torch using ``threads`` CPU threads (restored afterwards).
+
+    ``None``, or a non-CPU ``device``, leaves torch's setting alone. The trainers of Part IV default to 1:
+    their products are small, and on a shared machine extra OpenMP threads spin-wait and can slow
+    training down several-fold. Raises ``ValueError`` for ``threads < 1``.
+    """
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be >= 1 or None, got {threads}")
+    old = torch.get_num_threads()
+    if threads is not None and torch.device(device).type == "cpu":
+        torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
 
 _CACHE_VERSION = "fc-v2"
 
@@ -139,15 +160,8 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
                         ln_gain=z.get("ln_gain"), ln_bias=z.get("ln_bias"))
 
     dev = torch.device(device) if device is not None else config.device()
-    old_threads = torch.get_num_threads()
-    if threads is not None and dev.type == "cpu":
-        if threads < 1:
-            raise ValueError(f"threads must be >= 1 or None, got {threads}")
-        torch.set_num_threads(threads)
-    try:
+    with cpu_threads(threads, dev):
         res = _train(data, cfg, dev, progress, desc)
-    finally:
-        torch.set_num_threads(old_threads)
     if cache:
         with atomic_path(path, ".npz") as tmp:
             np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=res.seconds,

@@ -30,6 +30,7 @@ from torch import nn
 from .. import config
 from ..cache import atomic_path, read_npz
 from .data import FCData
+from .training import cpu_threads
 
 __all__ = ["FCTransformerClassifier", "FCTransformerLM", "causal_mask", "TransformerTrainConfig",
            "TransformerResult", "train_transformer"]
@@ -221,15 +222,8 @@ def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int
             return TransformerResult(cfg, z["embeddings"], {k[2:]: z[k] for k in z if k.startswith("h_")},
                                      float(z["seconds"]), cached=True)
     dev = torch.device(device) if device is not None else config.device()
-    old_threads = torch.get_num_threads()
-    if threads is not None and dev.type == "cpu":
-        if threads < 1:
-            raise ValueError(f"threads must be >= 1 or None, got {threads}")
-        torch.set_num_threads(threads)
-    try:
+    with cpu_threads(threads, dev):
         res, model = _train_transformer(data, cfg, n_evals, dev, progress, desc)
-    finally:
-        torch.set_num_threads(old_threads)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path, ".npz") as tmp:
