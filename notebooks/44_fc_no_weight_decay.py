@@ -84,9 +84,9 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
 # $$v(t) \approx 2\kappa C\, t \log t, \qquad \ell(t) = C/v(t) \approx \frac{1}{2\kappa\, t\log t}, \qquad s(t) \approx \frac{\log t}{\kappa}.$$
 # The loss falls like $1/t$ (up to a logarithm) and the weights grow only like $\sqrt{\log t}$. A loss of
 # $10^{-4}$ therefore takes a number of steps of order $10^4$ times the time at which the loss is of order 1:
-# this is why the paper runs 5 million steps. Our runs are far shorter; we check the predicted slope
-# $\mathrm{d}\log\ell / \mathrm{d}\log t \approx -1$ over the last half of the uniform run (in log-steps) and
-# the collapse there.
+# this is why the paper runs 5 million steps. Our runs are far shorter; we measure the slope
+# $\mathrm{d}\log\ell / \mathrm{d}\log t$ over the second half of the uniform run (Section 2) and assert the
+# collapse there.
 #
 # ## 2 · A.1, uniform words: Figure 3 without weight decay
 #
@@ -348,8 +348,8 @@ prose(f"The learned gain ranges over [{g.min():.3f}, {g.max():.3f}] (standard de
 # would check: perfect test accuracy; the learnable run collapses at least as much as $h$ without LayerNorm
 # on the same words, by the factor chapter 41 asserts for the parameter-free $h^\star$ (ratio below 0.3 of
 # (b)'s); and its within/between ratio is within a factor 1.5 of the parameter-free LayerNorm's (both
-# directions), so "collapsed" means what it meant in chapter 41. The run without weight decay on $h$ at the
-# same steps is not needed for the comparison: (b) above is the network without LayerNorm.
+# directions), so "collapsed" means what it meant in chapter 41. The network without LayerNorm in these
+# comparisons is run (b) of Section 3, on the same small training set.
 
 # %%
 rep.above("fc.a2.test_acc", f"A.2, h* with learnable LayerNorm, Zipf, nspl={P['nspl_b']}: test accuracy",
