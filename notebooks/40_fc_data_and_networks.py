@@ -35,7 +35,7 @@ from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, plotting
 from qwem_lib import fc
-from qwem_lib.fc_theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
+from qwem_lib.fc.theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
 from qwem_lib.report import prose
 
 plotting.use_style()
@@ -147,7 +147,7 @@ rep.below("fc.fig3.weight_decay_is_lambda",
 # $u_{k,\ell} = c'\, f_{z_{k,\ell}}$, where $f_1, \dots, f_{n_c}$ are unit vectors forming a centred regular
 # simplex ($\langle f_\alpha, f_{\alpha'}\rangle = -1/(n_c-1)$). The constants are $c = \sqrt{\tau/n_w}$ and
 # $c' = \sqrt{\tau/(KL)}$, where $\tau$ minimises a strictly convex scalar function $H(t)$ that depends on
-# $n_c, n_w, L, K, \lambda$. We take the solver from `qwem_lib.fc_theory`. It reproduces both numbers the
+# $n_c, n_w, L, K, \lambda$. We take the solver from `qwem_lib.fc.theory`. It reproduces both numbers the
 # paper quotes:
 
 # %%
@@ -156,7 +156,7 @@ pred_paper_50 = fc_thm1_norms(3, 1200, 15, 50, LAM)[0]
 print(f"Theorem 1, K=1000: word norm {pred_paper_1000:.5f} (paper 1.42214);  "
       f"K=50: {pred_paper_50:.5f} (paper 0.61602)")
 rep.close("fc.fig3.thm1_value_k1000", "Theorem 1 word-embedding norm for nc=3, nw=1200, L=15, K=1000, "
-          "lambda=1e-3 (solver of fc_theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)", value=pred_paper_1000, target=1.42214, tol=5e-6,
+          "lambda=1e-3 (solver of fc.theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)", value=pred_paper_1000, target=1.42214, tol=5e-6,
           paper=1.42214, kind="consistency")
 word_pred, u_pred = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], LAM)
 print(f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted |u_kl| {u_pred:.5f}")
@@ -275,9 +275,12 @@ rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to
 #
 # Three numbers summarise a type-I collapse. (i) The **within-concept spread** relative to the distance
 # between concept means, $\sqrt{\mathrm{mean}_i\|w_i - m_{\alpha(i)}\|^2} \,/\, \mathrm{mean}_{\alpha\neq\alpha'}\|m_\alpha - m_{\alpha'}\|$,
-# is 0 for a perfect collapse and of order 1 for random embeddings. (ii) The **angles** between the $n_c$
-# concept means equal $\arccos(-1/(n_c-1)) = 120°$ for a centred equilateral triangle. (iii) Since three
-# centred vertices span a plane, $W$ has exactly $n_c - 1 = 2$ non-negligible singular values (the paper
+# is 0 for a perfect collapse and of order 1 for random embeddings. This ratio is **the collapse metric of
+# Part IV**: `fc.collapse_stats` (defined once in `qwem_lib/fc/collapse.py`) computes it together with the
+# median cosine between a vector and its group's mean, and every chapter of Part IV calls a configuration
+# *collapsed* when the ratio is below `fc.COLLAPSED_RATIO` = 0.1, on all words, the rare ones included.
+# (ii) The **angles** between the $n_c$ concept means equal $\arccos(-1/(n_c-1)) = 120°$ for a centred
+# equilateral triangle. (iii) Since three centred vertices span a plane, $W$ has exactly $n_c - 1 = 2$ non-negligible singular values (the paper
 # reports $\sigma_1 = 34.9$, $\sigma_2 = 34.7$, $\sigma_3 = 0.001$). The same holds for the $u_{k,\ell}$, grouped
 # by the concept $z_{k,\ell}$ they face.
 #
@@ -296,12 +299,12 @@ rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to
 # %%
 shares = np.bincount(task.latents.ravel(), minlength=P["nc"]) / task.latents.size
 print("share of the K*L latent slots held by each concept:", np.round(shares, 4))
-ratio_W = fc.collapse_ratio(W, wc)
-ratio_U = fc.collapse_ratio(U, uc)
+stats_W, stats_U = fc.collapse_stats(W, wc), fc.collapse_stats(U, uc)    # the shared metric of Part IV
+ratio_W, ratio_U = stats_W.ratio, stats_U.ratio
 init_ratio = fc.collapse_ratio(np.random.default_rng(0).standard_normal(W.shape), wc)
-print(f"within/between ratio: W {ratio_W:.4f}, U {ratio_U:.4f} (random vectors: {init_ratio:.2f})")
+print(f"W: {stats_W}\nU: {stats_U}\n(random vectors: ratio {init_ratio:.2f})")
 rep.below("fc.fig3.collapse_W", "word embeddings: within-concept spread / between-concept distance",
-          value=ratio_W, bound=0.1, kind="finding")
+          value=ratio_W, bound=fc.COLLAPSED_RATIO, kind="finding")
 rep.below("fc.fig3.collapse_U", "linear weights u_kl grouped by concept z_kl: within / between",
           value=ratio_U, bound=0.15, kind="finding")
 rep.below("fc.fig3.simplex_angles", f"largest |angle between concept means - arccos(-1/(nc-1))| in degrees "
@@ -528,7 +531,7 @@ rep.close("fc.fig3.solution.1.norm_2lambda", f"exercise 1: mean word norm of h t
 # </details>
 
 # %%
-from qwem_lib.fc_theory import fc_thm2_lambda_bound  # noqa: E402
+from qwem_lib.fc.theory import fc_thm2_lambda_bound  # noqa: E402
 
 mu_dom = np.r_[0.5, np.full(P["nw"] // P["nc"] - 1, 0.5 / (P["nw"] // P["nc"] - 1))]
 lam_ok = fc_thm2_lambda_bound(mu_dom, P["nc"], P["L"]) / 3

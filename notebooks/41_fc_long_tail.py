@@ -36,7 +36,7 @@ from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, plotting
 from qwem_lib import fc
-from qwem_lib.fc_theory import fc_thm3_u_norm
+from qwem_lib.fc.theory import fc_thm3_u_norm
 from qwem_lib.report import prose
 
 plotting.use_style()
@@ -149,7 +149,8 @@ for key, r in runs.items():
 # ## 3 · Measures of collapse
 #
 # For every run we measure, on the word representations (the embeddings for $h$, the LayerNorm outputs
-# for $h^\star$):
+# for $h^\star$), the two numbers of Part IV's shared collapse metric (`fc.collapse_stats`, chapter 40) and
+# one more:
 #
 # * the **cosine** between each word and the mean direction of its concept (1 for a directional collapse);
 # * the **within/between ratio** of chapter 40 (0 for a full collapse, where norms are equal too);
@@ -164,9 +165,9 @@ seen = fc.word_counts(small) > 0                         # words that occur in t
 stats = {}
 for key, r in runs.items():
     U = r.U.reshape(-1, P["d"])
-    cos = fc.direction_cosines(r.features, wc)
+    sW = fc.collapse_stats(r.features, wc)               # the shared metric, on all words
     nrm = fc.word_norms(r.features)
-    stats[key] = dict(cos_median=np.median(cos), ratio_W=fc.collapse_ratio(r.features, wc),
+    stats[key] = dict(cos_median=sW.cos_median, ratio_W=sW.ratio,
                       ratio_W_seen=fc.collapse_ratio(r.features[seen], wc[seen]),
                       ratio_U=fc.collapse_ratio(U, uc), spearman=spearmanr(nrm, freq).statistic,
                       norm_cv=nrm.std() / nrm.mean())
@@ -244,7 +245,7 @@ rep.above("fc.fig4b.u_not_collapsed", "(b) within/between ratio of the u_kl divi
 # happens; at the book's $K = 200$ many tail words are never seen. The cell below computes the expected
 # number of unseen words from $\mu$ for both sizes, and measures the ratio on all words and on the words
 # seen in training. Theorem 3 also predicts the norm of the linear weights, $\|u_{k,\ell}\| = \tau^\star/\sqrt{KL}$
-# (solver from `fc_theory`), which we compare with the trained $h^\star$; the tolerance is 5% (10% for
+# (solver from `fc.theory`), which we compare with the trained $h^\star$; the tolerance is 5% (10% for
 # `smoke`, whose tiny network has fewer seen words).
 
 # %%

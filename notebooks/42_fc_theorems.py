@@ -42,7 +42,7 @@ from qwem_lib import Report, config, plotting
 from qwem_lib.report import prose
 from qwem_lib.fc import (FCTrainConfig, collapse_ratio, concept_mean_angles, concept_means,
                          make_dataset, make_task, simplex_angle, train_fc, word_concepts)
-from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents,
+from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents,
                                 fc_collapse_weights, fc_equiangular, fc_H, fc_H_star,
                                 fc_hamming_counts, fc_thm1_eta, fc_thm1_norms, fc_thm1_tau, fc_thm2_lambda_bound,
                                 fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau, fc_thm3_u_norm,

@@ -32,7 +32,7 @@ from tqdm import tqdm
 from qwem_lib import Report, config, plotting
 from qwem_lib.report import prose
 from qwem_lib.fc import collapse_ratio, concept_means, simplex_angle, zipf_mu
-from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_H, fc_H_star, fc_layernorm,
+from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_H, fc_H_star, fc_layernorm,
                                 fc_minimise_exact, fc_thm1_norms, fc_thm1_tau, fc_thm2_solve,
                                 fc_thm3_tau, fc_thm3_u_norm)
 

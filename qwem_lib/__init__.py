@@ -10,8 +10,8 @@ Modules
     corpus_stats, spectral, evaluation, w2v
                 co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks (Part II)
     training    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
-    fc          Feature Collapse: data model, networks, training (Part IV)
-    fc_theory   Feature Collapse: theorem solvers H, H*, tau, norms, the system (7)-(8) (Part IV)
+    fc          Feature Collapse (Part IV), a subpackage: fc.data, fc.networks, fc.training,
+                fc.collapse (the shared collapse metric), fc.theory (theorem solvers, exact risk)
 
 The public names of every module are re-exported here (each module lists them in ``__all__``).
 """
@@ -28,6 +28,6 @@ from .evaluation import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
-from .fc_theory import *  # noqa: F401,F403
+from .fc.theory import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

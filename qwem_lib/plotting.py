@@ -44,3 +44,33 @@ def label(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+
+
+def pca_scatter(ax, X, groups, title: str, *, sizes=3.0, alpha: float = 0.5, center: bool = False,
+                legend: bool = False, group_name: str = "concept") -> None:
+    """Scatter the rows of ``X`` projected on their top two principal directions, one colour per group.
+
+    ``groups`` (n,) integer labels ``0..G-1`` (colours from :data:`PALETTE`); ``sizes`` a scalar or an (n,)
+    array of marker areas; ``center=False`` uses the raw second-moment directions (right for configurations
+    that theory centres, as collapse configurations are). Labels the axes "PC 1" / "PC 2", sets equal
+    aspect and the title. Raises ``ValueError`` for a non-2-D ``X`` or mismatched ``groups``.
+    """
+    import numpy as np
+
+    X = np.asarray(X, dtype=float)
+    groups = np.asarray(groups)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError(f"need at least two vectors in rows, got shape {X.shape}")
+    if groups.shape != (X.shape[0],):
+        raise ValueError(f"groups must have shape ({X.shape[0]},), got {groups.shape}")
+    Xc = X - X.mean(0) if center else X
+    coords = Xc @ np.linalg.svd(Xc, full_matrices=False)[2][:2].T
+    s = np.broadcast_to(np.asarray(sizes, dtype=float), (X.shape[0],))
+    for g in np.unique(groups):
+        m = groups == g
+        ax.scatter(*coords[m].T, s=s[m], alpha=alpha, color=PALETTE[int(g) % len(PALETTE)],
+                   label=f"{group_name} {g}")
+    label(ax, title, "PC 1", "PC 2")
+    ax.set_aspect("equal", adjustable="datalim")
+    if legend:
+        ax.legend(fontsize=8)

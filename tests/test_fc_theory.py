@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import qwem_lib
-from qwem_lib.fc_theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents, fc_collapse_weights,
+from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents, fc_collapse_weights,
                                 fc_dH, fc_equiangular, fc_thm1_eta, fc_H, fc_H_star, fc_hamming_counts,
                                 fc_layernorm, fc_minimise_exact, fc_thm1_norms, fc_thm1_tau,
                                 fc_thm2_lambda_bound, fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau,
@@ -227,7 +227,7 @@ def test_zero_threshold_is_sharp_for_exact_risk():
 def test_thm2_solve_refuses_a_lambda_beyond_float64():
     import pytest
 
-    from qwem_lib import fc_theory
+    from qwem_lib.fc import theory as fc_theory
 
     mu = [0.5, 0.3, 0.2]
     with pytest.raises(ValueError, match="too small"):
