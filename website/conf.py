@@ -30,6 +30,7 @@ extensions = [
 nb_execution_mode = "off"
 nb_output_stderr = "remove"          # tqdm progress bars and other stderr residue
 nb_merge_streams = True              # one block per cell for the claim lines printed to stdout
+nb_render_markdown_format = "myst"   # the prose() outputs carry $…$ math: parse them like the cells
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
 myst_dmath_double_inline = True      # `$$…$$` inside a paragraph is display math too
 myst_heading_anchors = 3             # README's `[Data](#data)` style links
@@ -119,6 +120,7 @@ def _copy_mathjax(app, exception) -> None:
 
 
 def setup(app):
+    app.set_html_assets_policy("always")   # MathJax on every page: chapter titles with math in the sidebar
     _mathjax_es5()                   # fail early, with a clear message, when MathJax is not installed
     app.connect("build-finished", _copy_mathjax)
     app.connect("autodoc-process-docstring", _plain_docstrings, priority=600)   # after napoleon (500)
