@@ -176,6 +176,10 @@ def test_chapter_page(chapter, browser, base_url):
     page = _open(browser, url)
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / f"{chapter.stem}.png"))
+    if browser.execute_script("const i = document.querySelector('main img, article img');"
+                              "if (i) { i.scrollIntoView(); return true; } return false;"):
+        browser.save_screenshot(str(SHOTS / f"{chapter.stem}-figure.png"))
+        browser.execute_script("window.scrollTo(0, 0);")
 
     _assert_offline(page, url, base_url)
     # Mathematics: every math element typeset by MathJax, without errors, no raw TeX left in the text.
