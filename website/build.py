@@ -148,18 +148,19 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
     except SyntaxError:
         return [], []
     aliases: dict[str, object] = {}
-    symbols: list[str] = []
-    used_modules: list[str] = []
+    first: dict[str, tuple[int, int]] = {}          # canonical name -> (line, column) of first use
+    mods: dict[str, tuple[int, int]] = {}
 
-    def note(obj) -> None:
+    def note(obj, node) -> None:
+        at = (node.lineno, node.col_offset)
         if isinstance(obj, type(sys)):
-            if obj.__name__ in modules and obj.__name__ not in used_modules:
-                used_modules.append(obj.__name__)
-        elif id(obj) in index and index[id(obj)] not in symbols:
-            symbols.append(index[id(obj)])
-            home = index[id(obj)].rsplit(".", 1)[0]
-            if home not in used_modules:
-                used_modules.append(home)
+            if obj.__name__ in modules:
+                mods[obj.__name__] = min(mods.get(obj.__name__, at), at)
+        elif id(obj) in index:
+            name = index[id(obj)]
+            first[name] = min(first.get(name, at), at)
+            home = name.rsplit(".", 1)[0]
+            mods[home] = min(mods.get(home, at), at)
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -167,25 +168,25 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
                 if a.name.split(".")[0] == "qwem_lib":
                     mod = importlib.import_module(a.name)
                     aliases[a.asname or a.name] = mod
-                    note(mod)
+                    note(mod, node)
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "qwem_lib":
             mod = importlib.import_module(node.module)
+            note(mod, node)
             for a in node.names:
                 obj = getattr(mod, a.name, None)
                 if obj is None and a.name != "*":
                     obj = importlib.import_module(f"{node.module}.{a.name}")
                 if obj is not None:
                     aliases[a.asname or a.name] = obj
-                    note(obj)
+                    note(obj, node)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             base = aliases.get(node.value.id)
             if isinstance(base, type(sys)):
                 obj = getattr(base, node.attr, None)
                 if obj is not None:
-                    note(obj)
-    order = {name: i for i, name in enumerate(symbols)}
-    return sorted(symbols, key=order.get), used_modules
+                    note(obj, node)
+    return sorted(first, key=first.get), sorted(mods, key=mods.get)
 
 
 # ------------------------------------------------------------------------------------------------

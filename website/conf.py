@@ -36,7 +36,9 @@ myst_dmath_double_inline = True      # `$$…$$` inside a paragraph is display m
 myst_heading_anchors = 3             # README's `[Data](#data)` style links
 
 exclude_patterns = ["_raw/**", "**/.ipynb_checkpoints"]
-suppress_warnings = ["mystnb.unknown_mime_type"]  # widget views of tqdm.auto, if a notebook ever has one
+# Cosmetic only, never a broken reference or a missing image: widget views of tqdm.auto (if a notebook ever
+# has one), and a chapter whose headings skip a level (e.g. # then ###).
+suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
 
 # --- API reference ----------------------------------------------------------------------------------
 autodoc_member_order = "bysource"
@@ -65,6 +67,12 @@ def _rst_problems(text: str, env=None) -> list[str]:
     return [ln for ln in lines if "Unknown interpreted text role" not in ln and "Unknown directive type" not in ln]
 
 
+def _has_section_title(lines: list[str]) -> bool:
+    """A text line underlined with ``---``/``===``/… : a section title, which autodoc cannot place."""
+    return any(prev.strip() and re.fullmatch(r"\s*([=\-~^\"'`#*+])\1{2,}\s*", line)
+               for prev, line in zip(lines, lines[1:]))
+
+
 def _plain_docstrings(app, what, name, obj, options, lines: list[str]) -> None:
     """Show a docstring that is plain text, not reStructuredText, verbatim (a literal block).
 
@@ -73,7 +81,7 @@ def _plain_docstrings(app, what, name, obj, options, lines: list[str]) -> None:
     docstring (or lose -W), such a docstring is shown exactly as written; docstrings that are valid
     reStructuredText are rendered as such.
     """
-    if lines and _rst_problems("\n".join(lines), app.env):
+    if lines and (_rst_problems("\n".join(lines), app.env) or _has_section_title(lines)):
         body = [("    " + ln) if ln.strip() else "" for ln in lines]
         lines[:] = ["::", ""] + body + [""]
 

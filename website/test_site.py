@@ -266,3 +266,24 @@ def test_search_finds_a_chapter(browser, base_url):
         pytest.fail(f"search showed no results; page: {html[:3000]}\nconsole: {logs}")
     hits = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results li a")]
     assert any("/notebooks/" in h for h in hits), f"search for 'eigenvalue' found no chapter: {hits[:5]}"
+
+
+def test_docstrings_that_are_not_rst_are_shown_verbatim():
+    """conf.py's fallback: plain-text docstrings become literal blocks, valid reStructuredText stays."""
+    spec = importlib.util.spec_from_file_location("qwem_site_conf", ROOT / "website" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+
+    class App:
+        env = None
+
+    plain = ["Largest |x| such that", "    the bound holds,", "continued here."]
+    conf._plain_docstrings(App, "function", "f", None, {}, plain)
+    assert plain[:2] == ["::", ""] and plain[2] == "    Largest |x| such that"
+    titled = ["Notation", "--------", "", "Text."]
+    conf._plain_docstrings(App, "module", "m", None, {}, titled)
+    assert titled[0] == "::"
+    rst = ["Return ``x`` squared; see :func:`numpy.square`.", "", ":param x: a number"]
+    kept = list(rst)
+    conf._plain_docstrings(App, "function", "f", None, {}, rst)
+    assert rst == kept
