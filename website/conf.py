@@ -89,6 +89,9 @@ def _plain_docstrings(app, what, name, obj, options, lines: list[str]) -> None:
 # --- MathJax, from a local copy ---------------------------------------------------------------------
 # Relative to _static/; the files are copied there when the build finishes (see _copy_mathjax).
 mathjax_path = "mathjax/tex-mml-chtml.js"
+# An undefined macro is an error (MathJax's `noundefined` would print it in red and carry on), so the
+# browser test sees it as a MathJax error.
+mathjax3_config = {"tex": {"packages": {"[-]": ["noundefined"]}}}
 
 
 def _mathjax_es5() -> Path:
