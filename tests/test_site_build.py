@@ -105,3 +105,23 @@ def test_chapter_header_links_sources_and_first_uses(book):
     assert "31_linear.py <../_raw/notebooks/31_linear.py>" in header
     assert "[`qwem_lib.theory`](../api/qwem_lib.theory.md)" in header
     assert "{py:obj}`target_matrix <qwem_lib.theory.target_matrix>`" in header
+
+
+def test_files_a_page_links_are_staged(tmp_path, monkeypatch):
+    root = tmp_path / "repo"
+    (root / "notebooks" / "figures").mkdir(parents=True)
+    (root / "notebooks" / "figures" / "a.png").write_bytes(b"png")
+    (root / "notebooks" / "figures" / "b.svg").write_text("<svg/>")
+    (root / "data").mkdir()
+    (root / "data" / "README.md").write_text("# Data\n\nSee [the table](table.json).\n")
+    (root / "data" / "table.json").write_text("{}")
+    monkeypatch.setattr(build, "ROOT", root)
+    src, staged, docs = tmp_path / "src", set(), []
+    md = ("![a](figures/a.png) <img src=\"figures/b.svg\" width=3> [data](../data/README.md#top) "
+          "[gone](figures/missing.png) [web](https://example.org/x.png) [other](12_other.ipynb)")
+    build.stage_linked(md, Path("notebooks"), src, staged, docs)
+    assert (src / "notebooks" / "figures" / "a.png").read_bytes() == b"png"
+    assert (src / "notebooks" / "figures" / "b.svg").is_file()
+    assert (src / "data" / "README.md").is_file() and (src / "data" / "table.json").is_file()
+    assert docs == ["data/README"]
+    assert not (src / "notebooks" / "figures" / "missing.png").exists()   # left broken: Sphinx reports it

@@ -39,7 +39,7 @@ PARTS = {
     "4": "Feature collapse",
 }
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+\.ipynb$")
-LINK_RE = re.compile(r"\]\(([^)\s]+)\)")
+LINK_RE = re.compile(r"\]\(([^)\s]+)\)|<img\b[^>]*\bsrc=[\"']([^\"']+)")   # [..](x), ![..](x), <img src=x>
 
 
 @dataclass
@@ -263,8 +263,8 @@ def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> 
 
 def stage_linked(text: str, rel_dir: Path, src: Path, staged: set[Path], docs: list[str]) -> None:
     """Stage what a Markdown file links to: .md files as pages (recursively), other files as downloads."""
-    for target in LINK_RE.findall(text):
-        target = target.split("#", 1)[0]
+    for md_target, img_target in LINK_RE.findall(text):
+        target = (md_target or img_target).split("#", 1)[0]
         if not target or re.match(r"^[a-z]+:", target) or target.startswith("/"):
             continue
         rel = (rel_dir / target)
