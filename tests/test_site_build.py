@@ -125,3 +125,14 @@ def test_files_a_page_links_are_staged(tmp_path, monkeypatch):
     assert (src / "data" / "README.md").is_file() and (src / "data" / "table.json").is_file()
     assert docs == ["data/README"]
     assert not (src / "notebooks" / "figures" / "missing.png").exists()   # left broken: Sphinx reports it
+
+
+def test_data_is_documented_where_assigned_not_where_reexported(tmp_path, monkeypatch):
+    pkg = tmp_path / "fakepkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text('"""Fake."""\nfrom .core import LIMIT, f\n__all__ = ["LIMIT", "f", "TOP"]\nTOP = 1\n')
+    (pkg / "core.py").write_text('"""Core."""\n__all__ = ["LIMIT", "f"]\nLIMIT: int = 5\n\ndef f():\n    """F."""\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert build.library_modules("fakepkg") == ["fakepkg", "fakepkg.core"]
+    assert build.documented_members("fakepkg") == ["TOP"]
+    assert build.documented_members("fakepkg.core") == ["LIMIT", "f"]

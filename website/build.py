@@ -113,10 +113,28 @@ def documented_members(modname: str) -> list[str]:
         if callable(obj) or isinstance(obj, type):
             if home != modname:
                 continue
-        elif getattr(mod, "__all__", None) is None:
-            continue                 # plain data of a module without __all__: not its API
+        elif getattr(mod, "__all__", None) is None or name not in _assigned_names(mod):
+            continue                 # data: documented where the source assigns it, not where re-exported
         out.append(name)
     return out
+
+
+def _assigned_names(mod) -> set[str]:
+    """Names a module's own source assigns at top level (``X = …``, ``X: T = …``)."""
+    import inspect
+
+    try:
+        tree = ast.parse(inspect.getsource(mod))
+    except (OSError, TypeError, SyntaxError):
+        return set()
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    names.add(n.id)
+    return names
 
 
 def symbol_index(modules: list[str]) -> dict[int, str]:
@@ -249,7 +267,7 @@ def chapter_map(chapters: list[Chapter]) -> str:
 def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> str:
     """README with its chapter table replaced by the chapter map by part, and the site's toctrees."""
     m = re.search(r"^## Chapters\n(.*?)(?=^## )", readme, re.M | re.S)
-    table = re.search(r"^\|.*?(?:\n(?!\|).*)?$(?:\n\|.*$)*", m.group(1), re.M) if m else None
+    table = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M) if m else None
     cmap = "*The chapters by part; each page links its notebook and its `.py` source.*\n\n" + chapter_map(chapters)
     if m and table:
         body = m.group(1)
