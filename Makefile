@@ -1,12 +1,14 @@
 # Two commands for a fresh Linux machine with Python 3.11+:
 #   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
 #   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
+#   make site   render the committed notebooks (no execution) into the website _site/html/index.html
+#   make site-test  build the site, then check it in headless Chromium (needs /usr/bin/chromium, chromedriver)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 
-.PHONY: book test env clean-cache bench mutants
+.PHONY: book test env clean-cache bench mutants site site-test
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +18,17 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 env: $(VENV)/.installed
+
+# The website's stack (pyproject's optional group `site`) goes into the same .venv, only when asked for.
+$(VENV)/.site-installed: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e '.[site]'
+	touch $@
+
+site: $(VENV)/.site-installed
+	$(PY) website/build.py
+
+site-test: site
+	$(PY) -m pytest -p no:cacheprovider -p no:nbval website/test_site.py
 
 book: env
 	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py
