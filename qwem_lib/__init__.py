@@ -12,6 +12,7 @@ Modules
     training    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
     fc          Feature Collapse: data model, networks, training (Part IV)
     fc_theory   Feature Collapse: theorem solvers H, H*, tau, norms, the system (7)-(8) (Part IV)
+    task_vectors  analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
 
 The public names of every module are re-exported here (each module lists them in ``__all__``).
 """
@@ -29,5 +30,6 @@ from .w2v import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc_theory import *  # noqa: F401,F403
+from .task_vectors import *  # noqa: F401,F403
 
 __version__ = "0.1.0"
