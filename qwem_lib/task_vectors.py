@@ -29,9 +29,10 @@ one non-zero eigenvalue ``ℓ = N |μ|²`` in ``R Rᵀ``. Write ``θ² = ℓ / (
 
 above the bulk's edge ``λ₊ = σ² (√D + √N)²``; below the threshold it sticks to the edge. The fitter
 treats the outlier explicitly: it fits the bulk without the top eigenvalue (``N - 1`` eigenvalues, the
-projection of ``R`` off the top direction), and declares an outlier when the top eigenvalue exceeds the
-fitted edge by more than the 99% quantile of the Tracy–Widom (TW₁) fluctuation of a finite bulk's largest
-eigenvalue (Johnstone 2001). Without an outlier the bulk is refitted on all ``N`` eigenvalues.
+projection of ``R`` off the top direction), and declares an outlier when the top eigenvalue is improbable under
+pure noise: by default the null simulates independent Gaussian columns with the variances of R's centred
+columns (centring removes the rank-one signal exactly); for equal variances the Tracy–Widom (TW₁) law of a
+finite MP bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
 
 The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (:func:`task_snr`).
 """
@@ -161,8 +162,10 @@ class SpikedMPFit:
     """The BBP threshold ``σ²√(N d_eff)`` on ``ℓ``."""
     edge: float
     """The fitted bulk's upper edge ``σ²(√d_eff + √N_bulk)²``."""
-    edge_tw: float
-    """The decision threshold: ``edge`` plus the 99% Tracy–Widom fluctuation of a finite bulk."""
+    threshold: float
+    """The decision threshold on the top eigenvalue (the null's ``1 - level`` quantile)."""
+    p_value: float
+    """The top eigenvalue's p-value under the null of pure noise (NaN for ``null="tw"``)."""
     n_rows: int
     """``N``, the number of task vectors (rows of R)."""
     n_bulk: int
@@ -241,42 +244,75 @@ def _tw_scale(N: int, D: float) -> tuple[float, float]:
     return (a + b) ** 2, (a + b) * (1 / a + 1 / b) ** (1 / 3)
 
 
-def fit_spiked_mp(R: np.ndarray, *, level_q: float = TW1_Q99) -> SpikedMPFit:
+def _null_top_eigenvalues(col_var: np.ndarray, N: int, n_null: int, rng: np.random.Generator,
+                          batch: int = 32) -> np.ndarray:
+    """Top eigenvalue of ``ZZᵀ`` for ``n_null`` Gaussian ``Z`` (N x d) with column variances ``col_var``."""
+    sd = np.sqrt(col_var)[None, None, :]
+    out = []
+    for s in range(0, n_null, batch):
+        b = min(batch, n_null - s)
+        Z = rng.standard_normal((b, N, len(col_var))) * sd
+        out.append(np.linalg.eigvalsh(Z @ np.swapaxes(Z, 1, 2))[:, -1])
+    return np.concatenate(out)
+
+
+def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", n_null: int = 200,
+                  rng: np.random.Generator | None = None) -> SpikedMPFit:
     """Fit the spectrum of ``R Rᵀ`` (R: N x d) by a Marchenko–Pastur bulk plus at most one outlier.
 
     1. The bulk without the top eigenvalue (``N - 1`` values: the spectrum of R projected off its top
        direction) is fitted by the method of moments: ``σ²`` and ``d_eff`` match the mean and the mean square
        of the eigenvalues (see the module docstring).
-    2. The top eigenvalue is an outlier when it exceeds the fitted edge ``σ²(√d_eff + √(N-1))²`` by more than
-       ``level_q`` Tracy–Widom scales (default: the TW₁ 99% quantile, a 1% false-alarm rate for a pure bulk).
+    2. The top eigenvalue is tested against a null hypothesis of pure noise, at false-alarm rate ``level``:
+
+       * ``null="columns"`` (default): independent Gaussian columns with the variances of R's *centred*
+         columns (centring removes the signal ``1μᵀ`` exactly), ``n_null`` simulated matrices; the p-value is
+         ``(1 + #{null ≥ λ₁}) / (1 + n_null)``. This null is right for unequal column variances, whose bulk
+         has a longer upper tail than the MP law of the same two moments.
+       * ``null="tw"``: the fitted MP bulk, whose largest eigenvalue fluctuates by the Tracy–Widom law TW₁
+         (Johnstone's centring and scale); exact only for equal variances (``level`` must then be 0.01).
     3. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
 
+    ``rng`` seeds the simulated null (default: a fixed stream, so that a fit is reproducible).
     Raises ``ValueError`` for fewer than 3 rows, an all-zero or non-finite R, or a bulk with no spread.
     """
     R = _check_R(R)
-    if not (math.isfinite(level_q) and level_q >= 0):
-        raise ValueError(f"level_q must be a non-negative number, got {level_q!r}")
+    if not (isinstance(level, float) and 0 < level < 1):
+        raise ValueError(f"level must be a float in (0, 1), got {level!r}")
+    if null not in ("columns", "tw"):
+        raise ValueError(f"null must be 'columns' or 'tw', got {null!r}")
+    if null == "tw" and level != 0.01:
+        raise ValueError("null='tw' uses the tabulated 99% quantile of TW1: level must be 0.01")
+    if not isinstance(n_null, (int, np.integer)) or n_null < 1 / level - 1:
+        raise ValueError(f"n_null={n_null!r} simulations cannot resolve level={level} (need >= {1 / level - 1:.0f})")
     lam = gram_spectrum(R)
     N = len(lam)
-    bulk = lam[1:]
-    s2, D = _moments(bulk)
-    mu, sc = _tw_scale(N - 1, D)
+    s2, D = _moments(lam[1:])
     edge = s2 * (math.sqrt(D) + math.sqrt(N - 1)) ** 2
-    edge_tw = s2 * (mu + level_q * sc)
-    if lam[0] > edge_tw:
+    if null == "tw":
+        mu, sc = _tw_scale(N, D)
+        threshold = s2 * (mu + TW1_Q99 * sc)
+        p_value = float("nan")
+        is_out = lam[0] > threshold
+    else:
+        rng = np.random.default_rng([config.SEED, 30_001]) if rng is None else rng
+        col_var = R.var(axis=0, ddof=1)
+        tops = _null_top_eigenvalues(col_var, N, int(n_null), rng)
+        p_value = float((1 + np.sum(tops >= lam[0])) / (1 + len(tops)))
+        threshold = float(np.quantile(tops, 1 - level))
+        is_out = p_value <= level
+    if is_out:
         outlier: float | None = float(lam[0])
         spike = spike_from_eigenvalue(lam[0], s2, N - 1, D)
         n_bulk = N - 1
     else:
         outlier, spike, n_bulk = None, None, N
         s2, D = _moments(lam)
-        mu, sc = _tw_scale(N, D)
         edge = s2 * (math.sqrt(D) + math.sqrt(N)) ** 2
-        edge_tw = s2 * (mu + level_q * sc)
     b = lam[N - n_bulk:]
     return SpikedMPFit(sigma2=float(s2), d_eff=float(D), outlier=outlier, spike=spike, ks=_ks(b, s2, D),
-                       bbp=bbp_threshold(s2, N, D), edge=float(edge), edge_tw=float(edge_tw), n_rows=N,
-                       n_bulk=n_bulk, eigenvalues=lam)
+                       bbp=bbp_threshold(s2, N, D), edge=float(edge), threshold=float(threshold),
+                       p_value=p_value, n_rows=N, n_bulk=n_bulk, eigenvalues=lam)
 
 
 # -- statistics of a task family --------------------------------------------------------------------------
@@ -346,8 +382,7 @@ def random_pair_matrix(W: np.ndarray, n: int, rng: np.random.Generator, *,
 def spiked_matrix(N: int, col_var: np.ndarray, ell: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """A synthetic task-vector matrix ``R = 1 μᵀ + Z`` with ``Var Z_ij = col_var[j]`` and signal ``N|μ|² = ell``.
 
-    ``μ`` points along a random unit direction weighted by the column scales (so that it lives where the
-    noise does); returns ``(R, mu)``.
+    ``μ`` points along a uniformly random unit direction; returns ``(R, mu)``.
     """
     col_var = np.asarray(col_var, dtype=np.float64)
     if N < 1 or col_var.ndim != 1 or np.any(col_var < 0) or ell < 0:

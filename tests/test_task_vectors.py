@@ -76,8 +76,8 @@ def test_fit_rejects_flat_spectrum_and_non_array():
 def test_fit_recovers_equal_variance_parameters_over_draws():
     rng = np.random.default_rng(3)
     N, d, s2 = 40, 300, 0.7
-    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0])
-            for _ in range(60)]
+    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100)
+            for _ in range(40)]
     assert all(f.outlier is not None for f in fits)
     assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.05)
     assert np.mean([f.d_eff for f in fits]) == pytest.approx(d, rel=0.06)
@@ -89,7 +89,7 @@ def test_fit_recovers_unequal_variance_effective_values():
     rng = np.random.default_rng(4)
     N, cv = 40, np.linspace(0.1, 2.0, 500) ** 2
     s2, de = (cv ** 2).sum() / cv.sum(), cv.sum() ** 2 / (cv ** 2).sum()
-    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0]) for _ in range(60)]
+    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0]) for _ in range(40)]
     assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.06)
     assert np.mean([f.d_eff for f in fits]) == pytest.approx(de, rel=0.06)
     assert de < 0.7 * len(cv)  # the effective dimension really is below d here
@@ -147,3 +147,28 @@ def test_task_vector_matrices_and_null_model():
     assert (Pn[:, 0] != Pn[:, 1]).all() and Rn.shape == (20, 3)
     with pytest.raises(ValueError):
         tv.truncate(R, 0)
+
+
+def test_tw_null_and_argument_validation():
+    rng = np.random.default_rng(8)
+    N, d = 30, 200
+    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0], null="tw").outlier is not None
+                  for _ in range(100)])
+    assert fa < 0.15  # nominal 1%; the leave-top-out bulk is a little narrow at N = 30
+    R = tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0]
+    with pytest.raises(ValueError, match="level"):
+        tv.fit_spiked_mp(R, level=2.0)
+    with pytest.raises(ValueError, match="null"):
+        tv.fit_spiked_mp(R, null="bogus")
+    with pytest.raises(ValueError, match="cannot resolve"):
+        tv.fit_spiked_mp(R, n_null=10)
+
+
+def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
+    rng = np.random.default_rng(9)
+    cv = np.arange(1, 201) ** -0.5
+    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier is not None
+                  for _ in range(100)])
+    fa_tw = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
+                     for _ in range(100)])
+    assert fa < 0.05 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
