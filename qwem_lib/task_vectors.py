@@ -51,7 +51,7 @@ from .cache import atomic_path, read_npz
 __all__ = ["TW1_Q99", "SpikedMPFit", "mp_support", "mp_pdf", "mp_cdf", "bbp_threshold", "spike_eigenvalue",
            "spike_from_eigenvalue", "gram_spectrum", "fit_spiked_mp", "task_snr", "mean_overlap",
            "task_vector_matrices", "random_pair_matrix", "truncate", "wide_spectral_embeddings",
-           "spiked_matrix", "parallelogram_cosines"]
+           "spiked_matrix", "parallelogram_cosines", "analogy_margins", "snr_curve", "spearman_with_uncertainty"]
 
 TW1_Q99 = 2.0234
 """The 99% quantile of the Tracy–Widom law TW₁ (real Gaussian matrices; Tracy & Widom 1996 tables)."""
@@ -317,7 +317,8 @@ def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", 
 
 # -- statistics of a task family --------------------------------------------------------------------------
 def task_snr(R: np.ndarray, *, rtol: float = 1e-10) -> float:
-    """The authors' SNR: ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (1 for a flat spectrum, rank for rank one)."""
+    """The authors' SNR: ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)``, the top over the mean non-zero eigenvalue (1 for a
+    flat spectrum, so 1 for rank one; close to the rank when one eigenvalue dominates)."""
     R = _check_R(R)
     s2 = np.linalg.svd(R, compute_uv=False) ** 2
     rank = int((s2 > rtol * s2[0]).sum())
@@ -403,6 +404,61 @@ def parallelogram_cosines(W: np.ndarray, items: np.ndarray) -> np.ndarray:
     q = Wn[items[:, 1]] - Wn[items[:, 0]] + Wn[items[:, 2]]
     q /= np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
     return np.einsum("ij,ij->i", q, Wn[items[:, 3]])
+
+
+def analogy_margins(W: np.ndarray, items: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """For 3CosAdd analogies ``(a, b, a', b')``: ``(target, rival)`` where ``target`` is the cosine of the
+    query ``q = b̂ - â + â'`` (normalised) with ``b̂'`` and ``rival`` the largest cosine of ``q`` with any other
+    word except ``a, b, a'``. The analogy is answered correctly exactly when ``target > rival``."""
+    from .evaluation import normalize_rows
+
+    items = np.asarray(items)
+    if items.ndim != 2 or items.shape[1] != 4:
+        raise ValueError(f"items must be an (n, 4) array of word ids, got shape {items.shape}")
+    Wn = normalize_rows(W)
+    target = np.empty(len(items))
+    rival = np.empty(len(items))
+    for s in range(0, len(items), batch):
+        it = items[s: s + batch]
+        qv = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]
+        qv /= np.maximum(np.linalg.norm(qv, axis=1, keepdims=True), 1e-12)
+        sc = Wn @ qv.T
+        cols = np.arange(len(it))
+        target[s: s + batch] = sc[it[:, 3], cols]
+        for k in range(4):
+            sc[it[:, k], cols] = -np.inf
+        rival[s: s + batch] = sc.max(axis=0)
+    return target, rival
+
+
+def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
+    """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``."""
+    return np.array([task_snr(truncate(R, int(d))) for d in ds])
+
+
+def spearman_with_uncertainty(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
+                              n_perm: int = 10000, rng: np.random.Generator | None = None) -> dict[str, float]:
+    """Spearman's ρ of ``x`` and ``y`` with a percentile bootstrap 95% interval (resampling the pairs) and a
+    one-sided permutation p-value for ρ > 0: ``{"rho", "lo", "hi", "p", "n"}``."""
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 4:
+        raise ValueError(f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}")
+    rng = np.random.default_rng([config.SEED, 30_002]) if rng is None else rng
+    rho = float(spearmanr(x, y).statistic)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(0, len(x), len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            boots.append(spearmanr(x[i], y[i]).statistic)
+    rx = np.argsort(np.argsort(x))
+    ry = np.argsort(np.argsort(y))
+    perm = np.array([np.corrcoef(rx, rng.permutation(ry))[0, 1] for _ in range(n_perm)])
+    rho_r = float(np.corrcoef(rx, ry)[0, 1])
+    p = float((1 + np.sum(perm >= rho_r - 1e-12)) / (1 + n_perm))
+    lo, hi = np.nanquantile(boots, [0.025, 0.975])
+    return {"rho": rho, "lo": float(lo), "hi": float(hi), "p": p, "n": int(len(x))}
 
 
 # -- many eigen-dimensions of M* ----------------------------------------------------------------------

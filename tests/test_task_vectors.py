@@ -172,3 +172,31 @@ def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
     fa_tw = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
                      for _ in range(100)])
     assert fa < 0.05 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
+
+
+def test_analogy_margins_agree_with_analogy_accuracy():
+    from qwem_lib.evaluation import _analogy_hits, normalize_rows
+
+    rng = np.random.default_rng(10)
+    W = rng.standard_normal((60, 8))
+    items = np.array([rng.choice(60, 4, replace=False) for _ in range(200)])
+    t, r = tv.analogy_margins(W, items, batch=64)
+    np.testing.assert_array_equal(t > r, _analogy_hits(normalize_rows(W), items))
+    # brute force for one item
+    a, b, a2, b2 = items[0]
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    qv = Wn[b] - Wn[a] + Wn[a2]
+    cos = Wn @ qv / np.linalg.norm(qv)
+    others = [i for i in range(60) if i not in (a, b, a2, b2)]
+    assert t[0] == pytest.approx(cos[b2]) and r[0] == pytest.approx(cos[others].max())
+
+
+def test_spearman_with_uncertainty():
+    x = np.arange(10.0)
+    out = tv.spearman_with_uncertainty(x, x ** 3, n_boot=200, n_perm=500)
+    assert out["rho"] == pytest.approx(1.0) and out["p"] < 0.01 and out["n"] == 10
+    rng = np.random.default_rng(0)
+    out = tv.spearman_with_uncertainty(rng.standard_normal(12), rng.standard_normal(12), n_boot=200, n_perm=500)
+    assert out["lo"] < out["rho"] < out["hi"]
+    with pytest.raises(ValueError):
+        tv.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
