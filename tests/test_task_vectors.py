@@ -99,10 +99,10 @@ def test_fit_outlier_detection_below_and_above_bbp():
     rng = np.random.default_rng(5)
     N, d = 30, 200
     bbp = math.sqrt(N * d)
-    below = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0]).outlier is not None
-                     for _ in range(100)])
-    above = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0]).outlier is not None
-                     for _ in range(100)])
+    below = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0], n_null=100).outlier
+                     is not None for _ in range(60)])
+    above = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0], n_null=100).outlier
+                     is not None for _ in range(60)])
     assert below < 0.15 and above > 0.97
 
 
@@ -168,10 +168,10 @@ def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
     rng = np.random.default_rng(9)
     cv = np.arange(1, 201) ** -0.5
     fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier is not None
-                  for _ in range(100)])
+                  for _ in range(60)])
     fa_tw = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
                      for _ in range(100)])
-    assert fa < 0.05 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
+    assert fa < 0.07 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
 
 
 def test_analogy_margins_agree_with_analogy_accuracy():
@@ -200,3 +200,19 @@ def test_spearman_with_uncertainty():
     assert out["lo"] < out["rho"] < out["hi"]
     with pytest.raises(ValueError):
         tv.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
+
+
+def test_wide_spectral_embeddings_match_the_dense_spectral_path():
+    from qwem_lib import spectral as sp
+    from qwem_lib.data import Corpus
+
+    rng = np.random.default_rng(11)
+    ids = np.minimum(rng.zipf(1.3, 4000) - 1, 11).astype(np.int64)
+    c = Corpus("tiny-unregistered-tv", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12))
+    words, W, lam = tv.wide_spectral_embeddings(c, 10, 4, window=4)
+    w2, W2 = sp.spectral_embeddings(c, 10, 4, "mstar", window=4, method="eigh", dtype=np.float64)
+    assert words == w2 and W.shape == (10, 4)
+    np.testing.assert_allclose(W @ W.T, W2 @ W2.T, atol=1e-4)  # same Gram matrix: equal up to column signs
+    assert np.all(np.diff(lam) <= 0)
+    with pytest.raises(ValueError):
+        tv.wide_spectral_embeddings(c, 10, 10, window=4)
