@@ -462,33 +462,46 @@ def spearman_with_uncertainty(x: Sequence[float], y: Sequence[float], *, n_boot:
 
 
 # -- many eigen-dimensions of M* ----------------------------------------------------------------------
-def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *,
+def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *, method: str = "auto",
                              use_cache: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
     """svd(M*) embeddings with many columns: ``(words, W, lam)``, ``W = Q_[d] Λ_[d]^{1/2}`` (negative
-    eigenvalues give zero columns), from a dense LAPACK solve of the top ``d`` eigenpairs
-    (``scipy.linalg.eigh(subset_by_index=…)``, driver ``evr``) in float32.
+    eigenvalues give zero columns), from a dense solve of the top ``d`` eigenpairs in float32:
+    ``method="evr"`` is LAPACK on the CPU (``scipy.linalg.eigh(subset_by_index=…)``), ``"torch"`` is
+    ``torch.linalg.eigh`` on ``config.device()``; ``"auto"`` picks torch on a GPU, else evr.
 
     The Krylov solver of :mod:`qwem_lib.spectral` targets d ≈ 200; the task-vector chapters need up to
-    thousands of columns, where a dense solve is both simpler and exact. Cached by (corpus, V, d, window).
+    thousands of columns, where a dense solve is both simpler and exact. Cached by (corpus, V, d, window,
+    method).
     """
     import scipy.linalg as sl
 
     from .corpus_stats import _cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
 
     c = resolve_corpus(corpus)
+    if method == "auto":
+        method = "torch" if config.device_name().startswith("cuda") else "evr"
+    if method not in ("evr", "torch"):
+        raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
     if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
         raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
     cpath = _cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
     path = None
     if cpath is not None:
-        path = config.cache_dir() / "task_vectors" / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-evr-v1.npz")
+        path = config.cache_dir() / "task_vectors" / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
         hit = read_npz(path, ("W", "lam"))
         if hit is not None:
             return c.vocab(int(V)), hit["W"], hit["lam"]
     words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
     M = target_from_stats(P, pu, "mstar", dtype=np.float32)
     del P
-    lam, U = sl.eigh(M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False)
+    if method == "evr":
+        lam, U = sl.eigh(M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False)
+    else:
+        import torch
+
+        ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
+        lam, U = ev[V - d:].cpu().numpy(), vec[:, V - d:].cpu().numpy()
+        del ev, vec
     del M
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1]
     W = np.ascontiguousarray(U * np.sqrt(np.maximum(lam, 0.0))[None, :], dtype=np.float32)

@@ -214,5 +214,10 @@ def test_wide_spectral_embeddings_match_the_dense_spectral_path():
     assert words == w2 and W.shape == (10, 4)
     np.testing.assert_allclose(W @ W.T, W2 @ W2.T, atol=1e-4)  # same Gram matrix: equal up to column signs
     assert np.all(np.diff(lam) <= 0)
+    _, Wt, lam_t = tv.wide_spectral_embeddings(c, 10, 4, window=4, method="torch")  # torch on config.device()
+    np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-4)
+    np.testing.assert_allclose(lam_t, lam, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError):
         tv.wide_spectral_embeddings(c, 10, 10, window=4)
+    with pytest.raises(ValueError, match="method"):
+        tv.wide_spectral_embeddings(c, 10, 4, window=4, method="lanczos")
