@@ -303,7 +303,7 @@ def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", 
         is_out = p_value <= level
     if is_out:
         outlier: float | None = float(lam[0])
-        spike = spike_from_eigenvalue(lam[0], s2, N - 1, D)
+        spike = spike_from_eigenvalue(lam[0], s2, N, D)  # the outlier of the N-row matrix
         n_bulk = N - 1
     else:
         outlier, spike, n_bulk = None, None, N
