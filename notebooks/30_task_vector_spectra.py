@@ -328,7 +328,9 @@ prose(f"Random pairs ($N$ = {N_null}, {P['null_draws']} draws): share of the mea
       f"median {np.median(null[:, 0]):.3f}, 99th percentile {null_q99:.3f}; an outlier is declared in "
       f"{null[:, 1].mean():.0%} of draws; median $\\hat d_{{eff}}$ = {np.median(null[:, 2]):.1f}. Analogy categories: share "
       f"median {np.median(shares):.3f}, smallest {shares.min():.3f}; {np.mean(shares > 0.9):.0%} of categories above 0.9; "
-      f"{sum(f.outlier is not None for f in fits.values())} of {len(fits)} categories with an outlier.")
+      f"{sum(f.outlier is not None for f in fits.values())} of {len(fits)} categories with an outlier. Read as a cosine "
+      f"instead of a squared cosine (the paper does not say which), {int(np.sum(np.sqrt(shares) > 0.9))} of {len(fits)} "
+      f"categories exceed 0.9.")
 
 # %% [markdown]
 # Random pairs sometimes show an "outlier" too: the rows of $W$ have very unequal norms (frequent words
