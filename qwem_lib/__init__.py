@@ -10,6 +10,7 @@ Modules
     corpus_stats, spectral, evaluation, w2v
                 co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks (Part II)
     training    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
+    task_vectors  analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
     fc          Feature Collapse (Part IV), a subpackage: fc.data, fc.networks, fc.training,
                 fc.collapse (the shared collapse metric), fc.theory (theorem solvers, exact risk)
 
@@ -29,5 +30,6 @@ from .w2v import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
+from .task_vectors import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

@@ -29,7 +29,7 @@ import numpy as np
 
 from .data import DataError, read_lines
 
-__all__ = ["analogy_categories", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
+__all__ = ["analogy_categories", "analogy_pairs", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
            "PAPER_FIG3B", "method_embeddings",
            "similarity_spearman", "evaluate_all", "normalize_rows", "gap_se", "COMPETITIVE_Z",
            "competitive_margin", "is_competitive"]
@@ -75,6 +75,24 @@ def _index(words: Sequence[str]) -> dict[str, int]:
     return {w: i for i, w in enumerate(words)}
 
 
+def _category_pairs(qs, idx: dict[str, int]) -> np.ndarray:
+    """The distinct in-vocabulary word pairs ``(a, b)`` of one category, in order of first appearance."""
+    pairs: dict[tuple[int, int], None] = {}  # ordered set
+    for a, b, a2, b2 in qs:
+        for x, y in ((a, b), (a2, b2)):
+            if x in idx and y in idx:
+                pairs[(idx[x], idx[y])] = None
+    return np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
+
+
+def analogy_pairs(words: Sequence[str], path: str | Path | None = None) -> dict[str, np.ndarray]:
+    """``{category: (k, 2) int array}``: each category's distinct in-vocabulary word pairs ``(a, b)``
+    (the pairs the ``"pairs"`` protocol builds its analogies from; categories with none are left out)."""
+    idx = _index(words)
+    out = {name: _category_pairs(qs, idx) for name, qs in _questions(str(path) if path else None)}
+    return {n: P for n, P in out.items() if len(P)}
+
+
 def analogy_items(words: Sequence[str], path: str | Path | None = None,
                   protocol: Protocol = "pairs") -> tuple[np.ndarray, np.ndarray]:
     """``(items, category)``: an ``(n, 4)`` int array of word ids ``(a, b, a', b')`` and each item's
@@ -87,12 +105,7 @@ def analogy_items(words: Sequence[str], path: str | Path | None = None,
             rows = [[idx[w] for w in q] for q in qs if all(w in idx for w in q)]
             arr = np.array(rows, dtype=np.int64).reshape(-1, 4)
         elif protocol == "pairs":
-            pairs: dict[tuple[int, int], None] = {}  # ordered set: first appearance order
-            for a, b, a2, b2 in qs:
-                for x, y in ((a, b), (a2, b2)):
-                    if x in idx and y in idx:
-                        pairs[(idx[x], idx[y])] = None
-            P = np.array(list(pairs), dtype=np.int64).reshape(-1, 2)
+            P = _category_pairs(qs, idx)
             k = len(P)
             if k < 2:
                 continue

@@ -1,0 +1,511 @@
+"""Analogy task vectors as a spiked random matrix: Marchenko–Pastur bulk, one outlier, SNR (Part III).
+
+For an analogy category with word pairs ``(a_i, b_i)``, ``i = 1..N``, the *task vectors* are the rows of
+``R = W[b] - W[a]`` (``N x d``). The model of the paper's Figure 4 and Appendix A.6 is
+
+    R = 1 μᵀ + Z,      Z_ij independent, mean 0, variance s_j² (column j),
+
+a rank-one signal (the category's mean task vector ``μ``, the same for every pair) plus noise. The
+eigenvalues of the ``N x N`` Gram matrix ``R Rᵀ`` then form a Marchenko–Pastur (MP) bulk plus at most one
+outlier.
+
+The bulk. With equal variances ``s_j² = σ²`` and ``D`` columns, the empirical distribution of the ``N``
+eigenvalues of ``Z Zᵀ`` tends to the MP law of ratio ``c = N / D`` and scale ``σ² D``: a density on
+``[σ²(√D - √N)², σ²(√D + √N)²]`` and, when ``D < N``, an atom of mass ``1 - D/N`` at zero. With unequal
+variances the law is not exactly MP, but its first two moments,
+
+    (1/N) Tr ZZᵀ = Σ s_j²,      (1/N) Tr (ZZᵀ)² ≈ (Σ s_j²)² + N Σ s_j⁴,
+
+are those of an MP law with ``σ² = Σ s⁴ / Σ s²`` and ``D = d_eff = (Σ s²)² / Σ s⁴`` columns. The fit
+below matches these two moments on the bulk — the method of moments, which estimates exactly these two
+quantities — and reports the Kolmogorov–Smirnov (KS) distance between the bulk's empirical distribution
+and the fitted MP law as its goodness of fit.
+
+The outlier (Baik–Ben Arous–Péché, BBP; Benaych-Georges & Nadakuditi 2012). The signal ``1 μᵀ`` alone has
+one non-zero eigenvalue ``ℓ = N |μ|²`` in ``R Rᵀ``. Write ``θ² = ℓ / (σ² D)``. When ``θ² > √c``, i.e.
+``ℓ > ℓ_BBP = σ² √(N D)``, the top eigenvalue separates from the bulk and converges to
+
+    λ_out = σ² D (1 + θ²)(c + θ²) / θ²,
+
+above the bulk's edge ``λ₊ = σ² (√D + √N)²``; below the threshold it sticks to the edge. The fitter
+treats the outlier explicitly: it fits the bulk without the top eigenvalue (``N - 1`` eigenvalues, the
+projection of ``R`` off the top direction), and declares an outlier when the top eigenvalue is improbable under
+pure noise: by default the null simulates independent Gaussian columns with the variances of R's centred
+columns (centring removes the rank-one signal exactly); for equal variances the Tracy–Widom (TW₁) law of a
+finite MP bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
+
+The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (:func:`task_snr`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from . import config
+from .cache import atomic_path, read_npz
+
+__all__ = ["TW1_Q99", "SpikedMPFit", "mp_support", "mp_pdf", "mp_cdf", "bbp_threshold", "spike_eigenvalue",
+           "spike_from_eigenvalue", "gram_spectrum", "fit_spiked_mp", "task_snr", "mean_overlap",
+           "task_vector_matrices", "random_pair_matrix", "truncate", "wide_spectral_embeddings",
+           "spiked_matrix", "parallelogram_cosines", "analogy_margins", "snr_curve", "spearman_with_uncertainty"]
+
+TW1_Q99 = 2.0234
+"""The 99% quantile of the Tracy–Widom law TW₁ (real Gaussian matrices; Tracy & Widom 1996 tables)."""
+
+
+# -- the Marchenko–Pastur law ------------------------------------------------------------------------
+def _check_shape(sigma2: float, N: float, D: float) -> None:
+    for name, v in (("sigma2", sigma2), ("N", N), ("D", D)):
+        if not (isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+
+
+def mp_support(sigma2: float, N: float, D: float) -> tuple[float, float]:
+    """Edges ``(λ₋, λ₊) = σ²(√D ∓ √N)²`` of the continuous part of the MP law of ``ZZᵀ`` (Z: N x D)."""
+    _check_shape(sigma2, N, D)
+    return sigma2 * (math.sqrt(D) - math.sqrt(N)) ** 2, sigma2 * (math.sqrt(D) + math.sqrt(N)) ** 2
+
+
+def _standard(sigma2: float, N: float, D: float) -> tuple[float, float, float]:
+    """``(scale, y, weight)``: the continuous part is ``scale · X`` with X standard MP of ratio y ≤ 1,
+    carrying mass ``weight = min(1, D/N)`` (the rest is the atom at zero)."""
+    big, small = max(N, D), min(N, D)
+    return sigma2 * big, small / big, min(1.0, D / N)
+
+
+def mp_pdf(x: np.ndarray | float, sigma2: float, N: float, D: float) -> np.ndarray:
+    """Density of the continuous part of the MP law of the eigenvalues of ``ZZᵀ`` (Z: N x D, variance σ²).
+
+    It integrates to ``min(1, D/N)``; the rest, ``max(0, 1 - D/N)``, is an atom at zero (not included).
+    """
+    _check_shape(sigma2, N, D)
+    scale, y, w = _standard(sigma2, N, D)
+    t = np.asarray(x, dtype=np.float64) / scale
+    a, b = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
+    inside = (t > a) & (t < b)
+    dens = np.zeros_like(t)
+    ti = t[inside]
+    dens[inside] = np.sqrt((b - ti) * (ti - a)) / (2 * math.pi * y * ti)
+    return w * dens / scale
+
+
+def mp_cdf(x: np.ndarray | float, sigma2: float, N: float, D: float) -> np.ndarray:
+    """Cumulative distribution of the MP law of the eigenvalues of ``ZZᵀ``, atom at zero included.
+
+    Closed form: with ``t = x / scale = 1 + y + 2√y cos φ`` (``φ`` from π at the lower edge to 0 at the upper),
+    the standard law's CDF is ``1 - [(1+y)φ - 2√y sin φ - 2(1-y) arctan(k tan(φ/2))] / (2π y)``,
+    ``k = (1-√y)/(1+√y)`` (the integral of ``√((b-t)(t-a)) / (2π y t)`` in the variable φ).
+    """
+    _check_shape(sigma2, N, D)
+    scale, y, w = _standard(sigma2, N, D)
+    t = np.asarray(x, dtype=np.float64) / scale
+    sy = math.sqrt(y)
+    a, b = (1 - sy) ** 2, (1 + sy) ** 2
+    phi = np.arccos(np.clip((t - (1 + y)) / (2 * sy), -1.0, 1.0))
+    k = (1 - sy) / (1 + sy)
+    with np.errstate(over="ignore", divide="ignore"):
+        at = np.where(phi >= math.pi, math.pi / 2, np.arctan(k * np.tan(phi / 2)))
+    cont = 1.0 - ((1 + y) * phi - 2 * sy * np.sin(phi) - 2 * (1 - y) * at) / (2 * math.pi * y)
+    cont = np.where(t <= a, 0.0, np.where(t >= b, 1.0, np.clip(cont, 0.0, 1.0)))
+    atom = 1.0 - w
+    return np.where(t < 0, 0.0, atom + w * cont)
+
+
+# -- the spike -----------------------------------------------------------------------------------------
+def bbp_threshold(sigma2: float, N: float, D: float) -> float:
+    """The BBP threshold on the signal eigenvalue ``ℓ = N|μ|²``: an outlier separates when ``ℓ > σ²√(N D)``."""
+    _check_shape(sigma2, N, D)
+    return sigma2 * math.sqrt(N * D)
+
+
+def spike_eigenvalue(ell: float, sigma2: float, N: float, D: float) -> float:
+    """Where the top eigenvalue of ``RRᵀ`` converges for a signal eigenvalue ``ℓ`` (the edge below BBP)."""
+    _check_shape(sigma2, N, D)
+    c, th2 = N / D, ell / (sigma2 * D)
+    if th2 <= math.sqrt(c):
+        return mp_support(sigma2, N, D)[1]
+    return sigma2 * D * (1 + th2) * (c + th2) / th2
+
+
+def spike_from_eigenvalue(lam: float, sigma2: float, N: float, D: float) -> float | None:
+    """Invert :func:`spike_eigenvalue`: the signal ``ℓ`` that puts the outlier at ``lam`` (None at or below
+    the edge). Solves ``θ⁴ + (1 + c - x)θ² + c = 0`` with ``x = λ/(σ²D)``, larger root."""
+    _check_shape(sigma2, N, D)
+    c, x = N / D, lam / (sigma2 * D)
+    disc = (x - 1 - c) ** 2 - 4 * c
+    if x <= (1 + math.sqrt(c)) ** 2 or disc < 0:
+        return None
+    th2 = 0.5 * ((x - 1 - c) + math.sqrt(disc))
+    return float(th2 * sigma2 * D)
+
+
+# -- the fit -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SpikedMPFit:
+    """The result of :func:`fit_spiked_mp` (eigenvalues of ``R Rᵀ``, descending, in ``eigenvalues``)."""
+
+    sigma2: float
+    """Variance of one noise entry (``Σs⁴/Σs²`` for unequal column variances)."""
+    d_eff: float
+    """Number of independent columns of variance ``sigma2`` giving the same bulk (``(Σs²)²/Σs⁴``)."""
+    outlier: float | None
+    """The outlier eigenvalue of ``R Rᵀ``, or None when the top eigenvalue lies inside the fitted bulk."""
+    spike: float | None
+    """The signal eigenvalue ``ℓ = N|μ|²`` that explains the outlier (BBP inversion), or None."""
+    ks: float
+    """Kolmogorov–Smirnov distance between the bulk's empirical distribution and the fitted MP law."""
+    bbp: float
+    """The BBP threshold ``σ²√(N d_eff)`` on ``ℓ``."""
+    edge: float
+    """The fitted bulk's upper edge ``σ²(√d_eff + √N_bulk)²``."""
+    threshold: float
+    """The decision threshold on the top eigenvalue (the null's ``1 - level`` quantile)."""
+    p_value: float
+    """The top eigenvalue's p-value under the null of pure noise (NaN for ``null="tw"``)."""
+    n_rows: int
+    """``N``, the number of task vectors (rows of R)."""
+    n_bulk: int
+    """How many eigenvalues the bulk was fitted on (``N - 1`` with an outlier, else ``N``)."""
+    eigenvalues: np.ndarray
+
+    @property
+    def bulk(self) -> np.ndarray:
+        """The eigenvalues the bulk was fitted on."""
+        return self.eigenvalues[len(self.eigenvalues) - self.n_bulk:]
+
+    def pdf(self, x: np.ndarray | float) -> np.ndarray:
+        """Fitted bulk density (continuous part), per unit eigenvalue, normalised as a law of ``n_bulk`` values."""
+        return mp_pdf(x, self.sigma2, self.n_bulk, self.d_eff)
+
+    def cdf(self, x: np.ndarray | float) -> np.ndarray:
+        """Fitted bulk CDF (atom at zero included)."""
+        return mp_cdf(x, self.sigma2, self.n_bulk, self.d_eff)
+
+
+def gram_spectrum(R: np.ndarray) -> np.ndarray:
+    """The ``N`` eigenvalues of ``R Rᵀ``, descending (from the singular values of R; zeros when d < N)."""
+    R = _check_R(R)
+    s = np.linalg.svd(R, compute_uv=False)
+    lam = np.zeros(R.shape[0])
+    lam[: len(s)] = s ** 2
+    return np.sort(lam)[::-1]
+
+
+def _check_R(R: np.ndarray) -> np.ndarray:
+    if not isinstance(R, np.ndarray):
+        raise TypeError(f"R must be a numpy array, got {type(R).__name__}")
+    if R.ndim != 2:
+        raise ValueError(f"R must be a 2-d (pairs x dimensions) matrix, got shape {R.shape}")
+    if R.shape[0] < 3:
+        raise ValueError(f"need at least 3 task vectors (rows) to fit a bulk, got {R.shape[0]}")
+    if R.shape[1] < 1:
+        raise ValueError("R has no columns")
+    if not np.all(np.isfinite(R)):
+        raise ValueError("R contains non-finite entries (NaN or inf)")
+    R = np.asarray(R, dtype=np.float64)
+    if not np.any(R):
+        raise ValueError("R is all zeros: there is no spectrum to fit")
+    return R
+
+
+def _moments(bulk: np.ndarray) -> tuple[float, float]:
+    """Method of moments for the MP law of ``n`` eigenvalues: ``(σ², D)`` from ``m1 = σ²D``,
+    ``m2 = σ⁴D(D + n)``."""
+    n = len(bulk)
+    m1, m2 = float(bulk.mean()), float((bulk ** 2).mean())
+    excess = m2 / m1 ** 2 - 1.0
+    if m1 <= 0 or excess <= 1e-12 * n:
+        raise ValueError("the bulk eigenvalues are all equal (or zero): no Marchenko–Pastur bulk to fit")
+    D = n / excess
+    return m1 / D, D
+
+
+def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
+    """Two-sided KS distance between the empirical law of ``bulk`` and the fitted MP law (atom included)."""
+    x = np.sort(bulk)
+    n = len(x)
+    tiny = 1e-10 * max(float(x[-1]), 1e-300)
+    F = mp_cdf(np.where(x <= tiny, 0.0, x), sigma2, n, D)
+    # just below a point the model CDF excludes the atom at zero when the point is a (numerical) zero
+    F_below = np.where(x <= tiny, 0.0, F)
+    xz = np.where(x <= tiny, 0.0, x)
+    emp_hi = np.searchsorted(xz, xz, side="right") / n  # ties (the zeros when d < N) jump at once
+    emp_lo = np.searchsorted(xz, xz, side="left") / n
+    return float(max(np.max(np.abs(emp_hi - F)), np.max(np.abs(F_below - emp_lo))))
+
+
+def _tw_scale(N: int, D: float) -> tuple[float, float]:
+    """Johnstone's (2001) centring and scale of the largest eigenvalue of a real N x D Wishart (σ² = 1)."""
+    a, b = math.sqrt(max(N - 1, 1)), math.sqrt(D)
+    return (a + b) ** 2, (a + b) * (1 / a + 1 / b) ** (1 / 3)
+
+
+def _null_top_eigenvalues(col_var: np.ndarray, N: int, n_null: int, rng: np.random.Generator,
+                          batch: int = 32) -> np.ndarray:
+    """Top eigenvalue of ``ZZᵀ`` for ``n_null`` Gaussian ``Z`` (N x d) with column variances ``col_var``."""
+    sd = np.sqrt(col_var)[None, None, :]
+    out = []
+    for s in range(0, n_null, batch):
+        b = min(batch, n_null - s)
+        Z = rng.standard_normal((b, N, len(col_var))) * sd
+        out.append(np.linalg.eigvalsh(Z @ np.swapaxes(Z, 1, 2))[:, -1])
+    return np.concatenate(out)
+
+
+def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", n_null: int = 200,
+                  rng: np.random.Generator | None = None) -> SpikedMPFit:
+    """Fit the spectrum of ``R Rᵀ`` (R: N x d) by a Marchenko–Pastur bulk plus at most one outlier.
+
+    1. The bulk without the top eigenvalue (``N - 1`` values: the spectrum of R projected off its top
+       direction) is fitted by the method of moments: ``σ²`` and ``d_eff`` match the mean and the mean square
+       of the eigenvalues (see the module docstring).
+    2. The top eigenvalue is tested against a null hypothesis of pure noise, at false-alarm rate ``level``:
+
+       * ``null="columns"`` (default): independent Gaussian columns with the variances of R's *centred*
+         columns (centring removes the signal ``1μᵀ`` exactly), ``n_null`` simulated matrices; the p-value is
+         ``(1 + #{null ≥ λ₁}) / (1 + n_null)``. This null is right for unequal column variances, whose bulk
+         has a longer upper tail than the MP law of the same two moments.
+       * ``null="tw"``: the fitted MP bulk, whose largest eigenvalue fluctuates by the Tracy–Widom law TW₁
+         (Johnstone's centring and scale); exact only for equal variances (``level`` must then be 0.01).
+    3. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
+
+    ``rng`` seeds the simulated null (default: a fixed stream, so that a fit is reproducible).
+    Raises ``ValueError`` for fewer than 3 rows, an all-zero or non-finite R, or a bulk with no spread.
+    """
+    R = _check_R(R)
+    if not (isinstance(level, float) and 0 < level < 1):
+        raise ValueError(f"level must be a float in (0, 1), got {level!r}")
+    if null not in ("columns", "tw"):
+        raise ValueError(f"null must be 'columns' or 'tw', got {null!r}")
+    if null == "tw" and level != 0.01:
+        raise ValueError("null='tw' uses the tabulated 99% quantile of TW1: level must be 0.01")
+    if not isinstance(n_null, (int, np.integer)) or n_null < 1 / level - 1:
+        raise ValueError(f"n_null={n_null!r} simulations cannot resolve level={level} (need >= {1 / level - 1:.0f})")
+    lam = gram_spectrum(R)
+    N = len(lam)
+    s2, D = _moments(lam[1:])
+    edge = s2 * (math.sqrt(D) + math.sqrt(N - 1)) ** 2
+    if null == "tw":
+        mu, sc = _tw_scale(N, D)
+        threshold = s2 * (mu + TW1_Q99 * sc)
+        p_value = float("nan")
+        is_out = lam[0] > threshold
+    else:
+        rng = np.random.default_rng([config.SEED, 30_001]) if rng is None else rng
+        col_var = R.var(axis=0, ddof=1)
+        tops = _null_top_eigenvalues(col_var, N, int(n_null), rng)
+        p_value = float((1 + np.sum(tops >= lam[0])) / (1 + len(tops)))
+        threshold = float(np.quantile(tops, 1 - level))
+        is_out = p_value <= level
+    if is_out:
+        outlier: float | None = float(lam[0])
+        spike = spike_from_eigenvalue(lam[0], s2, N, D)  # the outlier of the N-row matrix
+        n_bulk = N - 1
+    else:
+        outlier, spike, n_bulk = None, None, N
+        s2, D = _moments(lam)
+        edge = s2 * (math.sqrt(D) + math.sqrt(N)) ** 2
+    b = lam[N - n_bulk:]
+    return SpikedMPFit(sigma2=float(s2), d_eff=float(D), outlier=outlier, spike=spike, ks=_ks(b, s2, D),
+                       bbp=bbp_threshold(s2, N, D), edge=float(edge), threshold=float(threshold),
+                       p_value=p_value, n_rows=N, n_bulk=n_bulk, eigenvalues=lam)
+
+
+# -- statistics of a task family --------------------------------------------------------------------------
+def task_snr(R: np.ndarray, *, rtol: float = 1e-10) -> float:
+    """The authors' SNR: ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)``, the top over the mean non-zero eigenvalue (1 for a
+    flat spectrum, so 1 for rank one; close to the rank when one eigenvalue dominates)."""
+    R = _check_R(R)
+    s2 = np.linalg.svd(R, compute_uv=False) ** 2
+    rank = int((s2 > rtol * s2[0]).sum())
+    return float(s2[0] * rank / s2.sum())
+
+
+def mean_overlap(R: np.ndarray) -> float:
+    """Squared cosine between the mean task vector ``μ̄`` (mean row of R) and the top right singular vector
+    of R (the outlier's direction in embedding space): the share of ``|μ̄|²`` along the outlier."""
+    R = _check_R(R)
+    mu = R.mean(axis=0)
+    nm = float(np.linalg.norm(mu))
+    if nm <= 1e-12 * float(np.linalg.norm(R, axis=1).max()):
+        raise ValueError("the mean task vector is zero: its direction is undefined")
+    _, _, Vt = np.linalg.svd(R, full_matrices=False)
+    return float((Vt[0] @ mu / nm) ** 2)
+
+
+def truncate(R: np.ndarray, d: int) -> np.ndarray:
+    """The first ``d`` embedding columns of R (``R_d`` of the paper)."""
+    if not isinstance(d, (int, np.integer)) or d < 1 or d > R.shape[1]:
+        raise ValueError(f"d must be an integer in [1, {R.shape[1]}], got {d!r}")
+    return R[:, :d]
+
+
+def task_vector_matrices(words: Sequence[str], W: np.ndarray, path=None, *,
+                         min_pairs: int = 3) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """``{category: (pairs, R)}`` for every analogy category with at least ``min_pairs`` in-vocabulary pairs.
+
+    ``pairs`` is the ``(N, 2)`` array of word ids ``(a, b)`` (distinct pairs in order of appearance, as the
+    pairs protocol of :func:`qwem_lib.evaluation.analogy_items` collects them) and ``R = W[b] - W[a]``.
+    """
+    from .evaluation import analogy_pairs
+
+    W = np.asarray(W)
+    if W.ndim != 2 or W.shape[0] != len(words):
+        raise ValueError(f"W must have one row per word: {len(words)} words, W has shape {W.shape}")
+    out = {}
+    for name, P in analogy_pairs(words, path).items():
+        if len(P) >= min_pairs:
+            out[name] = (P, (W[P[:, 1]].astype(np.float64) - W[P[:, 0]].astype(np.float64)))
+    return out
+
+
+def random_pair_matrix(W: np.ndarray, n: int, rng: np.random.Generator, *,
+                       among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The null model: ``(pairs, R)`` for ``n`` random pairs of distinct words (from ``among`` if given)."""
+    W = np.asarray(W)
+    pool = np.arange(W.shape[0]) if among is None else np.unique(np.asarray(among))
+    if n < 1 or len(pool) < 2:
+        raise ValueError(f"need n >= 1 and at least two words to pair, got n={n}, {len(pool)} words")
+    a = rng.choice(pool, size=n)
+    b = rng.choice(pool, size=n)
+    same = a == b
+    while same.any():
+        b[same] = rng.choice(pool, size=int(same.sum()))
+        same = a == b
+    P = np.stack([a, b], axis=1)
+    return P, W[b].astype(np.float64) - W[a].astype(np.float64)
+
+
+def spiked_matrix(N: int, col_var: np.ndarray, ell: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A synthetic task-vector matrix ``R = 1 μᵀ + Z`` with ``Var Z_ij = col_var[j]`` and signal ``N|μ|² = ell``.
+
+    ``μ`` points along a uniformly random unit direction; returns ``(R, mu)``.
+    """
+    col_var = np.asarray(col_var, dtype=np.float64)
+    if N < 1 or col_var.ndim != 1 or np.any(col_var < 0) or ell < 0:
+        raise ValueError("need N >= 1, a 1-d non-negative col_var and ell >= 0")
+    Z = rng.standard_normal((N, len(col_var))) * np.sqrt(col_var)[None, :]
+    u = rng.standard_normal(len(col_var))
+    u /= np.linalg.norm(u)
+    mu = u * math.sqrt(ell / N)
+    return Z + mu[None, :], mu
+
+
+def parallelogram_cosines(W: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """For analogy items ``(a, b, a', b')``: cosine between ``b̂ - â + â'`` and ``b̂'`` (rows normalised)."""
+    from .evaluation import normalize_rows
+
+    Wn = normalize_rows(W).astype(np.float64)
+    items = np.asarray(items)
+    q = Wn[items[:, 1]] - Wn[items[:, 0]] + Wn[items[:, 2]]
+    q /= np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    return np.einsum("ij,ij->i", q, Wn[items[:, 3]])
+
+
+def analogy_margins(W: np.ndarray, items: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+    """For 3CosAdd analogies ``(a, b, a', b')``: ``(target, rival)`` where ``target`` is the cosine of the
+    query ``q = b̂ - â + â'`` (normalised) with ``b̂'`` and ``rival`` the largest cosine of ``q`` with any other
+    word except ``a, b, a'``. The analogy is answered correctly exactly when ``target > rival``."""
+    from .evaluation import normalize_rows
+
+    items = np.asarray(items)
+    if items.ndim != 2 or items.shape[1] != 4:
+        raise ValueError(f"items must be an (n, 4) array of word ids, got shape {items.shape}")
+    Wn = normalize_rows(W)
+    target = np.empty(len(items))
+    rival = np.empty(len(items))
+    for s in range(0, len(items), batch):
+        it = items[s: s + batch]
+        qv = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]
+        qv /= np.maximum(np.linalg.norm(qv, axis=1, keepdims=True), 1e-12)
+        sc = Wn @ qv.T
+        cols = np.arange(len(it))
+        target[s: s + batch] = sc[it[:, 3], cols]
+        for k in range(4):
+            sc[it[:, k], cols] = -np.inf
+        rival[s: s + batch] = sc.max(axis=0)
+    return target, rival
+
+
+def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
+    """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``."""
+    return np.array([task_snr(truncate(R, int(d))) for d in ds])
+
+
+def spearman_with_uncertainty(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
+                              n_perm: int = 10000, rng: np.random.Generator | None = None) -> dict[str, float]:
+    """Spearman's ρ of ``x`` and ``y`` with a percentile bootstrap 95% interval (resampling the pairs) and a
+    one-sided permutation p-value for ρ > 0: ``{"rho", "lo", "hi", "p", "n"}``."""
+    from scipy.stats import spearmanr
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1 or len(x) < 4:
+        raise ValueError(f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}")
+    rng = np.random.default_rng([config.SEED, 30_002]) if rng is None else rng
+    rho = float(spearmanr(x, y).statistic)
+    boots = []
+    for _ in range(n_boot):
+        i = rng.integers(0, len(x), len(x))
+        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
+            boots.append(spearmanr(x[i], y[i]).statistic)
+    rx = np.argsort(np.argsort(x))
+    ry = np.argsort(np.argsort(y))
+    perm = np.array([np.corrcoef(rx, rng.permutation(ry))[0, 1] for _ in range(n_perm)])
+    rho_r = float(np.corrcoef(rx, ry)[0, 1])
+    p = float((1 + np.sum(perm >= rho_r - 1e-12)) / (1 + n_perm))
+    lo, hi = np.nanquantile(boots, [0.025, 0.975])
+    return {"rho": rho, "lo": float(lo), "hi": float(hi), "p": p, "n": int(len(x))}
+
+
+# -- many eigen-dimensions of M* ----------------------------------------------------------------------
+def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *, method: str = "auto",
+                             use_cache: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """svd(M*) embeddings with many columns: ``(words, W, lam)``, ``W = Q_[d] Λ_[d]^{1/2}`` (negative
+    eigenvalues give zero columns), from a dense solve of the top ``d`` eigenpairs in float32:
+    ``method="evr"`` is LAPACK on the CPU (``scipy.linalg.eigh(subset_by_index=…)``), ``"torch"`` is
+    ``torch.linalg.eigh`` on ``config.device()``; ``"auto"`` picks torch on a GPU, else evr.
+
+    The Krylov solver of :mod:`qwem_lib.spectral` targets d ≈ 200; the task-vector chapters need up to
+    thousands of columns, where a dense solve is both simpler and exact. Cached by (corpus, V, d, window,
+    method).
+    """
+    import scipy.linalg as sl
+
+    from .corpus_stats import _cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
+
+    c = resolve_corpus(corpus)
+    if method == "auto":
+        method = "torch" if config.device_name().startswith("cuda") else "evr"
+    if method not in ("evr", "torch"):
+        raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
+    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
+        raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
+    cpath = _cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
+    path = None
+    if cpath is not None:
+        path = config.cache_dir() / "task_vectors" / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
+        hit = read_npz(path, ("W", "lam"))
+        if hit is not None:
+            return c.vocab(int(V)), hit["W"], hit["lam"]
+    words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
+    M = target_from_stats(P, pu, "mstar", dtype=np.float32)
+    del P
+    if method == "evr":
+        lam, U = sl.eigh(M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False)
+    else:
+        import torch
+
+        ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
+        lam, U = ev[V - d:].cpu().numpy(), vec[:, V - d:].cpu().numpy()
+        del ev, vec
+    del M
+    lam, U = lam[::-1].astype(np.float64), U[:, ::-1]
+    W = np.ascontiguousarray(U * np.sqrt(np.maximum(lam, 0.0))[None, :], dtype=np.float32)
+    if path is not None:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, W=W, lam=lam)
+    return words, W, lam

@@ -1,0 +1,223 @@
+"""Tests of qwem_lib.task_vectors against independent computations (quadrature, simulation, hand cases)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from qwem_lib import task_vectors as tv
+
+
+@pytest.mark.parametrize("N,D", [(30, 100), (100, 30), (50, 50), (30, 7.5)])
+def test_mp_cdf_matches_quadrature_of_pdf(N, D):
+    lo, hi = tv.mp_support(2.0, N, D)
+    atom = max(0.0, 1 - D / N)
+    for x in np.linspace(lo, hi, 7)[1:-1]:
+        num = quad(lambda t: float(tv.mp_pdf(t, 2.0, N, D)), lo, x, limit=200)[0] + atom
+        assert float(tv.mp_cdf(x, 2.0, N, D)) == pytest.approx(num, abs=1e-8)
+    assert float(tv.mp_cdf(hi * 1.01, 2.0, N, D)) == 1.0
+    assert float(tv.mp_cdf(-1.0, 2.0, N, D)) == 0.0
+    assert float(tv.mp_cdf(0.0, 2.0, N, D)) == pytest.approx(atom)
+
+
+def test_mp_law_against_large_simulation():
+    rng = np.random.default_rng(0)
+    N, D, s2 = 400, 1000, 0.5
+    Z = rng.standard_normal((N, D)) * math.sqrt(s2)
+    lam = np.linalg.eigvalsh(Z @ Z.T)
+    grid = np.quantile(lam, [0.1, 0.3, 0.5, 0.7, 0.9])
+    emp = np.searchsorted(np.sort(lam), grid, side="right") / N
+    assert np.max(np.abs(emp - tv.mp_cdf(grid, s2, N, D))) < 0.02
+    lo, hi = tv.mp_support(s2, N, D)
+    assert lam.min() == pytest.approx(lo, rel=0.1) and lam.max() == pytest.approx(hi, rel=0.03)
+
+
+def test_spike_eigenvalue_roundtrip_and_simulation():
+    N, D = 50, 400
+    bbp = tv.bbp_threshold(1.0, N, D)
+    assert bbp == pytest.approx(math.sqrt(N * D))
+    assert tv.spike_eigenvalue(0.5 * bbp, 1.0, N, D) == pytest.approx(tv.mp_support(1.0, N, D)[1])
+    assert tv.spike_from_eigenvalue(tv.mp_support(1.0, N, D)[1] * 0.99, 1.0, N, D) is None
+    ell = 4 * bbp
+    lam = tv.spike_eigenvalue(ell, 1.0, N, D)
+    assert tv.spike_from_eigenvalue(lam, 1.0, N, D) == pytest.approx(ell, rel=1e-10)
+    rng = np.random.default_rng(1)
+    tops = [tv.gram_spectrum(tv.spiked_matrix(N, np.ones(D), ell, rng)[0])[0] for _ in range(40)]
+    assert np.mean(tops) == pytest.approx(lam, rel=0.03)
+
+
+def test_gram_spectrum_matches_dense_eigh():
+    rng = np.random.default_rng(2)
+    for shape in ((10, 4), (6, 20)):
+        R = rng.standard_normal(shape)
+        ref = np.sort(np.linalg.eigvalsh(R @ R.T))[::-1]
+        np.testing.assert_allclose(tv.gram_spectrum(R), np.clip(ref, 0, None), atol=1e-10)
+
+
+@pytest.mark.parametrize("bad,msg", [
+    (np.ones((2, 5)), "at least 3"),
+    (np.zeros((5, 4)), "all zeros"),
+    (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "non-finite"),
+    (np.ones(5), "2-d"),
+])
+def test_fit_rejects_degenerate_input(bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        tv.fit_spiked_mp(bad)
+
+
+def test_fit_rejects_flat_spectrum_and_non_array():
+    with pytest.raises(ValueError, match="all equal"):
+        tv.fit_spiked_mp(np.eye(5))  # every eigenvalue is 1: no spread to fit
+    with pytest.raises(TypeError):
+        tv.fit_spiked_mp([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+
+
+def test_fit_recovers_equal_variance_parameters_over_draws():
+    rng = np.random.default_rng(3)
+    N, d, s2 = 40, 300, 0.7
+    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100)
+            for _ in range(40)]
+    assert all(f.outlier is not None for f in fits)
+    assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.05)
+    assert np.mean([f.d_eff for f in fits]) == pytest.approx(d, rel=0.06)
+    assert np.mean([f.spike for f in fits]) == pytest.approx(4 * s2 * math.sqrt(N * d), rel=0.08)
+    assert np.median([f.ks for f in fits]) < 0.1
+
+
+def test_fit_recovers_unequal_variance_effective_values():
+    rng = np.random.default_rng(4)
+    N, cv = 40, np.linspace(0.1, 2.0, 500) ** 2
+    s2, de = (cv ** 2).sum() / cv.sum(), cv.sum() ** 2 / (cv ** 2).sum()
+    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0]) for _ in range(40)]
+    assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.06)
+    assert np.mean([f.d_eff for f in fits]) == pytest.approx(de, rel=0.06)
+    assert de < 0.7 * len(cv)  # the effective dimension really is below d here
+
+
+def test_fit_outlier_detection_below_and_above_bbp():
+    rng = np.random.default_rng(5)
+    N, d = 30, 200
+    bbp = math.sqrt(N * d)
+    below = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0], n_null=100).outlier
+                     is not None for _ in range(60)])
+    above = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0], n_null=100).outlier
+                     is not None for _ in range(60)])
+    assert below < 0.15 and above > 0.97
+
+
+def test_fit_works_with_fewer_columns_than_rows():
+    rng = np.random.default_rng(6)
+    f = tv.fit_spiked_mp(tv.spiked_matrix(100, np.ones(40), 0.0, rng)[0])
+    assert f.d_eff == pytest.approx(40, rel=0.1) and f.ks < 0.1
+
+
+def test_snr_and_overlap_hand_cases():
+    R = np.outer(np.ones(5), [1.0, 2.0, 0.0])  # rank one: SNR = rank * lam / tr = 1
+    assert tv.task_snr(R + 0.0) == pytest.approx(1.0)
+    assert tv.task_snr(np.diag([2.0, 1.0, 1.0])) == pytest.approx(4.0 * 3 / 6.0)
+    rng = np.random.default_rng(7)
+    R3, mu = tv.spiked_matrix(50, np.full(100, 1e-6), 10.0, rng)
+    assert tv.mean_overlap(R3) == pytest.approx(1.0, abs=1e-6)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    with pytest.raises(ValueError, match="mean task vector is zero"):
+        tv.mean_overlap(np.vstack([Q[:3], -Q[:3]]))
+
+
+def test_parallelogram_cosine_exact_for_exact_analogy():
+    W = np.array([[1.0, 0, 0], [0, 1.0, 0], [1.0, 0, 1e-9], [0, 1.0, 1e-9]])
+    assert tv.parallelogram_cosines(W, np.array([[0, 1, 2, 3]]))[0] == pytest.approx(1.0)
+
+
+def test_task_vector_matrices_and_null_model():
+    words = ["athens", "greece", "paris", "france", "rome", "italy", "berlin", "germany"]
+    W = np.arange(len(words) * 3, dtype=float).reshape(-1, 3) ** 1.5
+    path_lines = (": capital-common-countries\nathens greece paris france\nrome italy berlin germany\n"
+                  "athens greece rome italy\n")
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+        fh.write(path_lines)
+    out = tv.task_vector_matrices(words, W, fh.name)
+    P, R = out["capital-common-countries"]
+    assert P.tolist() == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    np.testing.assert_allclose(R, W[P[:, 1]] - W[P[:, 0]])
+    rng = np.random.default_rng(0)
+    Pn, Rn = tv.random_pair_matrix(W, 20, rng)
+    assert (Pn[:, 0] != Pn[:, 1]).all() and Rn.shape == (20, 3)
+    with pytest.raises(ValueError):
+        tv.truncate(R, 0)
+
+
+def test_tw_null_and_argument_validation():
+    rng = np.random.default_rng(8)
+    N, d = 30, 200
+    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0], null="tw").outlier is not None
+                  for _ in range(100)])
+    assert fa < 0.15  # nominal 1%; the leave-top-out bulk is a little narrow at N = 30
+    R = tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0]
+    with pytest.raises(ValueError, match="level"):
+        tv.fit_spiked_mp(R, level=2.0)
+    with pytest.raises(ValueError, match="null"):
+        tv.fit_spiked_mp(R, null="bogus")
+    with pytest.raises(ValueError, match="cannot resolve"):
+        tv.fit_spiked_mp(R, n_null=10)
+
+
+def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
+    rng = np.random.default_rng(9)
+    cv = np.arange(1, 201) ** -0.5
+    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier is not None
+                  for _ in range(60)])
+    fa_tw = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
+                     for _ in range(100)])
+    assert fa < 0.07 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
+
+
+def test_analogy_margins_agree_with_analogy_accuracy():
+    from qwem_lib.evaluation import _analogy_hits, normalize_rows
+
+    rng = np.random.default_rng(10)
+    W = rng.standard_normal((60, 8))
+    items = np.array([rng.choice(60, 4, replace=False) for _ in range(200)])
+    t, r = tv.analogy_margins(W, items, batch=64)
+    np.testing.assert_array_equal(t > r, _analogy_hits(normalize_rows(W), items))
+    # brute force for one item
+    a, b, a2, b2 = items[0]
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    qv = Wn[b] - Wn[a] + Wn[a2]
+    cos = Wn @ qv / np.linalg.norm(qv)
+    others = [i for i in range(60) if i not in (a, b, a2, b2)]
+    assert t[0] == pytest.approx(cos[b2]) and r[0] == pytest.approx(cos[others].max())
+
+
+def test_spearman_with_uncertainty():
+    x = np.arange(10.0)
+    out = tv.spearman_with_uncertainty(x, x ** 3, n_boot=200, n_perm=500)
+    assert out["rho"] == pytest.approx(1.0) and out["p"] < 0.01 and out["n"] == 10
+    rng = np.random.default_rng(0)
+    out = tv.spearman_with_uncertainty(rng.standard_normal(12), rng.standard_normal(12), n_boot=200, n_perm=500)
+    assert out["lo"] < out["rho"] < out["hi"]
+    with pytest.raises(ValueError):
+        tv.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
+
+
+def test_wide_spectral_embeddings_match_the_dense_spectral_path():
+    from qwem_lib import spectral as sp
+    from qwem_lib.data import Corpus
+
+    rng = np.random.default_rng(11)
+    ids = np.minimum(rng.zipf(1.3, 4000) - 1, 11).astype(np.int64)
+    c = Corpus("tiny-unregistered-tv", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12))
+    words, W, lam = tv.wide_spectral_embeddings(c, 10, 4, window=4)
+    w2, W2 = sp.spectral_embeddings(c, 10, 4, "mstar", window=4, method="eigh", dtype=np.float64)
+    assert words == w2 and W.shape == (10, 4)
+    np.testing.assert_allclose(W @ W.T, W2 @ W2.T, atol=1e-4)  # same Gram matrix: equal up to column signs
+    assert np.all(np.diff(lam) <= 0)
+    _, Wt, lam_t = tv.wide_spectral_embeddings(c, 10, 4, window=4, method="torch")  # torch on config.device()
+    np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-4)
+    np.testing.assert_allclose(lam_t, lam, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError):
+        tv.wide_spectral_embeddings(c, 10, 10, window=4)
+    with pytest.raises(ValueError, match="method"):
+        tv.wide_spectral_embeddings(c, 10, 4, window=4, method="lanczos")
