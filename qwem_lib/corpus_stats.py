@@ -210,7 +210,10 @@ def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting:
     V = int(V)
     w = _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
-    inv = np.bincount(np.minimum(ids, V), minlength=V + 1)[:V] if ids.size else np.zeros(V, dtype=np.int64)
+    inv = np.zeros(V, dtype=np.int64)  # in-vocabulary counts, chunk by chunk (no copy of the whole stream)
+    step = max(int(chunk), 1)
+    for s in range(0, ids.size, step):
+        inv += np.bincount(np.minimum(np.asarray(ids[s: s + step]), V), minlength=V + 1)[:V]
     if int(inv.sum()) < 2:
         raise DataError(f"fewer than two in-vocabulary tokens (V={V}); nothing to count")
     bound = 2 * int(w.sum()) * int(inv.max())
