@@ -285,12 +285,13 @@ fig, axes = plt.subplots(int(np.ceil(len(fits) / 5)), 5, figsize=(15, 2.6 * np.c
 for ax, (c, f) in zip(axes.flat, fits.items()):
     b = np.sort(f.bulk)
     ax.step(b, np.arange(1, len(b) + 1) / len(b), where="post", color=plotting.PALETTE[0], label="bulk (data)")
-    xs = np.linspace(0, max(f.edge, b[-1]) * 1.1, 300)
+    xs = np.geomspace(b[b > 0].min() / 2, max(f.edge, b[-1], f.outlier or 0.0) * 1.1, 300)
     ax.plot(xs, f.cdf(xs), color=plotting.PALETTE[1], label="fitted MP")
     ax.axvline(f.edge, color="0.4", ls="--", lw=1)
     if f.outlier:
         ax.axvline(f.outlier, color=plotting.PALETTE[2], lw=2, label="outlier")
-    ax.set_xscale("symlog", linthresh=max(b[0], 1e-3))
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())  # label decades only (the ranges are narrow)
     plotting.label(ax, f"{c} (N={f.n_rows})", r"eigenvalue of $R_dR_d^\top$", "cumulative share")
 for ax in list(axes.flat)[len(fits):]:
     ax.axis("off")
@@ -299,7 +300,7 @@ fig.suptitle(f"Task-vector spectra, svd(M*), d = {d0}: empirical bulk, fitted MP
 plt.show()
 
 # %% [markdown]
-# **Figure 30.2** — For every analogy category, the eigenvalues of $R_dR_d^\top$ at $d$ = `d_show`: the bulk's
+# **Figure 30.2** — For every analogy category, the eigenvalues of $R_dR_d^\top$ at $d = d_0$ (256 at the book preset; log axis): the bulk's
 # empirical distribution (steps), the fitted MP law (curve), the fitted edge $\lambda_+$ (dashed) and the
 # outlier (thick line) when the fit declares one. A CDF is shown rather than a histogram: with $N \approx 10$–$30$
 # eigenvalues a histogram shows little, and the CDF is what the KS distance measures.
