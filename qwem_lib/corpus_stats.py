@@ -21,9 +21,10 @@ The protocol is that of the QWEM authors' public code (see ``shared/reference/au
   (it is *not* the row marginal of ``P_ij``).
 
 Counting is one compiled pass (numba) over the token stream into a single ``V x V`` integer table, in
-int32 when the counts provably fit, split by rows over the CPU threads; the stream is read in chunks, so
-memory holds the table plus one chunk, however long the corpus (a memory-mapped id array works). The
-table is symmetrised in place by blocks. Results are cached under ``config.cache_dir()/cooc`` keyed by
+int32 when the counts provably fit, split by rows over the CPU threads (row ranges of equal token mass:
+word counts follow Zipf's law); the stream is read in chunks, so memory holds the table plus one chunk,
+however long the corpus (a memory-mapped id array works). The table is symmetrised in place by pairs of
+tiles and normalised on all threads. Results are cached under ``config.cache_dir()/cooc`` keyed by
 (corpus cache key, ``V``, window, weighting, oov rule).
 """
 
@@ -40,9 +41,9 @@ from . import config
 from .cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
-__all__ = ["cooccurrence_counts", "cooccurrence", "target_from_stats", "mstar_from_stats",
-           "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB", "as_token_ids",
-           "check_table_size"]
+__all__ = ["cooccurrence_counts", "cooccurrence_table", "cooccurrence", "target_from_stats", "target_from_counts",
+           "mstar_from_stats", "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB", "as_token_ids",
+           "check_table_size", "warm_up_kernels"]
 
 Weighting = Literal["linear", "flat"]
 OOVRule = Literal["authors", "drop", "skip"]
@@ -138,25 +139,24 @@ def check_table_size(V: int, itemsize: int, copies: int = 1, what: str = "co-occ
                           "QWEM_MAX_TABLE_BYTES). Choose a smaller V.")
 
 
-_KERNEL = None
+_KERNELS: dict = {}
 
 
-def _kernel():
-    """The compiled counting pass (built on first use; numba caches the machine code on disk)."""
-    global _KERNEL
-    if _KERNEL is None:
+def _kernels() -> dict:
+    """The compiled kernels (built on first use; numba caches the machine code on disk)."""
+    if not _KERNELS:
         import numba
 
         @numba.njit(parallel=True, nogil=True, cache=True)
-        def count_pairs(stream, n_pos, V, w, out, n_parts):  # pragma: no cover - compiled
+        def count_pairs(stream, n_pos, V, w, out, bounds):  # pragma: no cover - compiled
             # out[a * V + b] += w[j-1] for t < n_pos, 1 <= j <= len(w), a = stream[t], b = stream[t + j],
-            # both in [0, V) (-1 marks a slot that is kept but never counted). Rows are split into n_parts
-            # ranges handled by different threads, so no two threads write the same cell.
+            # both in [0, V) (-1 marks a slot that is kept but never counted). Part p handles the rows
+            # bounds[p] <= a < bounds[p+1] (ranges of equal token mass), so no two threads write one cell.
             n = stream.shape[0]
             W = w.shape[0]
-            for part in numba.prange(n_parts):
-                lo = part * V // n_parts
-                hi = (part + 1) * V // n_parts
+            for part in numba.prange(bounds.shape[0] - 1):
+                lo = bounds[part]
+                hi = bounds[part + 1]
                 for t in range(n_pos):
                     a = stream[t]
                     if a < lo or a >= hi:
@@ -169,8 +169,88 @@ def _kernel():
                             out[row + b] += w[u - t - 1]
             return 0
 
-        _KERNEL = count_pairs
-    return _KERNEL
+        @numba.njit(parallel=True, nogil=True, cache=True)
+        def symmetrise(S, B):  # pragma: no cover - compiled
+            # S <- S + S^T in place, by pairs of B x B tiles (I, J), I <= J, handled by one thread; tile rows
+            # k and nb-1-k go to the same iteration so every iteration has about the same work.
+            V = S.shape[0]
+            nb = (V + B - 1) // B
+            for p in numba.prange((nb + 1) // 2):
+                for k in range(2):
+                    I = p if k == 0 else nb - 1 - p
+                    if k == 1 and I == p:
+                        break
+                    i0, i1 = I * B, min(V, I * B + B)
+                    for J in range(I, nb):
+                        j0, j1 = J * B, min(V, J * B + B)
+                        for i in range(i0, i1):
+                            for j in range(max(j0, i), j1):
+                                if i == j:
+                                    S[i, i] += S[i, i]
+                                else:
+                                    s = S[i, j] + S[j, i]
+                                    S[i, j] = s
+                                    S[j, i] = s
+            return 0
+
+        @numba.njit(parallel=True, nogil=True, cache=True)
+        def normalise(C, total, out):  # pragma: no cover - compiled
+            # out = C / total in float64, row by row on all threads (the same IEEE division as NumPy's)
+            t = np.float64(total)
+            for i in numba.prange(C.shape[0]):
+                for j in range(C.shape[1]):
+                    out[i, j] = np.float64(C[i, j]) / t
+            return 0
+
+        @numba.njit(parallel=True, nogil=True, cache=True)
+        def mstar(C, total, pu, out):  # pragma: no cover - compiled
+            # out = 2 (P - Q) / (P + Q) with P = C / total and Q = pu pu^T, in float64 and in NumPy's order of
+            # operations (so bit-identical to mstar_from_stats(C / total, pu)), then cast to out's dtype
+            t = np.float64(total)
+            for i in numba.prange(C.shape[0]):
+                pi = pu[i]
+                for j in range(C.shape[1]):
+                    p = np.float64(C[i, j]) / t
+                    q = pi * pu[j]
+                    out[i, j] = 2.0 * (p - q) / (p + q)
+            return 0
+
+        _KERNELS.update(count_pairs=count_pairs, symmetrise=symmetrise, normalise=normalise, mstar=mstar)
+    return _KERNELS
+
+
+def warm_up_kernels() -> float:
+    """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
+
+    The first call on a machine compiles them (seconds); later processes load the cached machine code. The
+    benchmark calls this before timing, as gensim's compiled extension is built before its timing too.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
+    for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
+        C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
+        pu = np.full(V, 1.0 / V)
+        for dt in (np.float32, np.float64):
+            target_from_counts(C, pu, "mstar", dtype=dt)
+        P = np.zeros(C.shape)
+        _kernels()["normalise"](C, _count_total(C), P)
+    return time.perf_counter() - t0
+
+
+def _row_bounds(mass: np.ndarray, n_parts: int) -> np.ndarray:
+    """``n_parts + 1`` row boundaries that split rows ``0..V-1`` into ranges of about equal ``mass``.
+
+    Word frequencies follow Zipf's law, so equal *row* ranges would give the thread with the frequent words
+    almost all the work; ranges of equal token mass balance the threads.
+    """
+    V = mass.shape[0]
+    cum = np.cumsum(mass, dtype=np.float64)
+    if V == 0 or cum[-1] <= 0:
+        return np.linspace(0, V, n_parts + 1).astype(np.int64)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, n_parts) / n_parts, side="left") + 1
+    return np.concatenate([[0], np.minimum(cuts, V), [V]]).astype(np.int64)
 
 
 def _stream_chunks(ids: np.ndarray, V: int, oov: str, stream_vocab: int, W: int, chunk: int):
@@ -192,18 +272,9 @@ def _stream_chunks(ids: np.ndarray, V: int, oov: str, stream_vocab: int, W: int,
         carry = buf[n_pos:]
 
 
-def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
-                        chunk: int = CHUNK_TOKENS) -> np.ndarray:
-    """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
-
-    After the out-of-vocabulary rule has made the stream (see the module docstring),
-    ``C[a, b] = sum_j w_j (#{t : s[t] = a, s[t+j] = b} + #{t : s[t] = b, s[t+j] = a})`` over the stream
-    ``s`` with ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``), for ``a, b < V``. The counts are
-    exact integers (int32 while they accumulate when ``2 · Σ_j w_j · max_a n_a < 2³¹``, else int64).
-    Peak memory: the integer table, the float64 result and one chunk of ``chunk`` token ids; a table that
-    cannot fit in memory is refused before anything is allocated (``MemoryError``).
-    """
+def _count_table(ids, V, window: int, weighting: Weighting, oov: str, stream_vocab: int,
+                 chunk: int) -> np.ndarray:
+    """The symmetric weighted counts as an exact ``V x V`` integer array (int32 when a bound allows)."""
     ids = as_token_ids(ids)
     if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
         raise ValueError(f"V must be a positive integer, got {V!r}")
@@ -219,21 +290,34 @@ def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting:
     bound = 2 * int(w.sum()) * int(inv.max())
     itype = np.int32 if bound < 2**31 else np.int64
     check_table_size(V, np.dtype(itype).itemsize + 8)  # the integer table and the float64 result
-    table = np.zeros(V * V, dtype=itype)
-    kern = _kernel()
     import numba
 
-    parts = max(1, numba.get_num_threads())
+    k = _kernels()
+    table = np.zeros(V * V, dtype=itype)  # calloc: fresh zero pages, huge pages where NumPy can
+    bounds = _row_bounds(inv, max(1, numba.get_num_threads()))
     wk = w.astype(itype)
     for seg, n_pos in _stream_chunks(ids, V, oov, int(stream_vocab), w.size, max(int(chunk), 4 * w.size)):
-        kern(seg, n_pos, V, wk, table, parts)
+        k["count_pairs"](seg, n_pos, V, wk, table, bounds)
     S = table.reshape(V, V)
-    C = np.empty((V, V), dtype=np.float64)
-    B = 1024
-    for i in range(0, V, B):  # C = S + Sᵀ by blocks: no V x V temporary
-        C[i:i + B] = S[i:i + B]
-        C[i:i + B] += S[:, i:i + B].T
-    return C
+    k["symmetrise"](S, 64)
+    return S
+
+
+def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
+                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
+                        chunk: int = CHUNK_TOKENS) -> np.ndarray:
+    """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
+
+    After the out-of-vocabulary rule has made the stream (see the module docstring),
+    ``C[a, b] = sum_j w_j (#{t : s[t] = a, s[t+j] = b} + #{t : s[t] = b, s[t+j] = a})`` over the stream
+    ``s`` with ``w_j = window + 1 - j`` (``linear``) or 1 (``flat``), for ``a, b < V``. The counts are
+    exact integers (int32 while they accumulate when ``2 · Σ_j w_j · max_a n_a < 2³¹``, else int64).
+    Rows are split over the threads in ranges of equal token mass (:func:`_row_bounds`), and the table is
+    symmetrised in place by pairs of tiles. Peak memory: the integer table, the float64 result and one
+    chunk of ``chunk`` token ids; a table that cannot fit in memory is refused before anything is
+    allocated (``MemoryError``).
+    """
+    return _count_table(ids, V, window, weighting, oov, stream_vocab, chunk).astype(np.float64)
 
 
 def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str,
@@ -251,6 +335,39 @@ def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: s
             f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz")
 
 
+def cooccurrence_table(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
+                       oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
+                       use_cache: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(words, C, P_unigram)``: the exact symmetric weighted counts ``C`` (``V x V`` integers) of a corpus.
+
+    The counts behind :func:`cooccurrence` (``P_joint = C / C.sum()``), by the authors' protocol; cached by
+    inputs for registered corpora. :func:`target_from_counts` builds M* from them without forming
+    ``P_joint``. Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for
+    an empty corpus or one with no co-occurring pair among its top ``V`` words.
+    """
+    c = resolve_corpus(corpus)
+    if c.n_tokens == 0:
+        raise DataError(f"corpus {c.name!r} is empty")
+    if not isinstance(V, (int, np.integer)) or V < 2:
+        raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
+    _offset_weights(window, weighting)
+    _check_oov(oov, stream_vocab)
+    path = _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
+    cached = read_npz(path, ("counts",)) if path is not None else None
+    if cached is not None:
+        counts = cached["counts"]
+    else:
+        counts = _count_table(np.asarray(c.ids), int(V), int(window), weighting, oov, stream_vocab,
+                              CHUNK_TOKENS)
+        if path is not None:
+            with atomic_path(path, ".npz") as tmp:
+                np.savez(tmp, counts=counts.astype(np.int32, copy=False) if counts.max() < 2**31 else counts)
+    if not counts.any():
+        raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")
+    return list(words), counts, c.unigram(int(V))
+
+
 def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
                  oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB, use_cache: bool = True,
                  dtype: type = np.float64) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -266,35 +383,40 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
     Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for an empty
     corpus.
     """
-    c = resolve_corpus(corpus)
-    if c.n_tokens == 0:
-        raise DataError(f"corpus {c.name!r} is empty")
-    if not isinstance(V, (int, np.integer)) or V < 2:
-        raise ValueError(f"V must be an integer >= 2, got {V!r}")
-    words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
-    _offset_weights(window, weighting)
-    _check_oov(oov, stream_vocab)
-    path = _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
-    cached = read_npz(path, ("counts",)) if path is not None else None
-    if cached is not None:
-        counts = cached["counts"]
-    else:
-        counts = cooccurrence_counts(np.asarray(c.ids), int(V), int(window), weighting=weighting, oov=oov,
-                                     stream_vocab=stream_vocab)
-        if path is not None:
-            with atomic_path(path, ".npz") as tmp:
-                np.savez(tmp, counts=counts.astype(np.int32) if counts.max() < 2**31 else counts.astype(np.int64))
-    total = counts.sum()
-    if total <= 0:
-        raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")
-    P = np.divide(counts, total, dtype=np.float64).astype(dtype, copy=False)
-    return list(words), P, c.unigram(int(V))
+    words, counts, pu = cooccurrence_table(corpus, V, window, weighting=weighting, oov=oov,
+                                           stream_vocab=stream_vocab, use_cache=use_cache)
+    P = np.zeros(counts.shape, dtype=np.float64)
+    _kernels()["normalise"](np.ascontiguousarray(counts), _count_total(counts), P)  # P = C / ΣC, all threads
+    return words, P.astype(dtype, copy=False), pu
+
+
+def _count_total(counts: np.ndarray) -> int | float:
+    """``ΣC`` exactly (in int64 for integer counts)."""
+    return int(counts.sum(dtype=np.int64)) if counts.dtype.kind in "iu" else float(counts.sum())
 
 
 # -- targets built from the statistics ---------------------------------------------------------
+def _check_probabilities(name: str, A: np.ndarray) -> None:
+    """Raise unless ``A`` is a real array of finite, non-negative entries that sum to at most one (a block of
+    a larger table sums to less; raw counts sum to far more); ``P_unigram`` must also be 1-D and positive."""
+    if A.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a real array, got dtype {A.dtype}")
+    if name == "P_unigram" and A.ndim != 1:
+        raise ValueError(f"P_unigram must be 1-D, got shape {A.shape}")
+    if not np.isfinite(A).all():
+        raise ValueError(f"{name} has NaN or infinite entries")
+    if A.min() < 0:
+        raise ValueError(f"{name} has negative entries; it must hold probabilities")
+    total = float(A.sum(dtype=np.float64))
+    if total > 1 + 1e-6:
+        raise ValueError(f"{name} sums to {total:.4g} > 1: it looks like raw counts, not probabilities "
+                         "(divide by the total, as qwem_lib.cooccurrence does)")
+    if name == "P_unigram" and np.any(A <= 0):
+        raise ValueError("P_unigram must be strictly positive")
+
+
 def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
-    """Both statistics as float arrays, checked: shapes agree, entries finite and non-negative, each sums
-    to at most one (a block of a larger table sums to less; raw counts sum to far more), ``P_i > 0``."""
+    """Both statistics as arrays, checked (:func:`_check_probabilities`); their shapes must agree."""
     P_joint, P_unigram = np.asarray(P_joint), np.asarray(P_unigram)
     for name, A in (("P_joint", P_joint), ("P_unigram", P_unigram)):
         if A.dtype.kind not in "fiu":
@@ -304,17 +426,8 @@ def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
     V = P_unigram.shape[0]
     if P_joint.shape != (V, V):
         raise ValueError(f"P_joint has shape {P_joint.shape} but P_unigram has {V} entries")
-    for name, A in (("P_joint", P_joint), ("P_unigram", P_unigram)):
-        if not np.isfinite(A).all():
-            raise ValueError(f"{name} has NaN or infinite entries")
-        if A.min() < 0:
-            raise ValueError(f"{name} has negative entries; it must hold probabilities")
-        total = float(A.sum(dtype=np.float64))
-        if total > 1 + 1e-6:
-            raise ValueError(f"{name} sums to {total:.4g} > 1: it looks like raw counts, not probabilities "
-                             "(divide by the total, as qwem_lib.cooccurrence does)")
-    if np.any(P_unigram <= 0):
-        raise ValueError("P_unigram must be strictly positive")
+    _check_probabilities("P_joint", P_joint)
+    _check_probabilities("P_unigram", P_unigram)
     return P_joint, P_unigram
 
 
@@ -355,6 +468,36 @@ def target_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
     if kind not in fns:
         raise ValueError(f"target must be one of {sorted(fns)}, got {kind!r}")
     return fns[kind](P_joint, P_unigram, dtype=dtype)
+
+
+def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *,
+                       dtype=np.float64) -> np.ndarray:
+    """The target matrix straight from the symmetric count table ``C`` of :func:`cooccurrence_table`.
+
+    Equal to ``target_from_stats(C / C.sum(), P_unigram, kind)``. For ``"mstar"`` one compiled pass on all
+    threads reads ``C`` and writes ``M*`` in ``dtype`` without forming the ``V x V`` float64 ``P_joint``,
+    with NumPy's order of floating-point operations, so the result is bit-identical; PMI and PPMI go through
+    ``P_joint``. ``C`` must be a square array of finite, non-negative counts with a positive sum, and
+    ``P_unigram`` as in :func:`target_from_stats`.
+    """
+    C, pu = np.asarray(counts), np.asarray(P_unigram)
+    if C.dtype.kind not in "fiu":
+        raise TypeError(f"counts must be a real array, got dtype {C.dtype}")
+    if pu.ndim != 1 or C.shape != (pu.shape[0], pu.shape[0]):
+        raise ValueError(f"counts has shape {C.shape} but P_unigram has shape {pu.shape}; need V x V and V")
+    if C.dtype.kind == "f" and not np.isfinite(C).all():
+        raise ValueError("counts has NaN or infinite entries")
+    if C.size and C.min() < 0:
+        raise ValueError("counts has negative entries")
+    total = _count_total(C)
+    if not total > 0:
+        raise ValueError("counts sum to zero: no co-occurring pair")
+    if kind != "mstar":
+        return target_from_stats(np.divide(C, total, dtype=np.float64), pu, kind, dtype=dtype)
+    _check_probabilities("P_unigram", pu)
+    out = np.zeros(C.shape, dtype=dtype)  # calloc: fresh zero pages (huge pages where NumPy can) fault fast
+    _kernels()["mstar"](np.ascontiguousarray(C), total, pu.astype(np.float64), out)
+    return out
 
 
 def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float, float]:

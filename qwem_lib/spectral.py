@@ -25,7 +25,7 @@ import numpy as np
 
 from . import config
 from .cache import atomic_path, read_npz
-from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence, resolve_corpus, target_from_stats
+from .corpus_stats import STREAM_VOCAB, OOVRule, TargetKind, cooccurrence_table, resolve_corpus, target_from_counts
 from .data import Corpus
 
 __all__ = ["EigenConvergenceWarning", "top_eigenpairs", "embeddings_from_matrix", "spectral_embeddings", "count_nonnegative",
@@ -74,24 +74,35 @@ def _check_symmetric_finite(M: np.ndarray, block: int = 1024) -> None:
                          "symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean")
 
 
-def _orthonormal_complement(Z: np.ndarray, B: np.ndarray | None, drop: float) -> np.ndarray:
+def _orthonormal_complement(Z: np.ndarray, B: np.ndarray | None, drop: float,
+                            coef: np.ndarray | None = None) -> np.ndarray:
     """An orthonormal basis of the part of span(Z) orthogonal to the orthonormal columns of ``B``.
 
     Two passes of block Gram–Schmidt against ``B``, then an eigen-decomposition of the Gram matrix (rank
     revealing): directions whose norm after projection is below ``drop`` are rounding noise and are
     discarded (deflation), so the basis stops growing when the Krylov space is invariant, as it is for a
-    matrix with repeated eigenvalues. A final pass cures the rounding of the normalisation.
+    matrix with repeated eigenvalues. A third pass cures the rounding of the normalisation when some kept
+    direction lost more than 90% of its length in the projection. ``coef``, when
+    given, receives the first pass's coefficients ``Bᵀ Z`` (in block Krylov they are a block column of the
+    projected matrix, so Rayleigh–Ritz need not compute it again).
     """
-    for _ in range(2):
+    z0 = float(np.einsum("ij,ij->j", Z, Z).max()) if Z.shape[1] else 0.0
+    for p in range(2):
         if B is not None and B.shape[1]:
-            Z -= B @ (B.T @ Z)
+            c = B.T @ Z
+            if p == 0 and coef is not None:
+                coef[...] = c
+            Z -= B @ c
     w, E = np.linalg.eigh((Z.T @ Z).astype(np.float64))
     keep = w > drop ** 2
     if not keep.any():
         return Z[:, :0]
     Q = Z @ (E[:, keep] / np.sqrt(w[keep])).astype(Z.dtype)
-    if B is not None and B.shape[1]:
-        Q -= B @ (B.T @ Q)
+    if B is None or not B.shape[1] or w[keep].min() > 1e-2 * z0:
+        # no direction lost more than 90% of its length: the normalisation amplifies the rounding left by
+        # the two passes at most 10-fold, so one more pass would change nothing that matters
+        return Q
+    Q -= B @ (B.T @ Q)
     w, E = np.linalg.eigh((Q.T @ Q).astype(np.float64))
     keep = w > 0.25
     return Q @ (E[:, keep] / np.sqrt(w[keep])).astype(Z.dtype)
@@ -139,24 +150,42 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
     L, ML = X[:, :0], X[:, :0]
     noise = 100 * eps * np.sqrt(V) * max(float(np.abs(AX).max()), np.finfo(dt).tiny)
     norm_est = 0.0
+    cap = min(V, d + depth * (b + n_low))  # the widest basis a cycle can build: locked + depth blocks
+    Bbuf, MBbuf = np.empty((V, cap), dtype=dt), np.empty((V, cap), dtype=dt)  # filled in place, never copied
+    Tbuf = np.zeros((cap, cap))
     for _cycle in range(max_cycles):
-        blocks, images = [L, X], [ML, AX]
+        k = 0
+        for blk, img in ((L, ML), (X, AX)):
+            Bbuf[:, k:k + blk.shape[1]], MBbuf[:, k:k + blk.shape[1]] = blk, img
+            k += blk.shape[1]
+        edges = [0, L.shape[1], k]
+        last = X.shape[1]
         for _ in range(depth - 1):
-            B = np.concatenate(blocks, axis=1)
-            if B.shape[1] >= V:
+            if k >= cap:
                 break
-            Q = _orthonormal_complement(images[-1].copy(), B, noise)
+            # the first pass's coefficients Bᵀ(M Q_last) are the block column of T = Bᵀ M B above Q_last
+            Q = _orthonormal_complement(MBbuf[:, k - last:k].copy(), Bbuf[:, :k], noise, Tbuf[:k, k - last:k])
+            Q = Q[:, :cap - k]
             if Q.shape[1] == 0:  # the space is invariant: Rayleigh–Ritz on it is exact
                 break
-            blocks.append(Q)
-            images.append(M @ Q)
-        B, MB = np.concatenate(blocks, axis=1), np.concatenate(images, axis=1)
-        T = (B.T @ MB).astype(np.float64)
-        theta, S = _ritz(0.5 * (T + T.T), b, n_low)
+            last = Q.shape[1]
+            Bbuf[:, k:k + last] = Q
+            MBbuf[:, k:k + last] = M @ Q
+            k += last
+            edges.append(k)
+        B, MB = Bbuf[:, :k], MBbuf[:, :k]
+        T = Tbuf[:k, :k]
+        for j0, j1 in zip(edges[:-1], edges[1:]):  # the upper block triangle (T is symmetric), except the
+            if j1 > j0 and (j1 == k or j0 == 0):  # block columns the orthogonalisation filled in
+                T[:j1, j0:j1] = B[:, :j1].T @ MB[:, j0:j1]
+        iu = np.triu_indices(k, 1)
+        T[iu[1], iu[0]] = T[iu]
+        theta, S = _ritz(T, b, n_low)
         norm_est = max(norm_est, float(np.abs(theta).max()), np.finfo(dt).tiny)
-        m = min(b, B.shape[1])
-        Sm = S[:, :m].astype(dt)
-        U, MU = B @ Sm, MB @ Sm
+        m = min(b, k)
+        S32 = S.astype(dt)
+        BS, MBS = B @ S32, MB @ S32  # every kept Ritz vector and its image, once
+        U, MU = BS[:, :m], MBS[:, :m]
         res = np.linalg.norm((MU - U * theta[:m].astype(dt)).astype(np.float64), axis=0) / norm_est
         done = res <= tol
         if done[:d].all():  # confirm with fresh products: the carried images accumulate rounding
@@ -169,8 +198,7 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
         lock = np.flatnonzero(done[:d])
         active = [j for j in range(S.shape[1]) if not (j < d and done[j])]
         L, ML = U[:, lock], MU[:, lock]
-        Sa = S[:, active].astype(dt)
-        X, AX = B @ Sa, MB @ Sa
+        X, AX = BS[:, active], MBS[:, active]
         c = L.T @ X  # keep the active block orthonormal to the locked one, carrying the images along
         X -= L @ c
         AX -= ML @ c
@@ -266,13 +294,13 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     path = None
     if cpath is not None:
         path = cpath.parent.parent / "spectral" / (
-            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v3.npz")
+            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz")
         cached = read_npz(path, ("W",))
         if cached is not None:
             return c.vocab(int(V)), cached["W"]
-    words, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache)
-    M = target_from_stats(P, pu, target, dtype=dtype)
-    del P
+    words, C, pu = cooccurrence_table(c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache)
+    M = target_from_counts(C, pu, target, dtype=dtype)
+    del C
     W, _ = embeddings_from_matrix(M, d, method=method)
     del M
     if path is not None:

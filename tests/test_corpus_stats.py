@@ -222,3 +222,93 @@ def test_target_inputs_are_validated():
     # lists are converted
     np.testing.assert_allclose(cs.mstar_from_stats([[0.3, 0.2], [0.2, 0.3]], [0.5, 0.5]),
                                cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), pu))
+
+
+# -- the compiled kernels: thread split, in-place symmetrisation, normalisation, fused M* -------------------
+@pytest.mark.parametrize("parts", [1, 2, 3, 7])
+def test_count_kernel_is_independent_of_the_row_split(parts):
+    rng = np.random.default_rng(5)
+    V, window = 11, 4
+    stream = rng.integers(-1, V, size=500).astype(np.int32)  # -1: a kept slot that is never counted
+    w = cs._offset_weights(window, "linear").astype(np.int32)
+    want = np.zeros((V, V), dtype=np.int64)
+    for t in range(stream.size):
+        for j in range(1, window + 1):
+            if t + j < stream.size and stream[t] >= 0 and stream[t + j] >= 0:
+                want[stream[t], stream[t + j]] += window + 1 - j
+    mass = np.bincount(stream[stream >= 0], minlength=V)
+    bounds = cs._row_bounds(mass, parts) if parts > 1 else np.array([0, V])
+    table = np.zeros(V * V, dtype=np.int32)
+    cs._kernels()["count_pairs"](stream, stream.size, V, w, table, bounds)
+    np.testing.assert_array_equal(table.reshape(V, V), want)
+
+
+def test_row_bounds_split_token_mass_evenly_and_cover_every_row():
+    zipf = np.round(1e6 / np.arange(1, 1001)).astype(np.int64)
+    for parts in (1, 2, 3, 8):
+        b = cs._row_bounds(zipf, parts)
+        assert b[0] == 0 and b[-1] == zipf.size and b.size == parts + 1 and np.all(np.diff(b) >= 0)
+        shares = np.add.reduceat(zipf, b[:-1][np.diff(b) > 0]) / zipf.sum()
+        assert shares.max() <= 1 / parts + zipf[0] / zipf.sum() + 1e-12  # off by at most one row's mass
+    assert cs._row_bounds(zipf, 2)[1] < 100  # equal *rows* would give one thread almost all the work
+    np.testing.assert_array_equal(cs._row_bounds(np.zeros(5, dtype=np.int64), 2), [0, 2, 5])  # no mass: rows
+    b = cs._row_bounds(np.array([0, 0, 7, 0]), 3)  # all the mass in one row: empty parts are harmless
+    assert b[0] == 0 and b[-1] == 4 and np.all(np.diff(b) >= 0)
+
+
+@pytest.mark.parametrize("V,B", [(1, 64), (2, 1), (63, 64), (64, 64), (65, 64), (130, 7), (17, 3)])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_in_place_symmetrisation_equals_s_plus_s_transpose(V, B, dtype):
+    S = np.random.default_rng(V * B).integers(0, 1000, size=(V, V)).astype(dtype)
+    want = S + S.T
+    cs._kernels()["symmetrise"](S, B)
+    np.testing.assert_array_equal(S, want)
+
+
+def test_normalise_kernel_is_numpy_division():
+    C = np.random.default_rng(2).integers(0, 50, size=(37, 37)).astype(np.int32)
+    C = C + C.T
+    P = np.zeros(C.shape)
+    cs._kernels()["normalise"](C, int(C.sum()), P)
+    assert np.array_equal(P, C / C.sum())  # bit for bit
+
+
+def test_cooccurrence_table_and_normalised_statistics_agree():
+    c = toy_corpus()
+    words, C, pu = cs.cooccurrence_table(c, 8, 3)
+    assert C.dtype.kind == "i" and np.array_equal(C, C.T)
+    np.testing.assert_array_equal(C, brute_counts(c.ids, 8, 3, oov="authors"))
+    _, P, pu2 = cs.cooccurrence(c, 8, 3)
+    assert np.array_equal(P, C / C.sum()) and np.array_equal(pu, pu2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["mstar", "pmi", "ppmi"])
+def test_target_from_counts_is_bit_identical_to_the_statistics_path(kind, dtype):
+    rng = np.random.default_rng(3)
+    C = rng.integers(0, 40, size=(23, 23)).astype(np.int32)
+    C = C + C.T
+    C[rng.random(C.shape) < 0.3] = 0  # unseen pairs: M* = -2 exactly
+    C = np.triu(C) + np.triu(C, 1).T
+    pu = rng.random(23) + 0.1
+    pu /= pu.sum()
+    got = cs.target_from_counts(C, pu, kind, dtype=dtype)
+    want = cs.target_from_stats(C / C.sum(), pu, kind, dtype=dtype)
+    assert got.dtype == np.dtype(dtype) and np.array_equal(got, want)
+    if kind == "mstar":  # and against the formula written out here
+        P, Q = C / C.sum(), np.outer(pu, pu)
+        assert np.array_equal(got, (2 * (P - Q) / (P + Q)).astype(dtype))
+
+
+def test_target_from_counts_validates_its_inputs():
+    pu = np.full(3, 1 / 3)
+    C = np.ones((3, 3), dtype=np.int32)
+    for bad, err in ((C[:2], ValueError), (-C, ValueError), (np.zeros((3, 3), dtype=np.int32), ValueError),
+                     (np.full((3, 3), np.nan), ValueError), (C.astype(complex), TypeError)):
+        with pytest.raises(err):
+            cs.target_from_counts(bad, pu)
+    for bad_pu in (np.array([0.5, 0.5, 0.0]), np.array([2.0, 1.0, 1.0]), np.ones((3, 1)) / 3):
+        with pytest.raises(ValueError):
+            cs.target_from_counts(C, bad_pu)
+    with pytest.raises(ValueError):
+        cs.target_from_counts(C, pu, "glove")
