@@ -28,9 +28,13 @@ import os
 import re
 import shutil
 import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import ExitStack
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -306,7 +310,42 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
 
 
 # -- corpora ----------------------------------------------------------------------------------
+CHUNK_BYTES = 32 << 20
+"""Decompressed bytes read and tokenised at a time by :func:`load_corpus` (memory holds one chunk)."""
+
+_DECOMPRESS_ERRORS = (lzma.LZMAError, zipfile.BadZipFile, zlib.error, EOFError, KeyError)
+
+
+def _corrupt(ds: Dataset, path: Path, exc: BaseException) -> DataError:
+    return DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
+                     f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}")
+
+
+def _iter_chunks(ds: Dataset, path: Path, chunk: int | None = None) -> Iterator[bytes]:
+    """The decompressed bytes of one corpus file (``.xz``, the ``.zip`` member ``ds.extract``, or a plain
+    file), ``chunk`` bytes at a time (default :data:`CHUNK_BYTES`). A corrupt or truncated archive raises
+    :class:`DataError`, also when the damage is only found mid-stream."""
+    size = CHUNK_BYTES if chunk is None else int(chunk)
+    if size < 1:
+        raise ValueError(f"chunk must be a positive number of bytes, got {chunk!r}")
+    try:
+        with ExitStack() as stack:
+            if path.suffix == ".xz":
+                f: BinaryIO = stack.enter_context(lzma.open(path, "rb"))
+            elif path.suffix == ".zip":
+                z = stack.enter_context(zipfile.ZipFile(path))
+                f = stack.enter_context(z.open(ds.extract or z.namelist()[0]))
+            else:
+                f = stack.enter_context(open(path, "rb"))
+            while block := f.read(size):
+                yield block
+    except _DECOMPRESS_ERRORS as exc:
+        raise _corrupt(ds, path, exc) from exc
+
+
 def _read_text(ds: Dataset, path: Path) -> str:
+    """The whole text of one corpus file, decoded as ASCII (``errors="replace"``). Used by the reference
+    path (:func:`tokenize_ranked`) and the benchmark; :func:`load_corpus` streams bytes instead."""
     try:
         if path.suffix == ".xz":
             with lzma.open(path, "rt", encoding="ascii", errors="replace") as f:
@@ -316,9 +355,8 @@ def _read_text(ds: Dataset, path: Path) -> str:
                 member = ds.extract or z.namelist()[0]
                 return z.read(member).decode("ascii", errors="replace")
         return path.read_text(encoding="ascii", errors="replace")
-    except (lzma.LZMAError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
-                        f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}") from exc
+    except _DECOMPRESS_ERRORS as exc:
+        raise _corrupt(ds, path, exc) from exc
 
 
 @dataclass
@@ -391,6 +429,36 @@ def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray
     return ids, words, freq
 
 
+def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
+                   ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Stream the files of a corpus through the compiled tokeniser (:mod:`qwem_lib.tokenizer`):
+    frequency-ranked ids, words and counts, equal to :func:`tokenize_ranked` on the ASCII-decoded texts.
+
+    The decompressed bytes are read ``chunk`` bytes at a time (default :data:`CHUNK_BYTES`) and never
+    decoded as a whole, so memory holds the ids, the distinct words and one chunk. Each file is one part
+    (no token spans two files). The dataset's ``content_sha256``, when set, is checked on the decompressed
+    bytes as they stream by. Raises :class:`DataError` for a corrupt or truncated archive, a content
+    checksum mismatch, or a corpus without tokens.
+    """
+    from .tokenizer import StreamTokenizer
+
+    tok = StreamTokenizer()
+    h = hashlib.sha256() if ds.content_sha256 is not None else None
+    for p in paths:
+        for block in _iter_chunks(ds, p, chunk):
+            if h is not None:
+                h.update(block)
+            tok.feed(block)
+        tok.end_part()
+    if h is not None and h.hexdigest() != ds.content_sha256:
+        raise DataError(f"dataset {ds.name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
+                        f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
+                        f"{', '.join(map(str, paths))} and get it again.")
+    if tok.n_tokens == 0:
+        raise DataError("the corpus contains no tokens (empty or whitespace-only text)")
+    return tok.finish()
+
+
 def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
     """The first ``n_tokens`` tokens of a corpus as a corpus of their own, re-ranked by their own counts
     (ties alphabetically), so that its ids are frequency ranks again. Named ``"<name>[:<n>]"``."""
@@ -450,16 +518,7 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
         cached = _read_corpus_cache(name, f_ids, f_words, f_counts)
         if cached is not None:
             return cached
-    texts = [_read_text(ds, p) for p in paths]
-    if ds.content_sha256 is not None:
-        h = hashlib.sha256()
-        for t in texts:
-            h.update(t.encode("ascii", errors="replace"))
-        if h.hexdigest() != ds.content_sha256:
-            raise DataError(f"dataset {name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
-                            f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
-                            f"{', '.join(map(str, paths))} and get it again.")
-    ids, words, freq = tokenize_ranked(texts)
+    ids, words, freq = tokenize_files(ds, paths)
     if use_cache:
         for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),
                                (f_words, lambda f: f.write("\n".join(words).encode()))):
