@@ -16,6 +16,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .tokenizer import SEPARATORS
+
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
@@ -23,9 +25,8 @@ _M2 = np.uint64(0xC4CEB9FE1A85EC53)
 _S33 = np.uint64(33)
 
 IS_SEP = np.zeros(256, dtype=np.bool_)
-IS_SEP[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
-"""The bytes that ``str.split()`` treats as whitespace in ASCII text: \\t \\n \\v \\f \\r, the four
-information separators 0x1c-0x1f, and the space."""
+IS_SEP[list(SEPARATORS)] = True
+"""``IS_SEP[b]``: byte ``b`` ends a token (:data:`qwem_lib.tokenizer.SEPARATORS`)."""
 
 
 @numba.njit(cache=True, nogil=True)

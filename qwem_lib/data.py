@@ -25,8 +25,10 @@ from __future__ import annotations
 import hashlib
 import lzma
 import os
+import queue
 import re
 import shutil
+import threading
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -343,6 +345,47 @@ def _iter_chunks(ds: Dataset, path: Path, chunk: int | None = None) -> Iterator[
         raise _corrupt(ds, path, exc) from exc
 
 
+def _prefetched(chunks: Iterator[bytes], depth: int = 2) -> Iterator[bytes]:
+    """``chunks``, produced by a background thread up to ``depth`` ahead: decompression (lzma and zlib
+    release the GIL) then overlaps the compiled tokeniser (which releases it too). Exceptions raised by
+    ``chunks`` are re-raised here, in order; leaving early stops the thread and closes ``chunks``."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in chunks:
+                q.put(("ok", item))
+                if stop.is_set():
+                    return
+            q.put(("ok", end))
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            q.put(("err", exc))
+        finally:
+            if hasattr(chunks, "close"):
+                chunks.close()
+
+    worker = threading.Thread(target=produce, name="qwem-decompress", daemon=True)
+    worker.start()
+    try:
+        while True:
+            kind, item = q.get()
+            if kind == "err":
+                raise item
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue, then let it finish
+            try:
+                q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        worker.join()
+
+
 def _read_text(ds: Dataset, path: Path) -> str:
     """The whole text of one corpus file, decoded as ASCII (``errors="replace"``). Used by the reference
     path (:func:`tokenize_ranked`) and the benchmark; :func:`load_corpus` streams bytes instead."""
@@ -445,9 +488,9 @@ def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
     tok = StreamTokenizer()
     h = hashlib.sha256() if ds.content_sha256 is not None else None
     for p in paths:
-        for block in _iter_chunks(ds, p, chunk):
+        for block in _prefetched(_iter_chunks(ds, p, chunk)):
             if h is not None:
-                h.update(block)
+                h.update(block)  # hashlib releases the GIL on large blocks
             tok.feed(block)
         tok.end_part()
     if h is not None and h.hexdigest() != ds.content_sha256:
