@@ -18,6 +18,15 @@ Corpora
     alphabetically). Restricting to the top-``V`` words is then just ``ids < V``. The ids, the
     words and their counts are cached under ``config.cache_dir()`` keyed by the corpus checksums, so a
     second load is a memory-map, not a re-tokenisation.
+
+Tokenising
+    A token is a maximal run of bytes other than the ten that ``str.split()`` treats as whitespace in
+    ASCII (9-13, 28-32). :func:`load_corpus` streams each file's decompressed bytes in chunks of
+    :data:`CHUNK_BYTES` (decompression in a background thread) through the compiled tokeniser of
+    :mod:`qwem_lib.tokenizer` (:func:`tokenize_files`); the text is never held whole, so memory is the
+    ids plus the distinct words plus one chunk. The result equals, byte for byte, the reference
+    :func:`tokenize_ranked` (``str.split`` and a ``Counter``) on the ASCII-decoded text
+    (``errors="replace"``), non-ASCII bytes included; the tests check this.
 """
 
 from __future__ import annotations
@@ -84,8 +93,8 @@ class Dataset:
     extract: str | None = None
     """For zip downloads: the member to read."""
     content_sha256: str | None = None
-    """sha256 of the decompressed text (checked once, before tokenising), for archives whose own
-    checksum is not known."""
+    """sha256 of the decompressed bytes (checked as they stream through the tokeniser), for archives whose
+    own checksum is not known."""
 
 
 _ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
@@ -444,7 +453,8 @@ def _cache_key(ds: Dataset) -> str:
 def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Map every whitespace-separated token of ``texts`` (in order) to its frequency rank.
 
-    Two passes, both in C: ``Counter.update`` counts, then ``map`` over a dict lookup collected by
+    The reference implementation: :func:`load_corpus` uses the compiled streaming tokeniser
+    (:func:`tokenize_files`), which the tests check against this one. Two passes, both in C: ``Counter.update`` counts, then ``map`` over a dict lookup collected by
     ``np.fromiter`` assigns ids; there is no Python-level loop over tokens. A single text is split once
     and its token list reused; several texts (the 70M corpus) are split again in the second pass to
     keep memory near one part's token list.
@@ -544,6 +554,9 @@ def _read_corpus_cache(name: str, f_ids: Path, f_words: Path, f_counts: Path) ->
 
 def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     """Load a registered corpus as frequency-ranked token ids (cached after the first call).
+
+    A cold load streams the decompressed files through the compiled tokeniser (:func:`tokenize_files`);
+    the ids, words and counts are those of :func:`tokenize_ranked`, so caches written by either agree.
 
     ``"<name>[:<n>]"`` loads the first ``n`` tokens of a registered corpus as a corpus of their own
     (:func:`head_corpus`): a smaller corpus for scaling experiments that needs no extra file.

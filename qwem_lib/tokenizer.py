@@ -151,7 +151,8 @@ class StreamTokenizer:
         parts, self._parts = self._parts[::-1], []
         while parts:  # free each part as soon as it is mapped: memory stays near one copy of the ids
             part = parts.pop()
-            np.take(rank, part, out=ids[pos: pos + part.size])
+            np.take(rank, part, out=ids[pos: pos + part.size], mode="clip")  # ids < n_types by construction;
+            # "clip" writes straight into ``out`` (the default mode buffers a copy of it)
             pos += part.size
         ranked_words = [words[k] for k in order.tolist()]
         return ids, ranked_words, counts[order].astype(np.int64)
