@@ -127,13 +127,8 @@ def test_inputs_are_validated():
 
 # -- through load_corpus -------------------------------------------------------------------------
 @pytest.fixture
-def env(monkeypatch, tmp_path):
-    monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
-    yield tmp_path
-    data.REGISTRY.pop("tok", None)
+def env(data_env):  # conftest.py: an empty offline data folder; registrations undone afterwards
+    return data_env
 
 
 def _write(root: Path, rel: str, raw: bytes) -> FileSpec:
