@@ -93,7 +93,10 @@ class StreamTokenizer:
     def _run(self, chunk, final: bool) -> None:
         if self._finished:
             raise RuntimeError("this StreamTokenizer is finished; make a new one")
-        buf = np.frombuffer(chunk, dtype=np.uint8)
+        if isinstance(chunk, np.ndarray):
+            buf = np.ascontiguousarray(chunk).reshape(-1)
+        else:
+            buf = np.frombuffer(chunk, dtype=np.uint8)
         if buf.flags.writeable:
             buf = buf.view()
             buf.flags.writeable = False  # one compiled signature: the kernel always sees read-only bytes

@@ -115,7 +115,8 @@ def test_inputs_are_validated():
         tok.feed(np.zeros(3))
     tok.feed(np.frombuffer(b"a b", dtype=np.uint8))
     tok.feed(bytearray(b" a"))
-    assert tok.finish()[1] == ["a", "b"]
+    tok.feed(np.frombuffer(b" xcxcxc", dtype=np.uint8)[::2])  # not contiguous: " ccc"
+    assert tok.finish()[1] == ["a", "b", "ccc"]
     with pytest.raises(RuntimeError):
         tok.feed(b"more")
     for bad in (0, -1, 1.5):
