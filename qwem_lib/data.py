@@ -40,9 +40,9 @@ import shutil
 import threading
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -454,10 +454,11 @@ def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray
     """Map every whitespace-separated token of ``texts`` (in order) to its frequency rank.
 
     The reference implementation: :func:`load_corpus` uses the compiled streaming tokeniser
-    (:func:`tokenize_files`), which the tests check against this one. Two passes, both in C: ``Counter.update`` counts, then ``map`` over a dict lookup collected by
-    ``np.fromiter`` assigns ids; there is no Python-level loop over tokens. A single text is split once
-    and its token list reused; several texts (the 70M corpus) are split again in the second pass to
-    keep memory near one part's token list.
+    (:func:`tokenize_files`), which the tests check against this one. Two passes, both in C:
+    ``Counter.update`` counts, then ``map`` over a dict lookup collected by ``np.fromiter`` assigns ids;
+    there is no Python-level loop over tokens. A single text is split once and its token list reused;
+    several texts (the 70M corpus) are split again in the second pass to keep memory near one part's
+    token list.
     """
     counts: Counter[str] = Counter()
     n = 0
@@ -495,6 +496,9 @@ def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
     """
     from .tokenizer import StreamTokenizer
 
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"ds must be a Dataset, got {type(ds).__name__}")
+    paths = [Path(p) for p in paths]
     tok = StreamTokenizer()
     h = hashlib.sha256() if ds.content_sha256 is not None else None
     for p in paths:

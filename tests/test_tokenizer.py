@@ -124,6 +124,8 @@ def test_inputs_are_validated():
             StreamTokenizer(initial_types=bad)
     with pytest.raises(ValueError):
         StreamTokenizer(hash_mask=-1)
+    with pytest.raises(TypeError, match="Dataset"):
+        data.tokenize_files("enwiki2015_1m7", [])
 
 
 # -- through load_corpus -------------------------------------------------------------------------
