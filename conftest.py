@@ -10,11 +10,29 @@ backend and the report folder are set here, before any kernel starts:
 import os
 import tempfile
 
+import pytest
+
 os.environ.setdefault("QWEM_PRESET", "smoke")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("QWEM_REPORT_DIR", tempfile.mkdtemp(prefix="qwem-records-"))
 
 
+
+
+@pytest.fixture
+def data_env(monkeypatch, tmp_path):
+    """An empty, offline data directory and cache in ``tmp_path``; datasets registered by the test are
+    removed afterwards. Yields ``tmp_path``."""
+    from qwem_lib import data
+
+    monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("QWEM_OFFLINE", "1")
+    data._VERIFIED.clear()
+    before = dict(data.REGISTRY)
+    yield tmp_path
+    data.REGISTRY.clear()
+    data.REGISTRY.update(before)
 
 
 def pytest_configure(config):

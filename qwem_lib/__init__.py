@@ -4,6 +4,7 @@ Modules
     config      presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
     report      assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
     data        checksummed dataset registry, downloads, cached corpus tokenisation
+    tokenizer   the compiled streaming byte-level tokeniser behind data.load_corpus
     plotting    the book's single visual style
     theory      QWEM theory: target matrix, loss, Theorem 1, Proposition 2, Lemma 3.1 (Part I)
     dynamics    gradient-descent trainers and alignment measurements for QWEM (Part I)
@@ -31,5 +32,6 @@ from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
+from .tokenizer import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

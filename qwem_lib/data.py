@@ -18,6 +18,15 @@ Corpora
     alphabetically). Restricting to the top-``V`` words is then just ``ids < V``. The ids, the
     words and their counts are cached under ``config.cache_dir()`` keyed by the corpus checksums, so a
     second load is a memory-map, not a re-tokenisation.
+
+Tokenising
+    A token is a maximal run of bytes other than the ten that ``str.split()`` treats as whitespace in
+    ASCII (9-13, 28-32). :func:`load_corpus` streams each file's decompressed bytes in chunks of
+    :data:`CHUNK_BYTES` (decompression in a background thread) through the compiled tokeniser of
+    :mod:`qwem_lib.tokenizer` (:func:`tokenize_files`); the text is never held whole, so memory is the
+    ids plus the distinct words plus one chunk. The result equals, byte for byte, the reference
+    :func:`tokenize_ranked` (``str.split`` and a ``Counter``) on the ASCII-decoded text
+    (``errors="replace"``), non-ASCII bytes included; the tests check this.
 """
 
 from __future__ import annotations
@@ -25,12 +34,18 @@ from __future__ import annotations
 import hashlib
 import lzma
 import os
+import queue
 import re
 import shutil
+import threading
 import zipfile
+import zlib
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -78,8 +93,8 @@ class Dataset:
     extract: str | None = None
     """For zip downloads: the member to read."""
     content_sha256: str | None = None
-    """sha256 of the decompressed text (checked once, before tokenising), for archives whose own
-    checksum is not known."""
+    """sha256 of the decompressed bytes (checked as they stream through the tokeniser), for archives whose
+    own checksum is not known."""
 
 
 _ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
@@ -306,7 +321,83 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
 
 
 # -- corpora ----------------------------------------------------------------------------------
+CHUNK_BYTES = 32 << 20
+"""Decompressed bytes read and tokenised at a time by :func:`load_corpus` (memory holds one chunk)."""
+
+_DECOMPRESS_ERRORS = (lzma.LZMAError, zipfile.BadZipFile, zlib.error, EOFError, KeyError)
+
+
+def _corrupt(ds: Dataset, path: Path, exc: BaseException) -> DataError:
+    return DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
+                     f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}")
+
+
+def _iter_chunks(ds: Dataset, path: Path, chunk: int | None = None) -> Iterator[bytes]:
+    """The decompressed bytes of one corpus file (``.xz``, the ``.zip`` member ``ds.extract``, or a plain
+    file), ``chunk`` bytes at a time (default :data:`CHUNK_BYTES`). A corrupt or truncated archive raises
+    :class:`DataError`, also when the damage is only found mid-stream."""
+    size = CHUNK_BYTES if chunk is None else int(chunk)
+    if size < 1:
+        raise ValueError(f"chunk must be a positive number of bytes, got {chunk!r}")
+    try:
+        with ExitStack() as stack:
+            if path.suffix == ".xz":
+                f: BinaryIO = stack.enter_context(lzma.open(path, "rb"))
+            elif path.suffix == ".zip":
+                z = stack.enter_context(zipfile.ZipFile(path))
+                f = stack.enter_context(z.open(ds.extract or z.namelist()[0]))
+            else:
+                f = stack.enter_context(open(path, "rb"))
+            while block := f.read(size):
+                yield block
+    except _DECOMPRESS_ERRORS as exc:
+        raise _corrupt(ds, path, exc) from exc
+
+
+def _prefetched(chunks: Iterator[bytes], depth: int = 2) -> Iterator[bytes]:
+    """``chunks``, produced by a background thread up to ``depth`` ahead: decompression (lzma and zlib
+    release the GIL) then overlaps the compiled tokeniser (which releases it too). Exceptions raised by
+    ``chunks`` are re-raised here, in order; leaving early stops the thread and closes ``chunks``."""
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in chunks:
+                q.put(("ok", item))
+                if stop.is_set():
+                    return
+            q.put(("ok", end))
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            q.put(("err", exc))
+        finally:
+            if hasattr(chunks, "close"):
+                chunks.close()
+
+    worker = threading.Thread(target=produce, name="qwem-decompress", daemon=True)
+    worker.start()
+    try:
+        while True:
+            kind, item = q.get()
+            if kind == "err":
+                raise item
+            if item is end:
+                return
+            yield item
+    finally:
+        stop.set()
+        while worker.is_alive():  # unblock a producer waiting on a full queue, then let it finish
+            try:
+                q.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        worker.join()
+
+
 def _read_text(ds: Dataset, path: Path) -> str:
+    """The whole text of one corpus file, decoded as ASCII (``errors="replace"``). Used by the reference
+    path (:func:`tokenize_ranked`) and the benchmark; :func:`load_corpus` streams bytes instead."""
     try:
         if path.suffix == ".xz":
             with lzma.open(path, "rt", encoding="ascii", errors="replace") as f:
@@ -316,9 +407,8 @@ def _read_text(ds: Dataset, path: Path) -> str:
                 member = ds.extract or z.namelist()[0]
                 return z.read(member).decode("ascii", errors="replace")
         return path.read_text(encoding="ascii", errors="replace")
-    except (lzma.LZMAError, zipfile.BadZipFile, EOFError, KeyError) as exc:
-        raise DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
-                        f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}") from exc
+    except _DECOMPRESS_ERRORS as exc:
+        raise _corrupt(ds, path, exc) from exc
 
 
 @dataclass
@@ -363,10 +453,12 @@ def _cache_key(ds: Dataset) -> str:
 def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Map every whitespace-separated token of ``texts`` (in order) to its frequency rank.
 
-    Two passes, both in C: ``Counter.update`` counts, then ``map`` over a dict lookup collected by
-    ``np.fromiter`` assigns ids; there is no Python-level loop over tokens. A single text is split once
-    and its token list reused; several texts (the 70M corpus) are split again in the second pass to
-    keep memory near one part's token list.
+    The reference implementation: :func:`load_corpus` uses the compiled streaming tokeniser
+    (:func:`tokenize_files`), which the tests check against this one. Two passes, both in C:
+    ``Counter.update`` counts, then ``map`` over a dict lookup collected by ``np.fromiter`` assigns ids;
+    there is no Python-level loop over tokens. A single text is split once and its token list reused;
+    several texts (the 70M corpus) are split again in the second pass to keep memory near one part's
+    token list.
     """
     counts: Counter[str] = Counter()
     n = 0
@@ -389,6 +481,39 @@ def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray
         ids[pos: pos + len(toks)] = np.fromiter(map(rank.__getitem__, toks), dtype=np.int32, count=len(toks))
         pos += len(toks)
     return ids, words, freq
+
+
+def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
+                   ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Stream the files of a corpus through the compiled tokeniser (:mod:`qwem_lib.tokenizer`):
+    frequency-ranked ids, words and counts, equal to :func:`tokenize_ranked` on the ASCII-decoded texts.
+
+    The decompressed bytes are read ``chunk`` bytes at a time (default :data:`CHUNK_BYTES`) and never
+    decoded as a whole, so memory holds the ids, the distinct words and one chunk. Each file is one part
+    (no token spans two files). The dataset's ``content_sha256``, when set, is checked on the decompressed
+    bytes as they stream by. Raises :class:`DataError` for a corrupt or truncated archive, a content
+    checksum mismatch, or a corpus without tokens.
+    """
+    from .tokenizer import StreamTokenizer
+
+    if not isinstance(ds, Dataset):
+        raise TypeError(f"ds must be a Dataset, got {type(ds).__name__}")
+    paths = [Path(p) for p in paths]
+    tok = StreamTokenizer()
+    h = hashlib.sha256() if ds.content_sha256 is not None else None
+    for p in paths:
+        for block in _prefetched(_iter_chunks(ds, p, chunk)):
+            if h is not None:
+                h.update(block)  # hashlib releases the GIL on large blocks
+            tok.feed(block)
+        tok.end_part()
+    if h is not None and h.hexdigest() != ds.content_sha256:
+        raise DataError(f"dataset {ds.name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
+                        f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
+                        f"{', '.join(map(str, paths))} and get it again.")
+    if tok.n_tokens == 0:
+        raise DataError("the corpus contains no tokens (empty or whitespace-only text)")
+    return tok.finish()
 
 
 def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
@@ -434,6 +559,9 @@ def _read_corpus_cache(name: str, f_ids: Path, f_words: Path, f_counts: Path) ->
 def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     """Load a registered corpus as frequency-ranked token ids (cached after the first call).
 
+    A cold load streams the decompressed files through the compiled tokeniser (:func:`tokenize_files`);
+    the ids, words and counts are those of :func:`tokenize_ranked`, so caches written by either agree.
+
     ``"<name>[:<n>]"`` loads the first ``n`` tokens of a registered corpus as a corpus of their own
     (:func:`head_corpus`): a smaller corpus for scaling experiments that needs no extra file.
     """
@@ -450,16 +578,7 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
         cached = _read_corpus_cache(name, f_ids, f_words, f_counts)
         if cached is not None:
             return cached
-    texts = [_read_text(ds, p) for p in paths]
-    if ds.content_sha256 is not None:
-        h = hashlib.sha256()
-        for t in texts:
-            h.update(t.encode("ascii", errors="replace"))
-        if h.hexdigest() != ds.content_sha256:
-            raise DataError(f"dataset {name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
-                            f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
-                            f"{', '.join(map(str, paths))} and get it again.")
-    ids, words, freq = tokenize_ranked(texts)
+    ids, words, freq = tokenize_files(ds, paths)
     if use_cache:
         for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),
                                (f_words, lambda f: f.write("\n".join(words).encode()))):

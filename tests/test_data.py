@@ -27,14 +27,8 @@ def _register_tiny(tmp_path: Path, text: str = TEXT, name: str = "tiny", parts: 
 
 
 @pytest.fixture
-def env(monkeypatch, tmp_path):
-    monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
-    yield tmp_path
-    for n in ["tiny", "tiny2", "empty"]:
-        data.REGISTRY.pop(n, None)
+def env(data_env):
+    return data_env
 
 
 def test_tokenize_ranks_by_frequency_then_alphabet(env):
