@@ -66,7 +66,8 @@ def main() -> int:
     res["tokens"] = corpus.n_tokens
     # (i) closed form: the path of qwem_lib.spectral_embeddings, stage by stage
     words, C, pu = timed("svd: count co-occurrences", lambda: q.cooccurrence_table(corpus, args.V, use_cache=False))
-    M = timed("svd: build M* (float32)", lambda: q.target_from_counts(C, pu, "mstar", dtype=np.float32))
+    M = timed("svd: build M* (float32)",  # in the int32 count table's memory, as spectral_embeddings does
+              lambda: q.target_from_counts(C, pu, "mstar", dtype=np.float32, out=C.view(np.float32)))
     del C
     lam, U = timed("svd: top-d eigenpairs (block Krylov)", lambda: q.top_eigenpairs(M, args.d))
     W = (U * np.sqrt(np.maximum(lam, 0.0))).astype(np.float32)

@@ -150,23 +150,37 @@ def _kernels() -> dict:
         @numba.njit(parallel=True, nogil=True, cache=True)
         def count_pairs(stream, n_pos, V, w, out, bounds):  # pragma: no cover - compiled
             # out[a * V + b] += w[j-1] for t < n_pos, 1 <= j <= len(w), a = stream[t], b = stream[t + j],
-            # both in [0, V) (-1 marks a slot that is kept but never counted). Part p handles the rows
-            # bounds[p] <= a < bounds[p+1] (ranges of equal token mass), so no two threads write one cell.
+            # both in [0, V) (-1 marks a slot that is kept but never counted).
+            # First a counting sort of the positions by centre word (serial, two light passes); then each
+            # thread takes the rows bounds[p] <= a < bounds[p+1] (ranges of equal token mass, so no two
+            # threads write one cell) and adds all the windows of one word before the next, so the table
+            # row being written stays in cache while the partners are read from the stream.
             n = stream.shape[0]
             W = w.shape[0]
+            start = np.zeros(V + 1, dtype=np.int64)
+            for t in range(n_pos):
+                a = stream[t]
+                if a >= 0:
+                    start[a + 1] += 1
+            for a in range(V):
+                start[a + 1] += start[a]
+            fill = start[:V].copy()
+            pos = np.empty(start[V], dtype=np.int64)
+            for t in range(n_pos):
+                a = stream[t]
+                if a >= 0:
+                    pos[fill[a]] = t
+                    fill[a] += 1
             for part in numba.prange(bounds.shape[0] - 1):
-                lo = bounds[part]
-                hi = bounds[part + 1]
-                for t in range(n_pos):
-                    a = stream[t]
-                    if a < lo or a >= hi:
-                        continue
+                for a in range(bounds[part], bounds[part + 1]):
                     row = a * V
-                    stop = min(n, t + W + 1)
-                    for u in range(t + 1, stop):
-                        b = stream[u]
-                        if b >= 0:
-                            out[row + b] += w[u - t - 1]
+                    for k in range(start[a], start[a + 1]):
+                        t = pos[k]
+                        stop = min(n, t + W + 1)
+                        for u in range(t + 1, stop):
+                            b = stream[u]
+                            if b >= 0:
+                                out[row + b] += w[u - t - 1]
             return 0
 
         @numba.njit(parallel=True, nogil=True, cache=True)
@@ -222,12 +236,18 @@ def _kernels() -> dict:
 def warm_up_kernels() -> float:
     """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
 
+    The kernels: the tokeniser (:mod:`qwem_lib.tokenizer`), the count, the symmetrisation, the normalisation
+    and the fused M* (float32 and float64).
+
     The first call on a machine compiles them (seconds); later processes load the cached machine code. The
     benchmark calls this before timing, as gensim's compiled extension is built before its timing too.
     """
     import time
 
+    from .tokenizer import tokenize_chunks
+
     t0 = time.perf_counter()
+    tokenize_chunks([[b"a warm up", b" b"]])  # the tokeniser of qwem_lib.data
     ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
     for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
         C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
@@ -471,7 +491,7 @@ def target_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
 
 
 def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *,
-                       dtype=np.float64) -> np.ndarray:
+                       dtype=np.float64, out: np.ndarray | None = None) -> np.ndarray:
     """The target matrix straight from the symmetric count table ``C`` of :func:`cooccurrence_table`.
 
     Equal to ``target_from_stats(C / C.sum(), P_unigram, kind)``. For ``"mstar"`` one compiled pass on all
@@ -479,6 +499,11 @@ def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
     with NumPy's order of floating-point operations, so the result is bit-identical; PMI and PPMI go through
     ``P_joint``. ``C`` must be a square array of finite, non-negative counts with a positive sum, and
     ``P_unigram`` as in :func:`target_from_stats`.
+
+    ``out`` (M* only): a C-contiguous ``V x V`` array of ``dtype`` to write into. It may be the count table
+    itself reinterpreted, ``counts.view(np.float32)`` for int32 counts, which builds M* in the table's
+    memory (each entry is read before it is overwritten): no second ``V x V`` array, and ``counts`` is
+    destroyed.
     """
     C, pu = np.asarray(counts), np.asarray(P_unigram)
     if C.dtype.kind not in "fiu":
@@ -495,7 +520,15 @@ def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
     if kind != "mstar":
         return target_from_stats(np.divide(C, total, dtype=np.float64), pu, kind, dtype=dtype)
     _check_probabilities("P_unigram", pu)
-    out = np.zeros(C.shape, dtype=dtype)  # calloc: fresh zero pages (huge pages where NumPy can) fault fast
+    if out is None:
+        out = np.zeros(C.shape, dtype=dtype)  # calloc: fresh zero pages (huge pages where NumPy can) fault fast
+    elif (not isinstance(out, np.ndarray) or out.shape != C.shape or out.dtype != np.dtype(dtype)
+          or not out.flags.c_contiguous or not out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous {C.shape} array of {np.dtype(dtype)}")
+    elif np.shares_memory(out, C) and not (out.ctypes.data == C.ctypes.data and out.itemsize == C.itemsize
+                                           and C.flags.c_contiguous):
+        raise ValueError("out may share memory with counts only as the same table reinterpreted "
+                         "(counts.view(dtype), equal item sizes)")
     _kernels()["mstar"](np.ascontiguousarray(C), total, pu.astype(np.float64), out)
     return out
 

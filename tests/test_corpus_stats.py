@@ -312,3 +312,19 @@ def test_target_from_counts_validates_its_inputs():
             cs.target_from_counts(C, bad_pu)
     with pytest.raises(ValueError):
         cs.target_from_counts(C, pu, "glove")
+
+
+def test_target_from_counts_in_the_count_tables_memory():
+    rng = np.random.default_rng(4)
+    C = rng.integers(0, 30, size=(40, 40)).astype(np.int32)
+    C = C + C.T
+    pu = rng.random(40) + 0.2
+    pu /= pu.sum()
+    want = cs.target_from_counts(C, pu, "mstar", dtype=np.float32)
+    M = cs.target_from_counts(C, pu, "mstar", dtype=np.float32, out=C.view(np.float32))
+    assert np.shares_memory(M, C) and np.array_equal(M, want)
+    C64 = (C * 0 + 3).astype(np.int64)
+    with pytest.raises(ValueError):  # a view that is not the same table entry for entry
+        cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=C64.view(np.float32)[:, :40])
+    with pytest.raises(ValueError):
+        cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=np.zeros((40, 40)))  # wrong dtype

@@ -283,3 +283,29 @@ def test_read_only_cache_folder_does_not_stop_the_book(tmp_path, monkeypatch):
     assert W.shape == (8, 2) and (d / "spectral").is_dir()
     assert sp.spectral_embeddings("spec_tiny", 8, 2, use_cache=False)[1].shape == (8, 2)
     ro.chmod(0o700)
+
+
+@pytest.mark.parametrize("V", [512, 577, 640])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_symmetry_check_agrees_with_the_numpy_reference(V, dtype):
+    """The one-pass compiled check (V >= 512, C-contiguous) against the NumPy row-block path (F-ordered copy)."""
+    rng = np.random.default_rng(V)
+    A = rng.standard_normal((V, V))
+    M = (A + A.T).astype(dtype)
+    sp._check_symmetric_finite(M)  # symmetric: both paths accept
+    sp._check_symmetric_finite(np.asfortranarray(M))
+    for i, j in ((0, V - 1), (V - 1, 3), (V // 2, V // 2 + 1)):  # one entry off, anywhere in the tiles
+        bad = M.copy()
+        bad[i, j] += 1e-2
+        for arr in (bad, np.asfortranarray(bad)):
+            with pytest.raises(ValueError, match="not symmetric"):
+                sp._check_symmetric_finite(arr)
+    for i, j, v in ((V - 1, V - 1, np.nan), (5, V - 2, np.inf), (V - 2, 5, -np.inf)):  # diagonal, both triangles
+        bad = M.copy()
+        bad[i, j] = v
+        for arr in (bad, np.asfortranarray(bad)):
+            with pytest.raises(ValueError, match="NaN or infinite"):
+                sp._check_symmetric_finite(arr)
+    bad = M.copy()
+    bad[1, 2] += 10 * np.finfo(dtype).eps * np.abs(M).max()  # rounding-level asymmetry is accepted
+    sp._check_symmetric_finite(bad)
