@@ -6,13 +6,13 @@ of each stage for every (corpus, V) on a grid.
     python bench/bench_scaling.py --update --corpora enwiki2015_70m --V 2000  # re-measure one point, keep the rest
 
 Each grid point runs in a fresh process with a cold cache (a new temporary ``QWEM_CACHE_DIR``), so
-nothing is reused between points. Stages: read + tokenise, count co-occurrences, build M* (float32), top-d
-eigenpairs. Peak memory per stage is measured with ``tracemalloc`` (NumPy reports its array allocations
-to it; the compiled counting kernel writes into a NumPy array), reset between stages; the process's
-maximum resident size is recorded too. ``tracemalloc`` slows Python-level allocation, so the tokenise
-stage (a dictionary look-up per token) runs about three times slower here than in ``run_bench.py``: take
-its time from there, its memory from here. Results: ``bench/results/scaling.json`` and ``scaling.png``; a
-Markdown table is printed for ``bench/README.md``.
+nothing is reused between points; the compiled kernels are loaded before the timing. Stages: read +
+tokenise, count co-occurrences, build M* (float32, in the count table's memory), top-d eigenpairs. Peak
+memory per stage is the process's peak *resident* memory during that stage (Linux ``VmHWM``, reset before
+each stage through ``/proc/self/clear_refs``): everything resident counts, including the interpreter and
+the arrays of earlier stages still held, and the compiled kernels' own allocations, which ``tracemalloc``
+would miss. The process's maximum resident size is recorded too. Results: ``bench/results/scaling.json``
+and ``scaling.png``; a Markdown table is printed for ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -30,9 +30,25 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("tokenise", "count", "M*", "eigensolve")
 
 
+def _reset_peak_rss() -> bool:
+    """Reset the kernel's record of this process's peak resident memory (Linux: ``/proc/self/clear_refs``)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak resident memory since the last reset (``VmHWM``), in MiB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def one(corpus: str, V: int, d: int) -> dict:
     import resource
-    import tracemalloc
 
     os.environ["QWEM_CACHE_DIR"] = tempfile.mkdtemp(prefix="qwem-scaling-")
     sys.path.insert(0, str(ROOT))
@@ -40,23 +56,23 @@ def one(corpus: str, V: int, d: int) -> dict:
 
     import qwem_lib as q
 
-    q.cooccurrence_counts(np.array([0, 1, 0, 1]), 2, 2)  # compile the counting kernel outside the timing
+    q.warm_up_kernels()  # the compiled kernels, loaded outside the timing (as in run_bench.py)
     out: dict = dict(corpus=corpus, V=V, d=d, time_s={}, peak_mib={})
-    tracemalloc.start()
 
     def stage(name, fn):
-        tracemalloc.reset_peak()
+        _reset_peak_rss()
         t0 = time.perf_counter()
         r = fn()
         out["time_s"][name] = time.perf_counter() - t0
-        out["peak_mib"][name] = tracemalloc.get_traced_memory()[1] / 2**20
+        out["peak_mib"][name] = _peak_rss_mib()
         return r
 
     c = stage("tokenise", lambda: q.load_corpus(corpus))
     out["tokens"] = c.n_tokens
-    words, P, pu = stage("count", lambda: q.cooccurrence(c, V, use_cache=False))
-    M = stage("M*", lambda: q.mstar_from_stats(P, pu, dtype=np.float32))
-    del P
+    words, C, pu = stage("count", lambda: q.cooccurrence_table(c, V, use_cache=False))
+    M = stage("M*", lambda: q.target_from_counts(C, pu, "mstar", dtype=np.float32,
+                                                 out=C.view(np.float32) if C.dtype == np.int32 else None))
+    del C
     lam, U = stage("eigensolve", lambda: q.top_eigenpairs(M, d))
     out["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
@@ -130,7 +146,7 @@ def report(rows: list[dict], corpora: list[str], res_dir: Path) -> int:
     axes[0].set(xscale="log", yscale="log", xlabel="vocabulary size V", ylabel="wall time (s)",
                 title="Time of the count and of the eigensolve")
     axes[1].set(xscale="log", yscale="log", xlabel="vocabulary size V",
-                ylabel="peak traced memory (MiB, process total)", title="Peak memory during each stage")
+                ylabel="peak resident memory (MiB, process)", title="Peak memory during each stage")
     Vs = sorted({r["V"] for r in rows})
     for ax in axes:
         ax.set_xticks(Vs, [f"{v:,}" for v in Vs])

@@ -103,8 +103,10 @@ ax.legend()
 # everything outside the top $V$ before windowing (what gensim does with words outside its vocabulary):
 # windows then close over many more gaps, and reach further.
 #
-# The counting in `qwem_lib.cooccurrence_counts` is one `np.bincount` of the keys $aV+b$ per offset $j$.
-# We check it against a plain double loop on the first tokens, under the authors' rule.
+# The counting in `qwem_lib.cooccurrence_counts` is one compiled pass (numba) over the token stream into a
+# single integer table: positions are sorted by centre word, each thread owns a range of rows of equal token
+# mass, and the table is symmetrised in place. We check it against a plain double loop on the first tokens,
+# under the authors' rule.
 
 # %%
 in_stream = ids < q.STREAM_VOCAB
@@ -125,12 +127,12 @@ fast = q.cooccurrence_counts(sub, S["V"], S["window"])
 stream = sub[sub < q.STREAM_VOCAB]  # the authors' corpus file
 slow = np.zeros((S["V"], S["V"]))
 for j in tqdm(range(1, S["window"] + 1), desc="brute-force offsets", leave=False):
-    for a, b in zip(stream[:-j], stream[j:]):  # the plain loop the vectorised code replaces
+    for a, b in zip(stream[:-j], stream[j:]):  # the plain loop the compiled code replaces
         if a < S["V"] and b < S["V"]:  # cut the V x V block; ranks V..20,000 only hold their slots
             slow[a, b] += 17 - j
             slow[b, a] += 17 - j
 rep.check("qwem.corpus.counts_match_loop",
-          f"vectorised counts equal a plain loop on the first {S['brute_tokens']:,} tokens (authors' rule)",
+          f"compiled counts equal a plain loop on the first {S['brute_tokens']:,} tokens (authors' rule)",
           value=float(np.abs(fast - slow).max()), passed=bool(np.array_equal(fast, slow)), tolerance="exact",
           kind="consistency")
 rep.close("qwem.corpus.P_normalised", "P_ij sums to one and is symmetric",

@@ -184,27 +184,19 @@ def _kernels() -> dict:
             return 0
 
         @numba.njit(parallel=True, nogil=True, cache=True)
-        def symmetrise(S, B):  # pragma: no cover - compiled
-            # S <- S + S^T in place, by pairs of B x B tiles (I, J), I <= J, handled by one thread; tile rows
-            # k and nb-1-k go to the same iteration so every iteration has about the same work.
-            V = S.shape[0]
-            nb = (V + B - 1) // B
-            for p in numba.prange((nb + 1) // 2):
-                for k in range(2):
-                    I = p if k == 0 else nb - 1 - p
-                    if k == 1 and I == p:
-                        break
-                    i0, i1 = I * B, min(V, I * B + B)
-                    for J in range(I, nb):
-                        j0, j1 = J * B, min(V, J * B + B)
-                        for i in range(i0, i1):
-                            for j in range(max(j0, i), j1):
-                                if i == j:
-                                    S[i, i] += S[i, i]
-                                else:
-                                    s = S[i, j] + S[j, i]
-                                    S[i, j] = s
-                                    S[j, i] = s
+        def symmetrise(S, tiles):  # pragma: no cover - compiled
+            # S <- S + S^T in place; each item of `tiles` (tile_pairs) is a tile on or above the diagonal,
+            # handled with its mirror tile by one thread
+            for item in numba.prange(tiles.shape[0]):
+                i0, i1, j0, j1 = tiles[item, 0], tiles[item, 1], tiles[item, 2], tiles[item, 3]
+                for i in range(i0, i1):
+                    for j in range(max(j0, i), j1):
+                        if i == j:
+                            S[i, i] += S[i, i]
+                        else:
+                            s = S[i, j] + S[j, i]
+                            S[i, j] = s
+                            S[j, i] = s
             return 0
 
         @numba.njit(parallel=True, nogil=True, cache=True)
@@ -257,6 +249,19 @@ def warm_up_kernels() -> float:
         P = np.zeros(C.shape)
         _kernels()["normalise"](C, _count_total(C), P)
     return time.perf_counter() - t0
+
+
+def tile_pairs(V: int, B: int = 64) -> np.ndarray:
+    """The ``B x B`` tiles on or above the diagonal of a ``V x V`` matrix, one row ``(i0, i1, j0, j1)`` each.
+
+    The work list of the compiled passes that visit every entry together with its mirror entry (the
+    in-place symmetrisation here, the symmetry check of :mod:`qwem_lib.spectral`): a thread takes a tile and
+    its mirror, so no two threads touch the same entry; off-diagonal tiles have equal work, so NumPy's
+    static split of the list over threads is balanced.
+    """
+    nb = (int(V) + B - 1) // B
+    I, J = np.triu_indices(nb)
+    return np.stack([I * B, np.minimum((I + 1) * B, V), J * B, np.minimum((J + 1) * B, V)], axis=1).astype(np.int64)
 
 
 def _row_bounds(mass: np.ndarray, n_parts: int) -> np.ndarray:
@@ -319,7 +324,7 @@ def _count_table(ids, V, window: int, weighting: Weighting, oov: str, stream_voc
     for seg, n_pos in _stream_chunks(ids, V, oov, int(stream_vocab), w.size, max(int(chunk), 4 * w.size)):
         k["count_pairs"](seg, n_pos, V, wk, table, bounds)
     S = table.reshape(V, V)
-    k["symmetrise"](S, 64)
+    k["symmetrise"](S, tile_pairs(V))
     return S
 
 

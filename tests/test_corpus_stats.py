@@ -261,7 +261,7 @@ def test_row_bounds_split_token_mass_evenly_and_cover_every_row():
 def test_in_place_symmetrisation_equals_s_plus_s_transpose(V, B, dtype):
     S = np.random.default_rng(V * B).integers(0, 1000, size=(V, V)).astype(dtype)
     want = S + S.T
-    cs._kernels()["symmetrise"](S, B)
+    cs._kernels()["symmetrise"](S, cs.tile_pairs(V, B))
     np.testing.assert_array_equal(S, want)
 
 
@@ -328,3 +328,14 @@ def test_target_from_counts_in_the_count_tables_memory():
         cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=C64.view(np.float32)[:, :40])
     with pytest.raises(ValueError):
         cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=np.zeros((40, 40)))  # wrong dtype
+
+
+@pytest.mark.parametrize("V,B", [(1, 64), (5, 2), (64, 64), (130, 64), (131, 7)])
+def test_tile_pairs_cover_the_upper_triangle_once(V, B):
+    seen = np.zeros((V, V), dtype=int)
+    for i0, i1, j0, j1 in cs.tile_pairs(V, B):
+        assert 0 <= i0 < i1 <= V and 0 <= j0 < j1 <= V and i0 <= j0
+        for i in range(i0, i1):
+            for j in range(max(j0, i), j1):
+                seen[i, j] += 1
+    np.testing.assert_array_equal(seen, np.triu(np.ones((V, V), dtype=int)))

@@ -29,7 +29,7 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     ("corpus_stats: window one offset short", "qwem_lib/corpus_stats.py",
      "stop = min(n, t + W + 1)", "stop = min(n, t + W)", ["tests/test_corpus_stats.py"]),
     ("corpus_stats: counts not symmetrised", "qwem_lib/corpus_stats.py",
-     '    k["symmetrise"](S, 64)\n', "", ["tests/test_corpus_stats.py"]),
+     '    k["symmetrise"](S, tile_pairs(V))\n', "", ["tests/test_corpus_stats.py"]),
     ("corpus_stats: symmetrisation forgets the diagonal", "qwem_lib/corpus_stats.py",
      "S[i, i] += S[i, i]", "S[i, i] += 0", ["tests/test_corpus_stats.py"]),
     ("corpus_stats: threads' row ranges overlap", "qwem_lib/corpus_stats.py",
