@@ -148,8 +148,10 @@ def report(rows: list[dict], corpora: list[str], res_dir: Path) -> int:
     axes[1].set(xscale="log", yscale="log", xlabel="vocabulary size V",
                 ylabel="peak resident memory (MiB, process)", title="Peak memory during each stage")
     Vs = sorted({r["V"] for r in rows})
-    for ax in axes:
+    for ax, ticks in zip(axes, ((0.1, 0.3, 1, 3, 10, 30), (250, 500, 1000, 2000, 4000, 8000))):
         ax.set_xticks(Vs, [f"{v:,}" for v in Vs])
+        lo, hi = ax.get_ylim()
+        ax.set_yticks([t for t in ticks if lo <= t <= hi], [f"{t:,g}" for t in ticks if lo <= t <= hi])
         ax.minorticks_off()
         ax.legend(fontsize=7)
     fig.tight_layout()

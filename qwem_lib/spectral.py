@@ -183,6 +183,12 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
     lowest ones deflates a large *negative* eigenvalue (M* has one near −1.4 V), which otherwise slows the
     convergence at the top. ``‖M‖₂`` is estimated by the largest |Ritz value| seen.
 
+    Cost: the block products with ``M`` (BLAS-3, at the CPU's peak) dominate. The rest is kept small: the basis
+    and its image are filled in place in two preallocated arrays; the projected matrix ``T = Bᵀ M B`` takes
+    its block columns from the first Gram–Schmidt pass (``Bᵀ (M Q)`` is computed there anyway) and computes
+    only the locked block and the last block; Rayleigh–Ritz runs in ``M``'s precision (a subset ``evr``); the
+    Ritz vectors and their images are formed once per cycle.
+
     Returns ``(lam, U, rel_residuals)``; warns with :class:`EigenConvergenceWarning` when ``max_cycles``
     cycles do not reach the tolerance (``tol`` defaults to 1e-4 in float32, 1e-8 in float64).
     """
