@@ -323,6 +323,11 @@ def test_target_from_counts_in_the_count_tables_memory():
     want = cs.target_from_counts(C, pu, "mstar", dtype=np.float32)
     M = cs.target_from_counts(C, pu, "mstar", dtype=np.float32, out=C.view(np.float32))
     assert np.shares_memory(M, C) and np.array_equal(M, want)
+    C = rng.integers(0, 30, size=(40, 40)).astype(np.int64)  # int64 counts: float64 in place
+    C = C + C.T
+    want = cs.target_from_counts(C, pu, "mstar", dtype=np.float64)
+    M = cs.target_from_counts(C, pu, "mstar", dtype=np.float64, out=C.view(np.float64))
+    assert np.shares_memory(M, C) and np.array_equal(M, want)
     C64 = (C * 0 + 3).astype(np.int64)
     with pytest.raises(ValueError):  # a view that is not the same table entry for entry
         cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=C64.view(np.float32)[:, :40])
