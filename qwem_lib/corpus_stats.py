@@ -42,8 +42,8 @@ from .cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = ["cooccurrence_counts", "cooccurrence_table", "cooccurrence", "target_from_stats", "target_from_counts",
-           "mstar_from_stats", "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB", "as_token_ids",
-           "check_table_size", "warm_up_kernels"]
+           "mstar_from_stats", "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB",
+           "as_token_ids", "check_table_size", "warm_up_kernels"]
 
 Weighting = Literal["linear", "flat"]
 OOVRule = Literal["authors", "drop", "skip"]
@@ -256,8 +256,8 @@ def tile_pairs(V: int, B: int = 64) -> np.ndarray:
 
     The work list of the compiled passes that visit every entry together with its mirror entry (the
     in-place symmetrisation here, the symmetry check of :mod:`qwem_lib.spectral`): a thread takes a tile and
-    its mirror, so no two threads touch the same entry; off-diagonal tiles have equal work, so NumPy's
-    static split of the list over threads is balanced.
+    its mirror, so no two threads touch the same entry; off-diagonal tiles have equal work, so numba's
+    static split of the list over the threads is balanced.
     """
     nb = (int(V) + B - 1) // B
     I, J = np.triu_indices(nb)
