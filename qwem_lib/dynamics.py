@@ -130,14 +130,21 @@ def factorisation_gradient(W, M):
 class Trajectory:
     """What :func:`train_factorisation` records. Leading axis B (runs) is absent for a single run.
 
-    times        (T,) the record times in units of ``time_unit`` (the same for every run)
-    flow_times   (B, T) the paper's time t of each record (= time_unit[b] · times)
-    sv           (B, T, d) singular values of W, descending
-    proj         (B, T, k, d) basisᵀW, when a basis (V×k) was given
-    resid_sq     (B, T) ‖W − basis·basisᵀW‖²_F, when a basis was given
-    left_overlap (B, T, k, d) basisᵀU_W with U_W the left singular vectors of W (sorted like ``sv``),
-                 when a basis was given and ``left_overlap=True``
-    W            (B, T, V, d) the matrices themselves, when ``keep_W=True``
+``times``
+    (T,) the record times in units of ``time_unit`` (the same for every run)
+``flow_times``
+    (B, T) the paper's time t of each record (= time_unit[b] · times)
+``sv``
+    (B, T, d) singular values of W, descending
+``proj``
+    (B, T, k, d) basisᵀW, when a basis (V×k) was given
+``resid_sq``
+    (B, T) ‖W − basis·basisᵀW‖²_F, when a basis was given
+``left_overlap``
+    (B, T, k, d) basisᵀU_W with U_W the left singular vectors of W (sorted like ``sv``), when a basis
+    was given and ``left_overlap=True``
+``W``
+    (B, T, V, d) the matrices themselves, when ``keep_W=True``
     """
 
     times: np.ndarray

@@ -5,14 +5,20 @@
 the rank-``d`` minimiser of ``||W Wᵀ - X||_F`` over ``V x d`` matrices (Eckart–Young restricted to
 positive-semidefinite approximants), i.e. the global minimum of the QWEM loss when ``X = M*``.
 
-Solvers
-    ``eigh``     dense LAPACK, all eigenpairs (exact; fine up to V ≈ 3,000 on a laptop CPU);
-    ``krylov``   restarted block Krylov with Rayleigh–Ritz, deflation and locking (BLAS-3 only); it finds
-                 the top algebraic eigenpairs even when large *negative* eigenvalues exist, as they do
-                 for M* (one eigenvalue near -1.4 V from the -2 entries of unseen pairs), converges every
-                 pair to a stated residual tolerance, and warns when it cannot;
-    ``eigsh``    ARPACK (``scipy.sparse.linalg.eigsh``), slow at d = 200 but a trusted reference;
-    ``torch``    ``torch.linalg.eigh`` on ``config.device()`` (the GPU path of the paper preset).
+The solvers (``method=``):
+
+``eigh``
+    dense LAPACK, all eigenpairs (exact; fine up to V ≈ 3,000 on a laptop CPU);
+``krylov``
+    restarted block Krylov with Rayleigh–Ritz, deflation and locking (BLAS-3 only); it finds the top
+    algebraic eigenpairs even when large *negative* eigenvalues exist, as they do for M* (one eigenvalue
+    near -1.4 V from the -2 entries of unseen pairs), converges every pair to a stated residual
+    tolerance, and warns when it cannot;
+``eigsh``
+    ARPACK (``scipy.sparse.linalg.eigsh``), slow at d = 200 but a trusted reference;
+``torch``
+    ``torch.linalg.eigh`` on ``config.device()`` (the GPU path of the paper preset).
+
 ``auto`` picks ``eigh`` for V ≤ 3,000, ``torch`` when a GPU is present, else ``krylov``.
 """
 

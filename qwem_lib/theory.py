@@ -320,7 +320,7 @@ def rank_one_weighted_minimizer(M, g, d: int) -> np.ndarray:
 def aligned_sigmoid(lam, s0_sq, t):
     """s²(t) = s0² λ e^{λt} / (λ + s0²(e^{λt} − 1)), the solution of ds²/dt = s²(λ − s²).
 
-    Vectorised over broadcastable ``lam``, ``s0_sq``, ``t``; overflow-safe for large |λt| (it is
+    Vectorised over broadcastable ``lam``, ``s0_sq``, ``t``; overflow-safe for large ``|λt|`` (it is
     evaluated as s0² / (e^{−λt} + s0²(1 − e^{−λt})/λ), with (1 − e^{−λt})/λ → t at λ = 0).
     Valid for any real λ (λ < 0 gives decay to 0) and s0² > 0.
     """
@@ -394,8 +394,8 @@ def mstar_series(x, order: int = 3):
 
 
 def mstar_series_remainder_bound(x, order: int = 3):
-    """A bound on |2 artanh(x/2) − mstar_series(x, order)| for |x| < 2: the first omitted term
-    |x|^{2K+3}/(4^{K+1}(2K+3)) times the geometric factor 1/(1 − x²/4)."""
+    """A bound on ``|2 artanh(x/2) − mstar_series(x, order)|`` for ``|x| < 2``: the first omitted term
+    ``|x|^{2K+3}/(4^{K+1}(2K+3))`` times the geometric factor ``1/(1 − x²/4)``."""
     x = np.abs(np.asarray(x, dtype=np.float64))
     if np.any(x >= 2):
         raise ValueError("the series of 2 artanh(x/2) converges only for |x| < 2")
@@ -482,7 +482,7 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
     The loss is evaluated term by term, Σ P_ijΨ⁺(x²/4 − x) + P_iP_jΨ⁻(x²/4 + x), in float64, and its
     exact gradient is (C + Cᵀ)W with C_ij = ∂L/∂x_ij = P_ijΨ⁺(x/2 − 1) + P_iP_jΨ⁻(x/2 + 1) (the unit
     tests compare it with torch autograd). Initialisation W_ij ~ N(0, init_scale²) (or ``W0``). ``lr`` defaults to
-    0.25/(max G · max(|λ|(M*), 1)), a stable step for the quartic landscape near its minima. Stops
+    ``0.25/(max G · max(|λ|(M*), 1))``, a stable step for the quartic landscape near its minima. Stops
     when ‖∇L‖_F < ``gtol`` or after ``max_steps``. ``track``, if given, is called on the (torch) W at
     every recorded step; its results (e.g. singular values) are stacked into ``GDResult.tracked``.
     """

@@ -389,7 +389,7 @@ def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
 
 def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
     """The share of an overlap matrix's mass within ``band`` of a diagonal:
-    Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij (``offset = 0``: the main diagonal; ``offset = −1``: row i
+    ``Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij`` (``offset = 0``: the main diagonal; ``offset = −1``: row i
     matched with column i + 1, e.g. when the second embedding has one extra leading feature).
 
     1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no diagonal structure.
