@@ -344,3 +344,12 @@ def test_tile_pairs_cover_the_upper_triangle_once(V, B):
             for j in range(max(j0, i), j1):
                 seen[i, j] += 1
     np.testing.assert_array_equal(seen, np.triu(np.ones((V, V), dtype=int)))
+
+
+def test_warm_up_kernels_loads_every_compiled_kernel():
+    from qwem_lib import spectral
+
+    took = cs.warm_up_kernels()
+    assert took > 0
+    assert {"count_pairs", "symmetrise", "normalise", "mstar"} <= set(cs._kernels())
+    assert spectral._SYMMETRY_KERNEL is not None
