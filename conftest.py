@@ -17,8 +17,6 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("QWEM_REPORT_DIR", tempfile.mkdtemp(prefix="qwem-records-"))
 
 
-
-
 @pytest.fixture
 def data_env(monkeypatch, tmp_path):
     """An empty, offline data directory and cache in ``tmp_path``; datasets registered by the test are
@@ -43,5 +41,8 @@ def pytest_configure(config):
     if config.pluginmanager.hasplugin("nbval"):
         config.option.nbval_lax = True
         config.option.nbval_current_env = True
-        if not getattr(config.option, "nbval_cell_timeout", None) or config.option.nbval_cell_timeout == 2000:
+        if (
+            not getattr(config.option, "nbval_cell_timeout", None)
+            or config.option.nbval_cell_timeout == 2000
+        ):
             config.option.nbval_cell_timeout = 900

@@ -45,12 +45,17 @@ def peak_rss(name: str = "enwiki2015_17m") -> None:
     """Peak resident memory of a cold tokenisation of ``name``, in a fresh process per path."""
     print("| corpus | path | tokens | wall time | peak RSS |")
     print("|---|---|---|---|---|")
-    for how, label in (("stream", "streaming: `load_corpus(use_cache=False)`"),
-                       ("reference", "reference: whole text + `tokenize_ranked`")):
-        out = subprocess.run([sys.executable, "-c", _CHILD, name, how], check=True, capture_output=True,
-                             text=True).stdout.split()
-        print(f"| {name} | {label} | {int(out[0]):,} | {float(out[1]):.1f} s | {int(out[2]) / 2**20:.2f} GiB |",
-              flush=True)
+    for how, label in (
+        ("stream", "streaming: `load_corpus(use_cache=False)`"),
+        ("reference", "reference: whole text + `tokenize_ranked`"),
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", _CHILD, name, how], check=True, capture_output=True, text=True
+        ).stdout.split()
+        print(
+            f"| {name} | {label} | {int(out[0]):,} | {float(out[1]):.1f} s | {int(out[2]) / 2**20:.2f} GiB |",
+            flush=True,
+        )
 
 
 def main(name: str = "enwiki2015_17m") -> None:
@@ -87,17 +92,25 @@ def main(name: str = "enwiki2015_17m") -> None:
         t = time.perf_counter()
         c2 = data.load_corpus(name)
         t_warm = time.perf_counter() - t
-        assert np.array_equal(np.asarray(c2.ids), ids) and c.words == words and np.array_equal(c.counts, freq)
+        assert (
+            np.array_equal(np.asarray(c2.ids), ids)
+            and c.words == words
+            and np.array_equal(c.counts, freq)
+        )
     t = time.perf_counter()
     ref = data.tokenize_ranked([data._read_text(ds, p) for p in paths])
     t_ref = time.perf_counter() - t
     assert np.array_equal(ref[0], ids) and ref[1] == words and np.array_equal(ref[2], freq)
     load = os.getloadavg()[0]
-    print("| corpus | tokens | MB | verify sha256 | decompress alone | load kernel | decompress + tokenise "
-          "(streaming) | rank | `load_corpus` cold | warm | reference str path | load avg |")
+    print(
+        "| corpus | tokens | MB | verify sha256 | decompress alone | load kernel | decompress + tokenise "
+        "(streaming) | rank | `load_corpus` cold | warm | reference str path | load avg |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    print(f"| {name} | {ids.size:,} | {n_bytes / 1e6:.0f} | {t_verify:.2f} s | {t_decomp:.2f} s | {t_jit:.2f} s | "
-          f"{t_scan:.2f} s | {t_rank:.2f} s | {t_cold:.2f} s | {t_warm:.2f} s | {t_ref:.1f} s | {load:.2f} |")
+    print(
+        f"| {name} | {ids.size:,} | {n_bytes / 1e6:.0f} | {t_verify:.2f} s | {t_decomp:.2f} s | {t_jit:.2f} s | "
+        f"{t_scan:.2f} s | {t_rank:.2f} s | {t_cold:.2f} s | {t_warm:.2f} s | {t_ref:.1f} s | {load:.2f} |"
+    )
 
 
 if __name__ == "__main__":

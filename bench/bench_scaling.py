@@ -70,8 +70,16 @@ def one(corpus: str, V: int, d: int) -> dict:
     c = stage("tokenise", lambda: q.load_corpus(corpus))
     out["tokens"] = c.n_tokens
     words, C, pu = stage("count", lambda: q.cooccurrence_table(c, V, use_cache=False))
-    M = stage("M*", lambda: q.target_from_counts(C, pu, "mstar", dtype=np.float32,
-                                                 out=C.view(np.float32) if C.dtype == np.int32 else None))
+    M = stage(
+        "M*",
+        lambda: q.target_from_counts(
+            C,
+            pu,
+            "mstar",
+            dtype=np.float32,
+            out=C.view(np.float32) if C.dtype == np.int32 else None,
+        ),
+    )
     del C
     lam, U = stage("eigensolve", lambda: q.top_eigenpairs(M, d))
     out["maxrss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -79,13 +87,22 @@ def one(corpus: str, V: int, d: int) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpora", nargs="+", default=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--corpora", nargs="+", default=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"]
+    )
     ap.add_argument("--V", nargs="+", type=int, default=[2000, 10_000, 20_000])
     ap.add_argument("--d", type=int, default=200)
-    ap.add_argument("--update", action="store_true",
-                    help="keep the other rows of bench/results/scaling.json and replace only the points run now")
-    ap.add_argument("--replot", action="store_true", help="redraw the table and plot from scaling.json only")
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the other rows of bench/results/scaling.json and replace only the points run now",
+    )
+    ap.add_argument(
+        "--replot", action="store_true", help="redraw the table and plot from scaling.json only"
+    )
     ap.add_argument("--one", nargs=2, metavar=("CORPUS", "V"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -98,32 +115,53 @@ def main() -> int:
         return report(rows, list(dict.fromkeys(r["corpus"] for r in rows)), res_dir)
     for corpus in args.corpora:
         for V in args.V:
-            proc = subprocess.run([sys.executable, __file__, "--one", corpus, str(V), "--d", str(args.d)],
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--one", corpus, str(V), "--d", str(args.d)],
+                capture_output=True,
+                text=True,
+            )
             if proc.returncode:
                 print(f"{corpus} V={V}: failed\n{proc.stderr[-2000:]}")
                 continue
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             rows.append(r)
-            print(f"{corpus:16s} V={V:6,d} " + "  ".join(
-                f"{s} {r['time_s'][s]:6.1f}s/{r['peak_mib'][s]:6.0f}MiB" for s in STAGES), flush=True)
+            print(
+                f"{corpus:16s} V={V:6,d} "
+                + "  ".join(
+                    f"{s} {r['time_s'][s]:6.1f}s/{r['peak_mib'][s]:6.0f}MiB" for s in STAGES
+                ),
+                flush=True,
+            )
     res_dir.mkdir(parents=True, exist_ok=True)
     if args.update and (res_dir / "scaling.json").exists():
         new = {(r["corpus"], r["V"]) for r in rows}
-        old = [r for r in json.loads((res_dir / "scaling.json").read_text())["rows"] if (r["corpus"], r["V"]) not in new]
+        old = [
+            r
+            for r in json.loads((res_dir / "scaling.json").read_text())["rows"]
+            if (r["corpus"], r["V"]) not in new
+        ]
         rows = sorted(old + rows, key=lambda r: (r["tokens"], r["V"]))
         args.corpora = list(dict.fromkeys(r["corpus"] for r in rows))
-    (res_dir / "scaling.json").write_text(json.dumps(dict(loadavg_end=os.getloadavg(), rows=rows), indent=1) + "\n")
+    (res_dir / "scaling.json").write_text(
+        json.dumps(dict(loadavg_end=os.getloadavg(), rows=rows), indent=1) + "\n"
+    )
     return report(rows, args.corpora, res_dir)
 
 
 def report(rows: list[dict], corpora: list[str], res_dir: Path) -> int:
     """Print the Markdown table and draw ``scaling.png`` from the measured rows."""
-    print("\n| corpus (tokens) | V | " + " | ".join(f"{s} s / peak MiB" for s in STAGES) + " | max RSS MiB |")
+    print(
+        "\n| corpus (tokens) | V | "
+        + " | ".join(f"{s} s / peak MiB" for s in STAGES)
+        + " | max RSS MiB |"
+    )
     print("|---|---|" + "---|" * (len(STAGES) + 1))
     for r in rows:
-        print(f"| {r['corpus']} ({r['tokens'] / 1e6:.1f}M) | {r['V']:,} | " + " | ".join(
-            f"{r['time_s'][s]:.1f} / {r['peak_mib'][s]:,.0f}" for s in STAGES) + f" | {r['maxrss_mib']:,.0f} |")
+        print(
+            f"| {r['corpus']} ({r['tokens'] / 1e6:.1f}M) | {r['V']:,} | "
+            + " | ".join(f"{r['time_s'][s]:.1f} / {r['peak_mib'][s]:,.0f}" for s in STAGES)
+            + f" | {r['maxrss_mib']:,.0f} |"
+        )
     import matplotlib
 
     matplotlib.use("Agg")
@@ -141,17 +179,35 @@ def report(rows: list[dict], corpora: list[str], res_dir: Path) -> int:
         tag = f"{rs[0]['tokens'] / 1e6:.1f}M tokens"
         for ax, key in zip(axes, ("time_s", "peak_mib")):
             for s, ls in zip(("count", "eigensolve"), ("-", "--")):
-                ax.plot([r["V"] for r in rs], [r[key][s] for r in rs], ls, marker="o", color=f"C{i}",
-                        label=f"{s}, {tag}")
-    axes[0].set(xscale="log", yscale="log", xlabel="vocabulary size V", ylabel="wall time (s)",
-                title="Time of the count and of the eigensolve")
-    axes[1].set(xscale="log", yscale="log", xlabel="vocabulary size V",
-                ylabel="peak resident memory (MiB, process)", title="Peak memory during each stage")
+                ax.plot(
+                    [r["V"] for r in rs],
+                    [r[key][s] for r in rs],
+                    ls,
+                    marker="o",
+                    color=f"C{i}",
+                    label=f"{s}, {tag}",
+                )
+    axes[0].set(
+        xscale="log",
+        yscale="log",
+        xlabel="vocabulary size V",
+        ylabel="wall time (s)",
+        title="Time of the count and of the eigensolve",
+    )
+    axes[1].set(
+        xscale="log",
+        yscale="log",
+        xlabel="vocabulary size V",
+        ylabel="peak resident memory (MiB, process)",
+        title="Peak memory during each stage",
+    )
     Vs = sorted({r["V"] for r in rows})
     for ax, ticks in zip(axes, ((0.1, 0.3, 1, 3, 10, 30), (250, 500, 1000, 2000, 4000, 8000))):
         ax.set_xticks(Vs, [f"{v:,}" for v in Vs])
         lo, hi = ax.get_ylim()
-        ax.set_yticks([t for t in ticks if lo <= t <= hi], [f"{t:,g}" for t in ticks if lo <= t <= hi])
+        ax.set_yticks(
+            [t for t in ticks if lo <= t <= hi], [f"{t:,g}" for t in ticks if lo <= t <= hi]
+        )
         ax.minorticks_off()
         ax.legend(fontsize=7)
     fig.tight_layout()

@@ -102,8 +102,8 @@
 # Numbers quoted in the prose are printed by the code (`report.prose`), so they cannot go stale.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 
 from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
 from qwem_lib.report import prose
@@ -112,12 +112,24 @@ plotting.use_style()
 rep = Report("00_introduction")
 P = config.sizes(
     # smoke reads only what ships with the book (data/shipped/), so it runs offline on a fresh clone
-    smoke=dict(corpora=["enwiki2015_1m7"], zipf_corpus="enwiki2015_1m7", coverage_corpus="enwiki2015_1m7",
-               vocab_sizes=[2_000, 5_000, 10_000]),
-    book=dict(corpora=["enwiki2015_1m7", "enwiki2015_17m"], zipf_corpus="enwiki2015_17m",
-              coverage_corpus="enwiki2015_17m", vocab_sizes=[2_000, 5_000, 10_000]),
-    paper=dict(corpora=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"], zipf_corpus="enwiki2015_70m",
-               coverage_corpus="enwiki2015_17m", vocab_sizes=[2_000, 5_000, 10_000]),
+    smoke=dict(
+        corpora=["enwiki2015_1m7"],
+        zipf_corpus="enwiki2015_1m7",
+        coverage_corpus="enwiki2015_1m7",
+        vocab_sizes=[2_000, 5_000, 10_000],
+    ),
+    book=dict(
+        corpora=["enwiki2015_1m7", "enwiki2015_17m"],
+        zipf_corpus="enwiki2015_17m",
+        coverage_corpus="enwiki2015_17m",
+        vocab_sizes=[2_000, 5_000, 10_000],
+    ),
+    paper=dict(
+        corpora=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"],
+        zipf_corpus="enwiki2015_70m",
+        coverage_corpus="enwiki2015_17m",
+        vocab_sizes=[2_000, 5_000, 10_000],
+    ),
 )
 print(P)
 print("data directory:", data.data_dir())
@@ -141,17 +153,31 @@ for name in P["corpora"]:
     c = load_corpus(name)
     corpora[name] = c
     documented = data.dataset(name).tokens
-    print(f"{name}: {c.n_tokens:,} tokens, {c.n_types:,} distinct words; first: {' '.join(c.words[:8])}")
-    rep.close(f"data.{name}.tokens", f"{name} has the token count its data sheet states",
-              value=c.n_tokens, target=documented, tol=0, kind="consistency")
+    print(
+        f"{name}: {c.n_tokens:,} tokens, {c.n_types:,} distinct words; first: {' '.join(c.words[:8])}"
+    )
+    rep.close(
+        f"data.{name}.tokens",
+        f"{name} has the token count its data sheet states",
+        value=c.n_tokens,
+        target=documented,
+        tol=0,
+        kind="consistency",
+    )
 
 # %% [markdown]
 # The 17M-token corpus also has a documented number of distinct words.
 
 # %%
 if "enwiki2015_17m" in corpora:
-    rep.close("data.enwiki2015_17m.types", "enwiki2015_17m has 219,585 distinct words (data sheet)",
-              value=corpora["enwiki2015_17m"].n_types, target=219_585, tol=0, kind="consistency")
+    rep.close(
+        "data.enwiki2015_17m.types",
+        "enwiki2015_17m has 219,585 distinct words (data sheet)",
+        value=corpora["enwiki2015_17m"].n_types,
+        target=219_585,
+        tol=0,
+        kind="consistency",
+    )
 
 # %% [markdown]
 # ## Zipf's law
@@ -167,16 +193,27 @@ if "enwiki2015_17m" in corpora:
 # %%
 zc = load_corpus(P["zipf_corpus"]) if P["zipf_corpus"] not in corpora else corpora[P["zipf_corpus"]]
 rank = np.arange(1, zc.n_types + 1)
-fit = slice(9, 10_000)                      # ranks 10 .. 10,000
+fit = slice(9, 10_000)  # ranks 10 .. 10,000
 slope, intercept = zipf_fit(zc.counts, lo=10, hi=10_000)
 print(f"Zipf exponent alpha = {-slope:.3f} over ranks 10..10,000 of {zc.name}")
-rep.close("data.zipf_alpha", f"Zipf exponent of {zc.name} over ranks 10-10,000 is about 1",
-          value=-slope, target=1.0, tol=0.15, kind="consistency")
+rep.close(
+    "data.zipf_alpha",
+    f"Zipf exponent of {zc.name} over ranks 10-10,000 is about 1",
+    value=-slope,
+    target=1.0,
+    tol=0.15,
+    kind="consistency",
+)
 
 fig, ax = plotting.figure()
 ax.loglog(rank, zc.counts, lw=1.5, label="observed counts")
-ax.loglog(rank[fit], np.exp(intercept) * rank[fit] ** slope, "--", lw=1.5,
-          label=rf"fit: $f \propto r^{{{slope:.2f}}}$ (ranks 10–10⁴)")
+ax.loglog(
+    rank[fit],
+    np.exp(intercept) * rank[fit] ** slope,
+    "--",
+    lw=1.5,
+    label=rf"fit: $f \propto r^{{{slope:.2f}}}$ (ranks 10–10⁴)",
+)
 ax.axvspan(10, 10_000, color="0.9", zorder=0)
 plotting.label(ax, f"Rank-frequency plot of {zc.name}", "rank $r$", "count $f(r)$")
 ax.legend()
@@ -196,7 +233,9 @@ plt.show()
 
 # %%
 questions = [q for _, qs in analogy_categories() for q in qs]
-documented_coverage = {"enwiki2015_17m": {2_000: 493, 5_000: 2_280, 10_000: 5_265}}  # the data sheet
+documented_coverage = {
+    "enwiki2015_17m": {2_000: 493, 5_000: 2_280, 10_000: 5_265}
+}  # the data sheet
 cc = corpora.get(P["coverage_corpus"]) or load_corpus(P["coverage_corpus"])
 covered = []
 for V in P["vocab_sizes"]:
@@ -205,13 +244,24 @@ for V in P["vocab_sizes"]:
     covered.append(n_in)
     print(f"{cc.name}, V = {V:>6,}: {n_in:,} of {len(questions):,} questions fully in vocabulary")
     if V in documented_coverage.get(cc.name, {}):
-        rep.close(f"data.analogy_coverage_v{V}", f"Google analogy questions fully inside the top {V:,} words "
-                  f"of {cc.name} (data sheet)", value=n_in, target=documented_coverage[cc.name][V], tol=0,
-                  kind="consistency")
-if cc.name not in documented_coverage:  # no documented counts for this corpus: check what must hold anyway
-    rep.check("data.analogy_coverage_grows", f"{cc.name}: questions in vocabulary never decrease as V grows",
-              value=dict(zip(map(str, P["vocab_sizes"]), covered)),
-              passed=all(a <= b for a, b in zip(covered, covered[1:])) and covered[-1] > 0, kind="consistency")
+        rep.close(
+            f"data.analogy_coverage_v{V}",
+            f"Google analogy questions fully inside the top {V:,} words of {cc.name} (data sheet)",
+            value=n_in,
+            target=documented_coverage[cc.name][V],
+            tol=0,
+            kind="consistency",
+        )
+if (
+    cc.name not in documented_coverage
+):  # no documented counts for this corpus: check what must hold anyway
+    rep.check(
+        "data.analogy_coverage_grows",
+        f"{cc.name}: questions in vocabulary never decrease as V grows",
+        value=dict(zip(map(str, P["vocab_sizes"]), covered)),
+        passed=all(a <= b for a, b in zip(covered, covered[1:])) and covered[-1] > 0,
+        kind="consistency",
+    )
 
 # %% [markdown]
 # ## Discussion
@@ -253,12 +303,18 @@ if cc.name not in documented_coverage:  # no documented counts for this corpus: 
 slope_head, _ = zipf_fit(zc.counts, lo=1, hi=100)
 slope_tail, _ = zipf_fit(zc.counts, lo=10_000, hi=100_000)
 n_hapax = int(np.sum(zc.counts == 1))
-prose(f"On {zc.name}: slope {slope_head:.3f} over ranks 1–100, {slope:.3f} over ranks 10–10⁴, "
-      f"{slope_tail:.3f} over ranks 10⁴–10⁵. {n_hapax:,} of its {zc.n_types:,} distinct words "
-      f"({n_hapax / zc.n_types:.1%}) occur exactly once.")
-rep.above("data.solution.1.tail_steeper",
-          "exercise 1: the rank-frequency curve is steeper over ranks 10⁴–10⁵ than over 10–10⁴ (slope difference)",
-          value=slope - slope_tail, bound=0.2, kind="record")
+prose(
+    f"On {zc.name}: slope {slope_head:.3f} over ranks 1–100, {slope:.3f} over ranks 10–10⁴, "
+    f"{slope_tail:.3f} over ranks 10⁴–10⁵. {n_hapax:,} of its {zc.n_types:,} distinct words "
+    f"({n_hapax / zc.n_types:.1%}) occur exactly once."
+)
+rep.above(
+    "data.solution.1.tail_steeper",
+    "exercise 1: the rank-frequency curve is steeper over ranks 10⁴–10⁵ than over 10–10⁴ (slope difference)",
+    value=slope - slope_tail,
+    bound=0.2,
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -276,9 +332,16 @@ rep.above("data.solution.1.tail_steeper",
 digit_words = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
 top10 = list(zc.words[:10])
 n_digits = sum(w in digit_words for w in top10)
-prose(f"Top ten words of {zc.name}: {', '.join(top10)} — {n_digits} of them are spelled-out digits.")
-rep.above("data.solution.2.digits_in_top10", "exercise 2: spelled-out digits among the ten most frequent words",
-          value=n_digits, bound=0, kind="record")
+prose(
+    f"Top ten words of {zc.name}: {', '.join(top10)} — {n_digits} of them are spelled-out digits."
+)
+rep.above(
+    "data.solution.2.digits_in_top10",
+    "exercise 2: spelled-out digits among the ten most frequent words",
+    value=n_digits,
+    bound=0,
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>

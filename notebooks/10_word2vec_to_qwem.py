@@ -34,8 +34,8 @@
 # break the theorem where its hypothesis fails.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import sympy as sp
 import torch
 
@@ -46,9 +46,15 @@ from qwem_lib.report import prose
 plotting.use_style()
 rep = Report("10_word2vec_to_qwem")
 S = config.sizes(
-    smoke=dict(n_tables=3, n_W=5, V_identity=20, V_gd=30, d=4, V_neg=12, max_steps=50_000, gtol=1e-10),
-    book=dict(n_tables=6, n_W=12, V_identity=50, V_gd=60, d=5, V_neg=12, max_steps=100_000, gtol=1e-11),
-    paper=dict(n_tables=6, n_W=12, V_identity=400, V_gd=1_000, d=10, V_neg=12, max_steps=200_000, gtol=1e-9),
+    smoke=dict(
+        n_tables=3, n_W=5, V_identity=20, V_gd=30, d=4, V_neg=12, max_steps=50_000, gtol=1e-10
+    ),
+    book=dict(
+        n_tables=6, n_W=12, V_identity=50, V_gd=60, d=5, V_neg=12, max_steps=100_000, gtol=1e-11
+    ),
+    paper=dict(
+        n_tables=6, n_W=12, V_identity=400, V_gd=1_000, d=10, V_neg=12, max_steps=200_000, gtol=1e-9
+    ),
 )
 print(S)
 
@@ -78,13 +84,19 @@ neg = q.logistic_loss_taylor(-1, order=5)  # negative pairs: log(1 + e^{+x})
 print("log(1 + e^(-x)) =", pos, "+ O(x^6)")
 print("log(1 + e^(+x)) =", neg, "+ O(x^6)")
 
-expected = {+1: sp.log(2) - x / 2 + x**2 / 8 - x**4 / 192, -1: sp.log(2) + x / 2 + x**2 / 8 - x**4 / 192}
+expected = {
+    +1: sp.log(2) - x / 2 + x**2 / 8 - x**4 / 192,
+    -1: sp.log(2) + x / 2 + x**2 / 8 - x**4 / 192,
+}
 diffs = [sp.simplify(pos - expected[+1]), sp.simplify(neg - expected[-1])]
-rep.check("qwem.taylor.logistic_series",
-          "sympy: log(1+e^{∓x}) = log 2 ∓ x/2 + x²/8 − x⁴/192 + O(x⁶) exactly (no x³ or x⁵ term)",
-          value=[str(d_) for d_ in diffs], passed=all(d_ == 0 for d_ in diffs), tolerance="exact (symbolic)",
-          kind="finding");
-
+rep.check(
+    "qwem.taylor.logistic_series",
+    "sympy: log(1+e^{∓x}) = log 2 ∓ x/2 + x²/8 − x⁴/192 + O(x⁶) exactly (no x³ or x⁵ term)",
+    value=[str(d_) for d_ in diffs],
+    passed=all(d_ == 0 for d_ in diffs),
+    tolerance="exact (symbolic)",
+    kind="finding",
+)
 # %% [markdown]
 # The odd part of $\log(1+e^{-x})$ is exactly $-x/2$ (because $\log(1+e^{-x}) - \log(1+e^{x}) = -x$), so the
 # expansion has no $x^3$ term: the second-order truncation is accurate to $O(x^4)$. Keep terms to $x^2$:
@@ -114,12 +126,18 @@ rep.check("qwem.taylor.logistic_series",
 # %%
 quad_pos = sp.series(pos, x, 0, 3).removeO()
 quad_neg = sp.series(neg, x, 0, 3).removeO()
-twice = [sp.simplify(2 * (quad_pos - sp.log(2)) - (x**2 / 4 - x)),
-         sp.simplify(2 * (quad_neg - sp.log(2)) - (x**2 / 4 + x))]
-rep.check("qwem.taylor.seeds_loss_is_twice",
-          "sympy: the seeds' per-pair losses x²/4 ∓ x equal 2·(quadratic Taylor polynomial − log 2) exactly",
-          value=[str(t) for t in twice], passed=all(t == 0 for t in twice), tolerance="exact (symbolic)",
-          kind="finding")
+twice = [
+    sp.simplify(2 * (quad_pos - sp.log(2)) - (x**2 / 4 - x)),
+    sp.simplify(2 * (quad_neg - sp.log(2)) - (x**2 / 4 + x)),
+]
+rep.check(
+    "qwem.taylor.seeds_loss_is_twice",
+    "sympy: the seeds' per-pair losses x²/4 ∓ x equal 2·(quadratic Taylor polynomial − log 2) exactly",
+    value=[str(t) for t in twice],
+    passed=all(t == 0 for t in twice),
+    tolerance="exact (symbolic)",
+    kind="finding",
+)
 
 rng = config.rng(10)
 P_demo = q.synthetic_joint(12, rng, rank=3)
@@ -131,15 +149,20 @@ W_demo = torch.tensor(0.3 * rng.standard_normal((12, 3)), requires_grad=True)
 X_demo = W_demo @ W_demo.T
 A_demo = torch.tensor(psi_demo * P_demo)
 B_demo = torch.tensor(psi_demo * np.outer(p_demo, p_demo))
-L_quad = torch.sum(A_demo * (c_pos[0] + c_pos[1] * X_demo + c_pos[2] * X_demo**2)
-                   + B_demo * (c_neg[0] + c_neg[1] * X_demo + c_neg[2] * X_demo**2))
+L_quad = torch.sum(
+    A_demo * (c_pos[0] + c_pos[1] * X_demo + c_pos[2] * X_demo**2)
+    + B_demo * (c_neg[0] + c_neg[1] * X_demo + c_neg[2] * X_demo**2)
+)
 L_quad.backward()
 g_book = q.qwem_gradient(W_demo.detach().numpy(), P_demo, psi_demo, psi_demo)
 ratio_err = np.max(np.abs(g_book - 2 * W_demo.grad.numpy())) / np.max(np.abs(g_book))
-rep.below("qwem.taylor.half_rescales_time",
-          "∇ of the book's QWEM loss = 2 × ∇ of the quadratic Taylor approximation (max relative deviation)",
-          value=ratio_err, bound=1e-13, kind="consistency");
-
+rep.below(
+    "qwem.taylor.half_rescales_time",
+    "∇ of the book's QWEM loss = 2 × ∇ of the quadratic Taylor approximation (max relative deviation)",
+    value=ratio_err,
+    bound=1e-13,
+    kind="consistency",
+)
 # %% [markdown]
 # How good is the quadratic approximation? Its error is the first dropped term, $-x^4/192$, so it is
 # tiny near the origin — where training starts from a small initialisation — and grows quickly beyond
@@ -152,16 +175,23 @@ softplus_pos = np.logaddexp(0, -xs)
 quad_vals = np.log(2) - xs / 2 + xs**2 / 8
 small = np.linspace(0.05, 0.5, 10)
 ratio = (np.log(2) - small / 2 + small**2 / 8 - np.logaddexp(0, -small)) / (small**4 / 192)
-rep.close("qwem.taylor.remainder_x4",
-          "error of the quadratic approximation / (x⁴/192) at x = 0.5 matches 1 − x²/15 (next Taylor term)",
-          value=ratio[-1], target=1 - 0.25 / 15, tol=5e-4, kind="consistency")
+rep.close(
+    "qwem.taylor.remainder_x4",
+    "error of the quadratic approximation / (x⁴/192) at x = 0.5 matches 1 − x²/15 (next Taylor term)",
+    value=ratio[-1],
+    target=1 - 0.25 / 15,
+    tol=5e-4,
+    kind="consistency",
+)
 
 fig, ax = plotting.figure()
 ax.plot(xs, softplus_pos, lw=2, label=r"$\log(1+e^{-x})$ (word2vec, positive pair)")
 ax.plot(xs, quad_vals, "--", lw=2, label=r"$\log 2 + \frac{1}{2}(x^2/4 - x)$ (quadratic)")
 ax.plot(xs, np.logaddexp(0, xs), lw=1.2, alpha=0.7, label=r"$\log(1+e^{x})$ (negative pair)")
 ax.set_ylim(-0.2, 6)
-plotting.label(ax, "The logistic loss and its quadratic approximation", r"$x = w_i^\top w_j$", "loss per pair")
+plotting.label(
+    ax, "The logistic loss and its quadratic approximation", r"$x = w_i^\top w_j$", "loss per pair"
+)
 ax.legend(loc="upper center")
 plt.show()
 
@@ -199,15 +229,18 @@ plt.show()
 # Zipf-like unigram distribution with planted low-rank structure and noise), three reweightings, and
 # random $W$ at several scales.
 
+
 # %%
 def reweightings(P):
     """Three Setting-3.1 reweightings: (name, g, Ψ⁺, Ψ⁻)."""
     p = P.sum(1)
     base = q.equal_reweighting(P)
     two_neg = 1.0 / (P + 2 * np.outer(p, p))
-    return [("equal, g=1", 1.0, base, base),
-            ("equal, g=2.5", 2.5, 2.5 * base, 2.5 * base),
-            ("two negatives, g=0.7", 0.7, 0.7 * two_neg, 1.4 * two_neg)]
+    return [
+        ("equal, g=1", 1.0, base, base),
+        ("equal, g=2.5", 2.5, 2.5 * base, 2.5 * base),
+        ("two negatives, g=0.7", 0.7, 0.7 * two_neg, 1.4 * two_neg),
+    ]
 
 
 rng = config.rng(11)
@@ -230,18 +263,34 @@ for t in range(S["n_tables"]):
 
 print(f"{len(spreads)} (table, reweighting) cases × {S['n_W']} random W each")
 print(f"max relative spread of L(W) − (g/4)||WWᵀ − M*||² over W: {max(spreads):.2e}")
-rep.below("qwem.setting31.G_constant",
-          "the three Setting-3.1 reweightings give G_ij = g exactly (max relative deviation)",
-          value=max(G_errs), bound=1e-13, kind="consistency")
-rep.below("qwem.target.bounded", "every entry of M* lies in [−2, 2] (max |M*_ij| − 2 over all cases)",
-          value=max(bounds) - 2.0, bound=1e-15, kind="consistency")
-rep.below("qwem.thm1.loss_identity",
-          "Theorem 1: L(W) − (g/4)‖WWᵀ − M*‖²_F is the same for every W (max spread / |const|)",
-          value=max(spreads), bound=1e-10, kind="finding")
-rep.below("qwem.thm1.constant_closed_form",
-          "the constant equals −(g/4)‖M*‖²_F (max relative error)", value=max(const_errs), bound=1e-10,
-          kind="consistency");
-
+rep.below(
+    "qwem.setting31.G_constant",
+    "the three Setting-3.1 reweightings give G_ij = g exactly (max relative deviation)",
+    value=max(G_errs),
+    bound=1e-13,
+    kind="consistency",
+)
+rep.below(
+    "qwem.target.bounded",
+    "every entry of M* lies in [−2, 2] (max |M*_ij| − 2 over all cases)",
+    value=max(bounds) - 2.0,
+    bound=1e-15,
+    kind="consistency",
+)
+rep.below(
+    "qwem.thm1.loss_identity",
+    "Theorem 1: L(W) − (g/4)‖WWᵀ − M*‖²_F is the same for every W (max spread / |const|)",
+    value=max(spreads),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "qwem.thm1.constant_closed_form",
+    "the constant equals −(g/4)‖M*‖²_F (max relative error)",
+    value=max(const_errs),
+    bound=1e-10,
+    kind="consistency",
+)
 # %% [markdown]
 # The spread is at the level of floating-point round-off: the loss *is* the factorisation objective.
 # Note that the loss depends on $W$ only through $WW^\top$, so it cannot distinguish $W$ from $WO$ for an
@@ -255,11 +304,17 @@ inv = []
 for k in range(S["n_W"]):
     W = rng.standard_normal((S["V_identity"], 4))
     O, _ = np.linalg.qr(rng.standard_normal((4, 4)))
-    inv.append(abs(q.qwem_loss(W @ O, P, psi, psi) - q.qwem_loss(W, P, psi, psi))
-               / abs(q.qwem_loss(W, P, psi, psi)))
-rep.below("qwem.thm1.rotation_invariance", "L(WO) = L(W) for random orthogonal O (max relative difference)",
-          value=max(inv), bound=1e-12, kind="consistency");
-
+    inv.append(
+        abs(q.qwem_loss(W @ O, P, psi, psi) - q.qwem_loss(W, P, psi, psi))
+        / abs(q.qwem_loss(W, P, psi, psi))
+    )
+rep.below(
+    "qwem.thm1.rotation_invariance",
+    "L(WO) = L(W) for random orthogonal O (max relative difference)",
+    value=max(inv),
+    bound=1e-12,
+    kind="consistency",
+)
 # %% [markdown]
 # ## 4 · Gradient descent finds Theorem 1's minimiser
 #
@@ -291,28 +346,63 @@ P = q.synthetic_joint(V, rng, rank=d)
 psi = q.equal_reweighting(P)
 M = q.target_matrix(P, psi, psi)
 lam = np.sort(np.linalg.eigvalsh(M))[::-1]
-print(f"V = {V}, d = {d}; top eigenvalues of M*: {np.round(lam[:d + 2], 3)}")
-print(f"gap λ_d − λ_(d+1) = {lam[d - 1] - lam[d]:.3f}; {np.sum(lam > 0)} of {V} eigenvalues are positive")
+print(f"V = {V}, d = {d}; top eigenvalues of M*: {np.round(lam[: d + 2], 3)}")
+print(
+    f"gap λ_d − λ_(d+1) = {lam[d - 1] - lam[d]:.3f}; {np.sum(lam > 0)} of {V} eigenvalues are positive"
+)
 
-run = q.gradient_descent_qwem(P, psi, psi, d, init_scale=1e-6, max_steps=S["max_steps"], gtol=S["gtol"],
-                              seed=config.SEED, record_every=1,
-                              track=lambda W: torch.linalg.svdvals(W))
+run = q.gradient_descent_qwem(
+    P,
+    psi,
+    psi,
+    d,
+    init_scale=1e-6,
+    max_steps=S["max_steps"],
+    gtol=S["gtol"],
+    seed=config.SEED,
+    record_every=1,
+    track=lambda W: torch.linalg.svdvals(W),
+)
 W_star = q.optimal_embeddings(M, d)
 dist = q.procrustes_distance(run.W, W_star) / np.linalg.norm(W_star)
 L_min = q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, d)
-print(f"converged: {run.converged} after {run.steps[-1]:,} steps (lr = {run.lr:.3g}); final ‖∇L‖ = {run.grad_norm[-1]:.2e}")
+print(
+    f"converged: {run.converged} after {run.steps[-1]:,} steps (lr = {run.lr:.3g}); final ‖∇L‖ = {run.grad_norm[-1]:.2e}"
+)
 print(f"final loss {run.loss[-1]:.12f}, Theorem 1 minimum {L_min:.12f}")
-rep.check("qwem.thm1.gd_converged", "gradient descent reaches ‖∇L‖ < gtol within the step budget",
-          value=int(run.steps[-1]), passed=run.converged, tolerance=f"‖∇L‖ < {S['gtol']:g}", kind="consistency")
-rep.below("qwem.thm1.gd_reaches_minimiser",
-          "GD from small init ends at Q_[d]Λ_[d]^{1/2} up to rotation (Procrustes distance / ‖W*‖)",
-          value=dist, bound=1e-6, kind="finding")
-rep.close("qwem.thm1.gd_loss_equals_minimum",
-          "GD's final loss equals Theorem 1's minimum −(g/4)Σ_{k≤d} λ_k²",
-          value=run.loss[-1], target=L_min, tol=1e-10, rel=True, kind="finding")
-rep.close("qwem.thm1.minimum_closed_form", "the minimum equals −(g/4)Σ_{k≤d} λ_k² (g = 1)",
-          value=L_min, target=-0.25 * np.sum(lam[:d] ** 2), tol=1e-12, rel=True, kind="consistency");
-
+rep.check(
+    "qwem.thm1.gd_converged",
+    "gradient descent reaches ‖∇L‖ < gtol within the step budget",
+    value=int(run.steps[-1]),
+    passed=run.converged,
+    tolerance=f"‖∇L‖ < {S['gtol']:g}",
+    kind="consistency",
+)
+rep.below(
+    "qwem.thm1.gd_reaches_minimiser",
+    "GD from small init ends at Q_[d]Λ_[d]^{1/2} up to rotation (Procrustes distance / ‖W*‖)",
+    value=dist,
+    bound=1e-6,
+    kind="finding",
+)
+rep.close(
+    "qwem.thm1.gd_loss_equals_minimum",
+    "GD's final loss equals Theorem 1's minimum −(g/4)Σ_{k≤d} λ_k²",
+    value=run.loss[-1],
+    target=L_min,
+    tol=1e-10,
+    rel=True,
+    kind="finding",
+)
+rep.close(
+    "qwem.thm1.minimum_closed_form",
+    "the minimum equals −(g/4)Σ_{k≤d} λ_k² (g = 1)",
+    value=L_min,
+    target=-0.25 * np.sum(lam[:d] ** 2),
+    tol=1e-12,
+    rel=True,
+    kind="consistency",
+)
 # %%
 fig, axes = plotting.figure(1, 2)
 ax = axes[0]
@@ -320,11 +410,16 @@ ax.plot(run.steps + 1, run.loss, lw=2, label="gradient descent")
 ax.set_xscale("log")
 ax.axhline(L_min, color=plotting.PALETTE[1], ls="--", lw=1.5, label="Theorem 1 minimum")
 for k in range(1, d):  # the saddle plateaus: the rank-k minima
-    ax.axhline(q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, k), color="0.6", lw=0.8, ls=":")
+    ax.axhline(
+        q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, k),
+        color="0.6",
+        lw=0.8,
+        ls=":",
+    )
 plotting.label(ax, "QWEM loss during gradient descent", "step + 1", r"$\mathcal{L}(W)$")
 ax.legend()
 ax = axes[1]
-ax.loglog(run.steps + 1, run.tracked ** 2, lw=1.5)
+ax.loglog(run.steps + 1, run.tracked**2, lw=1.5)
 for k in range(d):
     ax.axhline(lam[k], color="0.5", lw=0.8, ls="--")
 ax.set_ylim(1e-13, 2 * lam[0])
@@ -345,7 +440,12 @@ ax.scatter(idx[d:], lam[d:], s=14, color=plotting.PALETTE[6], label="not learned
 ax.scatter(idx[:d], lam[:d], s=30, color=plotting.PALETTE[1], label=f"top $d = {d}$")
 ax.axhline(0, color="k", lw=0.8)
 ax.set_xscale("log")
-plotting.label(ax, r"Spectrum of $M^\star$ (synthetic table)", "index $k$ (descending)", r"eigenvalue $\lambda_k$")
+plotting.label(
+    ax,
+    r"Spectrum of $M^\star$ (synthetic table)",
+    "index $k$ (descending)",
+    r"eigenvalue $\lambda_k$",
+)
 ax.legend()
 plt.show()
 
@@ -380,52 +480,97 @@ try:
 except ValueError as exc:
     raised = str(exc)
 print("optimal_embeddings:", raised)
-rep.check("qwem.thm1.negative_eig_raises",
-          "optimal_embeddings raises ValueError when a top-d eigenvalue of M* is negative",
-          value=raised or "no error", passed="not all non-negative" in raised, tolerance="ValueError",
-          kind="consistency")
+rep.check(
+    "qwem.thm1.negative_eig_raises",
+    "optimal_embeddings raises ValueError when a top-d eigenvalue of M* is negative",
+    value=raised or "no error",
+    passed="not all non-negative" in raised,
+    tolerance="ValueError",
+    kind="consistency",
+)
 
-run_neg = q.gradient_descent_qwem(P_neg, psi_neg, psi_neg, d_neg, init_scale=0.5, max_steps=S["max_steps"],
-                                  gtol=S["gtol"], seed=config.SEED + 1, record_every=5,
-                                  track=lambda W: torch.linalg.svdvals(W))
+run_neg = q.gradient_descent_qwem(
+    P_neg,
+    psi_neg,
+    psi_neg,
+    d_neg,
+    init_scale=0.5,
+    max_steps=S["max_steps"],
+    gtol=S["gtol"],
+    seed=config.SEED + 1,
+    record_every=5,
+    track=lambda W: torch.linalg.svdvals(W),
+)
 s_final = run_neg.tracked[-1]
 print("final singular values of W:", np.array2string(s_final, precision=3))
 print("√(positive eigenvalues):    ", np.array2string(np.sqrt(lam_neg[:n_pos]), precision=3))
 L_min_neg = q.qwem_loss_constant(P_neg, psi_neg, psi_neg) + q.factorisation_minimum(M_neg, d_neg)
-rep.check("qwem.thm1.negative_eig_rank",
-          f"GD with d = n_+ + 2 ends with exactly n_+ non-zero singular values (> 1e-6 · s_1); n_+ = {n_pos}",
-          value=int(np.sum(s_final > 1e-6 * s_final[0])), passed=int(np.sum(s_final > 1e-6 * s_final[0])) == n_pos,
-          tolerance="exact count", kind="finding")
-rep.below("qwem.thm1.negative_eig_extra_columns",
-          "the two extra singular values shrink to 0 from a large init (max extra s_k / s_1 at the end)",
-          value=np.max(s_final[n_pos:]) / s_final[0], bound=1e-6, kind="consistency")
-rep.close("qwem.thm1.negative_eig_loss",
-          "GD's final loss equals the minimum with the negative part dropped, −(1/4)Σ_{λ_k>0} λ_k²",
-          value=run_neg.loss[-1], target=L_min_neg, tol=1e-10, rel=True, kind="finding")
+rep.check(
+    "qwem.thm1.negative_eig_rank",
+    f"GD with d = n_+ + 2 ends with exactly n_+ non-zero singular values (> 1e-6 · s_1); n_+ = {n_pos}",
+    value=int(np.sum(s_final > 1e-6 * s_final[0])),
+    passed=int(np.sum(s_final > 1e-6 * s_final[0])) == n_pos,
+    tolerance="exact count",
+    kind="finding",
+)
+rep.below(
+    "qwem.thm1.negative_eig_extra_columns",
+    "the two extra singular values shrink to 0 from a large init (max extra s_k / s_1 at the end)",
+    value=np.max(s_final[n_pos:]) / s_final[0],
+    bound=1e-6,
+    kind="consistency",
+)
+rep.close(
+    "qwem.thm1.negative_eig_loss",
+    "GD's final loss equals the minimum with the negative part dropped, −(1/4)Σ_{λ_k>0} λ_k²",
+    value=run_neg.loss[-1],
+    target=L_min_neg,
+    tol=1e-10,
+    rel=True,
+    kind="finding",
+)
 X_neg = run_neg.W @ run_neg.W.T
 X_psd = q.psd_truncation(M_neg, d_neg)
 lam_all, Q_all = np.linalg.eigh(M_neg)
-keep_abs = np.argsort(np.abs(lam_all))[::-1][:d_neg]                 # Eckart–Young: the d largest |λ|
+keep_abs = np.argsort(np.abs(lam_all))[::-1][:d_neg]  # Eckart–Young: the d largest |λ|
 X_ey = (Q_all[:, keep_abs] * lam_all[keep_abs]) @ Q_all[:, keep_abs].T
-rep.below("qwem.thm1.negative_eig_psd_truncation",
-          "GD's Gram matrix is the PSD truncation of M* (top d signed eigenvalues, negatives set to 0): relative "
-          "Frobenius distance", value=np.linalg.norm(X_neg - X_psd) / np.linalg.norm(X_psd), bound=1e-6,
-          kind="finding")
-rep.above("qwem.thm1.negative_eig_not_eckart_young",
-          "... not the Eckart–Young truncation (the d eigenvalues of largest |λ|, negatives included): relative distance",
-          value=np.linalg.norm(X_neg - X_ey) / np.linalg.norm(X_psd), bound=0.1, kind="consistency");
-
+rep.below(
+    "qwem.thm1.negative_eig_psd_truncation",
+    "GD's Gram matrix is the PSD truncation of M* (top d signed eigenvalues, negatives set to 0): relative "
+    "Frobenius distance",
+    value=np.linalg.norm(X_neg - X_psd) / np.linalg.norm(X_psd),
+    bound=1e-6,
+    kind="finding",
+)
+rep.above(
+    "qwem.thm1.negative_eig_not_eckart_young",
+    "... not the Eckart–Young truncation (the d eigenvalues of largest |λ|, negatives included): relative distance",
+    value=np.linalg.norm(X_neg - X_ey) / np.linalg.norm(X_psd),
+    bound=0.1,
+    kind="consistency",
+)
 # %%
 fig, ax = plotting.figure()
 for k in range(d_neg):
     extra = k >= n_pos
-    ax.loglog(run_neg.steps + 1, run_neg.tracked[:, k], lw=2 if extra else 1.2,
-                color=plotting.PALETTE[1] if extra else plotting.PALETTE[0],
-                label=("extra columns ($\\lambda_k \\leq 0$)" if k == n_pos else
-                       ("columns with $\\lambda_k > 0$" if k == 0 else None)))
+    ax.loglog(
+        run_neg.steps + 1,
+        run_neg.tracked[:, k],
+        lw=2 if extra else 1.2,
+        color=plotting.PALETTE[1] if extra else plotting.PALETTE[0],
+        label=(
+            "extra columns ($\\lambda_k \\leq 0$)"
+            if k == n_pos
+            else ("columns with $\\lambda_k > 0$" if k == 0 else None)
+        ),
+    )
 ax.set_ylim(1e-12, 10)
-plotting.label(ax, "Fewer than $d$ directions: the extra singular values vanish", "step + 1",
-               "singular value $s_k$ of $W$")
+plotting.label(
+    ax,
+    "Fewer than $d$ directions: the extra singular values vanish",
+    "step + 1",
+    "singular value $s_k$ of $W$",
+)
 ax.legend()
 plt.show()
 
@@ -495,9 +640,13 @@ g_ex = 1.7
 psi_p_ex, psi_m_ex = g_ex * beta / P_ex, g_ex * (1 - beta) / np.outer(p_ex, p_ex)
 err_M = np.max(np.abs(q.target_matrix(P_ex, psi_p_ex, psi_m_ex) - 2 * (2 * beta - 1)))
 err_G = np.max(np.abs(q.weight_matrix(P_ex, psi_p_ex, psi_m_ex) - g_ex)) / g_ex
-rep.below("qwem.thm1.solution.1.beta_target",
-          "exercise 1: Ψ⁺ = gβ/P_ij, Ψ⁻ = g(1−β)/(P_iP_j) give G = g and M* = 2(2β − 1) (max error of either)",
-          value=max(err_M, err_G), bound=1e-12, kind="consistency")
+rep.below(
+    "qwem.thm1.solution.1.beta_target",
+    "exercise 1: Ψ⁺ = gβ/P_ij, Ψ⁻ = g(1−β)/(P_iP_j) give G = g and M* = 2(2β − 1) (max error of either)",
+    value=max(err_M, err_G),
+    bound=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -536,17 +685,24 @@ def local_min_x(m):
 
 m_grid = np.linspace(-1.33, 1.33, 41)
 x_loc = np.array([local_min_x(m) for m in m_grid])
-curv = 0.5 - x_loc**2 / 8                                   # f''(x) at the stationary point
+curv = 0.5 - x_loc**2 / 8  # f''(x) at the stationary point
 # beyond 4/3, x − x³/12 − m has no root in (−2, 2): its maximum there, 4/3 − m, is negative
 no_root = max(np.max(xx - xx**3 / 12) for xx in [np.linspace(-2, 2, 100_001)]) - 1.34
 m_small = 0.05
 gap5 = (local_min_x(m_small) - q.pmi_from_mstar(m_small)) / m_small**5
-rep.check("qwem.thm1.solution.2.quartic_local_minimum",
-          "exercise 2: with the x⁴ term, f has a strict local minimum (f'' > 0 at the root of x − x³/12 = M*) for "
-          "|M*| ≤ 1.33, none for |M*| = 1.34 > 4/3; near 0 it differs from PMI by M*⁵/120",
-          value={"min_curvature": float(curv.min()), "max_h_minus_1.34": float(no_root), "gap_over_m5": float(gap5)},
-          passed=bool(curv.min() > 0 and no_root < 0 and abs(gap5 - 1 / 120) < 1e-3 / 120 * 50),
-          tolerance="curvature > 0; no root; gap/M*⁵ within 5% of 1/120", kind="consistency")
+rep.check(
+    "qwem.thm1.solution.2.quartic_local_minimum",
+    "exercise 2: with the x⁴ term, f has a strict local minimum (f'' > 0 at the root of x − x³/12 = M*) for "
+    "|M*| ≤ 1.33, none for |M*| = 1.34 > 4/3; near 0 it differs from PMI by M*⁵/120",
+    value={
+        "min_curvature": float(curv.min()),
+        "max_h_minus_1.34": float(no_root),
+        "gap_over_m5": float(gap5),
+    },
+    passed=bool(curv.min() > 0 and no_root < 0 and abs(gap5 - 1 / 120) < 1e-3 / 120 * 50),
+    tolerance="curvature > 0; no root; gap/M*⁵ within 5% of 1/120",
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -569,21 +725,36 @@ lam_rep = np.concatenate([[3.0, 2.0, 1.0, 1.0], rng.uniform(-0.3, 0.3, S["V_iden
 M_rep = (Q_rep * lam_rep) @ Q_rep.T
 d_rep = 3
 W0_rep = 1e-3 * rng.standard_normal((S["V_identity"], d_rep))
-tr_rep = q.train_factorisation(M_rep, W0_rep, [0.0, 60.0], dt=0.02, method="rk4", keep_W=True, progress=False)
+tr_rep = q.train_factorisation(
+    M_rep, W0_rep, [0.0, 60.0], dt=0.02, method="rk4", keep_W=True, progress=False
+)
 W_rep = tr_rep.W[-1]
 loss_rep = 0.25 * np.linalg.norm(W_rep @ W_rep.T - M_rep) ** 2
 loss_min_rep = q.factorisation_minimum(M_rep, d_rep)
 dist_rep = q.procrustes_distance(W_rep, q.optimal_embeddings(M_rep, d_rep)) / np.linalg.norm(
-    q.optimal_embeddings(M_rep, d_rep))
+    q.optimal_embeddings(M_rep, d_rep)
+)
 inside = np.linalg.norm(Q_rep[:, :4].T @ W_rep) / np.linalg.norm(W_rep)
-prose(f"Final loss {loss_rep:.10f} against the minimum {loss_min_rep:.10f}; Procrustes distance to "
-      f"`optimal_embeddings` {dist_rep:.3f} of its norm; fraction of ‖W‖ inside span(q₁…q₄): {inside:.10f}.")
-rep.close("qwem.thm1.solution.3.repeated_eigenvalue_loss",
-          "exercise 3: with λ_d = λ_{d+1}, gradient flow from a small random start still reaches the minimum loss",
-          value=loss_rep, target=loss_min_rep, tol=1e-8, rel=True, kind="finding")
-rep.above("qwem.thm1.solution.3.repeated_eigenvalue_not_unique",
-          "exercise 3: ... but not optimal_embeddings' W (relative Procrustes distance): the minimiser is not unique",
-          value=dist_rep, bound=0.01, kind="record")
+prose(
+    f"Final loss {loss_rep:.10f} against the minimum {loss_min_rep:.10f}; Procrustes distance to "
+    f"`optimal_embeddings` {dist_rep:.3f} of its norm; fraction of ‖W‖ inside span(q₁…q₄): {inside:.10f}."
+)
+rep.close(
+    "qwem.thm1.solution.3.repeated_eigenvalue_loss",
+    "exercise 3: with λ_d = λ_{d+1}, gradient flow from a small random start still reaches the minimum loss",
+    value=loss_rep,
+    target=loss_min_rep,
+    tol=1e-8,
+    rel=True,
+    kind="finding",
+)
+rep.above(
+    "qwem.thm1.solution.3.repeated_eigenvalue_not_unique",
+    "exercise 3: ... but not optimal_embeddings' W (relative Procrustes distance): the minimiser is not unique",
+    value=dist_rep,
+    bound=0.01,
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -615,30 +786,55 @@ rep.above("qwem.thm1.solution.3.repeated_eigenvalue_not_unique",
 #
 # </details>
 
+
 # %%
 def first_half_learned(lr):
     """Steps until s_1² first reaches λ_1/2, and the final loss, for gradient descent with learning rate lr."""
-    r_ = q.gradient_descent_qwem(P, psi, psi, d, init_scale=1e-6, lr=lr, max_steps=S["max_steps"], gtol=S["gtol"],
-                                 seed=config.SEED, record_every=1, track=lambda W: torch.linalg.svdvals(W))
+    r_ = q.gradient_descent_qwem(
+        P,
+        psi,
+        psi,
+        d,
+        init_scale=1e-6,
+        lr=lr,
+        max_steps=S["max_steps"],
+        gtol=S["gtol"],
+        seed=config.SEED,
+        record_every=1,
+        track=lambda W: torch.linalg.svdvals(W),
+    )
     return int(r_.steps[np.argmax(r_.tracked[:, 0] ** 2 >= lam[0] / 2)]), float(r_.loss[-1])
 
 
 n_half, L_half = first_half_learned(run.lr / 2)
 n_base = int(run.steps[np.argmax(run.tracked[:, 0] ** 2 >= lam[0] / 2)])
 n_double, L_double = first_half_learned(run.lr * 2)
-prose(f"Steps until $s_1^2 = \\lambda_1/2$: {n_half:,} at η/2, {n_base:,} at η, {n_double:,} at 2η "
-      f"(ratios {n_half / n_base:.3f} and {n_base / n_double:.3f}); final losses {L_half:.12f}, {run.loss[-1]:.12f}, "
-      f"{L_double:.12f}.")
+prose(
+    f"Steps until $s_1^2 = \\lambda_1/2$: {n_half:,} at η/2, {n_base:,} at η, {n_double:,} at 2η "
+    f"(ratios {n_half / n_base:.3f} and {n_base / n_double:.3f}); final losses {L_half:.12f}, {run.loss[-1]:.12f}, "
+    f"{L_double:.12f}."
+)
 pred = [np.log1p(a * lam[0]) / np.log1p(a * lam[0] / 2) for a in (run.lr, 2 * run.lr)]
 prose(f"Predicted ratios ln(1+ηλ₁)/ln(1+ηλ₁/2): {pred[0]:.3f} and {pred[1]:.3f}.")
 # step counts are integers: a count off by one step moves a ratio n_a/n_b by about ratio·(1/n_a + 1/n_b)
 tol_r = [pred[0] * (1 / n_half + 1 / n_base), pred[1] * (1 / n_base + 1 / n_double)]
-rep.check("qwem.thm1.solution.5.lr_rescales_time",
-          "exercise 5: halving or doubling the learning rate rescales the steps to half-learn mode 1 by "
-          "ln(1+ηλ₁)/ln(1+ηλ₁/2) (→ 2 as η → 0; within one step of rounding) and leaves the final loss unchanged "
-          "(relative 1e-9)",
-          value={"ratio_half": n_half / n_base, "ratio_double": n_base / n_double, "predicted": pred, "tol": tol_r},
-          passed=bool(abs(n_half / n_base - pred[0]) < tol_r[0] and abs(n_base / n_double - pred[1]) < tol_r[1]
-                      and abs(L_half - run.loss[-1]) < 1e-9 * abs(run.loss[-1])
-                      and abs(L_double - run.loss[-1]) < 1e-9 * abs(run.loss[-1])),
-          tolerance="ratios within one step's rounding of the prediction; losses equal", kind="consistency")
+rep.check(
+    "qwem.thm1.solution.5.lr_rescales_time",
+    "exercise 5: halving or doubling the learning rate rescales the steps to half-learn mode 1 by "
+    "ln(1+ηλ₁)/ln(1+ηλ₁/2) (→ 2 as η → 0; within one step of rounding) and leaves the final loss unchanged "
+    "(relative 1e-9)",
+    value={
+        "ratio_half": n_half / n_base,
+        "ratio_double": n_base / n_double,
+        "predicted": pred,
+        "tol": tol_r,
+    },
+    passed=bool(
+        abs(n_half / n_base - pred[0]) < tol_r[0]
+        and abs(n_base / n_double - pred[1]) < tol_r[1]
+        and abs(L_half - run.loss[-1]) < 1e-9 * abs(run.loss[-1])
+        and abs(L_double - run.loss[-1]) < 1e-9 * abs(run.loss[-1])
+    ),
+    tolerance="ratios within one step's rounding of the prediction; losses equal",
+    kind="consistency",
+)

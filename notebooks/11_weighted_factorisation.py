@@ -30,9 +30,8 @@
 # $G$ is not a change of units, and the landscape can have several valleys.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
-import torch
+import numpy as np
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
@@ -41,12 +40,36 @@ from qwem_lib.report import prose
 plotting.use_style()
 rep = Report("11_weighted_factorisation")
 S = config.sizes(
-    smoke=dict(V_identity=20, n_W=5, V_rank1=20, d_rank1=3, V_general=12, n_instances=4, n_inits=8,
-               max_steps=60_000),
-    book=dict(V_identity=40, n_W=10, V_rank1=40, d_rank1=3, V_general=12, n_instances=10, n_inits=16,
-              max_steps=100_000),
-    paper=dict(V_identity=200, n_W=10, V_rank1=1_000, d_rank1=10, V_general=12, n_instances=20, n_inits=32,
-               max_steps=300_000),
+    smoke=dict(
+        V_identity=20,
+        n_W=5,
+        V_rank1=20,
+        d_rank1=3,
+        V_general=12,
+        n_instances=4,
+        n_inits=8,
+        max_steps=60_000,
+    ),
+    book=dict(
+        V_identity=40,
+        n_W=10,
+        V_rank1=40,
+        d_rank1=3,
+        V_general=12,
+        n_instances=10,
+        n_inits=16,
+        max_steps=100_000,
+    ),
+    paper=dict(
+        V_identity=200,
+        n_W=10,
+        V_rank1=1_000,
+        d_rank1=10,
+        V_general=12,
+        n_instances=20,
+        n_inits=32,
+        max_steps=300_000,
+    ),
 )
 print(S)
 
@@ -77,25 +100,42 @@ psi_p, psi_m = random_symmetric(V, rng), random_symmetric(V, rng)
 G = q.weight_matrix(P, psi_p, psi_m)
 M = q.target_matrix(P, psi_p, psi_m)
 const = q.qwem_loss_constant(P, psi_p, psi_m)
-print(f"G ranges over [{G.min():.3g}, {G.max():.3g}] (ratio {G.max() / G.min():.1f}): not Setting 3.1")
+print(
+    f"G ranges over [{G.min():.3g}, {G.max():.3g}] (ratio {G.max() / G.min():.1f}): not Setting 3.1"
+)
 vals = []
 for k in range(S["n_W"]):
     W = rng.standard_normal((V, 3)) * 10.0 ** rng.uniform(-2, 0.5)
     vals.append(q.qwem_loss(W, P, psi_p, psi_m) - q.weighted_factorisation_loss(W, M, G))
 vals = np.array(vals)
-rep.below("qwem.prop2.loss_identity",
-          "Prop. 2: L(W) − ¼Σ G_ij((WWᵀ)_ij − M*_ij)² is the same for every W, non-constant G (spread/|const|)",
-          value=(vals.max() - vals.min()) / abs(const), bound=1e-10, kind="finding")
-rep.below("qwem.prop2.constant", "the constant equals −¼ Σ G_ij M*_ij² (max relative error)",
-          value=np.max(np.abs(vals - (-0.25 * np.sum(G * M**2)))) / abs(const), bound=1e-10, kind="consistency")
+rep.below(
+    "qwem.prop2.loss_identity",
+    "Prop. 2: L(W) − ¼Σ G_ij((WWᵀ)_ij − M*_ij)² is the same for every W, non-constant G (spread/|const|)",
+    value=(vals.max() - vals.min()) / abs(const),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "qwem.prop2.constant",
+    "the constant equals −¼ Σ G_ij M*_ij² (max relative error)",
+    value=np.max(np.abs(vals - (-0.25 * np.sum(G * M**2)))) / abs(const),
+    bound=1e-10,
+    kind="consistency",
+)
 
 R = random_symmetric(V, rng)
 M_R = q.target_matrix(P, R * psi_p, R * psi_m)
 G_R = q.weight_matrix(P, R * psi_p, R * psi_m)
-rep.below("qwem.prop2.target_unchanged",
-          "rescaling Ψ⁺ and Ψ⁻ by the same symmetric R leaves M* unchanged (max |ΔM*|) while G → R∘G",
-          value=np.max(np.abs(M_R - M)), bound=1e-13, kind="consistency")
-print(f"max |G_R − R∘G| = {np.max(np.abs(G_R - R * G)):.2e}; max |G_R − G| = {np.max(np.abs(G_R - G)):.3g}")
+rep.below(
+    "qwem.prop2.target_unchanged",
+    "rescaling Ψ⁺ and Ψ⁻ by the same symmetric R leaves M* unchanged (max |ΔM*|) while G → R∘G",
+    value=np.max(np.abs(M_R - M)),
+    bound=1e-13,
+    kind="consistency",
+)
+print(
+    f"max |G_R − R∘G| = {np.max(np.abs(G_R - R * G)):.2e}; max |G_R − G| = {np.max(np.abs(G_R - G)):.3g}"
+)
 
 # %% [markdown]
 # So in word2vec-like models the reweighting hyperparameters play two separate roles: the *ratio*
@@ -130,13 +170,29 @@ g /= np.exp(np.mean(np.log(g)))  # geometric mean 1
 psi = np.outer(g, g) * q.equal_reweighting(P)
 G = q.weight_matrix(P, psi, psi)
 M = q.target_matrix(P, psi, psi)
-rep.below("qwem.prop2.rank_one_G", "Ψ± = g_ig_j/(P_ij + P_iP_j) gives G = ggᵀ exactly (max relative deviation)",
-          value=np.max(np.abs(G - np.outer(g, g)) / np.outer(g, g)), bound=1e-13, kind="consistency")
+rep.below(
+    "qwem.prop2.rank_one_G",
+    "Ψ± = g_ig_j/(P_ij + P_iP_j) gives G = ggᵀ exactly (max relative deviation)",
+    value=np.max(np.abs(G - np.outer(g, g)) / np.outer(g, g)),
+    bound=1e-13,
+    kind="consistency",
+)
 lam_t = np.sort(np.linalg.eigvalsh(np.sqrt(g)[:, None] * M * np.sqrt(g)[None, :]))[::-1]
-print(f"g ranges over [{g.min():.2f}, {g.max():.2f}]; top eigenvalues of ΓM*Γ: {np.round(lam_t[:d + 2], 3)}")
+print(
+    f"g ranges over [{g.min():.2f}, {g.max():.2f}]; top eigenvalues of ΓM*Γ: {np.round(lam_t[: d + 2], 3)}"
+)
 
-run = q.gradient_descent_qwem(P, psi, psi, d, init_scale=1e-4, max_steps=S["max_steps"], gtol=1e-10,
-                              seed=config.SEED, record_every=10)
+run = q.gradient_descent_qwem(
+    P,
+    psi,
+    psi,
+    d,
+    init_scale=1e-4,
+    max_steps=S["max_steps"],
+    gtol=1e-10,
+    seed=config.SEED,
+    record_every=10,
+)
 X_gd = run.W @ run.W.T
 X_prop = q.rank_one_weighted_minimizer(M, g, d)
 W_unw = q.optimal_embeddings(M, d)
@@ -145,33 +201,74 @@ loss_gd = q.weighted_factorisation_loss(run.W, M, G)
 loss_prop = 0.25 * np.sum(G * (X_prop - M) ** 2)
 loss_unw = q.weighted_factorisation_loss(W_unw, M, G)
 print(f"GD converged: {run.converged} after {run.steps[-1]:,} steps")
-print(f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | unweighted Eckart–Young {loss_unw:.6f}")
+print(
+    f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | unweighted Eckart–Young {loss_unw:.6f}"
+)
 rel_gram = np.linalg.norm(X_gd - X_prop) / np.linalg.norm(X_prop)
-rep.check("qwem.prop2.rank_one_gd_converged", "GD on the rank-one-weighted QWEM loss reaches ‖∇L‖ < 1e-10",
-          value=int(run.steps[-1]), passed=run.converged, tolerance="‖∇L‖ < 1e-10", kind="consistency")
-rep.below("qwem.prop2.rank_one_gram",
-          "G = ggᵀ: GD's Gram matrix equals Γ⁻¹(ΓM*Γ)_[d]Γ⁻¹ (relative Frobenius distance)",
-          value=rel_gram, bound=1e-6, kind="finding")
-rep.close("qwem.prop2.rank_one_loss", "G = ggᵀ: GD's weighted loss equals that of the closed form",
-          value=loss_gd, target=loss_prop, tol=1e-9, rel=True, kind="consistency")
-rep.above("qwem.prop2.rank_one_differs_from_unweighted",
-          "the rank-one-weighted minimiser differs from Theorem 1's (relative Gram distance) ...",
-          value=np.linalg.norm(X_unw - X_prop) / np.linalg.norm(X_prop), bound=0.01, kind="record")
-rep.above("qwem.prop2.rank_one_unweighted_worse",
-          "... and Theorem 1's Eckart–Young solution has a strictly higher weighted loss (relative excess)",
-          value=(loss_unw - loss_prop) / loss_prop, bound=1e-3, kind="consistency");
-
+rep.check(
+    "qwem.prop2.rank_one_gd_converged",
+    "GD on the rank-one-weighted QWEM loss reaches ‖∇L‖ < 1e-10",
+    value=int(run.steps[-1]),
+    passed=run.converged,
+    tolerance="‖∇L‖ < 1e-10",
+    kind="consistency",
+)
+rep.below(
+    "qwem.prop2.rank_one_gram",
+    "G = ggᵀ: GD's Gram matrix equals Γ⁻¹(ΓM*Γ)_[d]Γ⁻¹ (relative Frobenius distance)",
+    value=rel_gram,
+    bound=1e-6,
+    kind="finding",
+)
+rep.close(
+    "qwem.prop2.rank_one_loss",
+    "G = ggᵀ: GD's weighted loss equals that of the closed form",
+    value=loss_gd,
+    target=loss_prop,
+    tol=1e-9,
+    rel=True,
+    kind="consistency",
+)
+rep.above(
+    "qwem.prop2.rank_one_differs_from_unweighted",
+    "the rank-one-weighted minimiser differs from Theorem 1's (relative Gram distance) ...",
+    value=np.linalg.norm(X_unw - X_prop) / np.linalg.norm(X_prop),
+    bound=0.01,
+    kind="record",
+)
+rep.above(
+    "qwem.prop2.rank_one_unweighted_worse",
+    "... and Theorem 1's Eckart–Young solution has a strictly higher weighted loss (relative excess)",
+    value=(loss_unw - loss_prop) / loss_prop,
+    bound=1e-3,
+    kind="consistency",
+)
 # %%
 fig, axes = plotting.figure(1, 2)
 iu = np.triu_indices(V)
 ax = axes[0]
-ax.scatter(X_prop[iu], X_gd[iu], s=10, label="Proposition 2: $\\Gamma^{-1}(\\Gamma M^\\star\\Gamma)_{[d]}\\Gamma^{-1}$")
-ax.scatter(X_unw[iu], X_gd[iu], s=10, marker="x", alpha=0.6,
-           label="Theorem 1 (ignores weights): $(M^\\star)_{[d]}$")
+ax.scatter(
+    X_prop[iu],
+    X_gd[iu],
+    s=10,
+    label="Proposition 2: $\\Gamma^{-1}(\\Gamma M^\\star\\Gamma)_{[d]}\\Gamma^{-1}$",
+)
+ax.scatter(
+    X_unw[iu],
+    X_gd[iu],
+    s=10,
+    marker="x",
+    alpha=0.6,
+    label="Theorem 1 (ignores weights): $(M^\\star)_{[d]}$",
+)
 lims = [min(X_prop.min(), X_unw.min()), max(X_prop.max(), X_unw.max())]
 ax.plot(lims, lims, color="0.3", lw=0.8)
-plotting.label(ax, "Gram matrix found by gradient descent", "closed-form $(WW^\\top)_{ij}$",
-               "gradient descent $(WW^\\top)_{ij}$")
+plotting.label(
+    ax,
+    "Gram matrix found by gradient descent",
+    "closed-form $(WW^\\top)_{ij}$",
+    "gradient descent $(WW^\\top)_{ij}$",
+)
 ax.legend(fontsize=8)
 ax = axes[1]
 ax.plot(run.steps + 1, run.loss - q.qwem_loss_constant(P, psi, psi), lw=2, label="gradient descent")
@@ -179,7 +276,12 @@ ax.axhline(loss_prop, color=plotting.PALETTE[1], ls="--", label="Proposition 2 m
 ax.axhline(loss_unw, color=plotting.PALETTE[2], ls=":", label="weighted loss of $(M^\\star)_{[d]}$")
 ax.set_xscale("log")
 ax.set_yscale("log")
-plotting.label(ax, "Weighted loss during training", "step + 1", r"$\frac{1}{4}\sum G_{ij}(WW^\top - M^\star)_{ij}^2$")
+plotting.label(
+    ax,
+    "Weighted loss during training",
+    "step + 1",
+    r"$\frac{1}{4}\sum G_{ij}(WW^\top - M^\star)_{ij}^2$",
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -208,10 +310,25 @@ plt.show()
 # %%
 from tqdm import tqdm
 
+
 def end_points(Pg, psig, n_inits, d=1, lr=None):
     """Gradient descent from n_inits random starts; end points grouped by final loss (equal to 1e-6, relative)."""
-    runs = [q.gradient_descent_qwem(Pg, psig, psig, d, init_scale=0.5, max_steps=S["max_steps"], gtol=1e-9,
-                                    seed=s, record_every=20, device="cpu", lr=lr) for s in range(n_inits)]
+    runs = [
+        q.gradient_descent_qwem(
+            Pg,
+            psig,
+            psig,
+            d,
+            init_scale=0.5,
+            max_steps=S["max_steps"],
+            gtol=1e-9,
+            seed=s,
+            record_every=20,
+            device="cpu",
+            lr=lr,
+        )
+        for s in range(n_inits)
+    ]
     losses = np.array([r.loss[-1] for r in runs])
     order = np.argsort(losses)
     groups = [[order[0]]]
@@ -237,17 +354,29 @@ for inst in tqdm(range(S["n_instances"]), desc="instances"):
 n_multi = sum(len(I["groups"]) > 1 for I in instances)
 all_conv = all(r.converged for I in instances for r in I["runs"])
 for k, I in enumerate(instances):
-    print(f"instance {k}: {len(I['groups'])} distinct end point(s); losses "
-          + ", ".join(f"{I['losses'][grp[0]]:.4f} (×{len(grp)})" for grp in I["groups"]))
-rep.check("qwem.prop2.general_all_converged", "every run reaches ‖∇L‖ < 1e-9 (a stationary point)",
-          value=sum(r.converged for I in instances for r in I["runs"]), passed=all_conv,
-          tolerance=f"all {S['n_instances'] * S['n_inits']} runs", kind="consistency")
-prose(f"Gradient descent ends at two or more distinct losses on **{n_multi} of {len(instances)}** random instances "
-      f"({S['n_inits']} starts each).")
-rep.above("qwem.prop2.general_multiple_minima_fraction",
-          "on most random log-normal G instances (V=12, d=1) GD ends at ≥ 2 distinct losses (fraction > ½)",
-          value=n_multi / len(instances), bound=0.5, kind="finding");
-
+    print(
+        f"instance {k}: {len(I['groups'])} distinct end point(s); losses "
+        + ", ".join(f"{I['losses'][grp[0]]:.4f} (×{len(grp)})" for grp in I["groups"])
+    )
+rep.check(
+    "qwem.prop2.general_all_converged",
+    "every run reaches ‖∇L‖ < 1e-9 (a stationary point)",
+    value=sum(r.converged for I in instances for r in I["runs"]),
+    passed=all_conv,
+    tolerance=f"all {S['n_instances'] * S['n_inits']} runs",
+    kind="consistency",
+)
+prose(
+    f"Gradient descent ends at two or more distinct losses on **{n_multi} of {len(instances)}** random instances "
+    f"({S['n_inits']} starts each)."
+)
+rep.above(
+    "qwem.prop2.general_multiple_minima_fraction",
+    "on most random log-normal G instances (V=12, d=1) GD ends at ≥ 2 distinct losses (fraction > ½)",
+    value=n_multi / len(instances),
+    bound=0.5,
+    kind="finding",
+)
 # %% [markdown]
 # Are these genuine local minima, or saddle points where gradient descent stalled? At every distinct end
 # point of every instance we compute the Hessian ($12 \times 12$ at $d = 1$): all its eigenvalues must be
@@ -263,25 +392,45 @@ for I in instances:
         min_ratio = min(min_ratio, ev.min() / ev.max())
         max_grad = max(max_grad, np.linalg.norm(q.qwem_gradient(r.W, I["P"], I["psi"], I["psi"])))
 n_points = sum(len(I["groups"]) for I in instances)
-print(f"{n_points} distinct end points over {len(instances)} instances; "
-      f"max ‖∇L‖ = {max_grad:.1e}; min over end points of λ_min(H)/λ_max(H) = {min_ratio:.3g}")
-rep.below("qwem.prop2.general_stationary", "at every distinct end point ‖∇L‖ ≈ 0 (max ‖∇L‖)",
-          value=max_grad, bound=1e-8, kind="consistency")
-rep.above("qwem.prop2.general_local_minima",
-          "every distinct end point is a strict local minimum (stationary with a positive-definite Hessian): "
-          "min over end points of λ_min(H)/λ_max(H) > 0",
-          value=min_ratio, bound=1e-8, kind="finding")
+print(
+    f"{n_points} distinct end points over {len(instances)} instances; "
+    f"max ‖∇L‖ = {max_grad:.1e}; min over end points of λ_min(H)/λ_max(H) = {min_ratio:.3g}"
+)
+rep.below(
+    "qwem.prop2.general_stationary",
+    "at every distinct end point ‖∇L‖ ≈ 0 (max ‖∇L‖)",
+    value=max_grad,
+    bound=1e-8,
+    kind="consistency",
+)
+rep.above(
+    "qwem.prop2.general_local_minima",
+    "every distinct end point is a strict local minimum (stationary with a positive-definite Hessian): "
+    "min over end points of λ_min(H)/λ_max(H) > 0",
+    value=min_ratio,
+    bound=1e-8,
+    kind="finding",
+)
 
 I = next(I for I in instances if len(I["groups"]) > 1)
 ends = [I["runs"][grp[0]] for grp in I["groups"]]
 grams = [r.W @ r.W.T for r in ends]
 gram_gap = np.linalg.norm(grams[0] - grams[1]) / np.linalg.norm(grams[0])
 print("first instance with several end points — losses:", [f"{r.loss[-1]:.6f}" for r in ends])
-rep.above("qwem.prop2.general_distinct_gram", "the two best end points have different Gram matrices (relative distance)",
-          value=gram_gap, bound=0.05, kind="record")
-rep.above("qwem.prop2.general_loss_gap", "the worse local minimum has a higher loss than the best (relative gap)",
-          value=(ends[1].loss[-1] - ends[0].loss[-1]) / abs(ends[0].loss[-1]), bound=1e-4, kind="consistency");
-
+rep.above(
+    "qwem.prop2.general_distinct_gram",
+    "the two best end points have different Gram matrices (relative distance)",
+    value=gram_gap,
+    bound=0.05,
+    kind="record",
+)
+rep.above(
+    "qwem.prop2.general_loss_gap",
+    "the worse local minimum has a higher loss than the best (relative gap)",
+    value=(ends[1].loss[-1] - ends[0].loss[-1]) / abs(ends[0].loss[-1]),
+    bound=1e-4,
+    kind="consistency",
+)
 # %%
 fig, axes = plotting.figure(1, 2)
 ax = axes[0]
@@ -289,16 +438,32 @@ const_I = q.qwem_loss_constant(I["P"], I["psi"], I["psi"])
 for gi, grp in enumerate(I["groups"]):
     for j, idx in enumerate(grp):
         r = I["runs"][idx]
-        ax.plot(r.steps + 1, r.loss - const_I, color=plotting.PALETTE[gi % len(plotting.PALETTE)], lw=1.2,
-                alpha=0.8, label=f"end point {gi + 1}" if j == 0 else None)
+        ax.plot(
+            r.steps + 1,
+            r.loss - const_I,
+            color=plotting.PALETTE[gi % len(plotting.PALETTE)],
+            lw=1.2,
+            alpha=0.8,
+            label=f"end point {gi + 1}" if j == 0 else None,
+        )
 ax.set_xscale("log")
 ax.set_yscale("log")
-plotting.label(ax, "Different starts, different valleys", "step + 1", r"$\frac{1}{4}\sum G_{ij}(WW^\top - M^\star)_{ij}^2$")
+plotting.label(
+    ax,
+    "Different starts, different valleys",
+    "step + 1",
+    r"$\frac{1}{4}\sum G_{ij}(WW^\top - M^\star)_{ij}^2$",
+)
 ax.legend()
 ax = axes[1]
 for gi, r in enumerate(ends):
-    ax.plot(np.arange(S["V_general"]), r.W[:, 0] * np.sign(r.W[np.argmax(np.abs(r.W[:, 0])), 0]), "o-",
-            color=plotting.PALETTE[gi % len(plotting.PALETTE)], label=f"end point {gi + 1}")
+    ax.plot(
+        np.arange(S["V_general"]),
+        r.W[:, 0] * np.sign(r.W[np.argmax(np.abs(r.W[:, 0])), 0]),
+        "o-",
+        color=plotting.PALETTE[gi % len(plotting.PALETTE)],
+        label=f"end point {gi + 1}",
+    )
 plotting.label(ax, "The learned embeddings differ", "word index $i$", "$w_i$ (d = 1, sign fixed)")
 ax.legend()
 plt.show()
@@ -360,10 +525,16 @@ plt.show()
 W_rand = rng.standard_normal((S["V_rank1"], S["d_rank1"]))
 Gam = np.sqrt(g)
 grad_w = (np.outer(g, g) * (W_rand @ W_rand.T - M)) @ W_rand
-grad_t = Gam[:, None] * q.factorisation_gradient(Gam[:, None] * W_rand, Gam[:, None] * M * Gam[None, :])
-rep.below("qwem.prop2.solution.1.change_of_units",
-          "exercise 1: ∇L_g(W) = Γ∇L̃(ΓW) for the rank-one-weighted loss (max relative difference at a random W)",
-          value=np.max(np.abs(grad_w - grad_t)) / np.max(np.abs(grad_w)), bound=1e-12, kind="consistency")
+grad_t = Gam[:, None] * q.factorisation_gradient(
+    Gam[:, None] * W_rand, Gam[:, None] * M * Gam[None, :]
+)
+rep.below(
+    "qwem.prop2.solution.1.change_of_units",
+    "exercise 1: ∇L_g(W) = Γ∇L̃(ΓW) for the rank-one-weighted loss (max relative difference at a random W)",
+    value=np.max(np.abs(grad_w - grad_t)) / np.max(np.abs(grad_w)),
+    bound=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -377,20 +548,29 @@ rep.below("qwem.prop2.solution.1.change_of_units",
 # </details>
 
 # %%
-E_dir = np.log(I["G"])                                      # the instance of Figure 11.2: G = exp(E)
+E_dir = np.log(I["G"])  # the instance of Figure 11.2: G = exp(E)
 eps_grid = [0.0, 0.25, 0.5, 0.75, 1.0]
 n_ends = []
 for eps in eps_grid:
     psi_e = np.exp(eps * E_dir) * q.equal_reweighting(I["P"])
-    n_ends.append(len(end_points(I["P"], psi_e, S["n_inits"])[2]) if eps < 1.0 else len(I["groups"]))
+    n_ends.append(
+        len(end_points(I["P"], psi_e, S["n_inits"])[2]) if eps < 1.0 else len(I["groups"])
+    )
 first_split = next((eps for eps, n in zip(eps_grid, n_ends) if n > 1), None)
-prose("Distinct end points as ε grows: " + ", ".join(f"ε = {e_:.2f}: {n}" for e_, n in zip(eps_grid, n_ends))
-      + f". The starts first split at ε = {first_split}.")
-rep.check("qwem.prop2.solution.2.constant_weights_one_end_point",
-          "exercise 2: with constant weights (ε = 0) every random start reaches the same end point (up to sign); "
-          "the interpolation has split them by ε = 1",
-          value=dict(zip([f"{e_:.2f}" for e_ in eps_grid], n_ends)), passed=bool(n_ends[0] == 1 and n_ends[-1] > 1),
-          tolerance="1 end point at ε = 0", kind="finding")
+prose(
+    "Distinct end points as ε grows: "
+    + ", ".join(f"ε = {e_:.2f}: {n}" for e_, n in zip(eps_grid, n_ends))
+    + f". The starts first split at ε = {first_split}."
+)
+rep.check(
+    "qwem.prop2.solution.2.constant_weights_one_end_point",
+    "exercise 2: with constant weights (ε = 0) every random start reaches the same end point (up to sign); "
+    "the interpolation has split them by ε = 1",
+    value=dict(zip([f"{e_:.2f}" for e_ in eps_grid], n_ends)),
+    passed=bool(n_ends[0] == 1 and n_ends[-1] > 1),
+    tolerance="1 end point at ε = 0",
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -410,13 +590,21 @@ G_bin = mask + mask.T + np.eye(S["V_general"])
 # M* is undefined where G = 0, so the default step (which needs M*'s spectrum) is set from the unmasked M*
 M_I = q.target_matrix(I["P"], q.equal_reweighting(I["P"]), q.equal_reweighting(I["P"]))
 lr_b = 0.25 / max(float(np.max(np.abs(np.linalg.eigvalsh(M_I)))), 1.0)
-runs_b, losses_b, groups_b = end_points(I["P"], G_bin * q.equal_reweighting(I["P"]), S["n_inits"], lr=lr_b)
-prose(f"Binary weights ({int(mask.sum())} of {S['V_general'] * (S['V_general'] - 1) // 2} pairs observed): "
-      f"{len(groups_b)} distinct end point(s); the lowest is reached by {len(groups_b[0])} of {S['n_inits']} starts.")
-rep.check("qwem.prop2.solution.3.binary_all_stationary",
-          "exercise 3: with binary weights every run of gradient descent reaches a stationary point (‖∇L‖ < 1e-9)",
-          value=sum(r.converged for r in runs_b), passed=all(r.converged for r in runs_b),
-          tolerance=f"all {S['n_inits']} runs", kind="consistency")
+runs_b, losses_b, groups_b = end_points(
+    I["P"], G_bin * q.equal_reweighting(I["P"]), S["n_inits"], lr=lr_b
+)
+prose(
+    f"Binary weights ({int(mask.sum())} of {S['V_general'] * (S['V_general'] - 1) // 2} pairs observed): "
+    f"{len(groups_b)} distinct end point(s); the lowest is reached by {len(groups_b[0])} of {S['n_inits']} starts."
+)
+rep.check(
+    "qwem.prop2.solution.3.binary_all_stationary",
+    "exercise 3: with binary weights every run of gradient descent reaches a stationary point (‖∇L‖ < 1e-9)",
+    value=sum(r.converged for r in runs_b),
+    passed=all(r.converged for r in runs_b),
+    tolerance=f"all {S['n_inits']} runs",
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -431,18 +619,35 @@ rep.check("qwem.prop2.solution.3.binary_all_stationary",
 # </details>
 
 # %%
-run2 = q.gradient_descent_qwem(I["P"], I["psi"], I["psi"], 2, init_scale=0.5, max_steps=S["max_steps"], gtol=1e-9,
-                               seed=0, record_every=100, device="cpu")
+run2 = q.gradient_descent_qwem(
+    I["P"],
+    I["psi"],
+    I["psi"],
+    2,
+    init_scale=0.5,
+    max_steps=S["max_steps"],
+    gtol=1e-9,
+    seed=0,
+    record_every=100,
+    device="cpu",
+)
 H2 = q.qwem_hessian(run2.W, I["P"], I["psi"], I["psi"])
 ev2 = np.linalg.eigvalsh(H2)
-T2 = (run2.W @ np.array([[0.0, 1.0], [-1.0, 0.0]])).ravel()          # row-major, as qwem_hessian flattens W
+T2 = (run2.W @ np.array([[0.0, 1.0], [-1.0, 0.0]])).ravel()  # row-major, as qwem_hessian flattens W
 null_res = np.linalg.norm(H2 @ T2) / (np.abs(ev2).max() * np.linalg.norm(T2))
 n_zero = int(np.sum(np.abs(ev2) < 1e-6 * np.abs(ev2).max()))
-prose(f"d = 2: {n_zero} eigenvalue(s) of the Hessian below 10⁻⁶ of the largest; smallest two "
-      f"{ev2[0]:.2e}, {ev2[1]:.3f}; ‖H·vec(WA)‖ relative {null_res:.1e}.")
-rep.below("qwem.prop2.solution.4.rotation_null_vector",
-          "exercise 4: at a d = 2 stationary point the Hessian annihilates the rotation direction vec(WA), "
-          "A antisymmetric (relative residual)", value=null_res, bound=1e-6, kind="consistency")
+prose(
+    f"d = 2: {n_zero} eigenvalue(s) of the Hessian below 10⁻⁶ of the largest; smallest two "
+    f"{ev2[0]:.2e}, {ev2[1]:.3f}; ‖H·vec(WA)‖ relative {null_res:.1e}."
+)
+rep.below(
+    "qwem.prop2.solution.4.rotation_null_vector",
+    "exercise 4: at a d = 2 stationary point the Hessian annihilates the rotation direction vec(WA), "
+    "A antisymmetric (relative residual)",
+    value=null_res,
+    bound=1e-6,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 5</summary>
@@ -462,6 +667,11 @@ for c_ in (0.0, 1.0, 3.0, 10.0, 30.0):
     u5 = q.eig_desc(q.rank_one_weighted_minimizer(M, g5, 1))[1][:, 0]
     ov5 = (abs(u5 @ Q_m[:, 0]), abs(u5 @ Q_m[:, 1]))
     prose(f"c = {c_:g}: |⟨u, q₁⟩| = {ov5[0]:.3f}, |⟨u, q₂⟩| = {ov5[1]:.3f}")
-rep.above("qwem.prop2.solution.5.second_eigenvector_first",
-          f"exercise 5: with g_i = 1 + 30·V·q_2i², the d = 1 minimiser overlaps q_2 more than q_1 "
-          "(|⟨u,q₂⟩| − |⟨u,q₁⟩|)", value=ov5[1] - ov5[0], bound=0.0, kind="record")
+rep.above(
+    "qwem.prop2.solution.5.second_eigenvector_first",
+    "exercise 5: with g_i = 1 + 30·V·q_2i², the d = 1 minimiser overlaps q_2 more than q_1 "
+    "(|⟨u,q₂⟩| − |⟨u,q₁⟩|)",
+    value=ov5[1] - ov5[0],
+    bound=0.0,
+    kind="record",
+)

@@ -30,8 +30,8 @@
 # sigmoid, where $s_k^2 \approx \lambda_k/2$, not the time at which $s_k^2$ reaches $\lambda_k$.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import sympy as sp
 
 import qwem_lib as q
@@ -41,9 +41,19 @@ from qwem_lib.report import prose
 plotting.use_style()
 rep = Report("12_aligned_dynamics")
 S = config.sizes(
-    smoke=dict(V=30, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)),
-    book=dict(V=80, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)),
-    paper=dict(V=1_000, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)),
+    smoke=dict(
+        V=30, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)
+    ),
+    book=dict(
+        V=80, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)
+    ),
+    paper=dict(
+        V=1_000,
+        top=(4.0, 2.5, 1.5, 1.0),
+        s0_sq=1e-6,
+        horizon=24.0,
+        dts=(0.05, 0.025, 0.0125, 0.00625),
+    ),
 )
 print(S)
 dev = config.device()
@@ -94,11 +104,14 @@ residual = sp.simplify(sp.diff(x_t, t_) - x_t * (lam_ - x_t))
 print("d/dt x - x(λ - x) =", residual, "   x(0) =", sp.simplify(x_t.subs(t_, 0)))
 # the same equation with plain flow (rate 2λ) is solved by x(2t), not by x(t):
 residual_plain = sp.simplify(sp.diff(x_t, t_) - 2 * x_t * (lam_ - x_t))
-rep.check("qwem.lemma31.sigmoid_solves_ode",
-          "sympy: s²(t) = s0²λe^{λt}/(λ + s0²(e^{λt}−1)) solves d(s²)/dt = s²(λ − s²), s²(0) = s0² "
-          "(the flow dW/dt = −½∇(¼‖WWᵀ−M‖²)), and does not solve the plain-flow equation d(s²)/dt = 2s²(λ − s²)",
-          value=str(residual), passed=(residual == 0 and sp.simplify(x_t.subs(t_, 0) - x0_) == 0
-                                      and residual_plain != 0), kind="finding")
+rep.check(
+    "qwem.lemma31.sigmoid_solves_ode",
+    "sympy: s²(t) = s0²λe^{λt}/(λ + s0²(e^{λt}−1)) solves d(s²)/dt = s²(λ − s²), s²(0) = s0² "
+    "(the flow dW/dt = −½∇(¼‖WWᵀ−M‖²)), and does not solve the plain-flow equation d(s²)/dt = 2s²(λ − s²)",
+    value=str(residual),
+    passed=(residual == 0 and sp.simplify(x_t.subs(t_, 0) - x0_) == 0 and residual_plain != 0),
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 2 · A target with a known spectrum
@@ -128,14 +141,18 @@ print("characteristic times τ_k:", np.round(tau, 3))
 # %%
 t_grid = np.linspace(0.0, S["horizon"], 241)
 W_ivp = q.solve_flow_ivp(M, W0, t_grid)
-sv2_ivp = np.linalg.svd(W_ivp, compute_uv=False) ** 2          # (T, d), descending
-theory = q.aligned_singular_values(lam_d, s0_sq, t_grid)        # (T, d), columns = modes
+sv2_ivp = np.linalg.svd(W_ivp, compute_uv=False) ** 2  # (T, d), descending
+theory = q.aligned_singular_values(lam_d, s0_sq, t_grid)  # (T, d), columns = modes
 # with equal s0² the modes keep the order of the eigenvalues, so columns match the descending singular values
 rel_err_ivp = float(np.max(np.abs(sv2_ivp - theory) / theory))
-rep.below("qwem.lemma31.ivp_match",
-          "Lemma 3.1: from aligned initialisation the squared singular values of the solve_ivp flow equal the "
-          "closed-form sigmoid (max relative error over modes and times)",
-          value=rel_err_ivp, bound=1e-6, kind="finding")
+rep.below(
+    "qwem.lemma31.ivp_match",
+    "Lemma 3.1: from aligned initialisation the squared singular values of the solve_ivp flow equal the "
+    "closed-form sigmoid (max relative error over modes and times)",
+    value=rel_err_ivp,
+    bound=1e-6,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 4 · The frame does not move
@@ -144,6 +161,7 @@ rep.below("qwem.lemma31.ivp_match",
 # the part of $W$ outside the span of $Q_d$, $\|(I - Q_dQ_d^\top)W\|_F/\|W\|_F$, and the off-diagonal part of
 # $Q_d^\top W(t)\,O$ relative to its diagonal. We evaluate them on the ODE solution and, as a control, on a
 # flow from a *random* start of the same size, where the frame must move.
+
 
 # %%
 def frame_drift(Ws: np.ndarray, U0: np.ndarray, R0: np.ndarray) -> float:
@@ -164,14 +182,22 @@ W_rand0 = np.sqrt(S["s0_sq"] / S["V"]) * rng.standard_normal((S["V"], d))
 U_r, _, Rt_r = np.linalg.svd(W_rand0, full_matrices=False)
 drift_random = frame_drift(q.solve_flow_ivp(M, W_rand0, t_grid[::10]), U_r, Rt_r.T)
 print(f"frame drift: aligned start {drift_aligned:.2e},  random start {drift_random:.2f}")
-rep.below("qwem.lemma31.frame_fixed",
-          "Lemma 3.1: from aligned initialisation U = V[:, :d] and the right factor O stay fixed along the flow "
-          "(max relative drift over t)",
-          value=drift_aligned, bound=1e-8, kind="finding")
-rep.above("qwem.lemma31.frame_moves_when_not_aligned",
-          "control: from a random start of the same scale, the same measure against its own initial SVD frame "
-          "is of order one (the frame rotates)",
-          value=drift_random, bound=0.1, kind="consistency")
+rep.below(
+    "qwem.lemma31.frame_fixed",
+    "Lemma 3.1: from aligned initialisation U = V[:, :d] and the right factor O stay fixed along the flow "
+    "(max relative drift over t)",
+    value=drift_aligned,
+    bound=1e-8,
+    kind="finding",
+)
+rep.above(
+    "qwem.lemma31.frame_moves_when_not_aligned",
+    "control: from a random start of the same scale, the same measure against its own initial SVD frame "
+    "is of order one (the frame rotates)",
+    value=drift_random,
+    bound=0.1,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 5 · Gradient descent approximates the flow with an error $O(\eta)$
@@ -186,32 +212,41 @@ gd_err, gd_runs = [], {}
 for dt in S["dts"]:
     tr = q.train_factorisation(M, W0, t_grid, dt=dt, method="gd", device=dev, progress=False)
     gd_runs[dt] = tr
-    gd_err.append(float(np.max(np.abs(tr.sv ** 2 - theory) / lam_d)))
+    gd_err.append(float(np.max(np.abs(tr.sv**2 - theory) / lam_d)))
 gd_err = np.array(gd_err)
 ratios = gd_err[:-1] / gd_err[1:]
 slope = np.polyfit(np.log(S["dts"]), np.log(gd_err), 1)[0]
 for dt, e in zip(S["dts"], gd_err):
     print(f"Δt = {dt:<6} (η = {dt / 2:<6})  max_t,k |s²_GD − s²_theory|/λ_k = {e:.3e}")
 print("successive error ratios:", np.round(ratios, 3), "  log-log slope:", round(slope, 3))
-rep.check("qwem.lemma31.gd_first_order",
-          "gradient descent tracks the sigmoid with error O(η): halving the step halves the error "
-          "(every successive ratio within 2 ± 0.2)",
-          value=ratios, passed=bool(np.all(np.abs(ratios - 2.0) <= 0.2)), tolerance="each ratio in [1.8, 2.2]",
-          kind="consistency")
+rep.check(
+    "qwem.lemma31.gd_first_order",
+    "gradient descent tracks the sigmoid with error O(η): halving the step halves the error "
+    "(every successive ratio within 2 ± 0.2)",
+    value=ratios,
+    passed=bool(np.all(np.abs(ratios - 2.0) <= 0.2)),
+    tolerance="each ratio in [1.8, 2.2]",
+    kind="consistency",
+)
 
 # %% [markdown]
 # The frame drift of a gradient-descent run is checked on the recorded projections: the trainer records
 # $Q_d^\top W$ and the norm of the part outside $Q_d$ when given a basis.
 
 # %%
-tr_fr = q.train_factorisation(M, W0, t_grid, dt=S["dts"][-1], method="gd", basis=Q_d, device=dev,
-                              progress=False)
-C = tr_fr.proj @ O                                         # (T, d, d)
+tr_fr = q.train_factorisation(
+    M, W0, t_grid, dt=S["dts"][-1], method="gd", basis=Q_d, device=dev, progress=False
+)
+C = tr_fr.proj @ O  # (T, d, d)
 off = np.linalg.norm(C - C * np.eye(d), axis=(1, 2)) / np.linalg.norm(C * np.eye(d), axis=(1, 2))
 outside = np.sqrt(tr_fr.resid_sq) / np.linalg.norm(tr_fr.sv, axis=1)
-rep.below("qwem.lemma31.frame_fixed_gd",
-          "discrete gradient descent also keeps V[:, :d] and O fixed exactly (drift at round-off level)",
-          value=float(max(off.max(), outside.max())), bound=1e-10, kind="consistency")
+rep.below(
+    "qwem.lemma31.frame_fixed_gd",
+    "discrete gradient descent also keeps V[:, :d] and O fixed exactly (drift at round-off level)",
+    value=float(max(off.max(), outside.max())),
+    bound=1e-10,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 6 · What happens at $\tau_k$: the midpoint, not the end
@@ -243,16 +278,24 @@ ratio_num = np.array(ratio_num)
 ratio_exact = q.midpoint_ratio(lam1, s0_scan)
 for s0, r, e in zip(s0_scan, ratio_num, ratio_exact):
     print(f"s0²/λ = {s0 / lam1:.0e}:  s²(τ)/λ = {r:.12f}   exact λ/(2λ − s0²) = {e:.12f}")
-rep.below("qwem.lemma31.midpoint_exact",
-          "s²(τ_k)/λ_k = λ_k/(2λ_k − s_k²(0)) exactly (solve_ivp at τ_k, max relative error over s0²/λ = 1e-1…1e-9)",
-          value=float(np.max(np.abs(ratio_num - ratio_exact) / ratio_exact)), bound=1e-8, kind="consistency")
+rep.below(
+    "qwem.lemma31.midpoint_exact",
+    "s²(τ_k)/λ_k = λ_k/(2λ_k − s_k²(0)) exactly (solve_ivp at τ_k, max relative error over s0²/λ = 1e-1…1e-9)",
+    value=float(np.max(np.abs(ratio_num - ratio_exact) / ratio_exact)),
+    bound=1e-8,
+    kind="consistency",
+)
 dev_half = np.abs(ratio_num - 0.5)
-rep.check("qwem.lemma31.tau_is_midpoint",
-          "correction to the summary: at τ_k the mode is half learned, s²(τ_k)/λ_k → 1/2 as s0² → 0 (not 1): "
-          "|s²(τ)/λ − 1/2| decreases monotonically and is below 1e-8 at s0²/λ = 1e-9",
-          value=float(ratio_num[-1]), paper="reaches λ_k at τ_k (ratio 1)",
-          passed=bool(np.all(np.diff(dev_half) < 0) and dev_half[-1] < 1e-8),
-          tolerance="|ratio − 0.5| decreasing, final < 1e-8", kind="finding")
+rep.check(
+    "qwem.lemma31.tau_is_midpoint",
+    "correction to the summary: at τ_k the mode is half learned, s²(τ_k)/λ_k → 1/2 as s0² → 0 (not 1): "
+    "|s²(τ)/λ − 1/2| decreases monotonically and is below 1e-8 at s0²/λ = 1e-9",
+    value=float(ratio_num[-1]),
+    paper="reaches λ_k at τ_k (ratio 1)",
+    passed=bool(np.all(np.diff(dev_half) < 0) and dev_half[-1] < 1e-8),
+    tolerance="|ratio − 0.5| decreasing, final < 1e-8",
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 7 · Figures: the sigmoids, and their collapse
@@ -273,14 +316,24 @@ tr_fine = gd_runs[S["dts"][-1]]
 fig, ax = plotting.figure()
 for k in range(d):
     col = plotting.PALETTE[k]
-    ax.plot(t_grid, theory[:, k] / lam_d[k], color=col, lw=1.8, label=f"theory, λ_{k + 1} = {lam_d[k]:.2g}")
+    ax.plot(
+        t_grid,
+        theory[:, k] / lam_d[k],
+        color=col,
+        lw=1.8,
+        label=f"theory, λ_{k + 1} = {lam_d[k]:.2g}",
+    )
     ax.plot(t_grid[::6], tr_fine.sv[::6, k] ** 2 / lam_d[k], "o", color=col, ms=4, mfc="none")
     ax.axvline(tau[k], color=col, ls=":", lw=1)
 ax.plot([], [], "ko", mfc="none", ms=4, label=f"gradient descent, η = {S['dts'][-1] / 2:g}")
 ax.axhline(0.5, color="grey", lw=0.8)
 ax.legend(loc="lower right")
-plotting.label(ax, "Figure 12.1 — Aligned dynamics: one sigmoid per eigenvalue",
-               "time t (paper's normalisation)", "s_k²(t) / λ_k")
+plotting.label(
+    ax,
+    "Figure 12.1 — Aligned dynamics: one sigmoid per eigenvalue",
+    "time t (paper's normalisation)",
+    "s_k²(t) / λ_k",
+)
 plt.show()
 
 # %% [markdown]
@@ -296,20 +349,37 @@ fig, axs = plotting.figure(1, 2)
 for k in range(d):
     col = plotting.PALETTE[k]
     axs[0].plot(t_grid / tau[k], tr_fine.sv[:, k] ** 2 / lam_d[k], color=col, label=f"k = {k + 1}")
-    axs[1].plot(u[:, k], tr_fine.sv[:, k] ** 2 / lam_d[k], "o", color=col, ms=3, mfc="none", label=f"k = {k + 1}")
+    axs[1].plot(
+        u[:, k],
+        tr_fine.sv[:, k] ** 2 / lam_d[k],
+        "o",
+        color=col,
+        ms=3,
+        mfc="none",
+        label=f"k = {k + 1}",
+    )
 uu = np.linspace(-10, 10, 400)
 axs[1].plot(uu, 1 / (1 + np.exp(-uu)), color="black", lw=1.5, label="1/(1+e^{−u})")
-for s0x, ls in ((1e-2, "--"), (1e-12, ":")):   # the width of the jump in t/τ is 1/ln(λ/s0²)
+for s0x, ls in ((1e-2, "--"), (1e-12, ":")):  # the width of the jump in t/τ is 1/ln(λ/s0²)
     tt = np.linspace(0, 2, 400) * q.characteristic_time(lam1, s0x)
-    axs[0].plot(tt / q.characteristic_time(lam1, s0x), q.aligned_singular_values([lam1], [s0x], tt)[:, 0] / lam1,
-                color="grey", ls=ls, label=f"theory, s0² = {s0x:g}")
+    axs[0].plot(
+        tt / q.characteristic_time(lam1, s0x),
+        q.aligned_singular_values([lam1], [s0x], tt)[:, 0] / lam1,
+        color="grey",
+        ls=ls,
+        label=f"theory, s0² = {s0x:g}",
+    )
 axs[0].axvline(1.0, color="grey", lw=0.8)
 axs[0].set_xlim(0, 2)
 axs[1].set_xlim(-10, 10)
 axs[0].legend()
 axs[1].legend()
-plotting.label(axs[0], "Figure 12.2a — rescaled time t/τ_k", "t / τ_k", "s_k² / λ_k (gradient descent)")
-plotting.label(axs[1], "Figure 12.2b — shifted time λ_k(t − τ_k)", "u = λ_k (t − τ_k)", "s_k² / λ_k")
+plotting.label(
+    axs[0], "Figure 12.2a — rescaled time t/τ_k", "t / τ_k", "s_k² / λ_k (gradient descent)"
+)
+plotting.label(
+    axs[1], "Figure 12.2b — shifted time λ_k(t − τ_k)", "u = λ_k (t − τ_k)", "s_k² / λ_k"
+)
 plt.show()
 
 # %% [markdown]
@@ -322,19 +392,34 @@ plt.show()
 
 # %%
 x0 = s0_sq / lam_d
-bound_x0 = float(np.max(x0 / (4 * (1 - x0))))      # max_u of the exact deviation (see the text)
+bound_x0 = float(np.max(x0 / (4 * (1 - x0))))  # max_u of the exact deviation (see the text)
 collapse_dev = float(np.max(np.abs(sv2_ivp / lam_d - logistic)))
-collapse_gd = float(np.max(np.abs(tr_fine.sv ** 2 / lam_d - logistic)))
-print(f"max deviation from the logistic: ODE solution {collapse_dev:.2e} (bound s0²/(4λ(1 − s0²/λ)) = "
-      f"{bound_x0:.2e}),  gradient descent {collapse_gd:.2e} (its O(η) error is {gd_err[-1]:.1e})")
-rep.below("qwem.lemma31.collapse_logistic",
-          "in u = λ_k(t − τ_k) every mode's s_k²/λ_k collapses onto 1/(1+e^{−u}) within the exact bound "
-          "x0/(4(1−x0)), x0 = s0²/λ_k (solve_ivp flow, max over t and k; +1e-9 for the solver)",
-          value=collapse_dev, bound=bound_x0 + 1e-9, kind="consistency")
-mid = np.array([q.aligned_singular_values(lam_d[k:k + 1], s0_sq[k:k + 1], tau[k])[0] / lam_d[k] for k in range(d)])
+collapse_gd = float(np.max(np.abs(tr_fine.sv**2 / lam_d - logistic)))
+print(
+    f"max deviation from the logistic: ODE solution {collapse_dev:.2e} (bound s0²/(4λ(1 − s0²/λ)) = "
+    f"{bound_x0:.2e}),  gradient descent {collapse_gd:.2e} (its O(η) error is {gd_err[-1]:.1e})"
+)
+rep.below(
+    "qwem.lemma31.collapse_logistic",
+    "in u = λ_k(t − τ_k) every mode's s_k²/λ_k collapses onto 1/(1+e^{−u}) within the exact bound "
+    "x0/(4(1−x0)), x0 = s0²/λ_k (solve_ivp flow, max over t and k; +1e-9 for the solver)",
+    value=collapse_dev,
+    bound=bound_x0 + 1e-9,
+    kind="consistency",
+)
+mid = np.array(
+    [
+        q.aligned_singular_values(lam_d[k : k + 1], s0_sq[k : k + 1], tau[k])[0] / lam_d[k]
+        for k in range(d)
+    ]
+)
 widths = 1.0 / np.log(lam_d / s0_sq)
-print("s_k²(τ_k)/λ_k for each mode:", np.round(mid, 9), "  jump width in units of τ_k, 1/ln(λ_k/s0²):",
-      np.round(widths, 4))
+print(
+    "s_k²(τ_k)/λ_k for each mode:",
+    np.round(mid, 9),
+    "  jump width in units of τ_k, 1/ln(λ_k/s0²):",
+    np.round(widths, 4),
+)
 
 # %% [markdown]
 # ## Discussion
@@ -378,10 +463,14 @@ print("s_k²(τ_k)/λ_k for each mode:", np.round(mid, 9), "  jump width in unit
 W_plain = q.solve_flow_ivp(M, W0, t_grid[:121], time_scale=1.0)
 sv2_plain = np.linalg.svd(W_plain, compute_uv=False) ** 2
 theory_2t = q.aligned_singular_values(lam_d, s0_sq, 2 * t_grid[:121])
-rep.below("qwem.lemma31.solution.1.plain_flow_doubles_time",
-          "exercise 1: under plain flow dW/dt = −∇L the squared singular values equal the sigmoid at time 2t "
-          "(max relative error)", value=float(np.max(np.abs(sv2_plain - theory_2t) / theory_2t)), bound=1e-6,
-          kind="consistency")
+rep.below(
+    "qwem.lemma31.solution.1.plain_flow_doubles_time",
+    "exercise 1: under plain flow dW/dt = −∇L the squared singular values equal the sigmoid at time 2t "
+    "(max relative error)",
+    value=float(np.max(np.abs(sv2_plain - theory_2t) / theory_2t)),
+    bound=1e-6,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -397,23 +486,37 @@ rep.below("qwem.lemma31.solution.1.plain_flow_doubles_time",
 # </details>
 
 # %%
-for name, s0_ex in (("s_k²(0) = 10^(−2k)", 10.0 ** (-2.0 * np.arange(1, d + 1))),
-                    ("s_k²(0) = 10^(−2(5−k))", 10.0 ** (-2.0 * (5 - np.arange(1, d + 1))))):
-    W_ex = q.solve_flow_ivp(M, q.aligned_init(Q_d, np.sqrt(s0_ex), O), np.linspace(0, S["horizon"], 2401))
-    s2_modes = np.linalg.norm(np.einsum("vk,tvd->tkd", Q_d, W_ex), axis=2) ** 2      # ‖q_kᵀW(t)‖², mode by mode
+for name, s0_ex in (
+    ("s_k²(0) = 10^(−2k)", 10.0 ** (-2.0 * np.arange(1, d + 1))),
+    ("s_k²(0) = 10^(−2(5−k))", 10.0 ** (-2.0 * (5 - np.arange(1, d + 1)))),
+):
+    W_ex = q.solve_flow_ivp(
+        M, q.aligned_init(Q_d, np.sqrt(s0_ex), O), np.linspace(0, S["horizon"], 2401)
+    )
+    s2_modes = (
+        np.linalg.norm(np.einsum("vk,tvd->tkd", Q_d, W_ex), axis=2) ** 2
+    )  # ‖q_kᵀW(t)‖², mode by mode
     t_learn = q.learning_times(np.linspace(0, S["horizon"], 2401), s2_modes, lam_d)
     tau_ex = q.characteristic_time(lam_d, s0_ex)
-    half_ex = q.half_time(lam_d, s0_ex)          # exact: (1/λ) ln((λ − s0²)/s0²), τ_k up to O(s0²/λ)
-    prose(f"{name}: half-learning times {np.round(t_learn, 3)}, exact {np.round(half_ex, 3)}, τ_k {np.round(tau_ex, 3)}; "
-          f"order of learning (mode numbers) {[int(k) + 1 for k in np.argsort(t_learn)]}")
-rep.check("qwem.lemma31.solution.2.order_set_by_tau",
-          "exercise 2: with reversed initial scales the modes are learned in the order of τ_k, not of λ_k "
-          "(smallest eigenvalue first; measured half-learning times within 1e-3 of the exact (1/λ)ln((λ−s0²)/s0²), "
-          "the grid step being 0.01)",
-          value={"t_learn": t_learn, "tau": tau_ex},
-          passed=bool(np.array_equal(np.argsort(t_learn), np.argsort(tau_ex)) and np.argmin(t_learn) == d - 1
-                      and np.max(np.abs(t_learn - half_ex)) < 1e-3), tolerance="same order; |Δt| < 1e-3",
-          kind="consistency")
+    half_ex = q.half_time(lam_d, s0_ex)  # exact: (1/λ) ln((λ − s0²)/s0²), τ_k up to O(s0²/λ)
+    prose(
+        f"{name}: half-learning times {np.round(t_learn, 3)}, exact {np.round(half_ex, 3)}, τ_k {np.round(tau_ex, 3)}; "
+        f"order of learning (mode numbers) {[int(k) + 1 for k in np.argsort(t_learn)]}"
+    )
+rep.check(
+    "qwem.lemma31.solution.2.order_set_by_tau",
+    "exercise 2: with reversed initial scales the modes are learned in the order of τ_k, not of λ_k "
+    "(smallest eigenvalue first; measured half-learning times within 1e-3 of the exact (1/λ)ln((λ−s0²)/s0²), "
+    "the grid step being 0.01)",
+    value={"t_learn": t_learn, "tau": tau_ex},
+    passed=bool(
+        np.array_equal(np.argsort(t_learn), np.argsort(tau_ex))
+        and np.argmin(t_learn) == d - 1
+        and np.max(np.abs(t_learn - half_ex)) < 1e-3
+    ),
+    tolerance="same order; |Δt| < 1e-3",
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -447,10 +550,14 @@ s0_neg = np.full(d, 1e-2)
 W_negex = q.solve_flow_ivp(M_negex, q.aligned_init(Q_d, np.sqrt(s0_neg), O), t_grid)
 s2_neg = np.linalg.norm(np.einsum("vk,tvd->tkd", Q_d, W_negex), axis=2) ** 2
 th_neg = q.aligned_singular_values(lam_neg[:d], s0_neg, t_grid)
-rep.below("qwem.lemma31.solution.4.negative_eigenvalue_decays",
-          "exercise 4: with λ_4 = −0.5 mode 4 follows the same closed form and decays (max relative error over t; "
-          "final s_4² below 1e-6)", value=float(np.max(np.abs(s2_neg - th_neg) / th_neg)),
-          bound=1e-6 if s2_neg[-1, d - 1] < 1e-6 else -1.0, kind="consistency")
+rep.below(
+    "qwem.lemma31.solution.4.negative_eigenvalue_decays",
+    "exercise 4: with λ_4 = −0.5 mode 4 follows the same closed form and decays (max relative error over t; "
+    "final s_4² below 1e-6)",
+    value=float(np.max(np.abs(s2_neg - th_neg) / th_neg)),
+    bound=1e-6 if s2_neg[-1, d - 1] < 1e-6 else -1.0,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 5</summary>
@@ -470,11 +577,20 @@ dt_crit = 2.0 / lam1
 final_dev = {}
 for f_ in (0.9, 1.1):
     dt_ex = f_ * dt_crit
-    tr_ex = q.train_factorisation(M, W0, dt_ex * np.arange(600), dt=dt_ex, method="gd", device=dev, progress=False)
+    tr_ex = q.train_factorisation(
+        M, W0, dt_ex * np.arange(600), dt=dt_ex, method="gd", device=dev, progress=False
+    )
     final_dev[f_] = float(np.max(np.abs(tr_ex.sv[-2:, 0] ** 2 - lam1)) / lam1)
-prose(f"Δt = 0.9 × 2/λ₁: last two values of s₁² within {final_dev[0.9]:.1e} of λ₁ (relative); "
-      f"Δt = 1.1 × 2/λ₁: {final_dev[1.1]:.3f} away.")
-rep.check("qwem.lemma31.solution.5.stability_threshold",
-          "exercise 5: gradient descent settles on λ_1 for Δt = 0.9·2/λ_1 (deviation < 1e-6) and not for Δt = 1.1·2/λ_1 "
-          "(deviation > 0.01)", value=final_dev, passed=bool(final_dev[0.9] < 1e-6 and final_dev[1.1] > 0.01),
-          tolerance="< 1e-6 below, > 0.01 above", kind="consistency")
+prose(
+    f"Δt = 0.9 × 2/λ₁: last two values of s₁² within {final_dev[0.9]:.1e} of λ₁ (relative); "
+    f"Δt = 1.1 × 2/λ₁: {final_dev[1.1]:.3f} away."
+)
+rep.check(
+    "qwem.lemma31.solution.5.stability_threshold",
+    "exercise 5: gradient descent settles on λ_1 for Δt = 0.9·2/λ_1 (deviation < 1e-6) and not for Δt = 1.1·2/λ_1 "
+    "(deviation > 0.01)",
+    value=final_dev,
+    passed=bool(final_dev[0.9] < 1e-6 and final_dev[1.1] > 0.01),
+    tolerance="< 1e-6 below, > 0.01 above",
+    kind="consistency",
+)

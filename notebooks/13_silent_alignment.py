@@ -29,9 +29,8 @@
 # $d$ only truncates the list of learned features, and repeats the stepwise picture on $M^\star$ from a real corpus.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
-from tqdm import tqdm
+import numpy as np
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
@@ -40,16 +39,51 @@ from qwem_lib.report import prose
 plotting.use_style()
 rep = Report("13_silent_alignment")
 S = config.sizes(
-    smoke=dict(V=100, top=(5.0, 3.5, 2.45, 1.7, 1.2), bulk=0.6, log10_sigma_sq=list(range(-2, -13, -2)),
-               n_records=200, cut_dims=(2, 3), scale_c=10.0,
-               corpus="enwiki2015_1m7", V_real=300, d_range=(4, 8), real_sigma_sq=(1e-6, 1e-14), n_records_real=400, settle_cap=100.0),
-    book=dict(V=200, top=(5.0, 3.5, 2.45, 1.7, 1.2), bulk=0.6, log10_sigma_sq=list(range(-2, -13, -1)),
-              n_records=300, cut_dims=(2, 3), scale_c=10.0,
-              corpus="enwiki2015_17m", V_real=1_000, d_range=(6, 12), real_sigma_sq=(1e-6, 1e-14), n_records_real=500, settle_cap=100.0),
-    paper=dict(V=1_000, top=(5.0, 3.5, 2.45, 1.7, 1.2), bulk=0.6, log10_sigma_sq=list(range(-2, -13, -1)),
-               n_records=300, cut_dims=(2, 3), scale_c=10.0,
-               corpus="enwiki2015_70m", V_real=10_000, d_range=(180, 220), real_sigma_sq=(1e-6, 1e-14),
-               n_records_real=500, settle_cap=20.0),
+    smoke=dict(
+        V=100,
+        top=(5.0, 3.5, 2.45, 1.7, 1.2),
+        bulk=0.6,
+        log10_sigma_sq=list(range(-2, -13, -2)),
+        n_records=200,
+        cut_dims=(2, 3),
+        scale_c=10.0,
+        corpus="enwiki2015_1m7",
+        V_real=300,
+        d_range=(4, 8),
+        real_sigma_sq=(1e-6, 1e-14),
+        n_records_real=400,
+        settle_cap=100.0,
+    ),
+    book=dict(
+        V=200,
+        top=(5.0, 3.5, 2.45, 1.7, 1.2),
+        bulk=0.6,
+        log10_sigma_sq=list(range(-2, -13, -1)),
+        n_records=300,
+        cut_dims=(2, 3),
+        scale_c=10.0,
+        corpus="enwiki2015_17m",
+        V_real=1_000,
+        d_range=(6, 12),
+        real_sigma_sq=(1e-6, 1e-14),
+        n_records_real=500,
+        settle_cap=100.0,
+    ),
+    paper=dict(
+        V=1_000,
+        top=(5.0, 3.5, 2.45, 1.7, 1.2),
+        bulk=0.6,
+        log10_sigma_sq=list(range(-2, -13, -1)),
+        n_records=300,
+        cut_dims=(2, 3),
+        scale_c=10.0,
+        corpus="enwiki2015_70m",
+        V_real=10_000,
+        d_range=(180, 220),
+        real_sigma_sq=(1e-6, 1e-14),
+        n_records_real=500,
+        settle_cap=20.0,
+    ),
 )
 print(S)
 dev = config.device()
@@ -101,10 +135,31 @@ print("top eigenvalues:", lam_d, " largest bulk eigenvalue:", round(lam[d], 3))
 # relative to the norm of the final embedding $\|Q_d\Lambda_d^{1/2}\|_F$.
 
 # %%
-sweep = q.random_init_sweep(M, lam, Qm, d, sig2, Z, n_records=S["n_records"], full_basis=True, device=dev,
-                            desc="σ² sweep (matched)")
-typical = q.random_init_sweep(M, lam, Qm, d, sig2, Z, n_records=S["n_records"], s0_rule="typical",
-                              t_end=float(sweep.traj.times[-1]), device=dev, desc="σ² sweep (typical)")
+sweep = q.random_init_sweep(
+    M,
+    lam,
+    Qm,
+    d,
+    sig2,
+    Z,
+    n_records=S["n_records"],
+    full_basis=True,
+    device=dev,
+    desc="σ² sweep (matched)",
+)
+typical = q.random_init_sweep(
+    M,
+    lam,
+    Qm,
+    d,
+    sig2,
+    Z,
+    n_records=S["n_records"],
+    s0_rule="typical",
+    t_end=float(sweep.traj.times[-1]),
+    device=dev,
+    desc="σ² sweep (typical)",
+)
 D = sweep.distance.max(axis=1)
 D_typ = typical.distance.max(axis=1)
 print(f"{'σ²':>8} {'τ₁':>7} {'D matched':>11} {'D typical σ²V':>14}")
@@ -112,19 +167,35 @@ for s2, t1, a, b in zip(sig2, sweep.tau1, D, D_typ):
     print(f"{s2:8.0e} {t1:7.2f} {a:11.4g} {b:14.4g}")
 
 # %%
-rep.ordered("qwem.res3.distance_decreases",
-            "Result 3: the max-over-time distance (min over right rotations) between W(t) and the matched aligned "
-            "trajectory decreases strictly as σ² shrinks",
-            names=[f"{s:.0e}" for s in sig2], values=D, kind="finding")
-rep.below("qwem.res3.distance_vanishes",
-          f"Result 3: over σ² = {sig2[0]:.0e} … {sig2[-1]:.0e} the distance falls by more than a factor 100 "
-          "(ratio last/first)", value=float(D[-1] / D[0]), bound=0.01, kind="finding")
-rep.above("qwem.res3.typical_s0_does_not_converge",
-          "with the unmatched rule s_k²(0) = σ²V the distance D (max over t of the distance, at equal rescaled times "
-          "t/τ₁) at the smallest σ² stays more than 10× the matched one (the wrong constant shifts every jump by "
-          "about one jump width)", value=float(D_typ[-1] / D[-1]), bound=10.0, kind="record")
-prose(f"Both rules are compared with the same metric, D = max over the rescaled time t/τ₁ of the distance. At "
-      f"σ² = {sig2[-1]:.0e}: D = {D[-1]:.4f} (matched) against {D_typ[-1]:.3f} (typical).")
+rep.ordered(
+    "qwem.res3.distance_decreases",
+    "Result 3: the max-over-time distance (min over right rotations) between W(t) and the matched aligned "
+    "trajectory decreases strictly as σ² shrinks",
+    names=[f"{s:.0e}" for s in sig2],
+    values=D,
+    kind="finding",
+)
+rep.below(
+    "qwem.res3.distance_vanishes",
+    f"Result 3: over σ² = {sig2[0]:.0e} … {sig2[-1]:.0e} the distance falls by more than a factor 100 "
+    "(ratio last/first)",
+    value=float(D[-1] / D[0]),
+    bound=0.01,
+    kind="finding",
+)
+rep.above(
+    "qwem.res3.typical_s0_does_not_converge",
+    "with the unmatched rule s_k²(0) = σ²V the distance D (max over t of the distance, at equal rescaled times "
+    "t/τ₁) at the smallest σ² stays more than 10× the matched one (the wrong constant shifts every jump by "
+    "about one jump width)",
+    value=float(D_typ[-1] / D[-1]),
+    bound=10.0,
+    kind="record",
+)
+prose(
+    f"Both rules are compared with the same metric, D = max over the rescaled time t/τ₁ of the distance. At "
+    f"σ² = {sig2[-1]:.0e}: D = {D[-1]:.4f} (matched) against {D_typ[-1]:.3f} (typical)."
+)
 
 # %% [markdown]
 # ## 3 · How fast does the distance vanish?
@@ -150,19 +221,31 @@ prose(f"Both rules are compared with the same metric, D = max over the rescaled 
 
 # %%
 p_pred = q.gap_exponent(lam, d)
-ratios_top = lam[1:d + 1] / lam[:d]
-prose("Consecutive ratios λ_{j+1}/λ_j of the top eigenvalues: " + ", ".join(f"{x:.3f}" for x in ratios_top[:d - 1])
-      + f" (and λ_{d + 1}/λ_{d} = {ratios_top[d - 1]:.3f} into the bulk). The closest pair has ratio "
-      f"{np.max(ratios_top[:d - 1]):.3f}, so p = {p_pred:.4f}; the summary's exponent, read as one for D², is "
-      f"{2 * p_pred:.4f}.")
-small = sig2 <= np.sqrt(sig2[0] * sig2[-1])           # the smaller half of the range (log scale)
+ratios_top = lam[1 : d + 1] / lam[:d]
+prose(
+    "Consecutive ratios λ_{j+1}/λ_j of the top eigenvalues: "
+    + ", ".join(f"{x:.3f}" for x in ratios_top[: d - 1])
+    + f" (and λ_{d + 1}/λ_{d} = {ratios_top[d - 1]:.3f} into the bulk). The closest pair has ratio "
+    f"{np.max(ratios_top[: d - 1]):.3f}, so p = {p_pred:.4f}; the summary's exponent, read as one for D², is "
+    f"{2 * p_pred:.4f}."
+)
+small = sig2 <= np.sqrt(sig2[0] * sig2[-1])  # the smaller half of the range (log scale)
 slope = float(np.polyfit(np.log(sig2[small]), np.log(D[small]), 1)[0])
-print(f"measured log-log slope of D against σ² (σ² ≤ {sig2[small][0]:.0e}): {slope:.4f};  "
-      f"predicted p = {p_pred:.4f};  summary's exponent would give {2 * p_pred:.2f}")
-rep.close("qwem.res3.distance_exponent",
-          "the distance vanishes as (σ²)^p with p = ½·min(1, min_j(1 − λ_{j+1}/λ_j)) (fitted slope on the smaller "
-          "half of the σ² range)", value=slope, target=p_pred, tol=0.1, rel=True,
-          paper=f"σ^(2(λi−λj)/λi) per summary: slope {2 * p_pred:.2f}", kind="finding")
+print(
+    f"measured log-log slope of D against σ² (σ² ≤ {sig2[small][0]:.0e}): {slope:.4f};  "
+    f"predicted p = {p_pred:.4f};  summary's exponent would give {2 * p_pred:.2f}"
+)
+rep.close(
+    "qwem.res3.distance_exponent",
+    "the distance vanishes as (σ²)^p with p = ½·min(1, min_j(1 − λ_{j+1}/λ_j)) (fitted slope on the smaller "
+    "half of the σ² range)",
+    value=slope,
+    target=p_pred,
+    tol=0.1,
+    rel=True,
+    paper=f"σ^(2(λi−λj)/λi) per summary: slope {2 * p_pred:.2f}",
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 4 · The stated condition $(\ast)$
@@ -172,26 +255,35 @@ rep.close("qwem.res3.distance_exponent",
 
 # %%
 thr, (pi, pj) = q.pair_condition_threshold(lam_d)
-print(f"(∗) is most demanding for the pair λ_{pi + 1} = {lam_d[pi]}, λ_{pj + 1} = {lam_d[pj]}: "
-      f"log σ² ≪ {thr:.3f}, i.e. σ² ≪ {np.exp(thr):.2e}")
+print(
+    f"(∗) is most demanding for the pair λ_{pi + 1} = {lam_d[pi]}, λ_{pj + 1} = {lam_d[pj]}: "
+    f"log σ² ≪ {thr:.3f}, i.e. σ² ≪ {np.exp(thr):.2e}"
+)
 below = np.log(sig2) < thr
 for s2, ok, dd in zip(sig2, below, D):
-    print(f"  σ² = {s2:.0e}  log σ² = {np.log(s2):7.2f}  {'satisfies' if ok else 'violates '} (∗)   D = {dd:.4f}")
+    print(
+        f"  σ² = {s2:.0e}  log σ² = {np.log(s2):7.2f}  {'satisfies' if ok else 'violates '} (∗)   D = {dd:.4f}"
+    )
 # the drop of D across the threshold, against the drop just before it (both runs violate (∗)) and the drop just
 # after it (both satisfy it). A transition at the threshold would make the drop across stick out above both; a
 # smooth decay puts it between them (the drops shrink steadily as D approaches its power law).
-j = int(np.argmax(below))                                   # first run that satisfies (∗)
-drops = D[:-1] / D[1:]                                      # drop from run i to run i+1
+j = int(np.argmax(below))  # first run that satisfies (∗)
+drops = D[:-1] / D[1:]  # drop from run i to run i+1
 across = float(drops[j - 1]) if j > 0 else float("nan")
-before = float(drops[j - 2]) if j >= 2 else float("nan")    # runs j−2 → j−1, both violating (∗)
-after = float(drops[j]) if j < len(drops) else float("nan") # runs j → j+1, both satisfying (∗)
-print(f"drop of D across the threshold: ×{across:.2f};  just before it: ×{before:.2f};  just after it: ×{after:.2f}")
-rep.check("qwem.res3.pair_condition_no_sharp_transition",
-          "the condition (∗) marks no transition: the drop of D from the last run violating it to the first run "
-          "satisfying it lies between the drop just before (both violating) and the drop just after (both satisfying)",
-          value={"before": before, "across": across, "after": after, "threshold_log_sigma_sq": thr},
-          passed=bool(0 < j and np.isfinite(before) and np.isfinite(after) and after <= across <= before),
-          tolerance="after ≤ across ≤ before", kind="finding")
+before = float(drops[j - 2]) if j >= 2 else float("nan")  # runs j−2 → j−1, both violating (∗)
+after = float(drops[j]) if j < len(drops) else float("nan")  # runs j → j+1, both satisfying (∗)
+print(
+    f"drop of D across the threshold: ×{across:.2f};  just before it: ×{before:.2f};  just after it: ×{after:.2f}"
+)
+rep.check(
+    "qwem.res3.pair_condition_no_sharp_transition",
+    "the condition (∗) marks no transition: the drop of D from the last run violating it to the first run "
+    "satisfying it lies between the drop just before (both violating) and the drop just after (both satisfying)",
+    value={"before": before, "across": across, "after": after, "threshold_log_sigma_sq": thr},
+    passed=bool(0 < j and np.isfinite(before) and np.isfinite(after) and after <= across <= before),
+    tolerance="after ≤ across ≤ before",
+    kind="finding",
+)
 
 # %% [markdown]
 # Runs that satisfy $(\ast)$ are indeed close to the aligned trajectory, but nothing happens *at* the threshold: $D$
@@ -206,20 +298,37 @@ rep.check("qwem.res3.pair_condition_no_sharp_transition",
 # %%
 c = S["scale_c"]
 pick = [0, len(sig2) // 2]
-scaled = q.random_init_sweep(c * M, c * lam, Qm, d, c * sig2[pick], Z, n_records=S["n_records"],
-                             t_end=float(sweep.traj.times[-1]), device=dev, progress=False)
+scaled = q.random_init_sweep(
+    c * M,
+    c * lam,
+    Qm,
+    d,
+    c * sig2[pick],
+    Z,
+    n_records=S["n_records"],
+    t_end=float(sweep.traj.times[-1]),
+    device=dev,
+    progress=False,
+)
 same = float(np.max(np.abs(scaled.distance - sweep.distance[pick])) / np.max(sweep.distance[pick]))
 thr_c, _ = q.pair_condition_threshold(c * lam_d)
-print(f"(M, σ²) → ({c:g}M, {c:g}σ²): largest change of the distance curves, relative to their maximum, {same:.1e};  "
-      f"threshold of (∗) {thr:.2f} → {thr_c:.2f}")
-rep.check("qwem.res3.pair_condition_not_scale_invariant",
-          f"(M, σ²) → (cM, cσ²), c = {c:g}, leaves the rescaled dynamics unchanged (distance curves equal to 1e-6 of their maximum: round-off) "
-          "while the threshold of (∗) is multiplied by c: (∗) is not a function of the dynamics",
-          value={"max_distance_change": same, "threshold": thr, "threshold_scaled": thr_c},
-          passed=bool(same < 1e-6 and abs(thr_c / thr - c) < 1e-9), tolerance="change < 1e-6, ratio = c",
-          kind="consistency")
-prose(f"The first run satisfying (∗), σ² = {sig2[j]:.0e}, is at D = {D[j]:.3f}; the last one violating it, "
-      f"σ² = {sig2[j - 1]:.0e}, at D = {D[j - 1]:.3f}.")
+print(
+    f"(M, σ²) → ({c:g}M, {c:g}σ²): largest change of the distance curves, relative to their maximum, {same:.1e};  "
+    f"threshold of (∗) {thr:.2f} → {thr_c:.2f}"
+)
+rep.check(
+    "qwem.res3.pair_condition_not_scale_invariant",
+    f"(M, σ²) → (cM, cσ²), c = {c:g}, leaves the rescaled dynamics unchanged (distance curves equal to 1e-6 of their maximum: round-off) "
+    "while the threshold of (∗) is multiplied by c: (∗) is not a function of the dynamics",
+    value={"max_distance_change": same, "threshold": thr, "threshold_scaled": thr_c},
+    passed=bool(same < 1e-6 and abs(thr_c / thr - c) < 1e-9),
+    tolerance="change < 1e-6, ratio = c",
+    kind="consistency",
+)
+prose(
+    f"The first run satisfying (∗), σ² = {sig2[j]:.0e}, is at D = {D[j]:.3f}; the last one violating it, "
+    f"σ² = {sig2[j - 1]:.0e}, at D = {D[j - 1]:.3f}."
+)
 
 # %% [markdown]
 # ## 5 · The stepwise picture
@@ -233,19 +342,33 @@ tt = sweep.traj.times
 fig, axs = plotting.figure(1, 2)
 for k in range(d):
     col = plotting.PALETTE[k]
-    axs[0].plot(tt, sweep.traj.sv[b, :, k] ** 2, color=col, lw=2, label=f"s_{k + 1}², λ = {lam_d[k]:.3g}")
+    axs[0].plot(
+        tt, sweep.traj.sv[b, :, k] ** 2, color=col, lw=2, label=f"s_{k + 1}², λ = {lam_d[k]:.3g}"
+    )
     axs[0].plot(tt, sweep.s_aligned_sq[b, :, k], color="black", ls="--", lw=0.9)
     axs[0].axhline(lam_d[k], color=col, lw=0.5, ls=":")
 axs[0].plot([], [], "k--", lw=0.9, label="Lemma 3.1 (matched)")
 axs[0].legend(fontsize=8, loc="center right")
-plotting.label(axs[0], f"Figure 13.1a — σ² = {sig2[b]:.0e}: one feature at a time",
-               "rescaled time t / τ₁", "squared singular values of W")
+plotting.label(
+    axs[0],
+    f"Figure 13.1a — σ² = {sig2[b]:.0e}: one feature at a time",
+    "rescaled time t / τ₁",
+    "squared singular values of W",
+)
 for i in range(0, len(sig2), max(1, len(sig2) // 5)):
-    axs[1].semilogy(tt, sweep.distance[i], label=f"σ² = {sig2[i]:.0e}",
-                    color=plt.cm.viridis(i / max(1, len(sig2) - 1)))
+    axs[1].semilogy(
+        tt,
+        sweep.distance[i],
+        label=f"σ² = {sig2[i]:.0e}",
+        color=plt.cm.viridis(i / max(1, len(sig2) - 1)),
+    )
 axs[1].legend(fontsize=8)
-plotting.label(axs[1], "Figure 13.1b — distance to the aligned trajectory", "rescaled time t / τ₁",
-               "relative distance min_O ‖W − Q_d S_al O‖ / ‖Λ_d^½‖")
+plotting.label(
+    axs[1],
+    "Figure 13.1b — distance to the aligned trajectory",
+    "rescaled time t / τ₁",
+    "relative distance min_O ‖W − Q_d S_al O‖ / ‖Λ_d^½‖",
+)
 plt.show()
 
 # %% [markdown]
@@ -263,8 +386,12 @@ ax.loglog(sig2, D[-1] * (sig2 / sig2[-1]) ** p_pred, "k--", lw=1, label=f"(σ²)
 ax.axvline(np.exp(thr), color="grey", ls=":", label="threshold of (∗)")
 ax.invert_xaxis()
 ax.legend()
-plotting.label(ax, "Figure 13.2 — Result 3: the distance vanishes as σ² → 0", "initial variance σ²",
-               "max_t distance to the aligned trajectory (relative)")
+plotting.label(
+    ax,
+    "Figure 13.2 — Result 3: the distance vanishes as σ² → 0",
+    "initial variance σ²",
+    "max_t distance to the aligned trajectory (relative)",
+)
 plt.show()
 
 # %% [markdown]
@@ -282,35 +409,59 @@ plt.show()
 # four times, for the smallest $\sigma^2$.
 
 # %%
-ov = np.abs(sweep.traj.left_overlap[b])                       # (T, V, d): |q_iᵀ u_k| in the eigenbasis
+ov = np.abs(sweep.traj.left_overlap[b])  # (T, V, d): |q_iᵀ u_k| in the eigenbasis
 sv2 = sweep.traj.sv[b] ** 2
 norm_frac = sv2.sum(axis=1) / lam_d.sum()
-i_silent = int(np.nonzero(norm_frac <= 1e-3)[0][-1])           # last record with ‖W‖² ≤ 0.1% of its final value
+i_silent = int(
+    np.nonzero(norm_frac <= 1e-3)[0][-1]
+)  # last record with ‖W‖² ≤ 0.1% of its final value
 learn_idx = [int(np.nonzero(sv2[:, k] >= 0.01 * lam_d[k])[0][0]) for k in range(d)]
 align_at_onset = np.array([ov[learn_idx[k], k, k] for k in range(d)])
-print(f"t/τ₁ = {tt[i_silent]:.2f}: ‖W‖²_F / Σλ = {norm_frac[i_silent]:.1e},  |q_kᵀu_k| =",
-      np.round(np.diagonal(ov[i_silent][:d]), 4))
-print("|q_kᵀu_k| when s_k² first reaches 1% of λ_k:", np.round(align_at_onset, 5),
-      " at t/τ₁ =", np.round(tt[learn_idx], 2))
-rep.check("qwem.res3.silent_alignment_first_mode",
-          "silent alignment: the top left singular vector of W is not aligned at t = 0 (|q₁ᵀu₁| < 0.5) but is by the "
-          "last time at which ‖W‖²_F is still below 0.1% of Σλ_k (|q₁ᵀu₁| > 0.999)",
-          value={"t0": float(ov[0, 0, 0]), "silent": float(ov[i_silent, 0, 0]), "t_over_tau1": float(tt[i_silent])},
-          passed=bool(ov[0, 0, 0] < 0.5 and ov[i_silent, 0, 0] > 0.999), tolerance="< 0.5 then > 0.999",
-          kind="finding")
-rep.above("qwem.res3.aligned_before_learned",
-          "each feature is aligned before it is learned: |q_kᵀu_k| at the first time s_k² ≥ 1% of λ_k "
-          "(minimum over k)", value=float(align_at_onset.min()), bound=0.99, kind="finding")
+print(
+    f"t/τ₁ = {tt[i_silent]:.2f}: ‖W‖²_F / Σλ = {norm_frac[i_silent]:.1e},  |q_kᵀu_k| =",
+    np.round(np.diagonal(ov[i_silent][:d]), 4),
+)
+print(
+    "|q_kᵀu_k| when s_k² first reaches 1% of λ_k:",
+    np.round(align_at_onset, 5),
+    " at t/τ₁ =",
+    np.round(tt[learn_idx], 2),
+)
+rep.check(
+    "qwem.res3.silent_alignment_first_mode",
+    "silent alignment: the top left singular vector of W is not aligned at t = 0 (|q₁ᵀu₁| < 0.5) but is by the "
+    "last time at which ‖W‖²_F is still below 0.1% of Σλ_k (|q₁ᵀu₁| > 0.999)",
+    value={
+        "t0": float(ov[0, 0, 0]),
+        "silent": float(ov[i_silent, 0, 0]),
+        "t_over_tau1": float(tt[i_silent]),
+    },
+    passed=bool(ov[0, 0, 0] < 0.5 and ov[i_silent, 0, 0] > 0.999),
+    tolerance="< 0.5 then > 0.999",
+    kind="finding",
+)
+rep.above(
+    "qwem.res3.aligned_before_learned",
+    "each feature is aligned before it is learned: |q_kᵀu_k| at the first time s_k² ≥ 1% of λ_k "
+    "(minimum over k)",
+    value=float(align_at_onset.min()),
+    bound=0.99,
+    kind="finding",
+)
 
 # %%
 times_show = [0, i_silent, learn_idx[1] + (learn_idx[2] - learn_idx[1]) // 2, len(tt) - 1]
 fig, axs = plotting.figure(1, 4, width=3.2, height=3.6)
 for ax, i in zip(axs, times_show):
-    im = ax.imshow(ov[i][:2 * d], vmin=0, vmax=1, cmap=plotting.CMAP, aspect="auto")
+    im = ax.imshow(ov[i][: 2 * d], vmin=0, vmax=1, cmap=plotting.CMAP, aspect="auto")
     ax.set_xticks(range(d), [str(k + 1) for k in range(d)])
     ax.set_yticks(range(2 * d), [str(k + 1) for k in range(2 * d)])
-    plotting.label(ax, f"t/τ₁ = {tt[i]:.2f}\n‖W‖²/Σλ = {norm_frac[i]:.0e}", "singular vector u_k of W",
-                   "eigenvector q_i of M*")
+    plotting.label(
+        ax,
+        f"t/τ₁ = {tt[i]:.2f}\n‖W‖²/Σλ = {norm_frac[i]:.0e}",
+        "singular vector u_k of W",
+        "eigenvector q_i of M*",
+    )
 fig.colorbar(im, ax=axs, shrink=0.8, label="|q_iᵀ u_k|")
 fig.suptitle("Figure 13.3 — Silent alignment: W rotates onto the eigenbasis while tiny")
 plt.show()
@@ -333,36 +484,69 @@ plt.show()
 # %%
 learn, learn_th = sweep.learn[b], sweep.learn_theory[b]
 final_overlap = np.diagonal(ov[-1][:d])
-print("learning times t_k/τ₁ measured:", np.round(learn, 4), "\n                       theory:  ",
-      np.round(learn_th, 4))
-rep.check("qwem.res3.features_in_order",
-          "features are learned one at a time in the order of the eigenvalues (crossing times of λ_k/2 strictly "
-          "increasing) and each learned direction is the eigenvector: |q_kᵀu_k| > 0.999 at the end",
-          value={"t_k/tau1": learn, "min_final_overlap": float(final_overlap.min())},
-          passed=bool(np.all(np.diff(learn) > 0) and final_overlap.min() > 0.999),
-          tolerance="increasing; overlap > 0.999", kind="finding")
-rep.below("qwem.res3.learning_times_match",
-          "each learning time (s_k² = λ_k/2) agrees with the matched sigmoid of Lemma 3.1 (max |Δt|/τ₁ over k)",
-          value=float(np.max(np.abs(learn - learn_th))), bound=0.01, kind="finding")
+print(
+    "learning times t_k/τ₁ measured:",
+    np.round(learn, 4),
+    "\n                       theory:  ",
+    np.round(learn_th, 4),
+)
+rep.check(
+    "qwem.res3.features_in_order",
+    "features are learned one at a time in the order of the eigenvalues (crossing times of λ_k/2 strictly "
+    "increasing) and each learned direction is the eigenvector: |q_kᵀu_k| > 0.999 at the end",
+    value={"t_k/tau1": learn, "min_final_overlap": float(final_overlap.min())},
+    passed=bool(np.all(np.diff(learn) > 0) and final_overlap.min() > 0.999),
+    tolerance="increasing; overlap > 0.999",
+    kind="finding",
+)
+rep.below(
+    "qwem.res3.learning_times_match",
+    "each learning time (s_k² = λ_k/2) agrees with the matched sigmoid of Lemma 3.1 (max |Δt|/τ₁ over k)",
+    value=float(np.max(np.abs(learn - learn_th))),
+    bound=0.01,
+    kind="finding",
+)
 
 # %%
 cut = {}
 for dp in S["cut_dims"]:
-    run = q.random_init_sweep(M, lam, Qm, dp, sig2[b:], Z[:, :dp], n_records=S["n_records"],
-                              t_end=float(tt[-1]), full_basis=True, device=dev, progress=False)
-    U_small_final = run.traj.left_overlap[0, -1]               # (V, d'): coordinates in the eigenbasis
-    t_mid = np.sqrt(learn[dp - 1] * learn[dp])                 # between the d'-th and (d'+1)-th jumps of the d-run
+    run = q.random_init_sweep(
+        M,
+        lam,
+        Qm,
+        dp,
+        sig2[b:],
+        Z[:, :dp],
+        n_records=S["n_records"],
+        t_end=float(tt[-1]),
+        full_basis=True,
+        device=dev,
+        progress=False,
+    )
+    U_small_final = run.traj.left_overlap[0, -1]  # (V, d'): coordinates in the eigenbasis
+    t_mid = np.sqrt(learn[dp - 1] * learn[dp])  # between the d'-th and (d'+1)-th jumps of the d-run
     i_mid = int(np.argmin(np.abs(tt - t_mid)))
-    U_big_mid = sweep.traj.left_overlap[b, i_mid][:, :dp]      # top-d' left singular vectors of the d-run
-    cut[dp] = dict(t_mid=float(tt[i_mid]),
-                   early_vs_small=q.subspace_distance(U_big_mid, U_small_final),
-                   small_vs_eig=q.subspace_distance(U_small_final, np.eye(S["V"])[:, :dp]))
-    print(f"d' = {dp}: stopped at t/τ₁ = {tt[i_mid]:.2f}, sin θ_max(top-{dp} of d-run, final {dp}-run) = "
-          f"{cut[dp]['early_vs_small']:.2e};  sin θ_max(final {dp}-run, span q_1…q_{dp}) = {cut[dp]['small_vs_eig']:.1e}")
-rep.below("qwem.res3.truncation_same_features",
-          "stopping the d-run between its d'-th and (d'+1)-th jumps, or training with d' columns, gives the same "
-          "d' features: largest sine of the principal angles between the two subspaces, over d' in "
-          f"{list(S['cut_dims'])}", value=max(v["early_vs_small"] for v in cut.values()), bound=0.01, kind="finding")
+    U_big_mid = sweep.traj.left_overlap[b, i_mid][
+        :, :dp
+    ]  # top-d' left singular vectors of the d-run
+    cut[dp] = dict(
+        t_mid=float(tt[i_mid]),
+        early_vs_small=q.subspace_distance(U_big_mid, U_small_final),
+        small_vs_eig=q.subspace_distance(U_small_final, np.eye(S["V"])[:, :dp]),
+    )
+    print(
+        f"d' = {dp}: stopped at t/τ₁ = {tt[i_mid]:.2f}, sin θ_max(top-{dp} of d-run, final {dp}-run) = "
+        f"{cut[dp]['early_vs_small']:.2e};  sin θ_max(final {dp}-run, span q_1…q_{dp}) = {cut[dp]['small_vs_eig']:.1e}"
+    )
+rep.below(
+    "qwem.res3.truncation_same_features",
+    "stopping the d-run between its d'-th and (d'+1)-th jumps, or training with d' columns, gives the same "
+    "d' features: largest sine of the principal angles between the two subspaces, over d' in "
+    f"{list(S['cut_dims'])}",
+    value=max(v["early_vs_small"] for v in cut.values()),
+    bound=0.01,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 8 · The real corpus
@@ -382,13 +566,17 @@ M_real = q.mstar_from_stats(P_joint, P_uni)
 del P_joint
 lam_r, Q_r = q.eig_desc(M_real)
 lo, hi = S["d_range"]
-gaps = 1.0 - lam_r[lo:hi + 1] / lam_r[lo - 1:hi]
+gaps = 1.0 - lam_r[lo : hi + 1] / lam_r[lo - 1 : hi]
 d_r = lo + int(np.argmax(gaps))
-print(f"{S['corpus']}, V = {S['V_real']}: λ_1…λ_{d_r + 1} =", np.round(lam_r[:d_r + 1], 2))
-print(f"d = {d_r} (relative gap to λ_(d+1): {gaps.max():.3f}); smallest consecutive ratio inside the top d: "
-      f"{np.max(lam_r[1:d_r] / lam_r[:d_r - 1]):.3f};  p = {q.gap_exponent(lam_r, d_r):.4f}")
+print(f"{S['corpus']}, V = {S['V_real']}: λ_1…λ_{d_r + 1} =", np.round(lam_r[: d_r + 1], 2))
+print(
+    f"d = {d_r} (relative gap to λ_(d+1): {gaps.max():.3f}); smallest consecutive ratio inside the top d: "
+    f"{np.max(lam_r[1:d_r] / lam_r[: d_r - 1]):.3f};  p = {q.gap_exponent(lam_r, d_r):.4f}"
+)
 thr_r, (ri, rj) = q.pair_condition_threshold(lam_r[:d_r])
-print(f"threshold of (∗): log σ² ≪ {thr_r:.0f} (pair λ_{ri + 1} = {lam_r[ri]:.2f}, λ_{rj + 1} = {lam_r[rj]:.2f})")
+print(
+    f"threshold of (∗): log σ² ≪ {thr_r:.0f} (pair λ_{ri + 1} = {lam_r[ri]:.2f}, λ_{rj + 1} = {lam_r[rj]:.2f})"
+)
 
 # %% [markdown]
 # After its jump the last feature still carries a little of direction $d+1$, which decays at the rate
@@ -402,58 +590,111 @@ print(f"threshold of (∗): log σ² ≪ {thr_r:.0f} (pair λ_{ri + 1} = {lam_r[
 Z_r = config.rng(131).standard_normal((S["V_real"], d_r))
 sig2_r = np.array(S["real_sigma_sq"], dtype=float)
 extra = min(16.0 / (lam_r[d_r - 1] - lam_r[d_r]), S["settle_cap"] / lam_r[d_r - 1])
-real = q.random_init_sweep(M_real, lam_r, Q_r, d_r, sig2_r, Z_r, n_records=S["n_records_real"], extra_time=extra,
-                           device=dev, desc="real corpus")
-rel_gap = np.minimum(1 - lam_r[1:d_r + 1] / lam_r[:d_r],
-                     np.concatenate([[np.inf], 1 - lam_r[1:d_r] / lam_r[:d_r - 1]]))
+real = q.random_init_sweep(
+    M_real,
+    lam_r,
+    Q_r,
+    d_r,
+    sig2_r,
+    Z_r,
+    n_records=S["n_records_real"],
+    extra_time=extra,
+    device=dev,
+    desc="real corpus",
+)
+rel_gap = np.minimum(
+    1 - lam_r[1 : d_r + 1] / lam_r[:d_r],
+    np.concatenate([[np.inf], 1 - lam_r[1:d_r] / lam_r[: d_r - 1]]),
+)
 separated = rel_gap >= 0.10
-print("modes separated by ≥ 10% from both neighbours:", [int(k) + 1 for k in np.nonzero(separated)[0]])
-sv_err = np.abs(real.traj.sv ** 2 - real.s_aligned_sq) / lam_r[:d_r]          # (B, T, d)
-learn_err = np.abs(real.learn - real.learn_theory)                              # (B, d)
+print(
+    "modes separated by ≥ 10% from both neighbours:", [int(k) + 1 for k in np.nonzero(separated)[0]]
+)
+sv_err = np.abs(real.traj.sv**2 - real.s_aligned_sq) / lam_r[:d_r]  # (B, T, d)
+learn_err = np.abs(real.learn - real.learn_theory)  # (B, d)
 for i, s2 in enumerate(sig2_r):
-    print(f"σ² = {s2:.0e}: max_t |s_k² − s²_al,k|/λ_k per mode", np.round(sv_err[i].max(axis=0), 4),
-          f"\n            |Δt_learn|/τ₁ per mode", np.round(learn_err[i], 4), f"  distance D = {real.distance[i].max():.4f}")
+    print(
+        f"σ² = {s2:.0e}: max_t |s_k² − s²_al,k|/λ_k per mode",
+        np.round(sv_err[i].max(axis=0), 4),
+        "\n            |Δt_learn|/τ₁ per mode",
+        np.round(learn_err[i], 4),
+        f"  distance D = {real.distance[i].max():.4f}",
+    )
 br = len(sig2_r) - 1
-final_cos = np.linalg.svd(real.traj.left_overlap[br, -1], compute_uv=False)   # cosines of principal angles
+final_cos = np.linalg.svd(
+    real.traj.left_overlap[br, -1], compute_uv=False
+)  # cosines of principal angles
 sub_real = float(np.sqrt(max(0.0, 1 - final_cos.min() ** 2)))
 print(f"final top-{d_r} subspace vs span(q_1…q_{d_r}): sin θ_max = {sub_real:.2e}")
 
 # %%
-rep.below("qwem.res3.real.separated_modes_follow_sigmoids",
-          f"real M* ({S['corpus']}, V={S['V_real']}, d={d_r}, σ²={sig2_r[br]:.0e}): every mode separated by ≥10% "
-          "from its neighbours follows its matched Lemma 3.1 sigmoid in rescaled time (max over t and those k of "
-          "|s_k² − s²_al,k|/λ_k)", value=float(sv_err[br][:, separated].max()), bound=0.01, kind="finding")
-rep.below("qwem.res3.real.separated_learning_times",
-          "real M*: the learning times (s_k² = λ_k/2) of the separated modes agree with the matched sigmoids "
-          "(max |Δt|/τ₁)", value=float(learn_err[br][separated].max()), bound=0.005, kind="finding")
+rep.below(
+    "qwem.res3.real.separated_modes_follow_sigmoids",
+    f"real M* ({S['corpus']}, V={S['V_real']}, d={d_r}, σ²={sig2_r[br]:.0e}): every mode separated by ≥10% "
+    "from its neighbours follows its matched Lemma 3.1 sigmoid in rescaled time (max over t and those k of "
+    "|s_k² − s²_al,k|/λ_k)",
+    value=float(sv_err[br][:, separated].max()),
+    bound=0.01,
+    kind="finding",
+)
+rep.below(
+    "qwem.res3.real.separated_learning_times",
+    "real M*: the learning times (s_k² = λ_k/2) of the separated modes agree with the matched sigmoids "
+    "(max |Δt|/τ₁)",
+    value=float(learn_err[br][separated].max()),
+    bound=0.005,
+    kind="finding",
+)
 pair_r = [ri, rj]
-prose(f"The pair that sets the threshold of (∗) is λ_{ri + 1} = {lam_r[ri]:.3f}, λ_{rj + 1} = {lam_r[rj]:.3f} (relative gap "
-      f"{1 - lam_r[rj] / lam_r[ri]:.3f}). At σ² = {sig2_r[br]:.0e} their largest singular-value errors are "
-      + ", ".join(f"{sv_err[br][:, k].max():.4f}" for k in pair_r)
-      + " and their learning-time errors " + ", ".join(f"{learn_err[br][k]:.4f}" for k in pair_r) + " (in units of λ_k and τ₁).")
-pair_sv = sv_err[:, :, pair_r].max(axis=1)                 # (B, 2): per σ², per mode of the pair
+prose(
+    f"The pair that sets the threshold of (∗) is λ_{ri + 1} = {lam_r[ri]:.3f}, λ_{rj + 1} = {lam_r[rj]:.3f} (relative gap "
+    f"{1 - lam_r[rj] / lam_r[ri]:.3f}). At σ² = {sig2_r[br]:.0e} their largest singular-value errors are "
+    + ", ".join(f"{sv_err[br][:, k].max():.4f}" for k in pair_r)
+    + " and their learning-time errors "
+    + ", ".join(f"{learn_err[br][k]:.4f}" for k in pair_r)
+    + " (in units of λ_k and τ₁)."
+)
+pair_sv = sv_err[:, :, pair_r].max(axis=1)  # (B, 2): per σ², per mode of the pair
 pair_lt = learn_err[:, pair_r]
-rep.check("qwem.res3.real.threshold_pair_converging",
-          "real M*: the two modes that set the threshold of (∗) (a close pair, which the check of separated modes "
-          "leaves out) follow their matched sigmoids better as σ² shrinks: both their singular-value errors and "
-          f"their learning-time errors shrink from σ² = {sig2_r[0]:.0e} to {sig2_r[-1]:.0e}, as the small p predicts",
-          value={"sv_err": pair_sv, "learn_err": pair_lt},
-          passed=bool(np.all(pair_sv[-1] < pair_sv[0]) and np.all(pair_lt[-1] < pair_lt[0])),
-          tolerance="every error smaller at the smallest σ²", kind="finding")
-rep.check("qwem.res3.real.closer_as_sigma_shrinks",
-          f"real M*, all {d_r} modes: from σ² = {sig2_r[0]:.0e} to {sig2_r[-1]:.0e} both the distance to the aligned "
-          "trajectory and the largest singular-value error shrink (slowly, as the small p predicts)",
-          value={"D": real.distance.max(axis=1), "sv_err": sv_err.max(axis=(1, 2))},
-          passed=bool(np.all(np.diff(real.distance.max(axis=1)) < 0) and np.all(np.diff(sv_err.max(axis=(1, 2))) < 0)),
-          tolerance="both strictly decreasing", kind="finding")
-rep.below("qwem.res3.real.learned_subspace",
-          "real M*: the final top-d left singular subspace of W is M*'s top-d eigenspace (sine of the largest "
-          "principal angle)", value=sub_real, bound=0.01, kind="finding")
-rep.check("qwem.res3.real.pair_condition_unattainable",
-          "real M*: the threshold of (∗) lies below log of the smallest positive float64 (−708), so (∗) cannot be "
-          "met, yet the separated modes follow their sigmoids (checks above)",
-          value=thr_r, passed=bool(thr_r < np.log(np.finfo(np.float64).tiny)), tolerance="< −708.4",
-          kind="consistency")
+rep.check(
+    "qwem.res3.real.threshold_pair_converging",
+    "real M*: the two modes that set the threshold of (∗) (a close pair, which the check of separated modes "
+    "leaves out) follow their matched sigmoids better as σ² shrinks: both their singular-value errors and "
+    f"their learning-time errors shrink from σ² = {sig2_r[0]:.0e} to {sig2_r[-1]:.0e}, as the small p predicts",
+    value={"sv_err": pair_sv, "learn_err": pair_lt},
+    passed=bool(np.all(pair_sv[-1] < pair_sv[0]) and np.all(pair_lt[-1] < pair_lt[0])),
+    tolerance="every error smaller at the smallest σ²",
+    kind="finding",
+)
+rep.check(
+    "qwem.res3.real.closer_as_sigma_shrinks",
+    f"real M*, all {d_r} modes: from σ² = {sig2_r[0]:.0e} to {sig2_r[-1]:.0e} both the distance to the aligned "
+    "trajectory and the largest singular-value error shrink (slowly, as the small p predicts)",
+    value={"D": real.distance.max(axis=1), "sv_err": sv_err.max(axis=(1, 2))},
+    passed=bool(
+        np.all(np.diff(real.distance.max(axis=1)) < 0)
+        and np.all(np.diff(sv_err.max(axis=(1, 2))) < 0)
+    ),
+    tolerance="both strictly decreasing",
+    kind="finding",
+)
+rep.below(
+    "qwem.res3.real.learned_subspace",
+    "real M*: the final top-d left singular subspace of W is M*'s top-d eigenspace (sine of the largest "
+    "principal angle)",
+    value=sub_real,
+    bound=0.01,
+    kind="finding",
+)
+rep.check(
+    "qwem.res3.real.pair_condition_unattainable",
+    "real M*: the threshold of (∗) lies below log of the smallest positive float64 (−708), so (∗) cannot be "
+    "met, yet the separated modes follow their sigmoids (checks above)",
+    value=thr_r,
+    passed=bool(thr_r < np.log(np.finfo(np.float64).tiny)),
+    tolerance="< −708.4",
+    kind="consistency",
+)
 
 # %%
 fig, axs = plotting.figure(1, 2)
@@ -465,8 +706,12 @@ for i, ax in enumerate(axs[: len(sig2_r)]):
     ax.set_xlim(0, 1.3 * np.nanmax(real.learn[i]))
     ax.plot([], [], "k--", lw=0.7, label="Lemma 3.1 (matched)")
     ax.legend(loc="upper left", fontsize=8)
-    plotting.label(ax, f"Figure 13.4{'ab'[i]} — {S['corpus']}, σ² = {sig2_r[i]:.0e}", "rescaled time t / τ₁",
-                   "squared singular values of W")
+    plotting.label(
+        ax,
+        f"Figure 13.4{'ab'[i]} — {S['corpus']}, σ² = {sig2_r[i]:.0e}",
+        "rescaled time t / τ₁",
+        "squared singular values of W",
+    )
 plt.show()
 
 # %% [markdown]
@@ -525,9 +770,14 @@ plt.show()
 
 # %%
 lam_close = np.array([5.0, 4.9, 2.45, 1.7, 1.2, 0.6])
-rep.close("qwem.res3.solution.1.close_pair_exponent",
-          "exercise 1: with λ_2/λ_1 = 0.98 the predicted exponent is p = ½(1 − 0.98) = 0.01",
-          value=q.gap_exponent(lam_close, 5), target=0.01, tol=1e-12, kind="consistency")
+rep.close(
+    "qwem.res3.solution.1.close_pair_exponent",
+    "exercise 1: with λ_2/λ_1 = 0.98 the predicted exponent is p = ½(1 − 0.98) = 0.01",
+    value=q.gap_exponent(lam_close, 5),
+    target=0.01,
+    tol=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -556,11 +806,17 @@ def F(W):
 
 h = 1e-6
 dF = (F(W_fix + h * delta) - F(W_fix - h * delta)) / (2 * h)
-rate = float(np.sum(dF * delta))                           # component along δ (‖δ‖_F = 1)
-rep.close("qwem.res3.solution.2.decay_rate",
-          "exercise 2: the linearised flow at mode j's fixed point shrinks the component c·q_k o_jᵀ at rate "
-          "(λ_j − λ_k)/2 (numerical directional derivative)", value=-rate, target=(lam[jj] - lam[kk]) / 2, tol=1e-8,
-          rel=True, kind="consistency")
+rate = float(np.sum(dF * delta))  # component along δ (‖δ‖_F = 1)
+rep.close(
+    "qwem.res3.solution.2.decay_rate",
+    "exercise 2: the linearised flow at mode j's fixed point shrinks the component c·q_k o_jᵀ at rate "
+    "(λ_j − λ_k)/2 (numerical directional derivative)",
+    value=-rate,
+    target=(lam[jj] - lam[kk]) / 2,
+    tol=1e-8,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -578,17 +834,27 @@ rep.close("qwem.res3.solution.2.decay_rate",
 # %%
 rng_mc = config.rng(1313)
 n_mc = 4_000
-L2 = np.array([q.matched_initial_singular_values(rng_mc.standard_normal((S["V"], d)), Q_d)[0] ** 2
-               for _ in range(n_mc)])                      # σ = 1
+L2 = np.array(
+    [
+        q.matched_initial_singular_values(rng_mc.standard_normal((S["V"], d)), Q_d)[0] ** 2
+        for _ in range(n_mc)
+    ]
+)  # σ = 1
 mean_err = float(np.max(np.abs(L2.mean(0) / (d - np.arange(d)) - 1)))
 cv = L2.std(0) / L2.mean(0)
 cv_err = float(np.max(np.abs(cv / np.sqrt(2 / (d - np.arange(d))) - 1)))
-prose(f"Monte Carlo ({n_mc:,} draws): E[L_kk²]/σ² = {np.round(L2.mean(0), 3)} (theory {[int(x) for x in d - np.arange(d)]}); "
-      f"relative spread {np.round(cv, 3)} (theory √(2/(d−k+1)) = {np.round(np.sqrt(2 / (d - np.arange(d))), 3)}).")
-rep.below("qwem.res3.solution.3.chi_square_law",
-          "exercise 3: L_kk² ~ σ²χ²_{d−k+1}: mean and relative spread within 10% of theory for every k (Monte Carlo, "
-          "4,000 draws: sampling error of the spread ≈ 2–3%)", value=max(mean_err, cv_err), bound=0.1,
-          kind="consistency")
+prose(
+    f"Monte Carlo ({n_mc:,} draws): E[L_kk²]/σ² = {np.round(L2.mean(0), 3)} (theory {[int(x) for x in d - np.arange(d)]}); "
+    f"relative spread {np.round(cv, 3)} (theory √(2/(d−k+1)) = {np.round(np.sqrt(2 / (d - np.arange(d))), 3)})."
+)
+rep.below(
+    "qwem.res3.solution.3.chi_square_law",
+    "exercise 3: L_kk² ~ σ²χ²_{d−k+1}: mean and relative spread within 10% of theory for every k (Monte Carlo, "
+    "4,000 draws: sampling error of the spread ≈ 2–3%)",
+    value=max(mean_err, cv_err),
+    bound=0.1,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -623,8 +889,15 @@ C_fit = D[-1] / (sig2[-1] / lam[0]) ** p_pred
 D_pred = C_fit * (sig2 / lam[0]) ** p_pred
 worst = float(np.max(np.abs(np.log(D[small] / D_pred[small]))))
 eps_D = 0.05
-prose(f"C = {C_fit:.3f}; for D ≤ {eps_D} the proposed condition asks σ²/λ₁ ≤ {(eps_D / C_fit) ** (1 / p_pred):.1e}. "
-      f"Largest factor between measured and predicted D on the smaller half: {np.exp(worst):.3f}.")
-rep.below("qwem.res3.solution.5.scale_free_condition",
-          "exercise 5: D ≈ C(σ²/λ₁)^p with the predicted p predicts the measured D within a factor 1.5 on the smaller "
-          "half of the σ² range (largest |log ratio|)", value=worst, bound=np.log(1.5), kind="consistency")
+prose(
+    f"C = {C_fit:.3f}; for D ≤ {eps_D} the proposed condition asks σ²/λ₁ ≤ {(eps_D / C_fit) ** (1 / p_pred):.1e}. "
+    f"Largest factor between measured and predicted D on the smaller half: {np.exp(worst):.3f}."
+)
+rep.below(
+    "qwem.res3.solution.5.scale_free_condition",
+    "exercise 5: D ≈ C(σ²/λ₁)^p with the predicted p predicts the measured D within a factor 1.5 on the smaller "
+    "half of the σ² range (largest |log ratio|)",
+    value=worst,
+    bound=np.log(1.5),
+    kind="consistency",
+)

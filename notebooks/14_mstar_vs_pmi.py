@@ -31,8 +31,8 @@
 # matrices on real co-occurrence statistics.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import sympy as sp
 
 import qwem_lib as q
@@ -65,8 +65,14 @@ x, r = sp.symbols("x r", real=True)
 r_of_x = sp.solve(sp.Eq(x, 2 * (r - 1) / (r + 1)), r)
 print("solve x = 2(r−1)/(r+1) for r:", r_of_x)
 ok_solve = len(r_of_x) == 1 and sp.simplify(r_of_x[0] - (1 + 2 * x / (2 - x))) == 0
-rep.check("qwem.d1.ratio_from_mstar", "sympy: P_ij/(P_iP_j) = 1 + 2x/(2 − x) for x = M*_ij (equal reweightings)",
-          value=str(r_of_x), passed=ok_solve, tolerance="exact (symbolic)", kind="finding")
+rep.check(
+    "qwem.d1.ratio_from_mstar",
+    "sympy: P_ij/(P_iP_j) = 1 + 2x/(2 − x) for x = M*_ij (equal reweightings)",
+    value=str(r_of_x),
+    passed=ok_solve,
+    tolerance="exact (symbolic)",
+    kind="finding",
+)
 
 # PMI = log r(x) and 2 artanh(x/2) have the same derivative on (−2, 2) and agree at x = 0
 pmi_expr = sp.log(r_of_x[0])
@@ -77,14 +83,22 @@ print("d/dx [PMI − 2 artanh(x/2)] =", d_diff, "; value at x = 0:", sp.simplify
 coeffs = q.pmi_series_coefficients(9)
 print("series of log((2+x)/(2−x)):", " + ".join(f"({c})·x^{k}" for k, c in sorted(coeffs.items())))
 expected = {2 * k + 1: sp.Rational(1, 4**k * (2 * k + 1)) for k in range(5)}
-rep.check("qwem.d1.pmi_is_2artanh",
-          "sympy: log((2+x)/(2−x)) − 2 artanh(x/2) has zero derivative on (−2, 2) and vanishes at 0",
-          value=str(same), passed=same == 0, tolerance="exact (symbolic)", kind="finding")
-rep.check("qwem.d1.series_coefficients",
-          "sympy: PMI = x + x³/12 + x⁵/80 + x⁷/448 + x⁹/2304 (coefficients 1/(4^k(2k+1)), no even powers)",
-          value={k: str(c) for k, c in coeffs.items()}, passed=coeffs == expected, tolerance="exact (symbolic)",
-          kind="finding");
-
+rep.check(
+    "qwem.d1.pmi_is_2artanh",
+    "sympy: log((2+x)/(2−x)) − 2 artanh(x/2) has zero derivative on (−2, 2) and vanishes at 0",
+    value=str(same),
+    passed=same == 0,
+    tolerance="exact (symbolic)",
+    kind="finding",
+)
+rep.check(
+    "qwem.d1.series_coefficients",
+    "sympy: PMI = x + x³/12 + x⁵/80 + x⁷/448 + x⁹/2304 (coefficients 1/(4^k(2k+1)), no even powers)",
+    value={k: str(c) for k, c in coeffs.items()},
+    passed=coeffs == expected,
+    tolerance="exact (symbolic)",
+    kind="finding",
+)
 # %% [markdown]
 # ## 2 · How good is the truncated series?
 #
@@ -109,7 +123,10 @@ def series_error(xv, order):
     out = []
     for xi in np.atleast_1d(xv):
         xm = mpmath.mpf(float(xi))
-        poly = sum(xm ** (2 * k + 1) / (mpmath.mpf(4) ** k * (2 * k + 1)) for k in range((order - 1) // 2 + 1))
+        poly = sum(
+            xm ** (2 * k + 1) / (mpmath.mpf(4) ** k * (2 * k + 1))
+            for k in range((order - 1) // 2 + 1)
+        )
         out.append(float(abs(2 * mpmath.atanh(xm / 2) - poly)))
     return np.array(out)
 
@@ -118,33 +135,49 @@ xs = np.linspace(-1, 1, 2001)
 for order in (1, 3, 5):
     err = series_error(xs, order)
     bound = q.mstar_series_remainder_bound(xs, order)
-    print(f"order {order}: max error on |x| ≤ 1 = {err.max():.3e}; bound at |x| = 1: {bound.max():.3e}")
-    rep.check(f"qwem.d1.series_bound_order{order}",
-              f"|2artanh(x/2) − series to x^{order}| ≤ remainder bound on |x| ≤ 1, and error/bound > 0.8 at x=1",
-              value=float(err.max()), passed=bool(np.all(err <= bound) and err[-1] / bound[-1] > 0.8),
-              tolerance=f"≤ bound (max bound {bound.max():.3e})", kind="consistency")
+    print(
+        f"order {order}: max error on |x| ≤ 1 = {err.max():.3e}; bound at |x| = 1: {bound.max():.3e}"
+    )
+    rep.check(
+        f"qwem.d1.series_bound_order{order}",
+        f"|2artanh(x/2) − series to x^{order}| ≤ remainder bound on |x| ≤ 1, and error/bound > 0.8 at x=1",
+        value=float(err.max()),
+        passed=bool(np.all(err <= bound) and err[-1] / bound[-1] > 0.8),
+        tolerance=f"≤ bound (max bound {bound.max():.3e})",
+        kind="consistency",
+    )
 
 fig, ax = plotting.figure()
 xp = np.linspace(1e-3, 1.0, 400)
 for i, order in enumerate((1, 3, 5)):
     c = plotting.PALETTE[i]
-    ax.loglog(xp, series_error(xp, order), color=c, lw=2,
-              label=f"error, series to $x^{order}$")
+    ax.loglog(xp, series_error(xp, order), color=c, lw=2, label=f"error, series to $x^{order}$")
     ax.loglog(xp, q.mstar_series_remainder_bound(xp, order), "--", color=c, lw=1)
 ax.plot([], [], "--", color="0.4", lw=1, label="remainder bound (dashed)")
-plotting.label(ax, r"Truncating $2\,\mathrm{artanh}(x/2)$: error and bound", r"$x = M^\star_{ij}$",
-               "absolute error")
+plotting.label(
+    ax,
+    r"Truncating $2\,\mathrm{artanh}(x/2)$: error and bound",
+    r"$x = M^\star_{ij}$",
+    "absolute error",
+)
 ax.legend()
 plt.show()
 
 from scipy.optimize import brentq
 
-x_1pct = brentq(lambda xx: q.pmi_from_mstar(xx) / xx - 1.01, 1e-3, 1.9)   # |PMI − M*| = 1% of |M*|
-prose(f"PMI and $M^\\star$ differ by less than 1% of their value exactly when $|M^\\star| < {x_1pct:.3f}$ "
-      "(the root of $2\\,\\mathrm{artanh}(x/2)/x = 1.01$).")
-rep.close("qwem.d1.one_percent_radius",
-          "|PMI − M*| < 1% of |M*| exactly for |M*| below the root of 2artanh(x/2)/x = 1.01; x³/12 alone would say √0.12",
-          value=x_1pct, target=np.sqrt(0.12), tol=0.01, kind="consistency")
+x_1pct = brentq(lambda xx: q.pmi_from_mstar(xx) / xx - 1.01, 1e-3, 1.9)  # |PMI − M*| = 1% of |M*|
+prose(
+    f"PMI and $M^\\star$ differ by less than 1% of their value exactly when $|M^\\star| < {x_1pct:.3f}$ "
+    "(the root of $2\\,\\mathrm{artanh}(x/2)/x = 1.01$)."
+)
+rep.close(
+    "qwem.d1.one_percent_radius",
+    "|PMI − M*| < 1% of |M*| exactly for |M*| below the root of 2artanh(x/2)/x = 1.01; x³/12 alone would say √0.12",
+    value=x_1pct,
+    target=np.sqrt(0.12),
+    tol=0.01,
+    kind="consistency",
+)
 
 # %% [markdown]
 # **Figure 14.1** — The error of the truncated series of PMI in powers of $x = M^\star$ (solid) and the
@@ -167,22 +200,44 @@ M = q.target_matrix(P, 1.0, 1.0, P_marginal=p_uni)
 with np.errstate(divide="ignore"):
     PMI = np.log(P / np.outer(p_uni, p_uni))
 zero = P == 0
-print(f"{S['corpus']}, V = {V:,}: {zero.sum():,} of {V * V:,} pairs never co-occur ({zero.mean():.2%})")
-print(f"M* in [{M.min():.4f}, {M.max():.4f}]; finite PMI in [{PMI[~zero].min():.2f}, {PMI[~zero].max():.2f}]")
+print(
+    f"{S['corpus']}, V = {V:,}: {zero.sum():,} of {V * V:,} pairs never co-occur ({zero.mean():.2%})"
+)
+print(
+    f"M* in [{M.min():.4f}, {M.max():.4f}]; finite PMI in [{PMI[~zero].min():.2f}, {PMI[~zero].max():.2f}]"
+)
 
-rep.check("qwem.d1.real_bounded", f"M* on {S['corpus']} (V={V}) lies in [−2, 2]",
-          value=[float(M.min()), float(M.max())], passed=bool(M.min() >= -2 and M.max() <= 2), tolerance="[−2, 2]",
-          kind="consistency")
-rep.below("qwem.d1.real_matches_corpus_stats",
-          "target_matrix agrees with corpus_stats.mstar_from_stats (independent code) on the real matrix",
-          value=np.max(np.abs(M - q.mstar_from_stats(P, p_uni))), bound=1e-12, kind="consistency")
-rep.check("qwem.d1.real_unseen_pairs", "pairs that never co-occur have M* = −2 exactly (and PMI = −∞)",
-          value=int(zero.sum()), passed=bool(np.all(M[zero] == -2.0) and np.all(np.isneginf(PMI[zero]))),
-          tolerance="exact", kind="consistency")
+rep.check(
+    "qwem.d1.real_bounded",
+    f"M* on {S['corpus']} (V={V}) lies in [−2, 2]",
+    value=[float(M.min()), float(M.max())],
+    passed=bool(M.min() >= -2 and M.max() <= 2),
+    tolerance="[−2, 2]",
+    kind="consistency",
+)
+rep.below(
+    "qwem.d1.real_matches_corpus_stats",
+    "target_matrix agrees with corpus_stats.mstar_from_stats (independent code) on the real matrix",
+    value=np.max(np.abs(M - q.mstar_from_stats(P, p_uni))),
+    bound=1e-12,
+    kind="consistency",
+)
+rep.check(
+    "qwem.d1.real_unseen_pairs",
+    "pairs that never co-occur have M* = −2 exactly (and PMI = −∞)",
+    value=int(zero.sum()),
+    passed=bool(np.all(M[zero] == -2.0) and np.all(np.isneginf(PMI[zero]))),
+    tolerance="exact",
+    kind="consistency",
+)
 ident = np.max(np.abs(q.pmi_from_mstar(M[~zero]) - PMI[~zero]))
-rep.below("qwem.d1.real_identity", "PMI = 2 artanh(M*/2) on every co-occurring pair (max abs difference)",
-          value=ident, bound=1e-8, kind="consistency");
-
+rep.below(
+    "qwem.d1.real_identity",
+    "PMI = 2 artanh(M*/2) on every co-occurring pair (max abs difference)",
+    value=ident,
+    bound=1e-8,
+    kind="consistency",
+)
 # %% [markdown]
 # **Where they agree.** For $|M^\star| < 0.2$ the relative difference is at most
 # $\frac{x^2/12}{1 - x^2/4}$ at $x = 0.2$ (printed below). We measure it on the real matrix, and ask how much of the
@@ -192,11 +247,17 @@ rep.below("qwem.d1.real_identity", "PMI = 2 artanh(M*/2) on every co-occurring p
 small = (np.abs(M) < 0.2) & (M != 0)
 rel = np.abs(PMI[small] - M[small]) / np.abs(M[small])
 bound_small = (0.2**2 / 12) / (1 - 0.2**2 / 4)
-print(f"{small.mean():.1%} of pairs have |M*| < 0.2, carrying {P[small].sum():.1%} of the co-occurrence mass")
+print(
+    f"{small.mean():.1%} of pairs have |M*| < 0.2, carrying {P[small].sum():.1%} of the co-occurrence mass"
+)
 print(f"there, max |PMI − M*|/|M*| = {rel.max():.5f} (bound {bound_small:.5f})")
-rep.below("qwem.d1.real_small_agreement",
-          "where |M*| < 0.2 on the real matrix, |PMI − M*| / |M*| stays below (0.2²/12)/(1 − 0.2²/4)",
-          value=rel.max(), bound=bound_small, kind="consistency")
+rep.below(
+    "qwem.d1.real_small_agreement",
+    "where |M*| < 0.2 on the real matrix, |PMI − M*| / |M*| stays below (0.2²/12)/(1 − 0.2²/4)",
+    value=rel.max(),
+    bound=bound_small,
+    kind="consistency",
+)
 for thr in (0.5, 1.0, 1.5):
     sel = np.abs(M) >= thr
     print(f"|M*| ≥ {thr}: {sel.mean():6.1%} of pairs, {P[sel].sum():6.1%} of the mass")
@@ -224,17 +285,25 @@ for t in top:
 fin = np.isfinite(pmi_u)
 thr = np.quantile(pmi_u[fin], 0.9999)
 high = fin & (pmi_u >= thr)
-print(f"top 0.01% of co-occurring pairs: PMI ≥ {thr:.2f} ({high.sum():,} pairs); "
-      f"their M* ranges over [{m_u[high].min():.4f}, {m_u[high].max():.4f}]")
-rep.above("qwem.d1.real_saturation",
-          "the top 0.01% of word pairs by PMI have M* within 10% of its ceiling 2 (min M* over them > 1.8)",
-          value=m_u[high].min(), bound=1.8, kind="record")
+print(
+    f"top 0.01% of co-occurring pairs: PMI ≥ {thr:.2f} ({high.sum():,} pairs); "
+    f"their M* ranges over [{m_u[high].min():.4f}, {m_u[high].max():.4f}]"
+)
+rep.above(
+    "qwem.d1.real_saturation",
+    "the top 0.01% of word pairs by PMI have M* within 10% of its ceiling 2 (min M* over them > 1.8)",
+    value=m_u[high].min(),
+    bound=1.8,
+    kind="record",
+)
 dpmi = np.log(2.0)  # doubling P_ij adds log 2 to PMI
 dm = 2 * np.tanh((pmi_u[high] + dpmi) / 2) - m_u[high]
 print(f"doubling their P_ij moves PMI by {dpmi:.3f} but M* by at most {dm.max():.4f}")
 diag_pmi = np.diag(PMI)
-print(f"(the diagonal — a word co-occurring with itself — reaches PMI = {diag_pmi[np.isfinite(diag_pmi)].max():.2f}; "
-      "repeated words within a window are frequent in text, e.g. lists and names)")
+print(
+    f"(the diagonal — a word co-occurring with itself — reaches PMI = {diag_pmi[np.isfinite(diag_pmi)].max():.2f}; "
+    "repeated words within a window are frequent in text, e.g. lists and names)"
+)
 
 # %%
 rng = config.rng(14)
@@ -245,11 +314,22 @@ fig, axes = plotting.figure(1, 2)
 ax = axes[0]
 hb = ax.hexbin(px, py, gridsize=80, bins="log", cmap=plotting.CMAP, mincnt=1)
 grid = np.linspace(-1.999, 1.999, 400)
-ax.plot(grid, q.pmi_from_mstar(grid), color=plotting.PALETTE[1], lw=1.5, label=r"$2\,\mathrm{artanh}(x/2)$")
+ax.plot(
+    grid,
+    q.pmi_from_mstar(grid),
+    color=plotting.PALETTE[1],
+    lw=1.5,
+    label=r"$2\,\mathrm{artanh}(x/2)$",
+)
 ax.plot(grid, grid, color="0.2", lw=1, ls="--", label="PMI = $M^\\star$")
 ax.set_ylim(max(py.min(), -8), py.max() + 0.5)
 fig.colorbar(hb, ax=ax, label="pairs per cell")
-plotting.label(ax, f"PMI against $M^\\star$ ({S['corpus']}, V = {V:,})", r"$M^\star_{ij}$", r"$\mathrm{PMI}_{ij}$")
+plotting.label(
+    ax,
+    f"PMI against $M^\\star$ ({S['corpus']}, V = {V:,})",
+    r"$M^\star_{ij}$",
+    r"$\mathrm{PMI}_{ij}$",
+)
 ax.legend(loc="upper left")
 ax = axes[1]
 bins = np.linspace(np.floor(pmi_u[fin].min()) - 0.5, np.ceil(pmi_u[fin].max()) + 0.5, 161)
@@ -285,7 +365,7 @@ plt.show()
 guard = 1e-25
 PMI_guard = np.log(P / np.outer(p_uni, p_uni) + guard)
 PMI_zero = np.where(zero, 0.0, PMI_guard)
-share = float(np.sum(PMI_guard[zero] ** 2) / np.sum(PMI_guard ** 2))
+share = float(np.sum(PMI_guard[zero] ** 2) / np.sum(PMI_guard**2))
 d_cmp = max(10, V // 40)
 lam_M, U_M = q.eig_desc(M)
 lam_G, U_G = q.eig_desc(PMI_guard)
@@ -293,25 +373,41 @@ lam_Z, U_Z = q.eig_desc(PMI_zero)
 cos_guard = float(np.mean(np.linalg.svd(U_M[:, :d_cmp].T @ U_G[:, :d_cmp], compute_uv=False)))
 cos_zero = float(np.mean(np.linalg.svd(U_M[:, :d_cmp].T @ U_Z[:, :d_cmp], compute_uv=False)))
 unseen_per_word = zero.sum(1)
-rare_half = np.arange(V) >= V // 2                    # ids are frequency ranks: the rarer half of the vocabulary
+rare_half = np.arange(V) >= V // 2  # ids are frequency ranks: the rarer half of the vocabulary
 u1_rare = float(np.sum(U_G[rare_half, 0] ** 2))
-u1_rare_M = float(np.sum(U_M[rare_half, 0] ** 2))          # the same share for M*'s top eigenvector
-prose(f"The {zero.mean():.1%} of entries that are never-seen pairs carry **{share:.1%}** of the guarded PMI's squared "
-      f"Frobenius norm. Its top eigenvalues are {np.array2string(lam_G[:3], precision=0)} against "
-      f"{np.array2string(lam_M[:3], precision=1)} for $M^\\star$ and {np.array2string(lam_Z[:3], precision=1)} for PMI with "
-      f"the unseen pairs set to 0. Its top eigenvector puts {u1_rare:.1%} of its weight on the rarer half of the "
-      f"vocabulary (the words with most unseen pairs), against {u1_rare_M:.1%} for $M^\\star$'s. Mean cosine of the principal angles to $M^\\star$'s top-{d_cmp} "
-      f"eigenspace: {cos_guard:.3f} for the guarded PMI, {cos_zero:.3f} with the unseen pairs set to 0.")
-rep.above("qwem.d1.guard_frobenius_share",
-          "the never-seen pairs, at the authors' guard value log(1e-25) ≈ −57.6, carry most of the guarded PMI's squared "
-          "Frobenius norm (share > 0.9)", value=share, bound=0.9, kind="finding")
-rep.ordered("qwem.d1.guard_top_eigenvector_rare",
-            "the guarded PMI's top eigenvector puts more of its weight on the rarer half of the vocabulary than M*'s "
-            "top eigenvector does", names=["guarded PMI", "M*"], values=[u1_rare, u1_rare_M], kind="finding")
-rep.ordered("qwem.d1.guard_drives_subspace",
-            "setting the unseen pairs to 0 instead of −57.6 moves PMI's top-d eigenspace towards M*'s (mean cosine of "
-            "principal angles: zeroed PMI > guarded PMI)", names=["PMI, unseen = 0", "PMI, unseen = −57.6"],
-            values=[cos_zero, cos_guard], kind="finding")
+u1_rare_M = float(np.sum(U_M[rare_half, 0] ** 2))  # the same share for M*'s top eigenvector
+prose(
+    f"The {zero.mean():.1%} of entries that are never-seen pairs carry **{share:.1%}** of the guarded PMI's squared "
+    f"Frobenius norm. Its top eigenvalues are {np.array2string(lam_G[:3], precision=0)} against "
+    f"{np.array2string(lam_M[:3], precision=1)} for $M^\\star$ and {np.array2string(lam_Z[:3], precision=1)} for PMI with "
+    f"the unseen pairs set to 0. Its top eigenvector puts {u1_rare:.1%} of its weight on the rarer half of the "
+    f"vocabulary (the words with most unseen pairs), against {u1_rare_M:.1%} for $M^\\star$'s. Mean cosine of the principal angles to $M^\\star$'s top-{d_cmp} "
+    f"eigenspace: {cos_guard:.3f} for the guarded PMI, {cos_zero:.3f} with the unseen pairs set to 0."
+)
+rep.above(
+    "qwem.d1.guard_frobenius_share",
+    "the never-seen pairs, at the authors' guard value log(1e-25) ≈ −57.6, carry most of the guarded PMI's squared "
+    "Frobenius norm (share > 0.9)",
+    value=share,
+    bound=0.9,
+    kind="finding",
+)
+rep.ordered(
+    "qwem.d1.guard_top_eigenvector_rare",
+    "the guarded PMI's top eigenvector puts more of its weight on the rarer half of the vocabulary than M*'s "
+    "top eigenvector does",
+    names=["guarded PMI", "M*"],
+    values=[u1_rare, u1_rare_M],
+    kind="finding",
+)
+rep.ordered(
+    "qwem.d1.guard_drives_subspace",
+    "setting the unseen pairs to 0 instead of −57.6 moves PMI's top-d eigenspace towards M*'s (mean cosine of "
+    "principal angles: zeroed PMI > guarded PMI)",
+    names=["PMI, unseen = 0", "PMI, unseen = −57.6"],
+    values=[cos_zero, cos_guard],
+    kind="finding",
+)
 
 # %% [markdown]
 # So the failure of svd(PMI) in the benchmark (chapter 21) is not mainly noise in rare co-occurring pairs: it is
@@ -363,9 +459,13 @@ rep.ordered("qwem.d1.guard_drives_subspace",
 k_neg = 5.0
 M_k = q.target_matrix(P, 1.0, k_neg, P_marginal=p_uni)
 err_k = np.max(np.abs(M_k[~zero] - 2 * np.tanh((PMI[~zero] - np.log(k_neg)) / 2)))
-rep.below("qwem.d1.solution.1.shifted_pmi",
-          f"exercise 1: with Ψ⁻ = 5Ψ⁺, M* = 2tanh((PMI − log 5)/2) on every co-occurring pair of the real matrix (max error)",
-          value=err_k, bound=1e-10, kind="consistency")
+rep.below(
+    "qwem.d1.solution.1.shifted_pmi",
+    "exercise 1: with Ψ⁻ = 5Ψ⁺, M* = 2tanh((PMI − log 5)/2) on every co-occurring pair of the real matrix (max error)",
+    value=err_k,
+    bound=1e-10,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -383,11 +483,17 @@ rep.below("qwem.d1.solution.1.shifted_pmi",
 # %%
 m_ten = np.sqrt(3.6)
 pmi_ten = float(q.pmi_from_mstar(m_ten))
-prose(f"Ratio 1/10 at |M*| = {m_ten:.4f}, i.e. |PMI| = {pmi_ten:.3f}, P_ij/(P_iP_j) = {np.exp(pmi_ten):.1f}.")
-rep.close("qwem.d1.solution.2.noise_ratio",
-          "exercise 2: the derivative of 2tanh(y/2) at y = 2artanh(√3.6/2) is 1/10 (central difference)",
-          value=(2 * np.tanh((pmi_ten + 1e-6) / 2) - 2 * np.tanh((pmi_ten - 1e-6) / 2)) / 2e-6, target=0.1, tol=1e-8,
-          kind="consistency")
+prose(
+    f"Ratio 1/10 at |M*| = {m_ten:.4f}, i.e. |PMI| = {pmi_ten:.3f}, P_ij/(P_iP_j) = {np.exp(pmi_ten):.1f}."
+)
+rep.close(
+    "qwem.d1.solution.2.noise_ratio",
+    "exercise 2: the derivative of 2tanh(y/2) at y = 2artanh(√3.6/2) is 1/10 (central difference)",
+    value=(2 * np.tanh((pmi_ten + 1e-6) / 2) - 2 * np.tanh((pmi_ten - 1e-6) / 2)) / 2e-6,
+    target=0.1,
+    tol=1e-8,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -405,11 +511,17 @@ corr_eps = {}
 for eps_ in (1e-25, 1e-3, 1.0):
     L_eps = np.log(P / np.outer(p_uni, p_uni) + eps_)
     corr_eps[eps_] = float(np.corrcoef(L_eps.ravel(), M.ravel())[0, 1])
-prose("Correlation with $M^\\star$ over all pairs: " + ", ".join(f"ε = {k_:g}: {v_:.3f}" for k_, v_ in corr_eps.items()))
-rep.ordered("qwem.d1.solution.3.epsilon_order",
-            "exercise 3: the larger the guard ε, the more log(P_ij/(P_iP_j) + ε) correlates with M* over all pairs",
-            names=["ε = 1", "ε = 1e-3", "ε = 1e-25"], values=[corr_eps[1.0], corr_eps[1e-3], corr_eps[1e-25]],
-            kind="record")
+prose(
+    "Correlation with $M^\\star$ over all pairs: "
+    + ", ".join(f"ε = {k_:g}: {v_:.3f}" for k_, v_ in corr_eps.items())
+)
+rep.ordered(
+    "qwem.d1.solution.3.epsilon_order",
+    "exercise 3: the larger the guard ε, the more log(P_ij/(P_iP_j) + ε) correlates with M* over all pairs",
+    names=["ε = 1", "ε = 1e-3", "ε = 1e-25"],
+    values=[corr_eps[1.0], corr_eps[1e-3], corr_eps[1e-25]],
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -426,9 +538,16 @@ rep.ordered("qwem.d1.solution.3.epsilon_order",
 # %%
 top_words = [words[i] for i in np.argsort(-np.abs(U_G[:, 0]))[:10]]
 corr_unseen = float(np.corrcoef(U_G[:, 0] ** 2, unseen_per_word)[0, 1])
-prose(f"Largest components of the guarded PMI's top eigenvector: {', '.join(top_words)}; frequency ranks "
-      f"{sorted(int(i) for i in np.argsort(-np.abs(U_G[:, 0]))[:10])}. Correlation of its squared components with the "
-      f"number of unseen pairs per word: {corr_unseen:.2f}.")
-rep.above("qwem.d1.solution.4.top_eigenvector_follows_unseen",
-          "exercise 4: the squared components of the guarded PMI's top eigenvector correlate positively with each "
-          "word's number of never-seen pairs", value=corr_unseen, bound=0.0, kind="record")
+prose(
+    f"Largest components of the guarded PMI's top eigenvector: {', '.join(top_words)}; frequency ranks "
+    f"{sorted(int(i) for i in np.argsort(-np.abs(U_G[:, 0]))[:10])}. Correlation of its squared components with the "
+    f"number of unseen pairs per word: {corr_unseen:.2f}."
+)
+rep.above(
+    "qwem.d1.solution.4.top_eigenvector_follows_unseen",
+    "exercise 4: the squared components of the guarded PMI's top eigenvector correlate positively with each "
+    "word's number of never-seen pairs",
+    value=corr_unseen,
+    bound=0.0,
+    kind="record",
+)

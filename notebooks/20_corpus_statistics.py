@@ -40,13 +40,48 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("20_corpus_statistics")
 S = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=1_000, V_big=2_000, d=50, d_check=30, window=16, brute_tokens=5_000,
-               n_features=4, article_V=300, article_tokens=100_000, articles=50, power_steps=100),
-    book=dict(corpus="enwiki2015_17m", V=2_000, V_big=10_000, d=200, d_check=50, window=16, brute_tokens=20_000,
-              n_features=6, article_V=500, article_tokens=400_000, articles=200, power_steps=100),
-    paper=dict(corpus="enwiki2015_70m", V=10_000, V_big=10_000, d=200, d_check=50, window=16,
-               brute_tokens=20_000, n_features=6, article_V=500, article_tokens=400_000, articles=200,
-               power_steps=100),
+    smoke=dict(
+        corpus="enwiki2015_1m7",
+        V=1_000,
+        V_big=2_000,
+        d=50,
+        d_check=30,
+        window=16,
+        brute_tokens=5_000,
+        n_features=4,
+        article_V=300,
+        article_tokens=100_000,
+        articles=50,
+        power_steps=100,
+    ),
+    book=dict(
+        corpus="enwiki2015_17m",
+        V=2_000,
+        V_big=10_000,
+        d=200,
+        d_check=50,
+        window=16,
+        brute_tokens=20_000,
+        n_features=6,
+        article_V=500,
+        article_tokens=400_000,
+        articles=200,
+        power_steps=100,
+    ),
+    paper=dict(
+        corpus="enwiki2015_70m",
+        V=10_000,
+        V_big=10_000,
+        d=200,
+        d_check=50,
+        window=16,
+        brute_tokens=20_000,
+        n_features=6,
+        article_V=500,
+        article_tokens=400_000,
+        articles=200,
+        power_steps=100,
+    ),
 )
 print(S)
 T_START = time.time()
@@ -65,22 +100,41 @@ ids = np.asarray(corpus.ids)
 print(f"{corpus.name}: {corpus.n_tokens:,} tokens, {corpus.n_types:,} distinct words")
 for V in sorted({1_000, 2_000, 10_000, q.STREAM_VOCAB, S["V"], S["V_big"]}):
     print(f"  top {V:>6,} words cover {(ids < V).mean():.1%} of the tokens")
-rep.check("qwem.corpus.token_count", "the tokenised corpus has the documented number of tokens",
-          value=corpus.n_tokens, passed=corpus.n_tokens == ds.tokens, tolerance="exact", kind="consistency")
+rep.check(
+    "qwem.corpus.token_count",
+    "the tokenised corpus has the documented number of tokens",
+    value=corpus.n_tokens,
+    passed=corpus.n_tokens == ds.tokens,
+    tolerance="exact",
+    kind="consistency",
+)
 slope, intercept = q.zipf_fit(corpus.counts, lo=10, hi=10_000)
-rep.close("qwem.corpus.zipf_slope", "Zipf: log-count vs log-rank slope over ranks 10..10,000 is near -1",
-          value=slope, target=-1.0, tol=0.25, kind="consistency")
+rep.close(
+    "qwem.corpus.zipf_slope",
+    "Zipf: log-count vs log-rank slope over ranks 10..10,000 is near -1",
+    value=slope,
+    target=-1.0,
+    tol=0.25,
+    kind="consistency",
+)
 
 # %%
 fig, ax = plotting.figure()
 r = np.arange(1, corpus.n_types + 1)
 ax.loglog(r, corpus.counts, color=plotting.PALETTE[0], lw=1.5, label="counts")
 rr = np.array([10, 10_000])
-ax.loglog(rr, np.exp(intercept) * rr ** slope, "--", color=plotting.PALETTE[1],
-          label=f"fit, slope {slope:.2f}")
+ax.loglog(
+    rr,
+    np.exp(intercept) * rr**slope,
+    "--",
+    color=plotting.PALETTE[1],
+    label=f"fit, slope {slope:.2f}",
+)
 for V in (2_000, 10_000):
     ax.axvline(V, color="grey", lw=0.8, ls=":")
-plotting.label(ax, f"Rank–frequency of {corpus.name}", "frequency rank r", "count of the word of rank r")
+plotting.label(
+    ax, f"Rank–frequency of {corpus.name}", "frequency rank r", "count of the word of rank r"
+)
 ax.legend()
 
 # %% [markdown]
@@ -110,13 +164,17 @@ ax.legend()
 
 # %%
 in_stream = ids < q.STREAM_VOCAB
-oov_share = {V: dict(authors=float(1 - in_stream.mean()), drop=float(1 - (ids < V).mean()))
-             for V in (S["V"], S["V_big"])}
-prose(f"On {corpus.name} the authors' rule removes the {oov_share[S['V']]['authors']:.1%} of tokens "
-      f"outside the top {q.STREAM_VOCAB:,} words, whatever $V$. The `drop` rule removes "
-      f"{oov_share[S['V']]['drop']:.1%} of the tokens at $V$ = {S['V']:,} and "
-      f"{oov_share[S['V_big']]['drop']:.1%} at $V$ = {S['V_big']:,}: at the smaller $V$ a window of 16 kept "
-      f"tokens then spans about {16 / (1 - oov_share[S['V']]['drop']):.1f} original tokens on average.")
+oov_share = {
+    V: dict(authors=float(1 - in_stream.mean()), drop=float(1 - (ids < V).mean()))
+    for V in (S["V"], S["V_big"])
+}
+prose(
+    f"On {corpus.name} the authors' rule removes the {oov_share[S['V']]['authors']:.1%} of tokens "
+    f"outside the top {q.STREAM_VOCAB:,} words, whatever $V$. The `drop` rule removes "
+    f"{oov_share[S['V']]['drop']:.1%} of the tokens at $V$ = {S['V']:,} and "
+    f"{oov_share[S['V_big']]['drop']:.1%} at $V$ = {S['V_big']:,}: at the smaller $V$ a window of 16 kept "
+    f"tokens then spans about {16 / (1 - oov_share[S['V']]['drop']):.1f} original tokens on average."
+)
 
 # %%
 t0 = time.time()
@@ -131,12 +189,22 @@ for j in tqdm(range(1, S["window"] + 1), desc="brute-force offsets", leave=False
         if a < S["V"] and b < S["V"]:  # cut the V x V block; ranks V..20,000 only hold their slots
             slow[a, b] += 17 - j
             slow[b, a] += 17 - j
-rep.check("qwem.corpus.counts_match_loop",
-          f"compiled counts equal a plain loop on the first {S['brute_tokens']:,} tokens (authors' rule)",
-          value=float(np.abs(fast - slow).max()), passed=bool(np.array_equal(fast, slow)), tolerance="exact",
-          kind="consistency")
-rep.close("qwem.corpus.P_normalised", "P_ij sums to one and is symmetric",
-          value=abs(P.sum() - 1) + np.abs(P - P.T).max(), target=0.0, tol=1e-12, kind="consistency")
+rep.check(
+    "qwem.corpus.counts_match_loop",
+    f"compiled counts equal a plain loop on the first {S['brute_tokens']:,} tokens (authors' rule)",
+    value=float(np.abs(fast - slow).max()),
+    passed=bool(np.array_equal(fast, slow)),
+    tolerance="exact",
+    kind="consistency",
+)
+rep.close(
+    "qwem.corpus.P_normalised",
+    "P_ij sums to one and is symmetric",
+    value=abs(P.sum() - 1) + np.abs(P - P.T).max(),
+    target=0.0,
+    tol=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # **Row marginal versus unigram.** On a stream without gaps in the counted block (the `drop` rule), a
@@ -157,12 +225,19 @@ N_kept = int((ids < S["V"]).sum())
 l1_drop = float(np.abs(P_drop.sum(1) - p_uni).sum())
 l1_auth = float(np.abs(P.sum(1) - p_uni).sum())
 edge_bound = 2 * 1632 / (272 * N_kept - 1632)
-rep.below("qwem.corpus.marginal_vs_unigram",
-          "oov='drop': row marginal of P_ij and unigram P_i differ by at most the edge bound "
-          "2*1632/(272N-1632) in l1", value=l1_drop, bound=edge_bound * (1 + 1e-6), kind="consistency")
-prose(f"With `drop` the $\\ell_1$ distance is {l1_drop:.3g}, under the bound {edge_bound:.3g} "
-      f"($N$ = {N_kept:,}). Under the authors' rule it is {l1_auth:.3f}: a real difference, not an edge "
-      f"effect.")
+rep.below(
+    "qwem.corpus.marginal_vs_unigram",
+    "oov='drop': row marginal of P_ij and unigram P_i differ by at most the edge bound "
+    "2*1632/(272N-1632) in l1",
+    value=l1_drop,
+    bound=edge_bound * (1 + 1e-6),
+    kind="consistency",
+)
+prose(
+    f"With `drop` the $\\ell_1$ distance is {l1_drop:.3g}, under the bound {edge_bound:.3g} "
+    f"($N$ = {N_kept:,}). Under the authors' rule it is {l1_auth:.3f}: a real difference, not an edge "
+    f"effect."
+)
 del P_drop
 
 # %% [markdown]
@@ -186,34 +261,62 @@ PMI = q.pmi_from_stats(P, p_uni)
 psi = q.equal_reweighting(P, p_uni)
 M_theory = q.target_matrix(P, psi, psi, P_marginal=p_uni)
 del psi
-rep.close("qwem.corpus.mstar_matches_theory",
-          "mstar_from_stats equals theory.target_matrix with Psi+ = Psi- = 1/(P_ij + P_iP_j)",
-          value=float(np.abs(Mstar - M_theory).max()), target=0.0, tol=1e-12, kind="consistency")
+rep.close(
+    "qwem.corpus.mstar_matches_theory",
+    "mstar_from_stats equals theory.target_matrix with Psi+ = Psi- = 1/(P_ij + P_iP_j)",
+    value=float(np.abs(Mstar - M_theory).max()),
+    target=0.0,
+    tol=1e-12,
+    kind="consistency",
+)
 del M_theory
 seen = P > 0
-rep.close("qwem.corpus.mstar_tanh_pmi", "M* = 2 tanh(PMI/2) on every pair seen at least once",
-          value=float(np.abs(Mstar[seen] - 2 * np.tanh(PMI[seen] / 2)).max()), target=0.0, tol=1e-10,
-          kind="consistency")
+rep.close(
+    "qwem.corpus.mstar_tanh_pmi",
+    "M* = 2 tanh(PMI/2) on every pair seen at least once",
+    value=float(np.abs(Mstar[seen] - 2 * np.tanh(PMI[seen] / 2)).max()),
+    target=0.0,
+    tol=1e-10,
+    kind="consistency",
+)
 f_unseen = 1 - seen.mean()
-rep.check("qwem.corpus.mstar_unseen", "pairs never seen together have M* = -2 exactly",
-          value=float(f_unseen), passed=bool(np.all(Mstar[~seen] == -2.0)), tolerance="exact",
-          kind="consistency")
+rep.check(
+    "qwem.corpus.mstar_unseen",
+    "pairs never seen together have M* = -2 exactly",
+    value=float(f_unseen),
+    passed=bool(np.all(Mstar[~seen] == -2.0)),
+    tolerance="exact",
+    kind="consistency",
+)
 x = PMI[seen]
-prose(f"At $V$ = {S['V']:,}, {f_unseen:.1%} of the pairs never co-occur. Among the seen pairs "
-      f"{np.mean(np.abs(x) < 1):.1%} have $|\\mathrm{{PMI}}| < 1$, where $M^\\star$ and PMI differ by at most "
-      f"{1 - 2 * np.tanh(0.5):.3f}.")
+prose(
+    f"At $V$ = {S['V']:,}, {f_unseen:.1%} of the pairs never co-occur. Among the seen pairs "
+    f"{np.mean(np.abs(x) < 1):.1%} have $|\\mathrm{{PMI}}| < 1$, where $M^\\star$ and PMI differ by at most "
+    f"{1 - 2 * np.tanh(0.5):.3f}."
+)
 
 # %%
 rng = config.rng(20)
 pick = rng.choice(x.size, size=min(20_000, x.size), replace=False)
 fig, ax = plotting.figure()
-ax.scatter(x[pick], Mstar[seen][pick], s=2, alpha=0.3, color=plotting.PALETTE[0], label="word pairs (sample)")
+ax.scatter(
+    x[pick],
+    Mstar[seen][pick],
+    s=2,
+    alpha=0.3,
+    color=plotting.PALETTE[0],
+    label="word pairs (sample)",
+)
 xs = np.linspace(x.min(), x.max(), 400)
 ax.plot(xs, 2 * np.tanh(xs / 2), color=plotting.PALETTE[1], label=r"$2\tanh(x/2)$")
 ax.plot(xs, xs, ":", color="grey", label=r"$M^\star$ = PMI")
 ax.set_ylim(-2.3, 2.3)
-plotting.label(ax, rf"$M^\star$ against PMI on real counts (V = {S['V']:,})", "PMI = log(P_ij / P_iP_j)",
-               r"$M^\star_{ij}$")
+plotting.label(
+    ax,
+    rf"$M^\star$ against PMI on real counts (V = {S['V']:,})",
+    "PMI = log(P_ij / P_iP_j)",
+    r"$M^\star_{ij}$",
+)
 ax.legend(loc="lower right")
 
 # %% [markdown]
@@ -236,18 +339,37 @@ ax.legend(loc="lower right")
 lam_all, Q_all = np.linalg.eigh(Mstar)
 lam_all, Q_all = lam_all[::-1], Q_all[:, ::-1]
 n_nonneg = int((lam_all >= 0).sum())
-rep.check("qwem.spectrum.inertia_matches_eigh", f"LDL inertia count equals the eigenvalue count at V={S['V']:,}",
-          value=n_nonneg, passed=q.count_nonnegative(Mstar) == n_nonneg, tolerance="exact", kind="consistency")
+rep.check(
+    "qwem.spectrum.inertia_matches_eigh",
+    f"LDL inertia count equals the eigenvalue count at V={S['V']:,}",
+    value=n_nonneg,
+    passed=q.count_nonnegative(Mstar) == n_nonneg,
+    tolerance="exact",
+    kind="consistency",
+)
 n_nonneg32 = q.count_nonnegative(Mstar.astype(np.float32))
-rep.check("qwem.spectrum.inertia_float32", f"the LDL inertia count in float32 equals the float64 eigenvalue count "
-          f"at V={S['V']:,} (the precision used at V={S['V_big']:,})",
-          value=n_nonneg32, passed=n_nonneg32 == n_nonneg, tolerance="exact", kind="consistency")
-rep.check("qwem.spectrum.lambda_min_rayleigh", "lambda_V <= V * mean(M*) (Rayleigh quotient of the ones vector)",
-          value=dict(lambda_min=lam_all[-1], V_mean=S["V"] * Mstar.mean()),
-          passed=bool(lam_all[-1] <= S["V"] * Mstar.mean()), tolerance="inequality", kind="consistency")
-prose(f"At $V$ = {S['V']:,}: {n_nonneg:,} non-negative eigenvalues ({n_nonneg / S['V']:.1%}); the top three are "
-      f"{', '.join(f'{v:.1f}' for v in lam_all[:3])} and the bottom three "
-      f"{', '.join(f'{v:.1f}' for v in lam_all[-3:])}; $V\\,\\overline{{M^\\star}}$ = {S['V'] * Mstar.mean():.1f}.")
+rep.check(
+    "qwem.spectrum.inertia_float32",
+    f"the LDL inertia count in float32 equals the float64 eigenvalue count "
+    f"at V={S['V']:,} (the precision used at V={S['V_big']:,})",
+    value=n_nonneg32,
+    passed=n_nonneg32 == n_nonneg,
+    tolerance="exact",
+    kind="consistency",
+)
+rep.check(
+    "qwem.spectrum.lambda_min_rayleigh",
+    "lambda_V <= V * mean(M*) (Rayleigh quotient of the ones vector)",
+    value=dict(lambda_min=lam_all[-1], V_mean=S["V"] * Mstar.mean()),
+    passed=bool(lam_all[-1] <= S["V"] * Mstar.mean()),
+    tolerance="inequality",
+    kind="consistency",
+)
+prose(
+    f"At $V$ = {S['V']:,}: {n_nonneg:,} non-negative eigenvalues ({n_nonneg / S['V']:.1%}); the top three are "
+    f"{', '.join(f'{v:.1f}' for v in lam_all[:3])} and the bottom three "
+    f"{', '.join(f'{v:.1f}' for v in lam_all[-3:])}; $V\\,\\overline{{M^\\star}}$ = {S['V'] * Mstar.mean():.1f}."
+)
 
 # %%
 t0 = time.time()
@@ -260,16 +382,23 @@ t0 = time.time()
 n_nonneg_big = q.count_nonnegative(Mstar_big)
 t_inertia = time.time() - t0
 frac = n_nonneg_big / S["V_big"]
-rep.check("qwem.spectrum.nonneg_fraction",
-          f"M* at V={S['V_big']:,} is strongly indefinite: 40-60% of eigenvalues are non-negative",
-          value=dict(count=n_nonneg_big, fraction=frac), passed=0.4 <= frac <= 0.6, tolerance="[0.4, 0.6]",
-          paper="4,795 of 10,000 (0.480)", kind="finding")
-prose(f"At $V$ = {S['V_big']:,}: {f_unseen_big:.1%} of the pairs never co-occur, and {n_nonneg_big:,} of the "
-      f"{S['V_big']:,} eigenvalues are non-negative ({frac:.1%}; statistics {t_count:.0f} s, inertia "
-      f"{t_inertia:.0f} s). The paper counts 4,795 of 10,000 on 2.0B tokens, a corpus "
-      f"{2.0e9 / corpus.n_tokens:.0f} times larger. Both say the same thing: $M^\\star$ is far from positive "
-      f"semidefinite, so its best rank-$d$ factorisation $WW^\\top$ can only ever capture the top of the "
-      f"positive side.")
+rep.check(
+    "qwem.spectrum.nonneg_fraction",
+    f"M* at V={S['V_big']:,} is strongly indefinite: 40-60% of eigenvalues are non-negative",
+    value=dict(count=n_nonneg_big, fraction=frac),
+    passed=0.4 <= frac <= 0.6,
+    tolerance="[0.4, 0.6]",
+    paper="4,795 of 10,000 (0.480)",
+    kind="finding",
+)
+prose(
+    f"At $V$ = {S['V_big']:,}: {f_unseen_big:.1%} of the pairs never co-occur, and {n_nonneg_big:,} of the "
+    f"{S['V_big']:,} eigenvalues are non-negative ({frac:.1%}; statistics {t_count:.0f} s, inertia "
+    f"{t_inertia:.0f} s). The paper counts 4,795 of 10,000 on 2.0B tokens, a corpus "
+    f"{2.0e9 / corpus.n_tokens:.0f} times larger. Both say the same thing: $M^\\star$ is far from positive "
+    f"semidefinite, so its best rank-$d$ factorisation $WW^\\top$ can only ever capture the top of the "
+    f"positive side."
+)
 
 # %%
 lam_pmi = np.linalg.eigvalsh(PMI)[::-1]
@@ -282,9 +411,13 @@ for lam, name, c in ((lam_all, r"$M^\star$", 0), (lam_ppmi, "PPMI", 2), (lam_pmi
     axes[0].plot(k, lam / np.abs(lam).max(), color=plotting.PALETTE[c], label=name)
 axes[0].set_yscale("symlog", linthresh=1e-3)
 axes[0].axvline(S["d"], color="grey", ls=":", lw=0.8)
-plotting.label(axes[0], "Whole spectrum (scaled by max |λ|)", "index k (descending)", "λ_k / max|λ|")
+plotting.label(
+    axes[0], "Whole spectrum (scaled by max |λ|)", "index k (descending)", "λ_k / max|λ|"
+)
 axes[0].legend()
-axes[1].semilogy(k[: 2 * S["d"]], lam_all[: 2 * S["d"]], color=plotting.PALETTE[0], label=r"$M^\star$")
+axes[1].semilogy(
+    k[: 2 * S["d"]], lam_all[: 2 * S["d"]], color=plotting.PALETTE[0], label=r"$M^\star$"
+)
 axes[1].semilogy(k[: 2 * S["d"]], lam_ppmi[: 2 * S["d"]], color=plotting.PALETTE[2], label="PPMI")
 axes[1].axvline(S["d"], color="grey", ls=":", lw=0.8)
 plotting.label(axes[1], "Top of the spectrum", "index k", "λ_k")
@@ -317,12 +450,21 @@ axes[1].legend()
 # %%
 lam_k, Q_k = q.top_eigenpairs(Mstar.astype(np.float32), S["d_check"], method="krylov")
 rel = np.abs(lam_k - lam_all[: S["d_check"]]) / lam_all[: S["d_check"]]
-rep.below("qwem.spectrum.krylov_eigenvalues",
-          f"float32 block Krylov: top-{S['d_check']} eigenvalues within 1e-4 (relative) of float64 eigh",
-          value=float(rel.max()), bound=1e-4, kind="consistency")
+rep.below(
+    "qwem.spectrum.krylov_eigenvalues",
+    f"float32 block Krylov: top-{S['d_check']} eigenvalues within 1e-4 (relative) of float64 eigh",
+    value=float(rel.max()),
+    bound=1e-4,
+    kind="consistency",
+)
 ov = q.subspace_overlap(Q_k, Q_all[:, : S["d_check"]])
-rep.above("qwem.spectrum.krylov_subspace", f"float32 block Krylov: top-{S['d_check']} subspace overlap with eigh",
-          value=ov, bound=0.99, kind="consistency")
+rep.above(
+    "qwem.spectrum.krylov_subspace",
+    f"float32 block Krylov: top-{S['d_check']} subspace overlap with eigh",
+    value=ov,
+    bound=0.99,
+    kind="consistency",
+)
 t0 = time.time()
 # svd(M*) of chapter 21 (cached by inputs): W = Q_[d] Λ_[d]^{1/2}, by block Krylov on a CPU at V > 3,000
 words_big, W_big = q.spectral_embeddings(corpus, S["V_big"], S["d"], "mstar")
@@ -334,14 +476,21 @@ res = np.linalg.norm(Mstar_big @ Qb - Qb * lam_b.astype(Mstar_big.dtype), axis=0
 del Qb
 lam_min_big = -q.top_eigenpairs(-Mstar_big, 1, method="krylov")[0][0]  # ||M*||_2 = |λ_min| here
 norm_big = max(abs(lam_min_big), lam_b[0])
-rep.below("qwem.spectrum.krylov_residual_big",
-          f"block Krylov at V={S['V_big']:,}, d={S['d']}: max residual ||M*q - λq|| / ||M*||_2 within the "
-          "solver's stated tolerance 1e-4", value=float(res.max() / norm_big), bound=1e-4, kind="consistency")
-prose(f"At $V$ = {S['V_big']:,} and $d$ = {S['d']} the solver took {dt_k:.0f} s (or no time, from the cache): "
-      f"$\\lambda_1$ = {lam_b[0]:.1f}, $\\lambda_{{{S['d']}}}$ = {lam_b[-1]:.1f}, "
-      f"$\\lVert M^\\star\\rVert_2$ = {norm_big:,.0f}. The largest residual is {res.max() / norm_big:.1e} "
-      f"$\\lVert M^\\star\\rVert_2$, that is {np.max(res / lam_b):.1e} of the eigenvalue it belongs to "
-      "(the last, nearly degenerate pairs converge slowest).")
+rep.below(
+    "qwem.spectrum.krylov_residual_big",
+    f"block Krylov at V={S['V_big']:,}, d={S['d']}: max residual ||M*q - λq|| / ||M*||_2 within the "
+    "solver's stated tolerance 1e-4",
+    value=float(res.max() / norm_big),
+    bound=1e-4,
+    kind="consistency",
+)
+prose(
+    f"At $V$ = {S['V_big']:,} and $d$ = {S['d']} the solver took {dt_k:.0f} s (or no time, from the cache): "
+    f"$\\lambda_1$ = {lam_b[0]:.1f}, $\\lambda_{{{S['d']}}}$ = {lam_b[-1]:.1f}, "
+    f"$\\lVert M^\\star\\rVert_2$ = {norm_big:,.0f}. The largest residual is {res.max() / norm_big:.1e} "
+    f"$\\lVert M^\\star\\rVert_2$, that is {np.max(res / lam_b):.1e} of the eigenvalue it belongs to "
+    "(the last, nearly degenerate pairs converge slowest)."
+)
 
 # %% [markdown]
 # ## 6. Eigen-features: what the top eigenvectors encode
@@ -357,12 +506,14 @@ for n, (hi, lo) in enumerate(feats, start=1):
     print(f"q_{n} (λ = {lam_b[n - 1]:.0f})\n   + {' '.join(hi)}\n   - {' '.join(lo)}")
 
 # %%
-prose(f"At this preset ({corpus.name}, $V$ = {S['V_big']:,}) the first eigenvector sets "
-      f"*{', '.join(feats[0][0][:5])}* against *{', '.join(feats[0][1][:5])}*, and the second "
-      f"*{', '.join(feats[1][0][:5])}* against *{', '.join(feats[1][1][:5])}*. Each list is a topic, and "
-      f"each eigenvector a contrast between two topics. These are the \"features\" that the QWEM dynamics "
-      f"learn one at a time (chapters 12–13): each step in the loss curve adds one of these contrasts to the "
-      f"embedding.")
+prose(
+    f"At this preset ({corpus.name}, $V$ = {S['V_big']:,}) the first eigenvector sets "
+    f"*{', '.join(feats[0][0][:5])}* against *{', '.join(feats[0][1][:5])}*, and the second "
+    f"*{', '.join(feats[1][0][:5])}* against *{', '.join(feats[1][1][:5])}*. Each list is a topic, and "
+    f'each eigenvector a contrast between two topics. These are the "features" that the QWEM dynamics '
+    f"learn one at a time (chapters 12–13): each step in the loss curve adds one of these contrasts to the "
+    f"embedding."
+)
 
 # %% [markdown]
 # ## Discussion
@@ -370,16 +521,16 @@ prose(f"At this preset ({corpus.name}, $V$ = {S['V_big']:,}) the first eigenvect
 # %%
 prose(f"""* The statistics follow the authors' rules in everything we could check, with two differences of
   data: our corpus is one stream (no article boundaries) and has {corpus.n_tokens / 1e6:.1f}M tokens rather
-  than 2.0B. The smaller corpus leaves many pairs unseen ({f_unseen:.1%} at $V$ = {S['V']:,},
-  {f_unseen_big:.1%} at $V$ = {S['V_big']:,}), which pushes $M^\\star$ towards its $-2$ floor and PMI towards
+  than 2.0B. The smaller corpus leaves many pairs unseen ({f_unseen:.1%} at $V$ = {S["V"]:,},
+  {f_unseen_big:.1%} at $V$ = {S["V_big"]:,}), which pushes $M^\\star$ towards its $-2$ floor and PMI towards
   $\\log 10^{{-25}}$.
-* The out-of-vocabulary rule matters: `drop` removes {oov_share[S['V']]['drop']:.0%} of the tokens at
-  $V$ = {S['V']:,} before windowing, the authors' rule {oov_share[S['V']]['authors']:.0%}. Chapter 21 shows
+* The out-of-vocabulary rule matters: `drop` removes {oov_share[S["V"]]["drop"]:.0%} of the tokens at
+  $V$ = {S["V"]:,} before windowing, the authors' rule {oov_share[S["V"]]["authors"]:.0%}. Chapter 21 shows
   what each does to the benchmark table.
-* Non-negative eigenvalues: paper 4,795 of 10,000; this book {n_nonneg_big:,} of {S['V_big']:,}. The
+* Non-negative eigenvalues: paper 4,795 of 10,000; this book {n_nonneg_big:,} of {S["V_big"]:,}. The
   agreement in *kind* (about half) is the point; the exact count depends on the corpus.
 * The top eigenpairs need no dense decomposition: block Krylov in float32 matches float64 to the
-  tolerances checked above, and makes svd($M^\\star$) at $V = {S['V_big']:,}$ a matter of {dt_k:.0f} s here.
+  tolerances checked above, and makes svd($M^\\star$) at $V = {S["V_big"]:,}$ a matter of {dt_k:.0f} s here.
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes (less when the statistics are cached).""")
 
 # %% [markdown]
@@ -412,13 +563,20 @@ prose(f"""* The statistics follow the authors' rules in everything we could chec
 
 # %%
 _, P_flat, _ = q.cooccurrence(corpus, S["V"], window=S["window"], weighting="flat")
-rep.check("qwem.corpus.solution.1_unseen_same", "flat and linear weighting leave the same pairs unseen",
-          value=float((P_flat == 0).mean()), passed=bool(np.array_equal(P_flat == 0, ~seen)), tolerance="exact",
-          kind="consistency")
+rep.check(
+    "qwem.corpus.solution.1_unseen_same",
+    "flat and linear weighting leave the same pairs unseen",
+    value=float((P_flat == 0).mean()),
+    passed=bool(np.array_equal(P_flat == 0, ~seen)),
+    tolerance="exact",
+    kind="consistency",
+)
 n_flat = q.count_nonnegative(q.mstar_from_stats(P_flat, p_uni))
 del P_flat
-prose(f"Unseen share: {f_unseen:.2%} under both weightings. Non-negative eigenvalues at $V$ = {S['V']:,}: "
-      f"{n_nonneg:,} (linear) against {n_flat:,} (flat).")
+prose(
+    f"Unseen share: {f_unseen:.2%} under both weightings. Non-negative eigenvalues at $V$ = {S['V']:,}: "
+    f"{n_nonneg:,} (linear) against {n_flat:,} (flat)."
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -446,11 +604,17 @@ p_art = np.bincount(kept_art, minlength=Va) / kept_art.size
 l1_art = float(np.abs(C_art.sum(1) / C_art.sum() - p_art).sum())
 A, N_art = len(arts), kept_art.size
 bound_art = 2 * 1632 * A / (272 * N_art - 1632 * A)
-rep.below("qwem.corpus.solution.2_article_bound",
-          f"{A} articles, V={Va}, drop rule: l1(row marginal, unigram) <= 2*1632*A/(272N - 1632A)",
-          value=l1_art, bound=bound_art * (1 + 1e-6), kind="consistency")
-prose(f"{A} articles of about {N_art / A:.0f} kept tokens: $\\ell_1$ = {l1_art:.4f}, bound {bound_art:.4f} "
-      f"($\\approx 12A/N$ = {12 * A / N_art:.4f}). One article needs about 1,200 tokens for 1%.")
+rep.below(
+    "qwem.corpus.solution.2_article_bound",
+    f"{A} articles, V={Va}, drop rule: l1(row marginal, unigram) <= 2*1632*A/(272N - 1632A)",
+    value=l1_art,
+    bound=bound_art * (1 + 1e-6),
+    kind="consistency",
+)
+prose(
+    f"{A} articles of about {N_art / A:.0f} kept tokens: $\\ell_1$ = {l1_art:.4f}, bound {bound_art:.4f} "
+    f"($\\approx 12A/N$ = {12 * A / N_art:.4f}). One article needs about 1,200 tokens for 1%."
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -466,9 +630,14 @@ prose(f"{A} articles of about {N_art / A:.0f} kept tokens: $\\ell_1$ = {l1_art:.
 
 # %%
 err = np.abs(Mstar[seen] - x)
-rep.check("qwem.corpus.solution.3_cubic_bound", "|M* - PMI| <= |PMI|^3/12 on every seen pair",
-          value=float(np.max(err - np.abs(x) ** 3 / 12)), passed=bool(np.all(err <= np.abs(x) ** 3 / 12 + 1e-12)),
-          tolerance="inequality (+1e-12)", kind="consistency")
+rep.check(
+    "qwem.corpus.solution.3_cubic_bound",
+    "|M* - PMI| <= |PMI|^3/12 on every seen pair",
+    value=float(np.max(err - np.abs(x) ** 3 / 12)),
+    passed=bool(np.all(err <= np.abs(x) ** 3 / 12 + 1e-12)),
+    tolerance="inequality (+1e-12)",
+    kind="consistency",
+)
 prose(f"At $V$ = {S['V']:,}, {np.mean(np.abs(x) < 1):.1%} of the seen pairs have $|x| < 1$.")
 
 # %% [markdown]
@@ -490,13 +659,18 @@ for _ in range(S["power_steps"]):
     v /= np.linalg.norm(v)
 rayleigh = float(v @ (Mstar_big @ v))
 resid = float(np.linalg.norm(Mstar_big @ v - rayleigh * v) / abs(rayleigh))
-rep.check("qwem.corpus.solution.4_power_finds_negative",
-          f"{S['power_steps']} power-iteration steps on M* (V={S['V_big']:,}) converge to an eigenpair "
-          f"(relative residual < 1e-3) whose eigenvalue is negative and larger in magnitude than lambda_1",
-          value=dict(rayleigh=rayleigh, residual=resid, lambda_1=float(lam_b[0])),
-          passed=bool(resid < 1e-3 and rayleigh < 0 and abs(rayleigh) > lam_b[0]), tolerance="residual 1e-3",
-          kind="consistency")
-prose(f"Power iteration ends at $\\lambda_V \\approx$ {rayleigh:.0f}, while $\\lambda_1$ = {lam_b[0]:.0f}.")
+rep.check(
+    "qwem.corpus.solution.4_power_finds_negative",
+    f"{S['power_steps']} power-iteration steps on M* (V={S['V_big']:,}) converge to an eigenpair "
+    f"(relative residual < 1e-3) whose eigenvalue is negative and larger in magnitude than lambda_1",
+    value=dict(rayleigh=rayleigh, residual=resid, lambda_1=float(lam_b[0])),
+    passed=bool(resid < 1e-3 and rayleigh < 0 and abs(rayleigh) > lam_b[0]),
+    tolerance="residual 1e-3",
+    kind="consistency",
+)
+prose(
+    f"Power iteration ends at $\\lambda_V \\approx$ {rayleigh:.0f}, while $\\lambda_1$ = {lam_b[0]:.0f}."
+)
 
 # %% [markdown]
 # <details><summary>Solution 5</summary>
@@ -515,5 +689,7 @@ for name, Qx in (("M*", Q_all), ("PPMI", Q_ppmi)):
     for n, (hi, lo) in enumerate(q.eigen_features(words, Qx[:, :nf], k=8), start=1):
         print(f"{name} q_{n}: + {' '.join(hi)}\n          - {' '.join(lo)}")
 ov_feat = q.subspace_overlap(Q_all[:, :nf], Q_ppmi[:, :nf])
-prose(f"Overlap of the top-{nf} eigenspaces of $M^\\star$ and PPMI at $V$ = {S['V']:,}: {ov_feat:.2f} "
-      f"(1 = the same space).")
+prose(
+    f"Overlap of the top-{nf} eigenspaces of $M^\\star$ and PPMI at $V$ = {S['V']:,}: {ov_feat:.2f} "
+    f"(1 = the same space)."
+)

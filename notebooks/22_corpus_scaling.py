@@ -45,14 +45,30 @@ rep = Report("22_corpus_scaling")
 S = config.sizes(
     # smoke reads only the corpus that ships with the book: its first 300,000 tokens ("name[:n]", re-ranked)
     # stand in for the smaller corpus, so that the tests run offline on a fresh clone
-    smoke=dict(corpora=("enwiki2015_1m7[:300000]", "enwiki2015_1m7"), Vs=(1_000,), d=50,
-               w2v_corpora=("enwiki2015_1m7",), prefix_of="enwiki2015_1m7", prefix_tokens=800_000),
-    book=dict(corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"), Vs=(2_000, 10_000), d=200,
-              w2v_corpora=("enwiki2015_1m7", "enwiki2015_17m"), prefix_of="enwiki2015_17m",
-              prefix_tokens=5_000_000),
-    paper=dict(corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"), Vs=(2_000, 10_000), d=200,
-               w2v_corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"), prefix_of="enwiki2015_17m",
-               prefix_tokens=5_000_000),
+    smoke=dict(
+        corpora=("enwiki2015_1m7[:300000]", "enwiki2015_1m7"),
+        Vs=(1_000,),
+        d=50,
+        w2v_corpora=("enwiki2015_1m7",),
+        prefix_of="enwiki2015_1m7",
+        prefix_tokens=800_000,
+    ),
+    book=dict(
+        corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+        Vs=(2_000, 10_000),
+        d=200,
+        w2v_corpora=("enwiki2015_1m7", "enwiki2015_17m"),
+        prefix_of="enwiki2015_17m",
+        prefix_tokens=5_000_000,
+    ),
+    paper=dict(
+        corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+        Vs=(2_000, 10_000),
+        d=200,
+        w2v_corpora=("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+        prefix_of="enwiki2015_17m",
+        prefix_tokens=5_000_000,
+    ),
 )
 print(S)
 T_START = time.time()
@@ -74,14 +90,20 @@ for c in S["corpora"]:
         _, P, _ = q.cooccurrence(corpus, V)
         unseen[(c, V)] = float((P == 0).mean())
         del P
-    print(f"{c}: {corpus.n_tokens:,} tokens; unseen pairs " +
-          ", ".join(f"V={V:,}: {unseen[(c, V)]:.1%}" for V in S["Vs"]))
+    print(
+        f"{c}: {corpus.n_tokens:,} tokens; unseen pairs "
+        + ", ".join(f"V={V:,}: {unseen[(c, V)]:.1%}" for V in S["Vs"])
+    )
 for V in S["Vs"]:
     vals = [unseen[(c, V)] for c in S["corpora"]]
-    rep.ordered(f"qwem.scaling.unseen_shrinks_v{V}",
-                f"V={V:,}: the share of never-co-occurring pairs falls as the corpus grows "
-                f"(corpora listed from the smallest to the largest)",
-                names=list(S["corpora"]), values=vals, kind="consistency")
+    rep.ordered(
+        f"qwem.scaling.unseen_shrinks_v{V}",
+        f"V={V:,}: the share of never-co-occurring pairs falls as the corpus grows "
+        f"(corpora listed from the smallest to the largest)",
+        names=list(S["corpora"]),
+        values=vals,
+        kind="consistency",
+    )
 
 # %% [markdown]
 # ## 2. The benchmark scores at each size
@@ -97,14 +119,21 @@ t0 = time.time()
 for c, V, m in tqdm(jobs, desc="embeddings"):
     words, W = q.method_embeddings(m, c, V, S["d"])
     scores[(c, V, m)] = q.evaluate_all(words, W)
-print(f"{len(jobs)} embeddings evaluated in {time.time() - t0:.0f} s (cached ones load in a second)")
+print(
+    f"{len(jobs)} embeddings evaluated in {time.time() - t0:.0f} s (cached ones load in a second)"
+)
 
-lines = ["| corpus | tokens | V | method | analogies (pairs) | MEN | WS353 |", "|---|---|---|---|---|---|---|"]
+lines = [
+    "| corpus | tokens | V | method | analogies (pairs) | MEN | WS353 |",
+    "|---|---|---|---|---|---|---|",
+]
 for c, V, m in jobs:
     r = scores[(c, V, m)]
-    lines.append(f"| {c} | {n_tokens[c] / 1e6:.1f}M | {V:,} | {q.METHODS[m]} | {100 * r['analogy'][0]:.1f}% "
-                 f"(n={r['analogy'][1]:,}) | {r['men'][0]:.3f} (n={r['men'][1]:,}) | {r['ws353'][0]:.3f} "
-                 f"(n={r['ws353'][1]:,}) |")
+    lines.append(
+        f"| {c} | {n_tokens[c] / 1e6:.1f}M | {V:,} | {q.METHODS[m]} | {100 * r['analogy'][0]:.1f}% "
+        f"(n={r['analogy'][1]:,}) | {r['men'][0]:.3f} (n={r['men'][1]:,}) | {r['ws353'][0]:.3f} "
+        f"(n={r['ws353'][1]:,}) |"
+    )
 display(Markdown("\n".join(lines)))
 
 # %% [markdown]
@@ -118,6 +147,7 @@ display(Markdown("\n".join(lines)))
 # printed, not claimed). Where the 70M corpus is in the
 # preset we also check the paper's ordering svd($M^\star$) > svd(PPMI) > svd(PMI) on it.
 
+
 # %%
 def acc(c, V, m):
     return scores[(c, V, m)]["analogy"]
@@ -126,34 +156,58 @@ def acc(c, V, m):
 for V in S["Vs"]:
     steps = list(zip(S["corpora"][:-1], S["corpora"][1:]))
     gaps = [acc(b, V, "svd_mstar")[0] - acc(a, V, "svd_mstar")[0] for a, b in steps]
-    ses = [q.gap_se(acc(b, V, "svd_mstar")[0], acc(a, V, "svd_mstar")[0], acc(b, V, "svd_mstar")[1],
-                    acc(a, V, "svd_mstar")[1]) for a, b in steps]
-    rep.above(f"qwem.scaling.mstar_rises_v{V}",
-              f"V={V:,}: svd(M*) analogy accuracy rises with every step in corpus size by more than 3 SE "
-              f"(value = smallest gap / its SE)", value=min(g / s_ for g, s_ in zip(gaps, ses)), bound=3.0,
-              kind="finding")
+    ses = [
+        q.gap_se(
+            acc(b, V, "svd_mstar")[0],
+            acc(a, V, "svd_mstar")[0],
+            acc(b, V, "svd_mstar")[1],
+            acc(a, V, "svd_mstar")[1],
+        )
+        for a, b in steps
+    ]
+    rep.above(
+        f"qwem.scaling.mstar_rises_v{V}",
+        f"V={V:,}: svd(M*) analogy accuracy rises with every step in corpus size by more than 3 SE "
+        f"(value = smallest gap / its SE)",
+        value=min(g / s_ for g, s_ in zip(gaps, ses)),
+        bound=3.0,
+        kind="finding",
+    )
     for c in S["corpora"]:
         a, b = acc(c, V, "svd_mstar"), acc(c, V, "svd_pmi")
         se = q.gap_se(a[0], b[0], a[1])
         if n_tokens[c] < 1_000_000:
-            print(f"{c} ({n_tokens[c]:,} tokens, below the claimed range), V={V:,}: svd(M*) − svd(PMI) = "
-                  f"{a[0] - b[0]:+.3f}, 3 SE = {3 * se:.3f} (not claimed)")
+            print(
+                f"{c} ({n_tokens[c]:,} tokens, below the claimed range), V={V:,}: svd(M*) − svd(PMI) = "
+                f"{a[0] - b[0]:+.3f}, 3 SE = {3 * se:.3f} (not claimed)"
+            )
             continue
-        rep.above(f"qwem.scaling.mstar_beats_pmi_{c}_v{V}",
-                  f"{c}, V={V:,}: svd(M*) minus svd(PMI) on analogies exceeds 3 SE ({3 * se:.3f}) (the paper's "
-                  f"order)", value=a[0] - b[0], bound=3 * se,
-                  kind="consistency" if c == "enwiki2015_17m" else "finding")  # 17M: a repeat of chapter 21
+        rep.above(
+            f"qwem.scaling.mstar_beats_pmi_{c}_v{V}",
+            f"{c}, V={V:,}: svd(M*) minus svd(PMI) on analogies exceeds 3 SE ({3 * se:.3f}) (the paper's "
+            f"order)",
+            value=a[0] - b[0],
+            bound=3 * se,
+            kind="consistency" if c == "enwiki2015_17m" else "finding",
+        )  # 17M: a repeat of chapter 21
 if "enwiki2015_70m" in S["corpora"]:
     for V in S["Vs"]:
         names = ["svd_mstar", "svd_ppmi", "svd_pmi"]
         vals = [acc("enwiki2015_70m", V, m)[0] for m in names]
-        rep.ordered(f"qwem.scaling.paper_order_70m_v{V}",
-                    f"enwiki2015_70m, V={V:,}: the paper's ordering svd(M*) > svd(PPMI) > svd(PMI) on analogies",
-                    names=names, values=vals, paper="66.3% > 50.6% > 8.4% (V=10,000, 2.0B tokens)", kind="finding")
+        rep.ordered(
+            f"qwem.scaling.paper_order_70m_v{V}",
+            f"enwiki2015_70m, V={V:,}: the paper's ordering svd(M*) > svd(PPMI) > svd(PMI) on analogies",
+            names=names,
+            values=vals,
+            paper="66.3% > 50.6% > 8.4% (V=10,000, 2.0B tokens)",
+            kind="finding",
+        )
         n70 = acc("enwiki2015_70m", V, "svd_mstar")[1]
         se = q.gap_se(vals[0], vals[1], n70)
-        prose(f"70M tokens, $V$ = {V:,}: svd($M^\\star$) − svd(PPMI) = {100 * (vals[0] - vals[1]):+.1f} points, "
-              f"{(vals[0] - vals[1]) / se:.1f} standard errors.")
+        prose(
+            f"70M tokens, $V$ = {V:,}: svd($M^\\star$) − svd(PPMI) = {100 * (vals[0] - vals[1]):+.1f} points, "
+            f"{(vals[0] - vals[1]) / se:.1f} standard errors."
+        )
 
 # %% [markdown]
 # **Competitive with word2vec.** The same rule as chapter 21 (`qwem_lib.is_competitive`: at most three
@@ -165,15 +219,23 @@ if "enwiki2015_70m" in S["corpora"]:
 for c in S["w2v_corpora"]:
     for V in S["Vs"]:
         best = max(W2V, key=lambda m: acc(c, V, m)[0])
-        ok, margin = q.is_competitive(acc(c, V, "svd_mstar")[0], acc(c, V, best)[0], acc(c, V, "svd_mstar")[1])
-        print(f"{c}, V={V:,}: svd(M*) {100 * acc(c, V, 'svd_mstar')[0]:.1f}%, best word2vec {best} "
-              f"{100 * acc(c, V, best)[0]:.1f}%, margin {100 * margin:.1f} points -> "
-              f"{'competitive' if ok else 'not competitive'}")
+        ok, margin = q.is_competitive(
+            acc(c, V, "svd_mstar")[0], acc(c, V, best)[0], acc(c, V, "svd_mstar")[1]
+        )
+        print(
+            f"{c}, V={V:,}: svd(M*) {100 * acc(c, V, 'svd_mstar')[0]:.1f}%, best word2vec {best} "
+            f"{100 * acc(c, V, best)[0]:.1f}%, margin {100 * margin:.1f} points -> "
+            f"{'competitive' if ok else 'not competitive'}"
+        )
         if c != "enwiki2015_17m":
-            rep.above(f"qwem.scaling.mstar_competitive_{c}_v{V}",
-                      f"{c}, V={V:,}: svd(M*) is competitive with the better gensim word2vec on analogies "
-                      f"(value = svd(M*) - best word2vec; rule of chapter 21, margin {margin:.3f})",
-                      value=acc(c, V, "svd_mstar")[0] - acc(c, V, best)[0], bound=-margin, kind="finding")
+            rep.above(
+                f"qwem.scaling.mstar_competitive_{c}_v{V}",
+                f"{c}, V={V:,}: svd(M*) is competitive with the better gensim word2vec on analogies "
+                f"(value = svd(M*) - best word2vec; rule of chapter 21, margin {margin:.3f})",
+                value=acc(c, V, "svd_mstar")[0] - acc(c, V, best)[0],
+                bound=-margin,
+                kind="finding",
+            )
 
 # %% [markdown]
 # **svd(PMI) and unseen pairs.** Chapter 21's first edition explained the paper's 8.4% for svd(PMI) by a
@@ -181,20 +243,31 @@ for c in S["w2v_corpora"]:
 # next to svd(PMI)'s accuracy in every cell we have.
 
 # %%
-pmi_lines = ["| corpus | V | unseen pairs | svd(PMI) analogies | svd(M*) analogies |", "|---|---|---|---|---|"]
+pmi_lines = [
+    "| corpus | V | unseen pairs | svd(PMI) analogies | svd(M*) analogies |",
+    "|---|---|---|---|---|",
+]
 for c in S["corpora"]:
     for V in S["Vs"]:
-        pmi_lines.append(f"| {c} | {V:,} | {unseen[(c, V)]:.1%} | {100 * acc(c, V, 'svd_pmi')[0]:.1f}% | "
-                         f"{100 * acc(c, V, 'svd_mstar')[0]:.1f}% |")
+        pmi_lines.append(
+            f"| {c} | {V:,} | {unseen[(c, V)]:.1%} | {100 * acc(c, V, 'svd_pmi')[0]:.1f}% | "
+            f"{100 * acc(c, V, 'svd_mstar')[0]:.1f}% |"
+        )
 display(Markdown("\n".join(pmi_lines)))
 cells = [(c, V) for c in S["corpora"] for V in S["Vs"]]
 low = [cv for cv in cells if acc(*cv, "svd_pmi")[0] < 0.10]
-prose(f"svd(PMI) scores under 10% in {len(low)} of {len(cells)} cells"
-      + (f" ({', '.join(f'{c}, $V$ = {V:,}: {unseen[(c, V)]:.1%} unseen' for c, V in low)})" if low else "")
-      + f"; the fewest unseen pairs at $V$ = {max(S['Vs']):,} is "
-      f"{min(unseen[(c, max(S['Vs']))] for c in S['corpora']):.1%}. Our data never reach a cell with both the "
-      f"paper's $V$ and few unseen pairs, so they cannot test an explanation of the paper's 8.4%; we leave it "
-      f"open.")
+prose(
+    f"svd(PMI) scores under 10% in {len(low)} of {len(cells)} cells"
+    + (
+        f" ({', '.join(f'{c}, $V$ = {V:,}: {unseen[(c, V)]:.1%} unseen' for c, V in low)})"
+        if low
+        else ""
+    )
+    + f"; the fewest unseen pairs at $V$ = {max(S['Vs']):,} is "
+    f"{min(unseen[(c, max(S['Vs']))] for c in S['corpora']):.1%}. Our data never reach a cell with both the "
+    f"paper's $V$ and few unseen pairs, so they cannot test an explanation of the paper's 8.4%; we leave it "
+    f"open."
+)
 
 # %%
 fig, axes = plotting.figure(1, len(S["Vs"]), width=5.2, height=4.0, sharey=True)
@@ -203,13 +276,25 @@ colors = dict(zip(list(q.METHODS), plotting.PALETTE))
 for ax, V in zip(axes, S["Vs"]):
     for m in list(W2V) + list(SVD):
         cs = [c for c in S["corpora"] if (c, V, m) in scores]
-        ax.plot([n_tokens[c] for c in cs], [scores[(c, V, m)]["analogy"][0] for c in cs], marker="o",
-                color=colors[m], label=q.METHODS[m], ls="--" if m in W2V else "-")
+        ax.plot(
+            [n_tokens[c] for c in cs],
+            [scores[(c, V, m)]["analogy"][0] for c in cs],
+            marker="o",
+            color=colors[m],
+            label=q.METHODS[m],
+            ls="--" if m in W2V else "-",
+        )
     ax.set_xscale("log")
-    ax.set_xticks([n_tokens[c] for c in S["corpora"]], [f"{n_tokens[c] / 1e6:.1f}M" for c in S["corpora"]])
+    ax.set_xticks(
+        [n_tokens[c] for c in S["corpora"]], [f"{n_tokens[c] / 1e6:.1f}M" for c in S["corpora"]]
+    )
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    plotting.label(ax, f"Analogies vs corpus size, V = {V:,}, d = {S['d']}", "corpus size (tokens)",
-                   "analogy accuracy (authors' protocol)")
+    plotting.label(
+        ax,
+        f"Analogies vs corpus size, V = {V:,}, d = {S['d']}",
+        "corpus size (tokens)",
+        "analogy accuracy (authors' protocol)",
+    )
 handles, labs = axes[0].get_legend_handles_labels()
 fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 
@@ -225,16 +310,23 @@ fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 # %%
 C0, C1 = S["corpora"][0], S["corpora"][-1]
 Vlo, Vhi = S["Vs"][0], S["Vs"][-1]
-gap = {(c, V): acc(c, V, "svd_mstar")[0] - acc(c, V, "svd_ppmi")[0] for c in S["corpora"] for V in S["Vs"]}
+gap = {
+    (c, V): acc(c, V, "svd_mstar")[0] - acc(c, V, "svd_ppmi")[0]
+    for c in S["corpora"]
+    for V in S["Vs"]
+}
 Cw = S["w2v_corpora"][0]  # the smallest corpus gensim was trained on
 w2v_small = [acc(Cw, V, m)[0] for V in S["Vs"] for m in W2V if (Cw, V, m) in scores]
-prose(f"""* **Corpus size matters more than the method's fine print.** svd($M^\\star$) rises from
-  {100 * acc(C0, Vlo, 'svd_mstar')[0]:.1f}% to {100 * acc(C1, Vlo, 'svd_mstar')[0]:.1f}% at $V$ = {Vlo:,} between
+prose(
+    f"""* **Corpus size matters more than the method's fine print.** svd($M^\\star$) rises from
+  {100 * acc(C0, Vlo, "svd_mstar")[0]:.1f}% to {100 * acc(C1, Vlo, "svd_mstar")[0]:.1f}% at $V$ = {Vlo:,} between
   {n_tokens[C0] / 1e6:.1f}M and {n_tokens[C1] / 1e6:.0f}M tokens. Reading the table of chapter 21 without its
   corpus size would mislead.
-* **svd($M^\\star$) against svd(PPMI).** The gap svd($M^\\star$) − svd(PPMI) is """ + ", ".join(
-    f"{100 * gap[(c, Vlo)]:+.1f}" for c in S["corpora"]) + f""" points at $V$ = {Vlo:,} and """ + ", ".join(
-    f"{100 * gap[(c, Vhi)]:+.1f}" for c in S["corpora"]) + f""" at $V$ = {Vhi:,} (corpora from the smallest
+* **svd($M^\\star$) against svd(PPMI).** The gap svd($M^\\star$) − svd(PPMI) is """
+    + ", ".join(f"{100 * gap[(c, Vlo)]:+.1f}" for c in S["corpora"])
+    + f""" points at $V$ = {Vlo:,} and """
+    + ", ".join(f"{100 * gap[(c, Vhi)]:+.1f}" for c in S["corpora"])
+    + f""" at $V$ = {Vhi:,} (corpora from the smallest
   to the largest). $M^\\star$'s floor of $-2$ on unseen pairs is a strong statement ("these words avoid each
   other") that is only trustworthy when the corpus is big enough for absence to mean something; chapter 21
   shows that $d/V$ moves this gap too.
@@ -248,7 +340,8 @@ prose(f"""* **Corpus size matters more than the method's fine print.** svd($M^\\
 * **What we cannot show here.** The paper's 2.0B tokens are {2.0e9 / n_tokens[C1]:.0f} times our largest
   corpus. Extrapolating the curves is tempting and unsafe (exercise 1).
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes (statistics, spectra and gensim runs are
-  cached by inputs).""")
+  cached by inputs)."""
+)
 
 # %% [markdown]
 # ## Exercises
@@ -280,10 +373,18 @@ xs_ = np.log([n_tokens[c] for c in S["corpora"]])
 ys_ = np.array([acc(c, Vhi, "svd_mstar")[0] for c in S["corpora"]])
 b_, a_ = np.polyfit(xs_, ys_, 1)
 N_star = float(np.exp((0.663 - a_) / b_))
-rep.close("qwem.scaling.solution.1_fit_hits_target", "the fitted line reaches 66.3% at N*",
-          value=a_ + b_ * np.log(N_star), target=0.663, tol=1e-9, kind="consistency")
-prose(f"$V$ = {Vhi:,}: slope {100 * b_:.1f} points per $e$-fold of tokens; the line reaches 66.3% at "
-      f"$N^\\star \\approx$ {N_star / 1e6:,.0f}M tokens (the paper used 2,000M).")
+rep.close(
+    "qwem.scaling.solution.1_fit_hits_target",
+    "the fitted line reaches 66.3% at N*",
+    value=a_ + b_ * np.log(N_star),
+    target=0.663,
+    tol=1e-9,
+    kind="consistency",
+)
+prose(
+    f"$V$ = {Vhi:,}: slope {100 * b_:.1f} points per $e$-fold of tokens; the line reaches 66.3% at "
+    f"$N^\\star \\approx$ {N_star / 1e6:,.0f}M tokens (the paper used 2,000M)."
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -305,14 +406,19 @@ for c in S["corpora"]:
     N_c = int((cids < q.STREAM_VOCAB).sum())
     pu = cc.counts[:Vlo] / N_c
     mu = 32 * N_c * np.outer(pu, pu)
-    np.fill_diagonal(mu, 16 * N_c * pu ** 2)
+    np.fill_diagonal(mu, 16 * N_c * pu**2)
     pred[c] = float(np.exp(-mu).mean())
-    print(f"{c}: unseen pairs at V={Vlo:,}: measured {unseen[(c, Vlo)]:.1%}, independence predicts {pred[c]:.1%}")
-rep.check("qwem.scaling.solution.2_bursty",
-          f"V={Vlo:,}: on every corpus more pairs are unseen than independent draws predict (text is bursty)",
-          value={c: dict(measured=unseen[(c, Vlo)], predicted=pred[c]) for c in S["corpora"]},
-          passed=all(unseen[(c, Vlo)] > pred[c] for c in S["corpora"]), tolerance="measured > predicted",
-          kind="record")
+    print(
+        f"{c}: unseen pairs at V={Vlo:,}: measured {unseen[(c, Vlo)]:.1%}, independence predicts {pred[c]:.1%}"
+    )
+rep.check(
+    "qwem.scaling.solution.2_bursty",
+    f"V={Vlo:,}: on every corpus more pairs are unseen than independent draws predict (text is bursty)",
+    value={c: dict(measured=unseen[(c, Vlo)], predicted=pred[c]) for c in S["corpora"]},
+    passed=all(unseen[(c, Vlo)] > pred[c] for c in S["corpora"]),
+    tolerance="measured > predicted",
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -325,24 +431,50 @@ rep.check("qwem.scaling.solution.2_bursty",
 
 # %%
 c17 = q.load_corpus(S["prefix_of"])
-pre = q.data.Corpus(f"{S['prefix_of']}[:{S['prefix_tokens']:,}]", np.asarray(c17.ids)[: S["prefix_tokens"]],
-                    c17.words, c17.counts)
+pre = q.data.Corpus(
+    f"{S['prefix_of']}[:{S['prefix_tokens']:,}]",
+    np.asarray(c17.ids)[: S["prefix_tokens"]],
+    c17.words,
+    c17.counts,
+)
 w_pre, W_pre = q.spectral_embeddings(pre, Vlo, S["d"], "mstar")
 acc_pre = q.analogy_accuracy(w_pre, W_pre)
 lo_c, hi_c = S["corpora"][0], S["prefix_of"]
-rep.check("qwem.scaling.solution.3_prefix_between",
-          f"V={Vlo:,}: svd(M*) on the first {S['prefix_tokens']:,} tokens of {hi_c} scores between {lo_c} and {hi_c}",
-          value=dict(prefix=acc_pre[0], small=acc(lo_c, Vlo, "svd_mstar")[0], large=acc(hi_c, Vlo, "svd_mstar")[0]),
-          passed=bool(acc(lo_c, Vlo, "svd_mstar")[0] < acc_pre[0] < acc(hi_c, Vlo, "svd_mstar")[0]),
-          tolerance="strictly between", kind="record")
+rep.check(
+    "qwem.scaling.solution.3_prefix_between",
+    f"V={Vlo:,}: svd(M*) on the first {S['prefix_tokens']:,} tokens of {hi_c} scores between {lo_c} and {hi_c}",
+    value=dict(
+        prefix=acc_pre[0],
+        small=acc(lo_c, Vlo, "svd_mstar")[0],
+        large=acc(hi_c, Vlo, "svd_mstar")[0],
+    ),
+    passed=bool(acc(lo_c, Vlo, "svd_mstar")[0] < acc_pre[0] < acc(hi_c, Vlo, "svd_mstar")[0]),
+    tolerance="strictly between",
+    kind="record",
+)
 fig2, ax2 = plotting.figure()
 cs = [c for c in S["corpora"]]
-ax2.plot([n_tokens[c] for c in cs], [acc(c, Vlo, "svd_mstar")[0] for c in cs], "o-", color=plotting.PALETTE[2],
-         label=r"svd($M^\star$), registered corpora")
-ax2.plot([S["prefix_tokens"]], [acc_pre[0]], "s", color=plotting.PALETTE[1],
-         label=f"first {S['prefix_tokens']:,} tokens of {S['prefix_of']}")
+ax2.plot(
+    [n_tokens[c] for c in cs],
+    [acc(c, Vlo, "svd_mstar")[0] for c in cs],
+    "o-",
+    color=plotting.PALETTE[2],
+    label=r"svd($M^\star$), registered corpora",
+)
+ax2.plot(
+    [S["prefix_tokens"]],
+    [acc_pre[0]],
+    "s",
+    color=plotting.PALETTE[1],
+    label=f"first {S['prefix_tokens']:,} tokens of {S['prefix_of']}",
+)
 ax2.set_xscale("log")
-plotting.label(ax2, f"svd(M*) with an extra corpus size, V = {Vlo:,}", "corpus size (tokens)", "analogy accuracy")
+plotting.label(
+    ax2,
+    f"svd(M*) with an extra corpus size, V = {Vlo:,}",
+    "corpus size (tokens)",
+    "analogy accuracy",
+)
 ax2.legend()
 
 # %% [markdown]
@@ -364,11 +496,19 @@ per = {}
 for c in (C0, C1):
     w_, W_ = q.method_embeddings("svd_mstar", c, Vlo, S["d"])
     per[c] = q.analogy_accuracy(w_, W_, per_category=True)
-rep.check("qwem.scaling.solution.4_counts_add_up", "per-category counts add up to the total on both corpora",
-          value={c: per[c][1] for c in per}, passed=all(sum(n_ for _, n_ in p_[2].values()) == p_[1]
-                                                        for p_ in per.values()), tolerance="exact",
-          kind="consistency")
-common = sorted(set(per[C0][2]) & set(per[C1][2]), key=lambda k: -(per[C1][2][k][0] - per[C0][2][k][0]))
+rep.check(
+    "qwem.scaling.solution.4_counts_add_up",
+    "per-category counts add up to the total on both corpora",
+    value={c: per[c][1] for c in per},
+    passed=all(sum(n_ for _, n_ in p_[2].values()) == p_[1] for p_ in per.values()),
+    tolerance="exact",
+    kind="consistency",
+)
+common = sorted(
+    set(per[C0][2]) & set(per[C1][2]), key=lambda k: -(per[C1][2][k][0] - per[C0][2][k][0])
+)
 for k in common:
-    print(f"  {k:28s} {100 * per[C0][2][k][0]:5.1f}% -> {100 * per[C1][2][k][0]:5.1f}%  "
-          f"({100 * (per[C1][2][k][0] - per[C0][2][k][0]):+.1f})")
+    print(
+        f"  {k:28s} {100 * per[C0][2][k][0]:5.1f}% -> {100 * per[C1][2][k][0]:5.1f}%  "
+        f"({100 * (per[C1][2][k][0] - per[C0][2][k][0]):+.1f})"
+    )

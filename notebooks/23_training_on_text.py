@@ -27,8 +27,8 @@
 # M^\star W$: each eigendirection grows at its own rate $\lambda_k/2$, and the largest wins first.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 
 import qwem_lib as q
 from qwem_lib import config, plotting
@@ -37,9 +37,11 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("23_training_on_text")
 # the training runs' sizes live in qwem_lib (q.TEXT_RUNS), shared with chapter 24 so both read one cached run
-P = config.sizes(smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30},
-                 book={**q.TEXT_RUNS["book"], "check_batches": 30},
-                 paper={**q.TEXT_RUNS["paper"], "check_batches": 30})
+P = config.sizes(
+    smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30},
+    book={**q.TEXT_RUNS["book"], "check_batches": 30},
+    paper={**q.TEXT_RUNS["paper"], "check_batches": 30},
+)
 print(P)
 RUN = q.text_run_kwargs(P)
 corpus = q.load_corpus(P["corpus"])
@@ -124,15 +126,25 @@ sampler = q.make_sampler(corpus.ids, V, device=config.device())
 tables = q.make_tables("qwem", Pj, pu, sampler)
 gen = torch.Generator(device=config.device()).manual_seed(config.SEED)
 Wt = torch.as_tensor(W_half, device=config.device())
-L_mb = np.array([float(q.batch_loss_grad(Wt, sampler, tables, gen, batch=P["batch"])[0])
-                 for _ in range(P["check_batches"])])
+L_mb = np.array(
+    [
+        float(q.batch_loss_grad(Wt, sampler, tables, gen, batch=P["batch"])[0])
+        for _ in range(P["check_batches"])
+    ]
+)
 se = L_mb.std(ddof=1) / np.sqrt(len(L_mb))
-print(f"acceptance α = {sampler.acceptance:.3f};  L(W) = {L_pop:.4f};  mean of {len(L_mb)} minibatch losses = "
-      f"{L_mb.mean():.4f} ± {se:.4f}")
-rep.below("qwem.train.estimator_unbiased",
-          "the mean of the minibatch QWEM losses at a fixed W equals Theorem 1's population loss from the same "
-          "stream's P_ij and P_iP_j (|difference| in standard errors of the mean)",
-          value=abs(L_mb.mean() - L_pop) / se, bound=4.0, kind="consistency")
+print(
+    f"acceptance α = {sampler.acceptance:.3f};  L(W) = {L_pop:.4f};  mean of {len(L_mb)} minibatch losses = "
+    f"{L_mb.mean():.4f} ± {se:.4f}"
+)
+rep.below(
+    "qwem.train.estimator_unbiased",
+    "the mean of the minibatch QWEM losses at a fixed W equals Theorem 1's population loss from the same "
+    "stream's P_ij and P_iP_j (|difference| in standard errors of the mean)",
+    value=abs(L_mb.mean() - L_pop) / se,
+    bound=4.0,
+    kind="consistency",
+)
 del psi
 
 # %% [markdown]
@@ -152,11 +164,13 @@ lam = small.lam
 tau1 = q.characteristic_time(lam[0], small.sigma_sq)
 tt = r.times / tau1
 theory = q.aligned_sigmoid(lam[:d][None, :], small.sigma_sq, r.times[:, None])
-learn = q.learning_times(r.times, r.sv ** 2, lam[:d]) / tau1
+learn = q.learning_times(r.times, r.sv**2, lam[:d]) / tau1
 learn_th = q.half_time(lam[:d], small.sigma_sq) / tau1
-print(f"{small.steps:,} steps ({small.main_steps:,} at η = {small.lr:.3g}, then η/10), batch {P['batch']:,} "
-      f"positives + {P['batch']:,} negatives; {r.seconds:.0f} s, {r.pairs_per_s / 1e6:.2f} M pairs/s "
-      f"{'(from the cache)' if r.cached else ''}")
+print(
+    f"{small.steps:,} steps ({small.main_steps:,} at η = {small.lr:.3g}, then η/10), batch {P['batch']:,} "
+    f"positives + {P['batch']:,} negatives; {r.seconds:.0f} s, {r.pairs_per_s / 1e6:.2f} M pairs/s "
+    f"{'(from the cache)' if r.cached else ''}"
+)
 print("learning times t_k/τ₁ measured:", np.round(learn, 3))
 print("              Lemma 3.1       :", np.round(learn_th, 3))
 print("final s_k²/λ_k:", np.round(r.sv[-1] ** 2 / lam[:d], 3))
@@ -164,10 +178,16 @@ print("final s_k²/λ_k:", np.round(r.sv[-1] ** 2 / lam[:d], 3))
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
 t_show = min(tt[-1], 1.2 * np.nanmax(np.r_[learn, learn_th]))
-colors = q.plot_steps(ax, tt, r.sv ** 2, theory, run_label="SGD, s_k²", theory_label="Lemma 3.1", t_max=t_show)
+colors = q.plot_steps(
+    ax, tt, r.sv**2, theory, run_label="SGD, s_k²", theory_label="Lemma 3.1", t_max=t_show
+)
 ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
-plotting.label(ax, f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, σ² = {small.sigma_sq:g})",
-               "rescaled time t/τ₁", "squared singular value s_k²")
+plotting.label(
+    ax,
+    f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, σ² = {small.sigma_sq:g})",
+    "rescaled time t/τ₁",
+    "squared singular value s_k²",
+)
 ax.legend(loc="lower right")
 plt.show()
 
@@ -200,21 +220,35 @@ plt.show()
 # eigenvalues (the pair $\lambda_4, \lambda_5$ at the book preset) are told apart only by their order.
 
 # %%
-rep.ordered("qwem.train.steps_in_order",
-            "QWEM trained on sampled pairs learns its modes one at a time in the order of M*'s eigenvalues "
-            "(learning times t_k/τ₁, listed from k = d down to 1, strictly decreasing)",
-            names=[f"t_{k + 1}" for k in range(d)][::-1], values=learn[::-1], kind="finding")
+rep.ordered(
+    "qwem.train.steps_in_order",
+    "QWEM trained on sampled pairs learns its modes one at a time in the order of M*'s eigenvalues "
+    "(learning times t_k/τ₁, listed from k = d down to 1, strictly decreasing)",
+    names=[f"t_{k + 1}" for k in range(d)][::-1],
+    values=learn[::-1],
+    kind="finding",
+)
 tol_k = 0.1 + np.log(3) / (lam[:d] * tau1)
-print("|t_k − t_k^theory|/τ₁:", np.round(np.abs(learn - learn_th), 3), " allowed:", np.round(tol_k, 3))
-rep.below("qwem.train.step_times",
-          "each step k < d happens when Lemma 3.1 predicts from M*'s eigenvalue and the initial scale σ²: "
-          "max_{k<d} |t_k − t_k^theory| / (0.1 τ₁ + ln 3/λ_k) (discrete steps and noise, plus a factor 3 of "
-          "random-start scatter)",
-          value=float(np.max(np.abs(learn - learn_th)[:d - 1] / tol_k[:d - 1])), bound=1.0, kind="finding")
+print(
+    "|t_k − t_k^theory|/τ₁:", np.round(np.abs(learn - learn_th), 3), " allowed:", np.round(tol_k, 3)
+)
+rep.below(
+    "qwem.train.step_times",
+    "each step k < d happens when Lemma 3.1 predicts from M*'s eigenvalue and the initial scale σ²: "
+    "max_{k<d} |t_k − t_k^theory| / (0.1 τ₁ + ln 3/λ_k) (discrete steps and noise, plus a factor 3 of "
+    "random-start scatter)",
+    value=float(np.max(np.abs(learn - learn_th)[: d - 1] / tol_k[: d - 1])),
+    bound=1.0,
+    kind="finding",
+)
 final_ratio = r.sv[-1] ** 2 / lam[:d]
-rep.below("qwem.train.final_values",
-          "the steps end at s_k² = λ_k: max_k |s_k²/λ_k − 1| at the end of training",
-          value=float(np.max(np.abs(final_ratio - 1))), bound=0.10, kind="finding")
+rep.below(
+    "qwem.train.final_values",
+    "the steps end at s_k² = λ_k: max_k |s_k²/λ_k − 1| at the end of training",
+    value=float(np.max(np.abs(final_ratio - 1))),
+    bound=0.10,
+    kind="finding",
+)
 
 # %% [markdown]
 # The 10% bound on the end values is the size of the minibatch noise we expect after the decay: the
@@ -223,11 +257,13 @@ rep.below("qwem.train.final_values",
 
 # %%
 i_dec = np.searchsorted(r.steps, small.main_steps)
-seg_hi = r.sv[max(1, i_dec - 20):i_dec] ** 2 / lam[:d]
+seg_hi = r.sv[max(1, i_dec - 20) : i_dec] ** 2 / lam[:d]
 seg_lo = r.sv[-20:] ** 2 / lam[:d]
-prose(f"Relative spread (standard deviation over the last 20 logs) of $s_k^2/\\lambda_k$, averaged over $k$: "
-      f"{seg_hi.std(0).mean():.3f} before the decay, {seg_lo.std(0).mean():.3f} after it. "
-      f"The largest end-point error is {np.max(np.abs(final_ratio - 1)):.3f}.")
+prose(
+    f"Relative spread (standard deviation over the last 20 logs) of $s_k^2/\\lambda_k$, averaged over $k$: "
+    f"{seg_hi.std(0).mean():.3f} before the decay, {seg_lo.std(0).mean():.3f} after it. "
+    f"The largest end-point error is {np.max(np.abs(final_ratio - 1)):.3f}."
+)
 
 # %% [markdown]
 # ## 4 · The learned subspace approaches the top-$d$ eigenspace step by step
@@ -241,12 +277,22 @@ prose(f"Relative spread (standard deviation over the last 20 logs) of $s_k^2/\\l
 sines = q.nested_subspace_sines(r.overlap)
 fig, ax = plotting.figure(width=7.5, height=4.4)
 for k in range(d):
-    ax.plot(tt, sines[:, k], color=colors[k], lw=1.4, label=f"k = {k + 1}" if k in (0, d // 2, d - 1) else None)
+    ax.plot(
+        tt,
+        sines[:, k],
+        color=colors[k],
+        lw=1.4,
+        label=f"k = {k + 1}" if k in (0, d // 2, d - 1) else None,
+    )
     ax.plot([learn[k]], [np.interp(learn[k], tt, sines[:, k])], "o", color=colors[k], ms=4)
 ax.set_xlim(0, t_show)
 ax.set_ylim(-0.02, 1.02)
-plotting.label(ax, "Figure 23.2 — Principal angles between W's top-k singular subspace and M*'s top-k eigenspace",
-               "rescaled time t/τ₁", "sin θ_max(U_[k], Q_[k])")
+plotting.label(
+    ax,
+    "Figure 23.2 — Principal angles between W's top-k singular subspace and M*'s top-k eigenspace",
+    "rescaled time t/τ₁",
+    "sin θ_max(U_[k], Q_[k])",
+)
 ax.legend(loc="upper right")
 plt.show()
 
@@ -261,20 +307,32 @@ plt.show()
 
 # %%
 sin_final = float(np.sqrt(1 - r.cosines[-1].min() ** 2))
-rep.below("qwem.train.ends_at_svd_mstar",
-          "training ends at svd(M*): sin θ_max between the column space of W and M*'s top-d eigenspace",
-          value=sin_final, bound=0.3, kind="finding")
-rep.below("qwem.train.ends_at_eigenvectors_in_order",
-          "and W's singular vectors are M*'s eigenvectors in order: max over k of sin θ_max(U_[k], Q_[k]) at the "
-          "end (each nested top-k subspace is the top-k eigenspace)",
-          value=float(sines[-1].max()), bound=0.3, kind="finding")
-cos2_const = float(np.mean(r.cosines[max(1, i_dec - 20):i_dec] ** 2))
+rep.below(
+    "qwem.train.ends_at_svd_mstar",
+    "training ends at svd(M*): sin θ_max between the column space of W and M*'s top-d eigenspace",
+    value=sin_final,
+    bound=0.3,
+    kind="finding",
+)
+rep.below(
+    "qwem.train.ends_at_eigenvectors_in_order",
+    "and W's singular vectors are M*'s eigenvectors in order: max over k of sin θ_max(U_[k], Q_[k]) at the "
+    "end (each nested top-k subspace is the top-k eigenspace)",
+    value=float(sines[-1].max()),
+    bound=0.3,
+    kind="finding",
+)
+cos2_const = float(np.mean(r.cosines[max(1, i_dec - 20) : i_dec] ** 2))
 cos2_end = float(np.mean(r.cosines[-20:] ** 2))
-rep.ordered("qwem.train.alignment_noise_limited",
-            "before the learning-rate decay the alignment is limited by minibatch noise: the mean squared "
-            "principal cosine with M*'s top-d eigenspace over the last 20 logs after the decay exceeds that "
-            "over the last 20 logs before it",
-            names=["after decay", "before decay"], values=[cos2_end, cos2_const], kind="finding")
+rep.ordered(
+    "qwem.train.alignment_noise_limited",
+    "before the learning-rate decay the alignment is limited by minibatch noise: the mean squared "
+    "principal cosine with M*'s top-d eigenspace over the last 20 logs after the decay exceeds that "
+    "over the last 20 logs before it",
+    names=["after decay", "before decay"],
+    values=[cos2_end, cos2_const],
+    kind="finding",
+)
 
 # %% [markdown]
 # The end-point bound, $\sin\theta_{\max} < 0.3$ ($\cos > 0.95$), is set by the gap that defines the
@@ -282,9 +340,11 @@ rep.ordered("qwem.train.alignment_noise_limited",
 # gap $\lambda_d - \lambda_{d+1}$ shrinks.
 
 # %%
-prose(f"At the end, the largest principal angle has $\\sin\\theta_{{\\max}} = {sin_final:.3f}$ and the "
-      f"mean squared cosine is {np.mean(r.cosines[-1] ** 2):.4f}; the gap is "
-      f"$\\lambda_{{{d}}}/\\lambda_{{{d + 1}}} = {lam[d - 1] / lam[d]:.3f}$.")
+prose(
+    f"At the end, the largest principal angle has $\\sin\\theta_{{\\max}} = {sin_final:.3f}$ and the "
+    f"mean squared cosine is {np.mean(r.cosines[-1] ** 2):.4f}; the gap is "
+    f"$\\lambda_{{{d}}}/\\lambda_{{{d + 1}}} = {lam[d - 1] / lam[d]:.3f}$."
+)
 
 # %% [markdown]
 # ## 5 · word2vec's loss (SGNS) learns the same way
@@ -313,24 +373,43 @@ K = rs.sv[-1] ** 2
 tau1_B = np.log(K[0] / sg.sigma_sq) / sg.lam_B[0]
 ttB = rs.times / tau1_B
 lamB = sg.lam_B[:d]
-theoryB = (K / lamB)[None, :] * q.aligned_sigmoid(lamB[None, :], (sg.sigma_sq * lamB / K)[None, :],
-                                                  rs.times[:, None])
-learnB = q.learning_times(rs.times, rs.sv ** 2, K) / tau1_B
+theoryB = (K / lamB)[None, :] * q.aligned_sigmoid(
+    lamB[None, :], (sg.sigma_sq * lamB / K)[None, :], rs.times[:, None]
+)
+learnB = q.learning_times(rs.times, rs.sv**2, K) / tau1_B
 learnB_th = np.log((K - sg.sigma_sq) / sg.sigma_sq) / lamB / tau1_B
-riseB = q.learning_times(rs.times, rs.sv ** 2, K, fraction=0.01) / tau1_B
+riseB = q.learning_times(rs.times, rs.sv**2, K, fraction=0.01) / tau1_B
 riseB_th = np.log(0.01 * K / sg.sigma_sq) / lamB / tau1_B
-print(f"SGNS: {sg.steps:,} steps, {rs.seconds:.0f} s {'(cache)' if rs.cached else ''}; "
-      f"λ_k(B)/λ_1(B) = {np.round(lamB / lamB[0], 3)}")
+print(
+    f"SGNS: {sg.steps:,} steps, {rs.seconds:.0f} s {'(cache)' if rs.cached else ''}; "
+    f"λ_k(B)/λ_1(B) = {np.round(lamB / lamB[0], 3)}"
+)
 print("times to 1% of the end value, t_k/τ₁ᴮ, measured:", np.round(riseB, 3))
 print("                          linear growth at λ_k(B):", np.round(riseB_th, 3))
-print("times to 50% of the end value, measured:", np.round(learnB, 3), " logistic:", np.round(learnB_th, 3))
+print(
+    "times to 50% of the end value, measured:",
+    np.round(learnB, 3),
+    " logistic:",
+    np.round(learnB_th, 3),
+)
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
-q.plot_steps(ax, ttB, rs.sv ** 2, theoryB, run_label="SGD on SGNS, s_k²", theory_label="logistic, rate λ_k(B)",
-             t_max=min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])))
-plotting.label(ax, f"Figure 23.3 — SGNS (k = 1, P^0.75, subsampling) on the same pairs",
-               "rescaled time t/τ₁ᴮ", "squared singular value s_k²")
+q.plot_steps(
+    ax,
+    ttB,
+    rs.sv**2,
+    theoryB,
+    run_label="SGD on SGNS, s_k²",
+    theory_label="logistic, rate λ_k(B)",
+    t_max=min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])),
+)
+plotting.label(
+    ax,
+    "Figure 23.3 — SGNS (k = 1, P^0.75, subsampling) on the same pairs",
+    "rescaled time t/τ₁ᴮ",
+    "squared singular value s_k²",
+)
 ax.legend(loc="lower right")
 plt.show()
 
@@ -348,23 +427,36 @@ plt.show()
 # the linear prediction); they are not claimed.
 
 # %%
-rep.ordered("sgns.train.steps_in_order",
-            "SGNS trained on sampled pairs learns its modes one at a time, in order (times at which s_k² "
-            "reaches half its final value, listed from k = d down to 1, strictly decreasing)",
-            names=[f"t_{k + 1}" for k in range(d)][::-1], values=learnB[::-1], kind="finding")
+rep.ordered(
+    "sgns.train.steps_in_order",
+    "SGNS trained on sampled pairs learns its modes one at a time, in order (times at which s_k² "
+    "reaches half its final value, listed from k = d down to 1, strictly decreasing)",
+    names=[f"t_{k + 1}" for k in range(d)][::-1],
+    values=learnB[::-1],
+    kind="finding",
+)
 tolB = 0.1 + np.log(3) / (lamB * tau1_B)
-rep.below("sgns.train.first_rise",
-          "SGNS's first mode rises at the rate λ_1(B) of its growth matrix: the time at which s_1² reaches 1% "
-          "of its end value against ln(0.01 K_1/σ²)/λ_1(B), |Δt| / (0.1 τ₁ᴮ + ln 3/λ_1(B)) (as for QWEM)",
-          value=float(abs(riseB[0] - riseB_th[0]) / tolB[0]), bound=1.0, kind="finding")
-prose("Times at which $s_k^2$ reaches 1% of its end value, measured against the linear prediction, in "
-      "units of the allowed deviation: " + ", ".join(f"k = {k + 1}: {(riseB[k] - riseB_th[k]) / tolB[k]:+.2f}"
-                                                      for k in range(d)) + ".")
+rep.below(
+    "sgns.train.first_rise",
+    "SGNS's first mode rises at the rate λ_1(B) of its growth matrix: the time at which s_1² reaches 1% "
+    "of its end value against ln(0.01 K_1/σ²)/λ_1(B), |Δt| / (0.1 τ₁ᴮ + ln 3/λ_1(B)) (as for QWEM)",
+    value=float(abs(riseB[0] - riseB_th[0]) / tolB[0]),
+    bound=1.0,
+    kind="finding",
+)
+prose(
+    "Times at which $s_k^2$ reaches 1% of its end value, measured against the linear prediction, in "
+    "units of the allowed deviation: "
+    + ", ".join(f"k = {k + 1}: {(riseB[k] - riseB_th[k]) / tolB[k]:+.2f}" for k in range(d))
+    + "."
+)
 cos_sg = rs.cosines[-1]
-prose(f"SGNS's final column space against $M^\\star$'s top-{d} eigenspace: mean squared cosine "
-      f"{np.mean(cos_sg ** 2):.3f}, $\\sin\\theta_{{\\max}}$ = {np.sqrt(1 - cos_sg.min() ** 2):.3f} (a random "
-      f"{d}-dimensional subspace would give a mean squared cosine of about $d/V$ = {d / V:.4f}). Chapter 24 "
-      f"compares the two models feature by feature.")
+prose(
+    f"SGNS's final column space against $M^\\star$'s top-{d} eigenspace: mean squared cosine "
+    f"{np.mean(cos_sg**2):.3f}, $\\sin\\theta_{{\\max}}$ = {np.sqrt(1 - cos_sg.min() ** 2):.3f} (a random "
+    f"{d}-dimensional subspace would give a mean squared cosine of about $d/V$ = {d / V:.4f}). Chapter 24 "
+    f"compares the two models feature by feature."
+)
 
 # %% [markdown]
 # ## 6 · From a large start, the steps blur but the end point is the same
@@ -382,25 +474,35 @@ rl = large.result
 
 def sharpness(res, lam_k):
     """Median over modes of (time from 10% to 90% of λ_k) / (time to 50%)."""
-    t10 = q.learning_times(res.times, res.sv ** 2, lam_k, fraction=0.1)
-    t50 = q.learning_times(res.times, res.sv ** 2, lam_k, fraction=0.5)
-    t90 = q.learning_times(res.times, res.sv ** 2, lam_k, fraction=0.9)
+    t10 = q.learning_times(res.times, res.sv**2, lam_k, fraction=0.1)
+    t50 = q.learning_times(res.times, res.sv**2, lam_k, fraction=0.5)
+    t90 = q.learning_times(res.times, res.sv**2, lam_k, fraction=0.9)
     return float(np.nanmedian((t90 - t10) / np.maximum(t50, 1e-12)))
 
 
 sharp_small, sharp_large = sharpness(r, lam[:d]), sharpness(rl, lam[:d])
 s0_large_sq = (rl.sv[0] ** 2).mean()
-pred_ratio = float(np.median(np.log(lam[:d] / small.sigma_sq) / np.maximum(np.log(lam[:d] / s0_large_sq), 1.0)))
-print(f"large start: σ² = {large.sigma_sq:.3g} per direction, s²(0) ≈ {s0_large_sq:.3g}; {large.steps:,} steps")
-print(f"sharpness w/t: small start {sharp_small:.3f}, large start {sharp_large:.3f}; ratio "
-      f"{sharp_large / sharp_small:.2f} (Lemma 3.1 with s²(0): about {pred_ratio:.1f})")
+pred_ratio = float(
+    np.median(np.log(lam[:d] / small.sigma_sq) / np.maximum(np.log(lam[:d] / s0_large_sq), 1.0))
+)
+print(
+    f"large start: σ² = {large.sigma_sq:.3g} per direction, s²(0) ≈ {s0_large_sq:.3g}; {large.steps:,} steps"
+)
+print(
+    f"sharpness w/t: small start {sharp_small:.3f}, large start {sharp_large:.3f}; ratio "
+    f"{sharp_large / sharp_small:.2f} (Lemma 3.1 with s²(0): about {pred_ratio:.1f})"
+)
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
-q.plot_steps(ax, rl.times / tau1, rl.sv ** 2, run_label="large start", t_max=t_show)
-q.plot_steps(ax, tt, r.sv ** 2, run_label="small start", faint=True, t_max=t_show)
-plotting.label(ax, "Figure 23.4 — QWEM from a large start: no plateaus, the same end point",
-               "rescaled time t/τ₁ (τ₁ of the small start)", "squared singular value s_k²")
+q.plot_steps(ax, rl.times / tau1, rl.sv**2, run_label="large start", t_max=t_show)
+q.plot_steps(ax, tt, r.sv**2, run_label="small start", faint=True, t_max=t_show)
+plotting.label(
+    ax,
+    "Figure 23.4 — QWEM from a large start: no plateaus, the same end point",
+    "rescaled time t/τ₁ (τ₁ of the small start)",
+    "squared singular value s_k²",
+)
 ax.legend(loc="lower right")
 plt.show()
 
@@ -410,17 +512,29 @@ plt.show()
 # plateaus. Both runs end at the same values.
 
 # %%
-rep.above("qwem.train.large_init_blurs_steps",
-          "from a large start the steps lose their plateaus: the median sharpness (10–90% width over 50% "
-          "time) grows, measured ratio large/small against half of Lemma 3.1's ratio of log-factors",
-          value=sharp_large / sharp_small, bound=0.5 * pred_ratio, kind="finding")
+rep.above(
+    "qwem.train.large_init_blurs_steps",
+    "from a large start the steps lose their plateaus: the median sharpness (10–90% width over 50% "
+    "time) grows, measured ratio large/small against half of Lemma 3.1's ratio of log-factors",
+    value=sharp_large / sharp_small,
+    bound=0.5 * pred_ratio,
+    kind="finding",
+)
 sin_ls = q.subspace_distance(rl.W.astype(np.float64), r.W.astype(np.float64))
-rep.below("qwem.train.large_init_same_endpoint",
-          "small and large starts end at the same subspace (sin θ_max between the two final column spaces)",
-          value=sin_ls, bound=0.3, kind="finding")
-rep.below("qwem.train.large_init_final_values",
-          "from a large start the singular values also end at s_k² = λ_k (max_k |s_k²/λ_k − 1|)",
-          value=float(np.max(np.abs(rl.sv[-1] ** 2 / lam[:d] - 1))), bound=0.10, kind="finding")
+rep.below(
+    "qwem.train.large_init_same_endpoint",
+    "small and large starts end at the same subspace (sin θ_max between the two final column spaces)",
+    value=sin_ls,
+    bound=0.3,
+    kind="finding",
+)
+rep.below(
+    "qwem.train.large_init_final_values",
+    "from a large start the singular values also end at s_k² = λ_k (max_k |s_k²/λ_k − 1|)",
+    value=float(np.max(np.abs(rl.sv[-1] ** 2 / lam[:d] - 1))),
+    bound=0.10,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 7 · The book against the paper
@@ -484,9 +598,15 @@ for s2 in (1e-8, 1e-24):
 print(f"limit λ₁/λ_k = {np.round(lam[0] / lam[:d], 3)}")
 r8 = q.half_time(lam[d - 1], 1e-8) / q.characteristic_time(lam[0], 1e-8)
 corr = np.log(lam[d - 1] / lam[0]) / np.log(lam[0] / 1e-8)
-rep.close("qwem.train.solution.1",
-          "t_d/τ₁ at σ² = 1e-8 equals (λ₁/λ_d)(1 + ln(λ_d/λ₁)/ln(λ₁/σ²)) up to the ln(1 − σ²/λ_d) term",
-          value=r8, target=lam[0] / lam[d - 1] * (1 + corr), tol=1e-6, rel=True, kind="consistency")
+rep.close(
+    "qwem.train.solution.1",
+    "t_d/τ₁ at σ² = 1e-8 equals (λ₁/λ_d)(1 + ln(λ_d/λ₁)/ln(λ₁/σ²)) up to the ln(1 − σ²/λ_d) term",
+    value=r8,
+    target=lam[0] / lam[d - 1] * (1 + corr),
+    tol=1e-6,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -508,10 +628,18 @@ from scipy.optimize import brentq  # noqa: E402
 c = 0.1
 delay = c / np.log1p(c) - 1
 c_1pct = brentq(lambda x: x / np.log1p(x) - 1.01, 1e-6, 1.0)
-print(f"delay of mode 1 at c = {c}: {delay:.4f};  at this chapter's c = {P['lr_factor']}: "
-      f"{P['lr_factor'] / np.log1p(P['lr_factor']) - 1:.4f};  c for a 1% delay: {c_1pct:.4f}")
-rep.close("qwem.train.solution.2", "the discrete-step delay of mode 1 at η = 0.1/λ₁ is c/ln(1 + c) − 1",
-          value=delay, target=0.1 / np.log(1.1) - 1, tol=1e-12, kind="consistency")
+print(
+    f"delay of mode 1 at c = {c}: {delay:.4f};  at this chapter's c = {P['lr_factor']}: "
+    f"{P['lr_factor'] / np.log1p(P['lr_factor']) - 1:.4f};  c for a 1% delay: {c_1pct:.4f}"
+)
+rep.close(
+    "qwem.train.solution.2",
+    "the discrete-step delay of mode 1 at η = 0.1/λ₁ is c/ln(1 + c) − 1",
+    value=delay,
+    target=0.1 / np.log(1.1) - 1,
+    tol=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -526,8 +654,14 @@ rep.close("qwem.train.solution.2", "the discrete-step delay of mode 1 at η = 0.
 # %%
 psi_max = float(np.max(1.0 / (Pj + np.outer(pu, pu))))
 eta_max = 2 * P["batch"] * sampler.acceptance / (psi_max * lam[0] / V)
-print(f"max Ψ = {psi_max:.3g};  largest stable η for one rare pair ≈ {eta_max:.3g};  η used = {small.lr:.3g} "
-      f"(ratio {small.lr / eta_max:.2f})")
-rep.below("qwem.train.solution.3",
-          "the weights obey Ψ_ab ≤ 1/(P_aP_b), so max Ψ ≤ 1/P_V² (value: max Ψ · P_V²)",
-          value=psi_max * pu[V - 1] ** 2, bound=1 + 1e-9, kind="consistency")
+print(
+    f"max Ψ = {psi_max:.3g};  largest stable η for one rare pair ≈ {eta_max:.3g};  η used = {small.lr:.3g} "
+    f"(ratio {small.lr / eta_max:.2f})"
+)
+rep.below(
+    "qwem.train.solution.3",
+    "the weights obey Ψ_ab ≤ 1/(P_aP_b), so max Ψ ≤ 1/P_V² (value: max Ψ · P_V²)",
+    value=psi_max * pu[V - 1] ** 2,
+    bound=1 + 1e-9,
+    kind="consistency",
+)

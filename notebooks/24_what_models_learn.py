@@ -26,8 +26,8 @@
 # closed forms svd($M^\star$), svd(PPMI), svd(PMI) (chapter 21's library calls, cached).
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 
 import qwem_lib as q
 from qwem_lib import config, plotting
@@ -36,9 +36,11 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("24_what_models_learn")
 # the training runs' sizes live in qwem_lib (q.TEXT_RUNS), shared with chapter 23 so both read one cached run
-P = config.sizes(smoke={**q.TEXT_RUNS["smoke"], "n_overlap": 64},
-                 book={**q.TEXT_RUNS["book"], "n_overlap": 64},
-                 paper={**q.TEXT_RUNS["paper"], "n_overlap": 64})
+P = config.sizes(
+    smoke={**q.TEXT_RUNS["smoke"], "n_overlap": 64},
+    book={**q.TEXT_RUNS["book"], "n_overlap": 64},
+    paper={**q.TEXT_RUNS["paper"], "n_overlap": 64},
+)
 print(P)
 RUN = q.text_run_kwargs(P)
 corpus, V, d = P["corpus"], P["V"], P["d"]
@@ -52,10 +54,15 @@ corpus, V, d = P["corpus"], P["V"], P["d"]
 # %%
 qw = q.run_preset("qwem", corpus, V, d, init="small", **RUN)
 sg = q.run_preset("sgns", corpus, V, d, init="small", **RUN)
-print(f"QWEM: {'from the cache' if qw.result.cached else f'trained here, {qw.result.seconds:.0f} s'};  "
-      f"SGNS: {'from the cache' if sg.result.cached else f'trained here, {sg.result.seconds:.0f} s'}")
+print(
+    f"QWEM: {'from the cache' if qw.result.cached else f'trained here, {qw.result.seconds:.0f} s'};  "
+    f"SGNS: {'from the cache' if sg.result.cached else f'trained here, {sg.result.seconds:.0f} s'}"
+)
 words = qw.words
-E = {"trained QWEM": qw.result.W.astype(np.float64), "this book's SGNS": sg.result.W.astype(np.float64)}
+E = {
+    "trained QWEM": qw.result.W.astype(np.float64),
+    "this book's SGNS": sg.result.W.astype(np.float64),
+}
 for target, name in (("mstar", "svd(M*)"), ("ppmi", "svd(PPMI)"), ("pmi", "svd(PMI)")):
     w, W = q.spectral_embeddings(corpus, V, d, target)
     assert list(w) == list(words)
@@ -79,15 +86,25 @@ print({k: W.shape for k, W in E.items()})
 Wq, Ws = E["trained QWEM"], E["svd(M*)"]
 sin_q = q.subspace_distance(Wq, Ws)
 proc_rel = q.procrustes_distance(Wq, Ws) / np.linalg.norm(Ws)
-bound = float(np.sqrt(2 * (1 - np.sqrt(1 - 0.3 ** 2)) + 0.05 ** 2))
-print(f"sin θ_max(QWEM, svd(M*)) = {sin_q:.3f};  relative Procrustes distance = {proc_rel:.3f} (bound {bound:.3f})")
-rep.below("qwem.learned.subspace",
-          "trained QWEM spans svd(M*)'s subspace: sin θ_max between the column spaces (the library's svd(M*) "
-          "embedding; repeats chapter 23's end-point claim with an independent eigensolver)",
-          value=sin_q, bound=0.3, kind="consistency")
-rep.below("qwem.learned.procrustes",
-          "trained QWEM equals svd(M*) up to a rotation: min_O ‖W O − W*‖_F / ‖W*‖_F",
-          value=proc_rel, bound=bound, kind="finding")
+bound = float(np.sqrt(2 * (1 - np.sqrt(1 - 0.3**2)) + 0.05**2))
+print(
+    f"sin θ_max(QWEM, svd(M*)) = {sin_q:.3f};  relative Procrustes distance = {proc_rel:.3f} (bound {bound:.3f})"
+)
+rep.below(
+    "qwem.learned.subspace",
+    "trained QWEM spans svd(M*)'s subspace: sin θ_max between the column spaces (the library's svd(M*) "
+    "embedding; repeats chapter 23's end-point claim with an independent eigensolver)",
+    value=sin_q,
+    bound=0.3,
+    kind="consistency",
+)
+rep.below(
+    "qwem.learned.procrustes",
+    "trained QWEM equals svd(M*) up to a rotation: min_O ‖W O − W*‖_F / ‖W*‖_F",
+    value=proc_rel,
+    bound=bound,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 3 · Eigen-features: who shares them with whom (Figure 5)
@@ -105,21 +122,38 @@ rep.below("qwem.learned.procrustes",
 
 # %%
 k = min(P["n_overlap"], d)
-pairs = [("trained QWEM", "this book's SGNS"), ("trained QWEM", "svd(M*)"), ("this book's SGNS", "svd(M*)"),
-         ("trained QWEM", "svd(PPMI)"), ("this book's SGNS", "svd(PPMI)"), ("svd(M*)", "svd(PPMI)")]
+pairs = [
+    ("trained QWEM", "this book's SGNS"),
+    ("trained QWEM", "svd(M*)"),
+    ("this book's SGNS", "svd(M*)"),
+    ("trained QWEM", "svd(PPMI)"),
+    ("this book's SGNS", "svd(PPMI)"),
+    ("svd(M*)", "svd(PPMI)"),
+]
 O = {p: q.eigen_overlap(E[p[0]], E[p[1]], k) for p in pairs}
 diag = {p: q.diagonal_dominance(O[p]) for p in pairs}
 mass = {p: float(O[p].sum() / k) for p in pairs}
 for p in pairs:
-    print(f"{p[0]:>17s} vs {p[1]:<17s}: diagonal share D = {diag[p]:.3f}, mean squared cosine = {mass[p]:.3f}")
+    print(
+        f"{p[0]:>17s} vs {p[1]:<17s}: diagonal share D = {diag[p]:.3f}, mean squared cosine = {mass[p]:.3f}"
+    )
 
 # %%
-show = [("trained QWEM", "this book's SGNS"), ("trained QWEM", "svd(M*)"), ("trained QWEM", "svd(PPMI)"),
-        ("this book's SGNS", "svd(PPMI)")]
+show = [
+    ("trained QWEM", "this book's SGNS"),
+    ("trained QWEM", "svd(M*)"),
+    ("trained QWEM", "svd(PPMI)"),
+    ("this book's SGNS", "svd(PPMI)"),
+]
 fig, axs = plotting.figure(1, 4, width=3.3, height=3.6)
 for ax, p in zip(axs, show):
     im = ax.imshow(O[p], vmin=0, vmax=1, cmap=plotting.CMAP)
-    plotting.label(ax, f"{p[0]} vs\n{p[1]}  (D = {diag[p]:.2f})", f"{p[1]}: component j", f"{p[0]}: component i")
+    plotting.label(
+        ax,
+        f"{p[0]} vs\n{p[1]}  (D = {diag[p]:.2f})",
+        f"{p[1]}: component j",
+        f"{p[0]}: component i",
+    )
 fig.colorbar(im, ax=axs, shrink=0.8, label="(u_i · u_j)²")
 fig.suptitle("Figure 24.1 — Squared overlaps of eigen-features")
 plt.show()
@@ -129,10 +163,14 @@ plt.show()
 # embeddings; $D$ is the diagonal share. Trained QWEM against svd($M^\star$) is the identity up to noise.
 
 # %%
-rep.above("qwem.learned.features_one_to_one",
-          "trained QWEM's eigen-features are svd(M*)'s, one to one and in order: diagonal share D of "
-          "(U_QWEMᵀ U_M*)² over the first min(64, d) components",
-          value=diag[("trained QWEM", "svd(M*)")], bound=0.8, kind="finding")
+rep.above(
+    "qwem.learned.features_one_to_one",
+    "trained QWEM's eigen-features are svd(M*)'s, one to one and in order: diagonal share D of "
+    "(U_QWEMᵀ U_M*)² over the first min(64, d) components",
+    value=diag[("trained QWEM", "svd(M*)")],
+    bound=0.8,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 4 · The benchmark table with the trained rows
@@ -146,16 +184,27 @@ rep.above("qwem.learned.features_one_to_one",
 # %%
 BENCH = ("analogy", "men", "ws353")
 scores = {name: q.evaluate_all(words, W) for name, W in E.items()}
-paper_key = {"trained QWEM": "QWEM", "this book's SGNS": "word2vec", "svd(M*)": "svd_mstar",
-             "svd(PPMI)": "svd_ppmi", "svd(PMI)": "svd_pmi"}
-lines = [f"| method (V = {V:,}, d = {d}) | analogies | MEN | WS353 | paper (V = 10,000, d = 200): analogies / MEN / WS353 |",
-         "|---|---|---|---|---|"]
+paper_key = {
+    "trained QWEM": "QWEM",
+    "this book's SGNS": "word2vec",
+    "svd(M*)": "svd_mstar",
+    "svd(PPMI)": "svd_ppmi",
+    "svd(PMI)": "svd_pmi",
+}
+lines = [
+    f"| method (V = {V:,}, d = {d}) | analogies | MEN | WS353 | paper (V = 10,000, d = 200): analogies / MEN / WS353 |",
+    "|---|---|---|---|---|",
+]
 for name, sc in scores.items():
     p = q.PAPER_FIG3B[paper_key[name]]
-    cells = [f"{100 * sc['analogy'][0]:.1f}% (n={sc['analogy'][1]:,})"] + \
-        [f"{sc[b][0]:.3f} (n={sc[b][1]:,})" for b in ("men", "ws353")]
-    lines.append(f"| {name} | " + " | ".join(cells) +
-                 f" | {100 * p['analogy']:.1f}% / {p['men']:.3f} / {p['ws353']:.3f} |")
+    cells = [f"{100 * sc['analogy'][0]:.1f}% (n={sc['analogy'][1]:,})"] + [
+        f"{sc[b][0]:.3f} (n={sc[b][1]:,})" for b in ("men", "ws353")
+    ]
+    lines.append(
+        f"| {name} | "
+        + " | ".join(cells)
+        + f" | {100 * p['analogy']:.1f}% / {p['men']:.3f} / {p['ws353']:.3f} |"
+    )
 table = "\n".join(lines)
 print(table)
 from IPython.display import Markdown, display  # noqa: E402
@@ -183,18 +232,27 @@ def pair_cosines(W):
     return (Wn @ Wn.T)[iu]
 
 
-cos_pairs = {name: pair_cosines(E[name]) for name in ("trained QWEM", "svd(M*)", "svd(PPMI)", "this book's SGNS")}
+cos_pairs = {
+    name: pair_cosines(E[name])
+    for name in ("trained QWEM", "svd(M*)", "svd(PPMI)", "this book's SGNS")
+}
 rho_qm = float(spearmanr(cos_pairs["trained QWEM"], cos_pairs["svd(M*)"]).statistic)
 rho_qp = float(spearmanr(cos_pairs["trained QWEM"], cos_pairs["svd(PPMI)"]).statistic)
 rho_sm = float(spearmanr(cos_pairs["this book's SGNS"], cos_pairs["svd(M*)"]).statistic)
 rho_sp = float(spearmanr(cos_pairs["this book's SGNS"], cos_pairs["svd(PPMI)"]).statistic)
-prose(f"Spearman correlation of all {len(cos_pairs['svd(M*)']):,} pairwise cosine similarities: trained QWEM "
-      f"against svd($M^\\star$) {rho_qm:.3f}, against svd(PPMI) {rho_qp:.3f}; SGNS against svd($M^\\star$) "
-      f"{rho_sm:.3f}, against svd(PPMI) {rho_sp:.3f}.")
-rep.ordered("qwem.learned.same_similarities",
-            "trained QWEM makes the same similarity judgements as svd(M*) (paper: the same benchmark scores): "
-            "Spearman ρ of all pairwise cosines with svd(M*) above that with svd(PPMI)",
-            names=["ρ(QWEM, svd(M*))", "ρ(QWEM, svd(PPMI))"], values=[rho_qm, rho_qp], kind="finding")
+prose(
+    f"Spearman correlation of all {len(cos_pairs['svd(M*)']):,} pairwise cosine similarities: trained QWEM "
+    f"against svd($M^\\star$) {rho_qm:.3f}, against svd(PPMI) {rho_qp:.3f}; SGNS against svd($M^\\star$) "
+    f"{rho_sm:.3f}, against svd(PPMI) {rho_sp:.3f}."
+)
+rep.ordered(
+    "qwem.learned.same_similarities",
+    "trained QWEM makes the same similarity judgements as svd(M*) (paper: the same benchmark scores): "
+    "Spearman ρ of all pairwise cosines with svd(M*) above that with svd(PPMI)",
+    names=["ρ(QWEM, svd(M*))", "ρ(QWEM, svd(PPMI))"],
+    values=[rho_qm, rho_qp],
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 5 · Does SGNS share its features with QWEM more than with PPMI?
@@ -206,23 +264,29 @@ rep.ordered("qwem.learned.same_similarities",
 # `record`: the ordering is the book's observation, typed in after the runs, not the paper's).
 
 # %%
-rep.ordered("fig5.qwem_closer_to_sgns_than_ppmi",
-            "trained QWEM shares its eigen-features with SGNS more than with svd(PPMI): diagonal share D of "
-            "the squared-overlap matrices, QWEM–SGNS above QWEM–PPMI",
-            names=["D(QWEM, SGNS)", "D(QWEM, PPMI)"],
-            values=[diag[("trained QWEM", "this book's SGNS")], diag[("trained QWEM", "svd(PPMI)")]],
-            kind="finding")
-rep.ordered("fig5.sgns_order_not_reproduced",
-            "NOT the paper's Figure 5 for SGNS: the book's SGNS orders its eigen-features more like svd(PPMI) "
-            "than like trained QWEM (D(SGNS, PPMI) above D(SGNS, QWEM)); the paper shows SGNS–QWEM diagonal and "
-            "SGNS–PPMI not",
-            names=["D(SGNS, PPMI)", "D(SGNS, QWEM)"],
-            values=[diag[("this book's SGNS", "svd(PPMI)")], diag[("trained QWEM", "this book's SGNS")]],
-            kind="finding")
-prose(f"Mean squared cosines of the principal angles (shared subspace, any order): SGNS–QWEM "
-      f"{mass[('trained QWEM', 'this book' + chr(39) + 's SGNS')]:.3f}, SGNS–PPMI "
-      f"{mass[('this book' + chr(39) + 's SGNS', 'svd(PPMI)')]:.3f}, QWEM–PPMI "
-      f"{mass[('trained QWEM', 'svd(PPMI)')]:.3f}.")
+rep.ordered(
+    "fig5.qwem_closer_to_sgns_than_ppmi",
+    "trained QWEM shares its eigen-features with SGNS more than with svd(PPMI): diagonal share D of "
+    "the squared-overlap matrices, QWEM–SGNS above QWEM–PPMI",
+    names=["D(QWEM, SGNS)", "D(QWEM, PPMI)"],
+    values=[diag[("trained QWEM", "this book's SGNS")], diag[("trained QWEM", "svd(PPMI)")]],
+    kind="finding",
+)
+rep.ordered(
+    "fig5.sgns_order_not_reproduced",
+    "NOT the paper's Figure 5 for SGNS: the book's SGNS orders its eigen-features more like svd(PPMI) "
+    "than like trained QWEM (D(SGNS, PPMI) above D(SGNS, QWEM)); the paper shows SGNS–QWEM diagonal and "
+    "SGNS–PPMI not",
+    names=["D(SGNS, PPMI)", "D(SGNS, QWEM)"],
+    values=[diag[("this book's SGNS", "svd(PPMI)")], diag[("trained QWEM", "this book's SGNS")]],
+    kind="finding",
+)
+prose(
+    f"Mean squared cosines of the principal angles (shared subspace, any order): SGNS–QWEM "
+    f"{mass[('trained QWEM', 'this book' + chr(39) + 's SGNS')]:.3f}, SGNS–PPMI "
+    f"{mass[('this book' + chr(39) + 's SGNS', 'svd(PPMI)')]:.3f}, QWEM–PPMI "
+    f"{mass[('trained QWEM', 'svd(PPMI)')]:.3f}."
+)
 
 # %% [markdown]
 # **Where SGNS's first feature goes.** Figure 24.1's first panel is diagonal *shifted by one*: QWEM's
@@ -238,15 +302,21 @@ U_sg = np.linalg.svd(E["this book's SGNS"], full_matrices=False)[0]
 ones_overlap = float((U_sg[:, 0] @ np.ones(V)) ** 2 / V)
 O_qs = O[("trained QWEM", "this book's SGNS")]
 D_shift = q.diagonal_dominance(O_qs, offset=-1) if k > 1 else float("nan")
-prose(f"SGNS's first singular vector has squared overlap {ones_overlap:.3f} with $\\mathbf 1/\\sqrt V$ "
-      f"(a random direction: about $1/V$ = {1 / V:.4f}). The share of the QWEM–SGNS overlap on the diagonal "
-      f"shifted by one (QWEM $i$ ↔ SGNS $i+1$) is {D_shift:.3f}, against {diag[('trained QWEM', 'this book' + chr(39) + 's SGNS')]:.3f} "
-      f"on the main diagonal.")
-rep.above("sgns.learned.offset_direction",
-          "SGNS's leading feature carries a constant offset of all scores: squared overlap of its first left "
-          "singular vector with 1/√V, against 20/V (for a random direction the overlap is about χ²₁/V, "
-          "above 20/V with probability 8e-6)",
-          value=ones_overlap, bound=20 / V, kind="finding")
+prose(
+    f"SGNS's first singular vector has squared overlap {ones_overlap:.3f} with $\\mathbf 1/\\sqrt V$ "
+    f"(a random direction: about $1/V$ = {1 / V:.4f}). The share of the QWEM–SGNS overlap on the diagonal "
+    f"shifted by one (QWEM $i$ ↔ SGNS $i+1$) is {D_shift:.3f}, against {diag[('trained QWEM', 'this book' + chr(39) + 's SGNS')]:.3f} "
+    f"on the main diagonal."
+)
+rep.above(
+    "sgns.learned.offset_direction",
+    "SGNS's leading feature carries a constant offset of all scores: squared overlap of its first left "
+    "singular vector with 1/√V, against 20/V (for a random direction the overlap is about χ²₁/V, "
+    "above 20/V with probability 8e-6)",
+    value=ones_overlap,
+    bound=20 / V,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 6 · Discussion
@@ -297,13 +367,19 @@ W_rot = Ws @ O_rand
 sc_rot, sc_0 = q.evaluate_all(words, W_rot), scores["svd(M*)"]
 diff = max(abs(sc_rot[b][0] - sc_0[b][0]) for b in BENCH)
 col = (Ws / np.linalg.norm(Ws, axis=0)).T @ (W_rot / np.linalg.norm(W_rot, axis=0))
-print(f"largest change of a score under rotation: {diff:.2e};  D of the singular-vector overlap: "
-      f"{q.diagonal_dominance(q.eigen_overlap(Ws, W_rot)):.6f};  D of a column overlap: "
-      f"{q.diagonal_dominance(col ** 2):.3f}")
-rep.below("qwem.learned.solution.1",
-          "benchmark scores are invariant under W → WO (largest change of any score) and the singular-vector "
-          "overlap of W with WO stays diagonal (1 − D)",
-          value=max(diff, 1 - q.diagonal_dominance(q.eigen_overlap(Ws, W_rot))), bound=1e-6, kind="consistency")
+print(
+    f"largest change of a score under rotation: {diff:.2e};  D of the singular-vector overlap: "
+    f"{q.diagonal_dominance(q.eigen_overlap(Ws, W_rot)):.6f};  D of a column overlap: "
+    f"{q.diagonal_dominance(col**2):.3f}"
+)
+rep.below(
+    "qwem.learned.solution.1",
+    "benchmark scores are invariant under W → WO (largest change of any score) and the singular-vector "
+    "overlap of W with WO stays diagonal (1 − D)",
+    value=max(diff, 1 - q.diagonal_dominance(q.eigen_overlap(Ws, W_rot))),
+    bound=1e-6,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -315,9 +391,18 @@ rep.below("qwem.learned.solution.1",
 # </details>
 
 # %%
-Ds = [q.diagonal_dominance(q.eigen_overlap(rng.standard_normal((V, k)), rng.standard_normal((V, k))))
-      for _ in range(50)]
-print(f"mean D of random pairs: {np.mean(Ds):.3f} ± {np.std(Ds) / np.sqrt(50):.3f};  1/k = {1 / k:.3f}")
-rep.close("qwem.learned.solution.2", "chance level of the diagonal share: mean D of random subspace pairs ≈ 1/k",
-          value=float(np.mean(Ds)), target=1 / k, tol=4 * float(np.std(Ds)) / np.sqrt(50) + 0.02,
-          kind="consistency")
+Ds = [
+    q.diagonal_dominance(q.eigen_overlap(rng.standard_normal((V, k)), rng.standard_normal((V, k))))
+    for _ in range(50)
+]
+print(
+    f"mean D of random pairs: {np.mean(Ds):.3f} ± {np.std(Ds) / np.sqrt(50):.3f};  1/k = {1 / k:.3f}"
+)
+rep.close(
+    "qwem.learned.solution.2",
+    "chance level of the diagonal share: mean D of random subspace pairs ≈ 1/k",
+    value=float(np.mean(Ds)),
+    target=1 / k,
+    tol=4 * float(np.std(Ds)) / np.sqrt(50) + 0.02,
+    kind="consistency",
+)

@@ -34,8 +34,8 @@
 # fitted keep pulling the weights outwards, ever more slowly.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 
 import qwem_lib as q
 from qwem_lib import config, plotting
@@ -44,13 +44,37 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("25_ablation")
 P = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=300, d=3, sigma_sq=1e-6, lr_factor=0.1, steps=1000, batch=20_000,
-               n_logs=250),
-    book=dict(corpus="enwiki2015_17m", V=500, d=6, sigma_sq=1e-6, lr_factor=0.1, steps=1500, batch=50_000,
-              n_logs=375),
+    smoke=dict(
+        corpus="enwiki2015_1m7",
+        V=300,
+        d=3,
+        sigma_sq=1e-6,
+        lr_factor=0.1,
+        steps=1000,
+        batch=20_000,
+        n_logs=250,
+    ),
+    book=dict(
+        corpus="enwiki2015_17m",
+        V=500,
+        d=6,
+        sigma_sq=1e-6,
+        lr_factor=0.1,
+        steps=1500,
+        batch=50_000,
+        n_logs=375,
+    ),
     # the authors' sizes (V = 20k, d = 150, init 1e-3, 5M steps) on this book's largest corpus; for a GPU
-    paper=dict(corpus="enwiki2015_70m", V=20_000, d=150, sigma_sq=1e-6, lr_factor=0.002, steps=5_000_000,
-               batch=50_000, n_logs=1000),
+    paper=dict(
+        corpus="enwiki2015_70m",
+        V=20_000,
+        d=150,
+        sigma_sq=1e-6,
+        lr_factor=0.002,
+        steps=5_000_000,
+        batch=50_000,
+        n_logs=1000,
+    ),
 )
 print(P)
 corpus = q.load_corpus(P["corpus"])
@@ -108,19 +132,32 @@ RUNS = [(lo, rw) for lo in q.LOSSES for rw in q.REWEIGHTINGS]
 words, Pj, pu = q.cooccurrence(corpus, V)
 Mstar = q.mstar_from_stats(Pj, pu)
 lam, Qm = q.eig_desc(Mstar) if V <= 4000 else q.top_eigenpairs(Mstar, d + 1)
-lam, Qm = lam[:d + 1], Qm[:, :d + 1]
+lam, Qm = lam[: d + 1], Qm[:, : d + 1]
 K = {(lo, rw): q.growth_matrix(Pj, pu, loss=lo, reweighting=rw) for lo, rw in RUNS}
-kap = {key: (q.eig_desc(M)[0] if V <= 4000 else q.top_eigenpairs(M, d + 1)[0])[:d + 1] for key, M in K.items()}
+kap = {
+    key: (q.eig_desc(M)[0] if V <= 4000 else q.top_eigenpairs(M, d + 1)[0])[: d + 1]
+    for key, M in K.items()
+}
 for key in RUNS:
-    print(f"{key[0]:>8} × {key[1]:<9}: κ₁ = {kap[key][0]:.4g}, κ_k/κ₁ = {np.round(kap[key][:d + 1] / kap[key][0], 3)}")
-rep.close("qwem.ablation.growth_is_mstar",
-          "quartic loss × Setting 3.1: the growth matrix K equals M* (max |K − M*|)",
-          value=float(np.max(np.abs(K[("quartic", "setting31")] - Mstar))), target=0.0, tol=1e-9,
-          kind="consistency")
-rep.close("qwem.ablation.logistic_growth_is_half",
-          "logistic loss × Setting 3.1: K = M*/2 (max |K − M*/2|)",
-          value=float(np.max(np.abs(K[("logistic", "setting31")] - Mstar / 2))), target=0.0, tol=1e-9,
-          kind="consistency")
+    print(
+        f"{key[0]:>8} × {key[1]:<9}: κ₁ = {kap[key][0]:.4g}, κ_k/κ₁ = {np.round(kap[key][: d + 1] / kap[key][0], 3)}"
+    )
+rep.close(
+    "qwem.ablation.growth_is_mstar",
+    "quartic loss × Setting 3.1: the growth matrix K equals M* (max |K − M*|)",
+    value=float(np.max(np.abs(K[("quartic", "setting31")] - Mstar))),
+    target=0.0,
+    tol=1e-9,
+    kind="consistency",
+)
+rep.close(
+    "qwem.ablation.logistic_growth_is_half",
+    "logistic loss × Setting 3.1: K = M*/2 (max |K − M*/2|)",
+    value=float(np.max(np.abs(K[("logistic", "setting31")] - Mstar / 2))),
+    target=0.0,
+    tol=1e-9,
+    kind="consistency",
+)
 del K
 
 # %% [markdown]
@@ -135,21 +172,41 @@ del K
 # costs nothing.
 
 # %%
-runs = q.run_ablation(corpus, V, d, sigma_sq=s2, lr_factor=P["lr_factor"], steps=P["steps"], batch=P["batch"],
-                      n_logs=P["n_logs"], stats=(Pj, pu), reference=Qm[:, :d])
+runs = q.run_ablation(
+    corpus,
+    V,
+    d,
+    sigma_sq=s2,
+    lr_factor=P["lr_factor"],
+    steps=P["steps"],
+    batch=P["batch"],
+    n_logs=P["n_logs"],
+    stats=(Pj, pu),
+    reference=Qm[:, :d],
+)
 for key, r in runs.items():
     res = r.result
-    print(f"{r.name:>18}: η = {r.lr:.4g}, {res.steps[-1]:,} steps, "
-          f"{'from the cache' if res.cached else f'{res.seconds:.0f} s'}")
+    print(
+        f"{r.name:>18}: η = {r.lr:.4g}, {res.steps[-1]:,} steps, "
+        f"{'from the cache' if res.cached else f'{res.seconds:.0f} s'}"
+    )
 u = runs[RUNS[0]].u
-rep.close("qwem.ablation.same_axis",
-          "the four runs are logged at the same u = κ₁t (max over runs and logs of |u − u_ref|)",
-          value=float(max(np.max(np.abs(r.u - u)) for r in runs.values())), target=0.0, tol=1e-6 * u[-1],
-          kind="consistency")
-rep.close("qwem.ablation.same_init",
-          "the four runs start from the same W(0) (max |W0 − W0_ref|)",
-          value=float(max(np.max(np.abs(r.result.W0 - runs[RUNS[0]].result.W0)) for r in runs.values())),
-          target=0.0, tol=0.0, kind="consistency")
+rep.close(
+    "qwem.ablation.same_axis",
+    "the four runs are logged at the same u = κ₁t (max over runs and logs of |u − u_ref|)",
+    value=float(max(np.max(np.abs(r.u - u)) for r in runs.values())),
+    target=0.0,
+    tol=1e-6 * u[-1],
+    kind="consistency",
+)
+rep.close(
+    "qwem.ablation.same_init",
+    "the four runs start from the same W(0) (max |W0 − W0_ref|)",
+    value=float(max(np.max(np.abs(r.result.W0 - runs[RUNS[0]].result.W0)) for r in runs.values())),
+    target=0.0,
+    tol=0.0,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 3 · The four trajectories
@@ -179,13 +236,25 @@ def independent_modes(u_grid, kappa, end):
 fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
 for ax, key in zip(axes.ravel(), RUNS):
     r = runs[key]
-    q.plot_steps(ax, r.u, r.result.sv ** 2, independent_modes(r.u, r.kappa, END[key]), run_label="SGD, s_k²",
-                 theory_label="independent modes")
-    plotting.label(ax, f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}", "u = κ₁t (common axis)",
-                   "squared singular value s_k²")
+    q.plot_steps(
+        ax,
+        r.u,
+        r.result.sv**2,
+        independent_modes(r.u, r.kappa, END[key]),
+        run_label="SGD, s_k²",
+        theory_label="independent modes",
+    )
+    plotting.label(
+        ax,
+        f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}",
+        "u = κ₁t (common axis)",
+        "squared singular value s_k²",
+    )
     ax.legend(loc="lower right", fontsize=8)
-fig.suptitle(f"Figure 25.1 — the ablation on {P['corpus']} (V = {V:,}, d = {d}, σ² = {s2:g}): "
-             "singular values of W")
+fig.suptitle(
+    f"Figure 25.1 — the ablation on {P['corpus']} (V = {V:,}, d = {d}, σ² = {s2:g}): "
+    "singular values of W"
+)
 fig.tight_layout()
 plt.show()
 
@@ -219,36 +288,55 @@ plt.show()
 # factor 2 over the second half of training, its "end value" is arbitrary and so is its sharpness. The
 # cell flags such runs; a flagged run's sharpness is printed but not used as evidence.
 
+
 # %%
 def tail_factor(r):
     """‖W‖_F at the end over ‖W‖_F at u_T/2 (means over 5% of the logs)."""
-    fro = np.sqrt((r.result.sv ** 2).sum(1))
+    fro = np.sqrt((r.result.sv**2).sum(1))
     i_half = np.searchsorted(r.u, r.u[-1] / 2)
-    return float(fro[-n_end:].mean() / fro[i_half:i_half + n_end].mean())
+    return float(fro[-n_end:].mean() / fro[i_half : i_half + n_end].mean())
 
 
 DIVERGED = {key: tail_factor(runs[key]) > 2.0 for key in RUNS}
 for key in RUNS:
-    print(f"{runs[key].name:>18}: ‖W‖_F(u_T)/‖W‖_F(u_T/2) = {tail_factor(runs[key]):.4g}"
-          + ("  — DIVERGES" if DIVERGED[key] else ""))
-SH = {key: q.step_sharpness(r.u, r.result.sv ** 2, END[key]) for key, r in runs.items()}
+    print(
+        f"{runs[key].name:>18}: ‖W‖_F(u_T)/‖W‖_F(u_T/2) = {tail_factor(runs[key]):.4g}"
+        + ("  — DIVERGES" if DIVERGED[key] else "")
+    )
+SH = {key: q.step_sharpness(r.u, r.result.sv**2, END[key]) for key, r in runs.items()}
 SL = {key: q.sigmoid_sharpness(END[key], s2) for key in runs}
 for key in RUNS:
     S = SH[key]["sharpness"]
-    print(f"{runs[key].name:>18}: S_k = {np.round(S, 2)}  (median {np.nanmedian(S):.2f}, range "
-          f"{np.nanmin(S):.2f}–{np.nanmax(S):.2f});  S_k/S_Lemma = {np.round(S / SL[key], 2)}")
+    print(
+        f"{runs[key].name:>18}: S_k = {np.round(S, 2)}  (median {np.nanmedian(S):.2f}, range "
+        f"{np.nanmin(S):.2f}–{np.nanmax(S):.2f});  S_k/S_Lemma = {np.round(S / SL[key], 2)}"
+    )
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.4)
-marks = {("quartic", "setting31"): ("o", "C0"), ("logistic", "setting31"): ("s", "C1"),
-         ("quartic", "word2vec"): ("^", "C2"), ("logistic", "word2vec"): ("v", "C3")}
+marks = {
+    ("quartic", "setting31"): ("o", "C0"),
+    ("logistic", "setting31"): ("s", "C1"),
+    ("quartic", "word2vec"): ("^", "C2"),
+    ("logistic", "word2vec"): ("v", "C3"),
+}
 for j, key in enumerate(RUNS):
     m, col = marks[key]
-    ax.plot(np.arange(1, d + 1) + 0.08 * (j - 1.5), SH[key]["sharpness"], m, color=col, ms=6,
-            label=f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}")
+    ax.plot(
+        np.arange(1, d + 1) + 0.08 * (j - 1.5),
+        SH[key]["sharpness"],
+        m,
+        color=col,
+        ms=6,
+        label=f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}",
+    )
     ax.plot(np.arange(1, d + 1) + 0.08 * (j - 1.5), SL[key], "_", color=col, ms=12, mew=1.5)
-plotting.label(ax, "Figure 25.2 — step sharpness S_k = t⁵⁰/(t⁹⁰ − t¹⁰) of every mode of every run",
-               "mode k", "sharpness S_k")
+plotting.label(
+    ax,
+    "Figure 25.2 — step sharpness S_k = t⁵⁰/(t⁹⁰ − t¹⁰) of every mode of every run",
+    "mode k",
+    "sharpness S_k",
+)
 ax.set_xticks(np.arange(1, d + 1))
 ax.legend(fontsize=8)
 plt.show()
@@ -268,24 +356,36 @@ plt.show()
 for lo in q.LOSSES:
     a, b = SH[(lo, "setting31")]["sharpness"], SH[(lo, "word2vec")]["sharpness"]
     ok = not (DIVERGED[(lo, "setting31")] or DIVERGED[(lo, "word2vec")])
-    rep.ordered(f"qwem.ablation.setting31_sharper_{lo}",
-                f"{lo} loss: the steps are sharper with Setting 3.1's reweighting than with word2vec's (median "
-                f"over modes of S_k = t50/(t90 − t10)); paper, Figure 7: 'Setting 3.1 alone produces the "
-                f"clean separation into steps'",
-                names=[f"median S, Setting 3.1 ({lo})", f"median S, word2vec's ({lo})"],
-                values=[float(np.nanmedian(a)), float(np.nanmedian(b))], kind="finding") if ok else \
-        rep.check(f"qwem.ablation.setting31_sharper_{lo}",
-                  f"{lo} loss: median sharpness, Setting 3.1 then word2vec's reweighting (recorded only: a run "
-                  f"diverges, so its end value and its sharpness are not defined)",
-                  value=[float(np.nanmedian(a)), float(np.nanmedian(b))], passed=True, kind="record")
-    rep.check(f"qwem.ablation.sharpness_spread_{lo}",
-              f"{lo} loss: spread of S_k over modes, [min, max], Setting 3.1 then word2vec's (recorded)",
-              value=[float(np.nanmin(a)), float(np.nanmax(a)), float(np.nanmin(b)), float(np.nanmax(b))],
-              passed=bool(np.all(np.isfinite(a)) and np.all(np.isfinite(b))), kind="record")
+    rep.ordered(
+        f"qwem.ablation.setting31_sharper_{lo}",
+        f"{lo} loss: the steps are sharper with Setting 3.1's reweighting than with word2vec's (median "
+        f"over modes of S_k = t50/(t90 − t10)); paper, Figure 7: 'Setting 3.1 alone produces the "
+        f"clean separation into steps'",
+        names=[f"median S, Setting 3.1 ({lo})", f"median S, word2vec's ({lo})"],
+        values=[float(np.nanmedian(a)), float(np.nanmedian(b))],
+        kind="finding",
+    ) if ok else rep.check(
+        f"qwem.ablation.setting31_sharper_{lo}",
+        f"{lo} loss: median sharpness, Setting 3.1 then word2vec's reweighting (recorded only: a run "
+        f"diverges, so its end value and its sharpness are not defined)",
+        value=[float(np.nanmedian(a)), float(np.nanmedian(b))],
+        passed=True,
+        kind="record",
+    )
+    rep.check(
+        f"qwem.ablation.sharpness_spread_{lo}",
+        f"{lo} loss: spread of S_k over modes, [min, max], Setting 3.1 then word2vec's (recorded)",
+        value=[float(np.nanmin(a)), float(np.nanmax(a)), float(np.nanmin(b)), float(np.nanmax(b))],
+        passed=bool(np.all(np.isfinite(a)) and np.all(np.isfinite(b))),
+        kind="record",
+    )
 rel = {key: float(np.nanmedian(SH[key]["sharpness"] / SL[key])) for key in RUNS}
-prose("Median over modes of $S_k/S_k^{\\rm Lemma}$ (1 = as sharp as independent sigmoids with the same start "
-      "and end): " + "; ".join(f"{LOSS_NAMES[lo]} × {RW_NAMES[rw]}: {rel[(lo, rw)]:.2f}" for lo, rw in RUNS)
-      + ".")
+prose(
+    "Median over modes of $S_k/S_k^{\\rm Lemma}$ (1 = as sharp as independent sigmoids with the same start "
+    "and end): "
+    + "; ".join(f"{LOSS_NAMES[lo]} × {RW_NAMES[rw]}: {rel[(lo, rw)]:.2f}" for lo, rw in RUNS)
+    + "."
+)
 
 # %% [markdown]
 # ## 5 · When do the steps happen?
@@ -322,27 +422,39 @@ prose("Median over modes of $S_k/S_k^{\\rm Lemma}$ (1 = as sharp as independent 
 # %%
 U = {key: SH[key]["t_mid"] for key in RUNS}
 uL = lam[0] * q.half_time(lam[:d], s2)
-UIND = {key: (runs[key].kappa[0] / runs[key].kappa[:d]) * np.log((END[key] - s2) / s2) for key in RUNS}
+UIND = {
+    key: (runs[key].kappa[0] / runs[key].kappa[:d]) * np.log((END[key] - s2) / s2) for key in RUNS
+}
 for key in RUNS:
-    print(f"{runs[key].name:>18}: u_k = {np.round(U[key], 1)};  u_k/u_k^ind = {np.round(U[key] / UIND[key], 2)}"
-          + (f";  u_k/u_k^L = {np.round(U[key] / uL, 2)}" if key[1] == "setting31" else ""))
+    print(
+        f"{runs[key].name:>18}: u_k = {np.round(U[key], 1)};  u_k/u_k^ind = {np.round(U[key] / UIND[key], 2)}"
+        + (f";  u_k/u_k^L = {np.round(U[key] / uL, 2)}" if key[1] == "setting31" else "")
+    )
 print(f"{'Lemma 3.1':>18}: u_k^L = {np.round(uL, 1)}")
 dev31 = np.abs(np.log(U[("logistic", "setting31")] / U[("quartic", "setting31")]))
-rep.check("qwem.ablation.setting31_same_step_times",
-          "Setting 3.1: the logistic against the quartic loss, max_k |ln(u_k^logistic/u_k^quartic)| on the common "
-          "axis, no shift (recorded; the small-x expansion predicts 0 when the start, not the minibatch noise, "
-          "sets the step times)",
-          value=float(np.max(dev31)), passed=bool(np.isfinite(np.max(dev31))), kind="record")
+rep.check(
+    "qwem.ablation.setting31_same_step_times",
+    "Setting 3.1: the logistic against the quartic loss, max_k |ln(u_k^logistic/u_k^quartic)| on the common "
+    "axis, no shift (recorded; the small-x expansion predicts 0 when the start, not the minibatch noise, "
+    "sets the step times)",
+    value=float(np.max(dev31)),
+    passed=bool(np.isfinite(np.max(dev31))),
+    kind="record",
+)
 for key in RUNS:
     ratio_ind = U[key] / UIND[key]
     val = dict(ind=[float(x) for x in ratio_ind])
     if key[1] == "setting31":
         val["lemma"] = [float(x) for x in U[key] / uL]
-    rep.check(f"qwem.ablation.step_times_{runs[key].name}",
-              f"{runs[key].name}: step times u_k over the independent-mode times u_k^ind"
-              + (" and over Lemma 3.1's u_k^L from M* and σ²" if key[1] == "setting31" else "")
-              + " (recorded; paper: no numbers, two of its four time axes shifted by hand)",
-              value=val, passed=bool(np.all(np.isfinite(ratio_ind))), kind="record")
+    rep.check(
+        f"qwem.ablation.step_times_{runs[key].name}",
+        f"{runs[key].name}: step times u_k over the independent-mode times u_k^ind"
+        + (" and over Lemma 3.1's u_k^L from M* and σ²" if key[1] == "setting31" else "")
+        + " (recorded; paper: no numbers, two of its four time axes shifted by hand)",
+        value=val,
+        passed=bool(np.all(np.isfinite(ratio_ind))),
+        kind="record",
+    )
 
 # %% [markdown]
 # ## 6 · Late growth of the weights
@@ -355,10 +467,11 @@ for key in RUNS:
 # loss's logarithmic creep gives a small positive $\gamma$). Its standard error comes from the scatter of
 # the five block means about the line.
 
+
 # %%
 def late_growth(r, n_blocks=5):
     """γ and its standard error: slope of ln(block mean of ‖W‖_F) against ln u over u ∈ [u_T/2, u_T]."""
-    fro = np.sqrt((r.result.sv ** 2).sum(1))
+    fro = np.sqrt((r.result.sv**2).sum(1))
     uu = r.u
     edges = np.linspace(uu[-1] / 2, uu[-1], n_blocks + 1)
     idx = [np.nonzero((uu >= lo_) & (uu <= hi_))[0] for lo_, hi_ in zip(edges[:-1], edges[1:])]
@@ -375,20 +488,25 @@ LATE = {key: late_growth(runs[key]) for key in RUNS}
 last_step = {key: float(np.nanmax(SH[key]["t_hi"])) for key in RUNS}
 for key in RUNS:
     g_, se_, ratio_ = LATE[key]
-    print(f"{runs[key].name:>18}: last step (90%) at u = {last_step[key]:.0f} of {u[-1]:.0f};  "
-          f"γ = {g_:+.4f} ± {se_:.4f};  ‖W‖ last block / first block = {ratio_:.4f}")
-rep.check("qwem.ablation.tail_after_steps",
-          "where the last step of each run ends (90% of its end value), as a fraction of u_T; the tail "
-          "u ∈ [u_T/2, u_T] is free of steps only where it is below 0.5 (recorded)",
-          value={runs[key].name: last_step[key] / u[-1] for key in RUNS},
-          passed=bool(np.all(np.isfinite(list(last_step.values())))), kind="record")
+    print(
+        f"{runs[key].name:>18}: last step (90%) at u = {last_step[key]:.0f} of {u[-1]:.0f};  "
+        f"γ = {g_:+.4f} ± {se_:.4f};  ‖W‖ last block / first block = {ratio_:.4f}"
+    )
+rep.check(
+    "qwem.ablation.tail_after_steps",
+    "where the last step of each run ends (90% of its end value), as a fraction of u_T; the tail "
+    "u ∈ [u_T/2, u_T] is free of steps only where it is below 0.5 (recorded)",
+    value={runs[key].name: last_step[key] / u[-1] for key in RUNS},
+    passed=bool(np.all(np.isfinite(list(last_step.values())))),
+    kind="record",
+)
 
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
 for key in RUNS:
     m, col = marks[key]
     r = runs[key]
-    fro = np.sqrt((r.result.sv ** 2).sum(1))
+    fro = np.sqrt((r.result.sv**2).sum(1))
     ls = "-" if key[0] == "quartic" else "--"
     ax1.plot(r.u, fro, ls, color=col, lw=1.4, label=f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}")
     ax2.plot(r.u, r.result.sv[:, 0], ls, color=col, lw=1.4)
@@ -396,7 +514,9 @@ for key in RUNS:
 ax1.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
 ax2.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
 plotting.label(ax1, "Figure 25.3a — ‖W‖_F", "u = κ₁t", "‖W‖_F")
-plotting.label(ax2, f"Figure 25.3b — top and d-th singular values (s₁ thick, s_{d} thin)", "u = κ₁t", "s_k")
+plotting.label(
+    ax2, f"Figure 25.3b — top and d-th singular values (s₁ thick, s_{d} thin)", "u = κ₁t", "s_k"
+)
 ax1.legend(fontsize=8, loc="lower right")
 fig.tight_layout()
 plt.show()
@@ -418,20 +538,33 @@ plt.show()
 for rw in q.REWEIGHTINGS:
     gl, sl_, _ = LATE[("logistic", rw)]
     gq, sq_, _ = LATE[("quartic", rw)]
-    rep.check(f"qwem.ablation.logistic_grows_more_{rw}",
-              f"{RW_NAMES[rw]}: late growth of ‖W‖_F, logistic minus quartic exponent in combined standard errors, "
-              f"(γ_l − γ_q)/√(se_l² + se_q²) (recorded; paper, Figure 7: 'the quartic loss stops the late "
-              f"divergence of the weights that logistic losses show'; 2 or more would reproduce it)",
-              value=float((gl - gq) / np.hypot(sl_, sq_)), passed=bool(np.isfinite(gl - gq)), kind="record")
-    rep.check(f"qwem.ablation.quartic_plateau_{rw}",
-              f"{RW_NAMES[rw]}, quartic loss: late growth exponent γ and |γ|/se (recorded; below 2: "
-              f"compatible with a plateau)",
-              value=dict(gamma=gq, se=sq_, z=abs(gq) / sq_), passed=bool(np.isfinite(gq)), kind="record")
+    rep.check(
+        f"qwem.ablation.logistic_grows_more_{rw}",
+        f"{RW_NAMES[rw]}: late growth of ‖W‖_F, logistic minus quartic exponent in combined standard errors, "
+        f"(γ_l − γ_q)/√(se_l² + se_q²) (recorded; paper, Figure 7: 'the quartic loss stops the late "
+        f"divergence of the weights that logistic losses show'; 2 or more would reproduce it)",
+        value=float((gl - gq) / np.hypot(sl_, sq_)),
+        passed=bool(np.isfinite(gl - gq)),
+        kind="record",
+    )
+    rep.check(
+        f"qwem.ablation.quartic_plateau_{rw}",
+        f"{RW_NAMES[rw]}, quartic loss: late growth exponent γ and |γ|/se (recorded; below 2: "
+        f"compatible with a plateau)",
+        value=dict(gamma=gq, se=sq_, z=abs(gq) / sq_),
+        passed=bool(np.isfinite(gq)),
+        kind="record",
+    )
 
 # %%
-prose("Late growth exponents γ (d ln‖W‖_F / d ln u over the tail): " + "; ".join(
-    f"{LOSS_NAMES[lo]} × {RW_NAMES[rw]}: {LATE[(lo, rw)][0]:+.4f} ± {LATE[(lo, rw)][1]:.4f}" for lo, rw in RUNS)
-    + f". Over the tail, u grows by a factor 2, so γ = 0.01 is a growth of {100 * (2 ** 0.01 - 1):.2f}% of ‖W‖_F.")
+prose(
+    "Late growth exponents γ (d ln‖W‖_F / d ln u over the tail): "
+    + "; ".join(
+        f"{LOSS_NAMES[lo]} × {RW_NAMES[rw]}: {LATE[(lo, rw)][0]:+.4f} ± {LATE[(lo, rw)][1]:.4f}"
+        for lo, rw in RUNS
+    )
+    + f". Over the tail, u grows by a factor 2, so γ = 0.01 is a growth of {100 * (2**0.01 - 1):.2f}% of ‖W‖_F."
+)
 
 # %% [markdown]
 # ## 7 · The quartic approximation alone
@@ -445,23 +578,36 @@ prose("Late growth exponents γ (d ln‖W‖_F / d ln u over the tail): " + "; "
 
 # %%
 w2v_dev = np.abs(np.log(U[("quartic", "word2vec")] / U[("logistic", "word2vec")]))
-sin_w2v = q.subspace_distance(runs[("quartic", "word2vec")].result.W.astype(np.float64),
-                              runs[("logistic", "word2vec")].result.W.astype(np.float64))
-sin_31 = q.subspace_distance(runs[("quartic", "setting31")].result.W.astype(np.float64),
-                             runs[("logistic", "setting31")].result.W.astype(np.float64))
-prose(f"word2vec's reweighting, quartic against logistic loss: step times differ by at most "
-      f"{100 * (np.exp(np.max(w2v_dev)) - 1):.0f}% (median {100 * (np.exp(np.median(w2v_dev)) - 1):.0f}%); the "
-      f"final column spaces are at $\\sin\\theta_{{\\max}}$ = {sin_w2v:.3f} (Setting 3.1 runs: {sin_31:.3f}).")
-rep.below("qwem.ablation.quartic_alone_w2v",
-          "word2vec's reweighting: the quartic loss makes every step at the same u as the logistic loss, no shift "
-          "(max_k |ln(u_k^quartic/u_k^logistic)|, 10%: the losses differ only beyond second order in x); paper, "
-          "Figure 7: 'the quartic approximation alone hardly changes word2vec's singular-value dynamics'",
-          value=float(np.max(w2v_dev)), bound=np.log(1.1), kind="finding")
-rep.check("qwem.ablation.quartic_alone_w2v_subspace",
-          "word2vec's reweighting: sin θ_max between the final column spaces of the quartic and the logistic run, "
-          "and the same for the Setting 3.1 pair (recorded)",
-          value=dict(word2vec=float(sin_w2v), setting31=float(sin_31)), passed=bool(np.isfinite(sin_w2v)),
-          kind="record")
+sin_w2v = q.subspace_distance(
+    runs[("quartic", "word2vec")].result.W.astype(np.float64),
+    runs[("logistic", "word2vec")].result.W.astype(np.float64),
+)
+sin_31 = q.subspace_distance(
+    runs[("quartic", "setting31")].result.W.astype(np.float64),
+    runs[("logistic", "setting31")].result.W.astype(np.float64),
+)
+prose(
+    f"word2vec's reweighting, quartic against logistic loss: step times differ by at most "
+    f"{100 * (np.exp(np.max(w2v_dev)) - 1):.0f}% (median {100 * (np.exp(np.median(w2v_dev)) - 1):.0f}%); the "
+    f"final column spaces are at $\\sin\\theta_{{\\max}}$ = {sin_w2v:.3f} (Setting 3.1 runs: {sin_31:.3f})."
+)
+rep.below(
+    "qwem.ablation.quartic_alone_w2v",
+    "word2vec's reweighting: the quartic loss makes every step at the same u as the logistic loss, no shift "
+    "(max_k |ln(u_k^quartic/u_k^logistic)|, 10%: the losses differ only beyond second order in x); paper, "
+    "Figure 7: 'the quartic approximation alone hardly changes word2vec's singular-value dynamics'",
+    value=float(np.max(w2v_dev)),
+    bound=np.log(1.1),
+    kind="finding",
+)
+rep.check(
+    "qwem.ablation.quartic_alone_w2v_subspace",
+    "word2vec's reweighting: sin θ_max between the final column spaces of the quartic and the logistic run, "
+    "and the same for the Setting 3.1 pair (recorded)",
+    value=dict(word2vec=float(sin_w2v), setting31=float(sin_31)),
+    passed=bool(np.isfinite(sin_w2v)),
+    kind="record",
+)
 
 # %% [markdown]
 # ## 8 · The book against the paper
@@ -483,28 +629,46 @@ rep.check("qwem.ablation.quartic_alone_w2v_subspace",
 
 # %%
 sh_med = {key: float(np.nanmedian(SH[key]["sharpness"])) for key in RUNS}
-prose("**Discussion.** Median sharpness over modes: " + "; ".join(
-    f"{runs[key].name} {sh_med[key]:.2f}" for key in RUNS)
+prose(
+    "**Discussion.** Median sharpness over modes: "
+    + "; ".join(f"{runs[key].name} {sh_med[key]:.2f}" for key in RUNS)
     + ". "
-    + "".join(f"With the {lo} loss, Setting 3.1's reweighting gives "
-              + ("the sharper steps (asserted above). " if sh_med[(lo, 'setting31')] > sh_med[(lo, 'word2vec')]
-                 and not DIVERGED[(lo, 'setting31')] else
-                 "a run that diverges at this preset's batch, so the comparison is not made. "
-                 if DIVERGED[(lo, 'setting31')] else "no sharper steps at this preset. ")
-              for lo in q.LOSSES)
+    + "".join(
+        f"With the {lo} loss, Setting 3.1's reweighting gives "
+        + (
+            "the sharper steps (asserted above). "
+            if sh_med[(lo, "setting31")] > sh_med[(lo, "word2vec")]
+            and not DIVERGED[(lo, "setting31")]
+            else "a run that diverges at this preset's batch, so the comparison is not made. "
+            if DIVERGED[(lo, "setting31")]
+            else "no sharper steps at this preset. "
+        )
+        for lo in q.LOSSES
+    )
     + f"The step times of the two Setting 3.1 runs differ by up to {100 * (np.exp(np.max(dev31)) - 1):.0f}% "
     f"(0 if the start set them; see the caveat of Section 5), those of the two word2vec-reweighted runs by up to "
     f"{100 * (np.exp(np.max(w2v_dev)) - 1):.0f}%, and the word2vec-reweighted runs are {np.median(U[('logistic', 'word2vec')] / UIND[('logistic', 'word2vec')]):.2f}× "
     f"(logistic) and {np.median(U[('quartic', 'word2vec')] / UIND[('quartic', 'word2vec')]):.2f}× (quartic) "
     "the independent-mode times in the median: their modes do not grow independently. Late growth "
     "exponents of the logistic runs minus the quartic runs, in standard errors: "
-    + ", ".join(f"{RW_NAMES[rw]} {(LATE[('logistic', rw)][0] - LATE[('quartic', rw)][0]) / np.hypot(LATE[('logistic', rw)][1], LATE[('quartic', rw)][1]):+.1f}"
-                for rw in q.REWEIGHTINGS)
+    + ", ".join(
+        f"{RW_NAMES[rw]} {(LATE[('logistic', rw)][0] - LATE[('quartic', rw)][0]) / np.hypot(LATE[('logistic', rw)][1], LATE[('quartic', rw)][1]):+.1f}"
+        for rw in q.REWEIGHTINGS
+    )
     + " (2 or more would show the paper's late growth; over the book's short runs, measured on u ∈ "
     f"[{u[-1] / 2:.0f}, {u[-1]:.0f}], it is "
-    + ("seen" if all((LATE[('logistic', rw)][0] - LATE[('quartic', rw)][0])
-                     / np.hypot(LATE[('logistic', rw)][1], LATE[('quartic', rw)][1]) >= 2 for rw in q.REWEIGHTINGS)
-       else "not resolved") + ").")
+    + (
+        "seen"
+        if all(
+            (LATE[("logistic", rw)][0] - LATE[("quartic", rw)][0])
+            / np.hypot(LATE[("logistic", rw)][1], LATE[("quartic", rw)][1])
+            >= 2
+            for rw in q.REWEIGHTINGS
+        )
+        else "not resolved"
+    )
+    + ")."
+)
 
 # %% [markdown]
 # ## Exercises
@@ -535,13 +699,16 @@ prose("**Discussion.** Median sharpness over modes: " + "; ".join(
 # %%
 # (|x| ≥ 0.2: below it, the x⁶ term is lost in float64 rounding of the difference)
 xs = np.concatenate([np.linspace(-1, -0.2, 801), np.linspace(0.2, 1, 801)])
-rem = np.logaddexp(0.0, -xs) - np.log(2) - 0.5 * (-xs + xs ** 2 / 4)
-print(f"max |remainder| / (x⁴/192) on 0.2 ≤ |x| ≤ 1: {np.max(np.abs(rem) / (xs ** 4 / 192)):.4f}")
-rep.below("qwem.ablation.solution.1",
-          "−log σ(x) − log 2 − ½(−x + x²/4) = −x⁴/192 + O(x⁶): max over 0.2 ≤ |x| ≤ 1 of "
-          "|remainder + x⁴/192|/(x⁶/2880)",
-          value=float(np.max(np.abs(rem + xs ** 4 / 192) / (xs ** 6 / 2880))), bound=1.0 + 1e-9,
-          kind="consistency")
+rem = np.logaddexp(0.0, -xs) - np.log(2) - 0.5 * (-xs + xs**2 / 4)
+print(f"max |remainder| / (x⁴/192) on 0.2 ≤ |x| ≤ 1: {np.max(np.abs(rem) / (xs**4 / 192)):.4f}")
+rep.below(
+    "qwem.ablation.solution.1",
+    "−log σ(x) − log 2 − ½(−x + x²/4) = −x⁴/192 + O(x⁶): max over 0.2 ≤ |x| ≤ 1 of "
+    "|remainder + x⁴/192|/(x⁶/2880)",
+    value=float(np.max(np.abs(rem + xs**4 / 192) / (xs**6 / 2880))),
+    bound=1.0 + 1e-9,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -553,11 +720,17 @@ rep.below("qwem.ablation.solution.1",
 # </details>
 
 # %%
-sig_6 = 50.0 / (81.0 ** 6 + 1.0)
+sig_6 = 50.0 / (81.0**6 + 1.0)
 S_auth = q.sigmoid_sharpness(50.0, 1e-6)
 print(f"σ² for S = 6 at c = 50: {sig_6:.3g};  S at σ² = 1e-6: {S_auth:.3f}")
-rep.close("qwem.ablation.solution.2", "Lemma 3.1's sharpness at c = 50, σ² = c/(81⁶ + 1) is 6",
-          value=q.sigmoid_sharpness(50.0, sig_6), target=6.0, tol=1e-9, kind="consistency")
+rep.close(
+    "qwem.ablation.solution.2",
+    "Lemma 3.1's sharpness at c = 50, σ² = c/(81⁶ + 1) is 6",
+    value=q.sigmoid_sharpness(50.0, sig_6),
+    target=6.0,
+    tol=1e-9,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -575,10 +748,16 @@ rep.close("qwem.ablation.solution.2", "Lemma 3.1's sharpness at c = 50, σ² = c
 from scipy.integrate import solve_ivp  # noqa: E402
 
 t_eval = np.array([10.0, 100.0, 1000.0])
-sol = solve_ivp(lambda t, x: 1.0 / (1.0 + np.exp(x)), (0, 1000.0), [0.0], t_eval=t_eval, rtol=1e-10, atol=1e-12)
+sol = solve_ivp(
+    lambda t, x: 1.0 / (1.0 + np.exp(x)), (0, 1000.0), [0.0], t_eval=t_eval, rtol=1e-10, atol=1e-12
+)
 x_num = sol.y[0]
 print(f"x(t) at t = {t_eval}: {np.round(x_num, 4)};  ln t = {np.round(np.log(t_eval), 4)}")
-rep.close("qwem.ablation.solution.3",
-          "the logistic single-pair flow obeys x + e^x = t + 1 (x(0) = 0): max |x + e^x − t − 1| / (t + 1)",
-          value=float(np.max(np.abs(x_num + np.exp(x_num) - t_eval - 1) / (t_eval + 1))), target=0.0, tol=1e-6,
-          kind="consistency")
+rep.close(
+    "qwem.ablation.solution.3",
+    "the logistic single-pair flow obeys x + e^x = t + 1 (x(0) = 0): max |x + e^x − t − 1| / (t + 1)",
+    value=float(np.max(np.abs(x_num + np.exp(x_num) - t_eval - 1) / (t_eval + 1))),
+    target=0.0,
+    tol=1e-6,
+    kind="consistency",
+)

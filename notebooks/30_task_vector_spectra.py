@@ -33,8 +33,8 @@
 # %%
 import time
 
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 from scipy.stats import kstwo
 from tqdm import tqdm
 
@@ -45,12 +45,45 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("30_task_vector_spectra")
 P = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=2_000, d_max=512, d_show=128, syn_N=30, syn_d=200, draws=40,
-               null_draws=40, n_null=100, w2v_d=200, full=False),
-    book=dict(corpus="enwiki2015_17m", V=10_000, d_max=2_048, d_show=256, syn_N=30, syn_d=200, draws=200,
-              null_draws=200, n_null=100, w2v_d=200, full=True),
-    paper=dict(corpus="enwiki2015_70m", V=10_000, d_max=4_096, d_show=256, syn_N=30, syn_d=200, draws=1_000,
-               null_draws=1_000, n_null=200, w2v_d=200, full=True),
+    smoke=dict(
+        corpus="enwiki2015_1m7",
+        V=2_000,
+        d_max=512,
+        d_show=128,
+        syn_N=30,
+        syn_d=200,
+        draws=40,
+        null_draws=40,
+        n_null=100,
+        w2v_d=200,
+        full=False,
+    ),
+    book=dict(
+        corpus="enwiki2015_17m",
+        V=10_000,
+        d_max=2_048,
+        d_show=256,
+        syn_N=30,
+        syn_d=200,
+        draws=200,
+        null_draws=200,
+        n_null=100,
+        w2v_d=200,
+        full=True,
+    ),
+    paper=dict(
+        corpus="enwiki2015_70m",
+        V=10_000,
+        d_max=4_096,
+        d_show=256,
+        syn_N=30,
+        syn_d=200,
+        draws=1_000,
+        null_draws=1_000,
+        n_null=200,
+        w2v_d=200,
+        full=True,
+    ),
 )
 print(config.describe())
 print(P)
@@ -110,13 +143,21 @@ T_START = time.time()
 from scipy.integrate import quad
 
 cdf_err = 0.0
-for (N_, D_) in ((30, 200), (30, 12.5), (50, 50)):
+for N_, D_ in ((30, 200), (30, 12.5), (50, 50)):
     lo, hi = q.mp_support(1.0, N_, D_)
     for x in np.linspace(lo, hi, 9)[1:-1]:
-        num = quad(lambda t: float(q.mp_pdf(t, 1.0, N_, D_)), lo, x, limit=200)[0] + max(0.0, 1 - D_ / N_)
+        num = quad(lambda t: float(q.mp_pdf(t, 1.0, N_, D_)), lo, x, limit=200)[0] + max(
+            0.0, 1 - D_ / N_
+        )
         cdf_err = max(cdf_err, abs(float(q.mp_cdf(x, 1.0, N_, D_)) - num))
-rep.below("qwem.tv.mp_cdf_quadrature", "the closed-form MP CDF equals the quadrature of the MP density "
-          "(max error over 3 shapes x 7 points)", value=cdf_err, bound=1e-8, kind="consistency")
+rep.below(
+    "qwem.tv.mp_cdf_quadrature",
+    "the closed-form MP CDF equals the quadrature of the MP density "
+    "(max error over 3 shapes x 7 points)",
+    value=cdf_err,
+    bound=1e-8,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 2. Synthetic matrices: does the fit recover what it should?
@@ -133,7 +174,10 @@ rep.below("qwem.tv.mp_cdf_quadrature", "the closed-form MP CDF equals the quadra
 # %%
 N_s, d_s = P["syn_N"], P["syn_d"]
 profiles = {"equal": np.ones(d_s), "unequal": np.arange(1, d_s + 1) ** -0.5}
-truth = {k: (float((v ** 2).sum() / v.sum()), float(v.sum() ** 2 / (v ** 2).sum())) for k, v in profiles.items()}
+truth = {
+    k: (float((v**2).sum() / v.sum()), float(v.sum() ** 2 / (v**2).sum()))
+    for k, v in profiles.items()
+}
 factors = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0)
 syn = {}
 rng = config.rng(3001)
@@ -145,20 +189,36 @@ for name, cv in profiles.items():
         for _ in range(P["draws"]):
             R, _ = q.spiked_matrix(N_s, cv, f * bbp_true, rng)
             fit = q.fit_spiked_mp(R, n_null=P["n_null"], rng=rng)
-            rows.append((fit.sigma2 / s2_true, fit.d_eff / de_true, fit.outlier is not None,
-                         (fit.spike or np.nan) / max(f * bbp_true, 1e-300), fit.eigenvalues[0], fit.ks))
+            rows.append(
+                (
+                    fit.sigma2 / s2_true,
+                    fit.d_eff / de_true,
+                    fit.outlier is not None,
+                    (fit.spike or np.nan) / max(f * bbp_true, 1e-300),
+                    fit.eigenvalues[0],
+                    fit.ks,
+                )
+            )
         syn[(name, f)] = np.array(rows, dtype=float)
 
-lines = ["| noise | $\\ell/\\ell_{BBP}$ | $\\hat\\sigma^2/\\sigma^2$ | $\\hat d_{eff}/d_{eff}$ | outlier found | "
-         "$\\hat\\ell/\\ell$ (when found) | median KS |", "|---|---|---|---|---|---|---|"]
+lines = [
+    "| noise | $\\ell/\\ell_{BBP}$ | $\\hat\\sigma^2/\\sigma^2$ | $\\hat d_{eff}/d_{eff}$ | outlier found | "
+    "$\\hat\\ell/\\ell$ (when found) | median KS |",
+    "|---|---|---|---|---|---|---|",
+]
 for (name, f), a in syn.items():
     if f in (0.0, 2.0, 8.0):
         sp = a[:, 3][a[:, 2] > 0]
         sp_txt = f"{np.nanmean(sp):.3f} ± {np.nanstd(sp):.3f}" if f > 0 and len(sp) else "—"
-        lines.append(f"| {name} (d_eff = {truth[name][1]:.1f}) | {f:g} | {a[:, 0].mean():.3f} ± {a[:, 0].std():.3f} | "
-                     f"{a[:, 1].mean():.3f} ± {a[:, 1].std():.3f} | {a[:, 2].mean():.1%} | {sp_txt} | "
-                     f"{np.median(a[:, 5]):.3f} |")
-prose("\n".join(lines) + f"\n\nMean ± standard deviation over {P['draws']} draws per row; $N$ = {N_s}, $d$ = {d_s}.")
+        lines.append(
+            f"| {name} (d_eff = {truth[name][1]:.1f}) | {f:g} | {a[:, 0].mean():.3f} ± {a[:, 0].std():.3f} | "
+            f"{a[:, 1].mean():.3f} ± {a[:, 1].std():.3f} | {a[:, 2].mean():.1%} | {sp_txt} | "
+            f"{np.median(a[:, 5]):.3f} |"
+        )
+prose(
+    "\n".join(lines)
+    + f"\n\nMean ± standard deviation over {P['draws']} draws per row; $N$ = {N_s}, $d$ = {d_s}."
+)
 
 # %% [markdown]
 # The claims below quote bias and spread: the bias must be small against the spread of a single fit, and
@@ -173,31 +233,68 @@ for name in profiles:
     for f in (0.0, 8.0):
         a = syn[(name, f)]
         se = a[:, :2].std(axis=0) / np.sqrt(len(a))
-        rep.close(f"qwem.tv.syn.{name}.l{f:g}.sigma2_bias",
-                  f"synthetic ({name} variances, N={N_s}, d={d_s}, ℓ/ℓ_BBP={f:g}): mean fitted σ² / true σ² "
-                  f"(spread of one fit {a[:, 0].std():.3f}, standard error {se[0]:.4f})",
-                  value=a[:, 0].mean(), target=1.0, tol=0.06, kind="consistency")
-        rep.close(f"qwem.tv.syn.{name}.l{f:g}.deff_bias",
-                  f"synthetic ({name} variances, ℓ/ℓ_BBP={f:g}): mean fitted d_eff / true (Σs²)²/Σs⁴ "
-                  f"(spread of one fit {a[:, 1].std():.3f})", value=a[:, 1].mean(), target=1.0, tol=0.06,
-                  kind="consistency")
+        rep.close(
+            f"qwem.tv.syn.{name}.l{f:g}.sigma2_bias",
+            f"synthetic ({name} variances, N={N_s}, d={d_s}, ℓ/ℓ_BBP={f:g}): mean fitted σ² / true σ² "
+            f"(spread of one fit {a[:, 0].std():.3f}, standard error {se[0]:.4f})",
+            value=a[:, 0].mean(),
+            target=1.0,
+            tol=0.06,
+            kind="consistency",
+        )
+        rep.close(
+            f"qwem.tv.syn.{name}.l{f:g}.deff_bias",
+            f"synthetic ({name} variances, ℓ/ℓ_BBP={f:g}): mean fitted d_eff / true (Σs²)²/Σs⁴ "
+            f"(spread of one fit {a[:, 1].std():.3f})",
+            value=a[:, 1].mean(),
+            target=1.0,
+            tol=0.06,
+            kind="consistency",
+        )
     found = syn[(name, 8.0)]
-    rep.close(f"qwem.tv.syn.{name}.spike_recovery",
-              f"synthetic ({name}): far above BBP (ℓ = 8 ℓ_BBP) the signal ℓ recovered from the outlier by the BBP "
-              f"inversion, mean ratio to the truth", value=np.nanmean(found[:, 3]), target=1.0, tol=0.1,
-              kind="consistency")
-    rep.above(f"qwem.tv.syn.{name}.detect_above", f"synthetic ({name}): an outlier is declared in more than 95% "
-              f"of draws at ℓ = 8 ℓ_BBP", value=found[:, 2].mean(), bound=0.95, kind="consistency")
-    rep.below(f"qwem.tv.syn.{name}.false_alarm", f"synthetic ({name}): with no signal (ℓ = 0) an outlier is "
-              f"declared in fewer than 5% of draws (nominal 1%)",
-              value=syn[(name, 0.0)][:, 2].mean(), bound=0.05, kind="consistency")
-half = {name: next((f for f in factors if syn[(name, f)][:, 2].mean() >= 0.5), None) for name in profiles}
-prose(f"Half of the draws have an outlier from ℓ = {half['equal']:g} ℓ_BBP on with equal variances, from "
-      f"ℓ = {half['unequal']:g} ℓ_BBP on with unequal ones.")
-rep.check("qwem.tv.syn.unequal_needs_more", "synthetic: unequal column variances need a stronger signal than equal "
-          "ones for the outlier to be found half the time (ℓ/ℓ_BBP at 50% detection, equal vs unequal)",
-          value=dict(half), passed=half["unequal"] is not None and half["equal"] is not None
-          and half["unequal"] > half["equal"], tolerance="unequal > equal", kind="consistency")
+    rep.close(
+        f"qwem.tv.syn.{name}.spike_recovery",
+        f"synthetic ({name}): far above BBP (ℓ = 8 ℓ_BBP) the signal ℓ recovered from the outlier by the BBP "
+        f"inversion, mean ratio to the truth",
+        value=np.nanmean(found[:, 3]),
+        target=1.0,
+        tol=0.1,
+        kind="consistency",
+    )
+    rep.above(
+        f"qwem.tv.syn.{name}.detect_above",
+        f"synthetic ({name}): an outlier is declared in more than 95% of draws at ℓ = 8 ℓ_BBP",
+        value=found[:, 2].mean(),
+        bound=0.95,
+        kind="consistency",
+    )
+    rep.below(
+        f"qwem.tv.syn.{name}.false_alarm",
+        f"synthetic ({name}): with no signal (ℓ = 0) an outlier is "
+        f"declared in fewer than 5% of draws (nominal 1%)",
+        value=syn[(name, 0.0)][:, 2].mean(),
+        bound=0.05,
+        kind="consistency",
+    )
+half = {
+    name: next((f for f in factors if syn[(name, f)][:, 2].mean() >= 0.5), None)
+    for name in profiles
+}
+prose(
+    f"Half of the draws have an outlier from ℓ = {half['equal']:g} ℓ_BBP on with equal variances, from "
+    f"ℓ = {half['unequal']:g} ℓ_BBP on with unequal ones."
+)
+rep.check(
+    "qwem.tv.syn.unequal_needs_more",
+    "synthetic: unequal column variances need a stronger signal than equal "
+    "ones for the outlier to be found half the time (ℓ/ℓ_BBP at 50% detection, equal vs unequal)",
+    value=dict(half),
+    passed=half["unequal"] is not None
+    and half["equal"] is not None
+    and half["unequal"] > half["equal"],
+    tolerance="unequal > equal",
+    kind="consistency",
+)
 
 # %% [markdown]
 # **Where does the outlier sit?** The BBP formula predicts the top eigenvalue's limit for every $\ell$. At
@@ -206,31 +303,60 @@ rep.check("qwem.tv.syn.unequal_needs_more", "synthetic: unequal column variances
 
 # %%
 s2_e, de_e = truth["equal"]
-pred = np.array([q.spike_eigenvalue(f * q.bbp_threshold(s2_e, N_s, de_e), s2_e, N_s, de_e) for f in factors])
+pred = np.array(
+    [q.spike_eigenvalue(f * q.bbp_threshold(s2_e, N_s, de_e), s2_e, N_s, de_e) for f in factors]
+)
 meas = np.array([syn[("equal", f)][:, 4].mean() for f in factors])
 strong = np.array(factors) >= 3
-rep.below("qwem.tv.syn.bbp_location", "synthetic (equal variances, N=30, d=200): above 3 ℓ_BBP the mean top "
-          "eigenvalue matches the BBP limit σ²D(1+θ²)(c+θ²)/θ² (max relative error)",
-          value=float(np.max(np.abs(meas[strong] / pred[strong] - 1))), bound=0.03, kind="finding")
+rep.below(
+    "qwem.tv.syn.bbp_location",
+    "synthetic (equal variances, N=30, d=200): above 3 ℓ_BBP the mean top "
+    "eigenvalue matches the BBP limit σ²D(1+θ²)(c+θ²)/θ² (max relative error)",
+    value=float(np.max(np.abs(meas[strong] / pred[strong] - 1))),
+    bound=0.03,
+    kind="finding",
+)
 
 fig, axes = plotting.figure(1, 2)
 ax = axes[0]
 for i, name in enumerate(profiles):
-    ax.plot(factors, [syn[(name, f)][:, 2].mean() for f in factors], "o-", color=plotting.PALETTE[i],
-            label=f"{name} variances")
+    ax.plot(
+        factors,
+        [syn[(name, f)][:, 2].mean() for f in factors],
+        "o-",
+        color=plotting.PALETTE[i],
+        label=f"{name} variances",
+    )
 ax.axvline(1.0, color="0.4", ls=":", lw=1, label="BBP threshold")
 ax.axhline(0.01, color="0.6", ls="--", lw=1, label="nominal false-alarm rate")
 ax.legend()
-plotting.label(ax, "How often the fit finds an outlier", r"signal $\ell / \ell_\mathrm{BBP}$",
-               "fraction of draws with an outlier")
+plotting.label(
+    ax,
+    "How often the fit finds an outlier",
+    r"signal $\ell / \ell_\mathrm{BBP}$",
+    "fraction of draws with an outlier",
+)
 ax = axes[1]
-ax.plot(factors, meas, "o", color=plotting.PALETTE[0], label="mean top eigenvalue (equal variances)")
+ax.plot(
+    factors, meas, "o", color=plotting.PALETTE[0], label="mean top eigenvalue (equal variances)"
+)
 ff = np.linspace(0, 8, 200)
-ax.plot(ff, [q.spike_eigenvalue(f * q.bbp_threshold(s2_e, N_s, de_e), s2_e, N_s, de_e) for f in ff],
-        color=plotting.PALETTE[1], label="BBP limit")
-ax.axhline(q.mp_support(s2_e, N_s, de_e)[1], color="0.4", ls="--", lw=1, label=r"bulk edge $\lambda_+$")
+ax.plot(
+    ff,
+    [q.spike_eigenvalue(f * q.bbp_threshold(s2_e, N_s, de_e), s2_e, N_s, de_e) for f in ff],
+    color=plotting.PALETTE[1],
+    label="BBP limit",
+)
+ax.axhline(
+    q.mp_support(s2_e, N_s, de_e)[1], color="0.4", ls="--", lw=1, label=r"bulk edge $\lambda_+$"
+)
 ax.legend()
-plotting.label(ax, "Where the outlier sits", r"signal $\ell / \ell_\mathrm{BBP}$", r"top eigenvalue of $RR^\top$")
+plotting.label(
+    ax,
+    "Where the outlier sits",
+    r"signal $\ell / \ell_\mathrm{BBP}$",
+    r"top eigenvalue of $RR^\top$",
+)
 plt.show()
 
 # %% [markdown]
@@ -251,25 +377,34 @@ plt.show()
 # %%
 t0 = time.time()
 words, W, lam = q.wide_spectral_embeddings(P["corpus"], P["V"], P["d_max"])
-print(f"W: {W.shape}, λ from {lam[0]:.1f} down to {lam[-1]:.2f} ({time.time() - t0:.0f} s, cached after the first run)")
+print(
+    f"W: {W.shape}, λ from {lam[0]:.1f} down to {lam[-1]:.2f} ({time.time() - t0:.0f} s, cached after the first run)"
+)
 cats = q.task_vector_matrices(words, W)
 Ns = {c: len(p) for c, (p, _) in cats.items()}
-prose(f"{len(cats)} of the 14 categories have at least 3 pairs in the vocabulary of {P['V']:,} words; "
-      f"$N$ ranges from {min(Ns.values())} to {max(Ns.values())} pairs (median {int(np.median(list(Ns.values())))}), "
-      f"{sum(Ns.values())} in all.")
+prose(
+    f"{len(cats)} of the 14 categories have at least 3 pairs in the vocabulary of {P['V']:,} words; "
+    f"$N$ ranges from {min(Ns.values())} to {max(Ns.values())} pairs (median {int(np.median(list(Ns.values())))}), "
+    f"{sum(Ns.values())} in all."
+)
 
 # %%
 d0 = P["d_show"]
 fits = {c: q.fit_spiked_mp(q.truncate(R, d0), n_null=P["n_null"]) for c, (_, R) in cats.items()}
 share = {c: q.mean_overlap(q.truncate(R, d0)) for c, (_, R) in cats.items()}
 ks_crit = {c: float(kstwo.ppf(0.95, f.n_bulk)) for c, f in fits.items()}
-lines = [f"| category | $N$ | $\\hat\\sigma^2$ | $\\hat d_{{eff}}$ (of {d0}) | outlier / edge | $\\hat\\ell/\\ell_{{BBP}}$ | "
-         "KS (5% critical) | share of $\\bar\\mu$ on the outlier |", "|---|---|---|---|---|---|---|---|"]
+lines = [
+    f"| category | $N$ | $\\hat\\sigma^2$ | $\\hat d_{{eff}}$ (of {d0}) | outlier / edge | $\\hat\\ell/\\ell_{{BBP}}$ | "
+    "KS (5% critical) | share of $\\bar\\mu$ on the outlier |",
+    "|---|---|---|---|---|---|---|---|",
+]
 for c, f in fits.items():
     out = f"{f.outlier / f.edge:.2f}" if f.outlier else "none"
     sp = f"{f.spike / f.bbp:.1f}" if f.spike else "—"
-    lines.append(f"| {c} | {f.n_rows} | {f.sigma2:.3g} | {f.d_eff:.1f} | {out} | {sp} | {f.ks:.3f} ({ks_crit[c]:.3f}) | "
-                 f"{share[c]:.3f} |")
+    lines.append(
+        f"| {c} | {f.n_rows} | {f.sigma2:.3g} | {f.d_eff:.1f} | {out} | {sp} | {f.ks:.3f} ({ks_crit[c]:.3f}) | "
+        f"{share[c]:.3f} |"
+    )
 prose("\n".join(lines))
 
 # %% [markdown]
@@ -280,11 +415,18 @@ prose("\n".join(lines))
 # generous verdict for small $N$.
 
 # %%
-fig, axes = plt.subplots(int(np.ceil(len(fits) / 5)), 5, figsize=(15, 2.6 * np.ceil(len(fits) / 5)),
-                         squeeze=False)
+fig, axes = plt.subplots(
+    int(np.ceil(len(fits) / 5)), 5, figsize=(15, 2.6 * np.ceil(len(fits) / 5)), squeeze=False
+)
 for ax, (c, f) in zip(axes.flat, fits.items()):
     b = np.sort(f.bulk)
-    ax.step(b, np.arange(1, len(b) + 1) / len(b), where="post", color=plotting.PALETTE[0], label="bulk (data)")
+    ax.step(
+        b,
+        np.arange(1, len(b) + 1) / len(b),
+        where="post",
+        color=plotting.PALETTE[0],
+        label="bulk (data)",
+    )
     xs = np.geomspace(b[b > 0].min() / 2, max(f.edge, b[-1], f.outlier or 0.0) * 1.1, 300)
     ax.plot(xs, f.cdf(xs), color=plotting.PALETTE[1], label="fitted MP")
     ax.axvline(f.edge, color="0.4", ls="--", lw=1)
@@ -293,7 +435,7 @@ for ax, (c, f) in zip(axes.flat, fits.items()):
     ax.set_xscale("log")
     ax.xaxis.set_minor_formatter(plt.NullFormatter())  # label decades only (the ranges are narrow)
     plotting.label(ax, f"{c} (N={f.n_rows})", r"eigenvalue of $R_dR_d^\top$", "cumulative share")
-for ax in list(axes.flat)[len(fits):]:
+for ax in list(axes.flat)[len(fits) :]:
     ax.axis("off")
 axes.flat[0].legend(fontsize=7)
 fig.suptitle(f"Task-vector spectra, svd(M*), d = {d0}: empirical bulk, fitted MP law, outlier")
@@ -325,13 +467,15 @@ for _ in tqdm(range(P["null_draws"]), desc="null model"):
 null = np.array(null, dtype=float)
 null_q99 = float(np.quantile(null[:, 0], 0.99))
 shares = np.array(list(share.values()))
-prose(f"Random pairs ($N$ = {N_null}, {P['null_draws']} draws): share of the mean on the top direction "
-      f"median {np.median(null[:, 0]):.3f}, 99th percentile {null_q99:.3f}; an outlier is declared in "
-      f"{null[:, 1].mean():.0%} of draws; median $\\hat d_{{eff}}$ = {np.median(null[:, 2]):.1f}. Analogy categories: share "
-      f"median {np.median(shares):.3f}, smallest {shares.min():.3f}; {np.mean(shares > 0.9):.0%} of categories above 0.9; "
-      f"{sum(f.outlier is not None for f in fits.values())} of {len(fits)} categories with an outlier. Read as a cosine "
-      f"instead of a squared cosine (the paper does not say which), {int(np.sum(np.sqrt(shares) > 0.9))} of {len(fits)} "
-      f"categories exceed 0.9.")
+prose(
+    f"Random pairs ($N$ = {N_null}, {P['null_draws']} draws): share of the mean on the top direction "
+    f"median {np.median(null[:, 0]):.3f}, 99th percentile {null_q99:.3f}; an outlier is declared in "
+    f"{null[:, 1].mean():.0%} of draws; median $\\hat d_{{eff}}$ = {np.median(null[:, 2]):.1f}. Analogy categories: share "
+    f"median {np.median(shares):.3f}, smallest {shares.min():.3f}; {np.mean(shares > 0.9):.0%} of categories above 0.9; "
+    f"{sum(f.outlier is not None for f in fits.values())} of {len(fits)} categories with an outlier. Read as a cosine "
+    f"instead of a squared cosine (the paper does not say which), {int(np.sum(np.sqrt(shares) > 0.9))} of {len(fits)} "
+    f"categories exceed 0.9."
+)
 
 # %% [markdown]
 # Random pairs sometimes show an "outlier" too: the rows of $W$ have very unequal norms (frequent words
@@ -345,30 +489,58 @@ n_out = sum(f.outlier is not None for f in fits.values())
 no_out = [c for c, f in fits.items() if f.outlier is None]
 low = [c for c in fits if share[c] <= 0.9]
 beats = sum(share[c] > null_q99 for c in fits)
-prose(f"Without an outlier at $d$ = {d0}: {', '.join(f'{c} ($N$ = {Ns[c]})' for c in no_out) or 'none'}. "
-      f"Share of the mean at most 0.9: {', '.join(f'{c} ({share[c]:.2f})' for c in low) or 'none'}.")
+prose(
+    f"Without an outlier at $d$ = {d0}: {', '.join(f'{c} ($N$ = {Ns[c]})' for c in no_out) or 'none'}. "
+    f"Share of the mean at most 0.9: {', '.join(f'{c} ({share[c]:.2f})' for c in low) or 'none'}."
+)
 if P["full"]:
-    rep.check("qwem.tv.outlier_categories",
-              f"svd(M*) at d={d0}: the fit declares an outlier in at least three quarters of the analogy categories "
-              f"({n_out} of {len(fits)}; the paper: one outlier per class)",
-              value=f"{n_out}/{len(fits)}", passed=n_out >= 0.75 * len(fits), tolerance=">= 3/4", kind="finding")
-    rep.check("qwem.tv.share_beats_null",
-              f"svd(M*) at d={d0}: in at least three quarters of the categories the share of the mean on the top "
-              f"direction exceeds the 99th percentile of random pairs ({null_q99:.3f}); {beats} of {len(fits)}",
-              value=f"{beats}/{len(fits)}", passed=beats >= 0.75 * len(fits), tolerance=">= 3/4", kind="finding")
-    rep.above("qwem.tv.share_median",
-              f"svd(M*) at d={d0}: the median over categories of the share of the mean task vector on the outlier "
-              f"exceeds 0.9 (the paper: above 0.9 in every class)", value=float(np.median(shares)), bound=0.9,
-              paper=0.9, kind="finding")
-    rep.check("qwem.tv.share_every_class",
-              f"svd(M*) at d={d0}: fraction of categories whose share exceeds 0.9 (the paper: every class); "
-              f"recorded, not asserted to be 1", value=round(float(np.mean(shares > 0.9)), 3), passed=True,
-              tolerance="record", paper=0.9, kind="record")
+    rep.check(
+        "qwem.tv.outlier_categories",
+        f"svd(M*) at d={d0}: the fit declares an outlier in at least three quarters of the analogy categories "
+        f"({n_out} of {len(fits)}; the paper: one outlier per class)",
+        value=f"{n_out}/{len(fits)}",
+        passed=n_out >= 0.75 * len(fits),
+        tolerance=">= 3/4",
+        kind="finding",
+    )
+    rep.check(
+        "qwem.tv.share_beats_null",
+        f"svd(M*) at d={d0}: in at least three quarters of the categories the share of the mean on the top "
+        f"direction exceeds the 99th percentile of random pairs ({null_q99:.3f}); {beats} of {len(fits)}",
+        value=f"{beats}/{len(fits)}",
+        passed=beats >= 0.75 * len(fits),
+        tolerance=">= 3/4",
+        kind="finding",
+    )
+    rep.above(
+        "qwem.tv.share_median",
+        f"svd(M*) at d={d0}: the median over categories of the share of the mean task vector on the outlier "
+        f"exceeds 0.9 (the paper: above 0.9 in every class)",
+        value=float(np.median(shares)),
+        bound=0.9,
+        paper=0.9,
+        kind="finding",
+    )
+    rep.check(
+        "qwem.tv.share_every_class",
+        f"svd(M*) at d={d0}: fraction of categories whose share exceeds 0.9 (the paper: every class); "
+        f"recorded, not asserted to be 1",
+        value=round(float(np.mean(shares > 0.9)), 3),
+        passed=True,
+        tolerance="record",
+        paper=0.9,
+        kind="record",
+    )
     n_ks = sum(f.ks < ks_crit[c] for c, f in fits.items())
-    rep.check("qwem.tv.ks_not_rejected",
-              f"svd(M*) at d={d0}: the fitted MP bulk is not rejected by KS at the 5% level (fully specified "
-              f"critical value) in at least three quarters of the categories ({n_ks} of {len(fits)})",
-              value=f"{n_ks}/{len(fits)}", passed=n_ks >= 0.75 * len(fits), tolerance=">= 3/4", kind="finding")
+    rep.check(
+        "qwem.tv.ks_not_rejected",
+        f"svd(M*) at d={d0}: the fitted MP bulk is not rejected by KS at the 5% level (fully specified "
+        f"critical value) in at least three quarters of the categories ({n_ks} of {len(fits)})",
+        value=f"{n_ks}/{len(fits)}",
+        passed=n_ks >= 0.75 * len(fits),
+        tolerance=">= 3/4",
+        kind="finding",
+    )
 
 # %% [markdown]
 # ### The same for word2vec
@@ -382,32 +554,53 @@ corpus = q.load_corpus(P["corpus"])
 w_words, W_w2v = q.method_embeddings("w2v_k1", corpus, P["V"], P["w2v_d"])
 cats_w2v = q.task_vector_matrices(w_words, W_w2v)
 cmp_rows = {}
-for label, cs in (("svd(M*)", {c: q.truncate(R, P["w2v_d"]) for c, (_, R) in cats.items()}),
-                  ("word2vec", {c: R for c, (_, R) in cats_w2v.items()})):
+for label, cs in (
+    ("svd(M*)", {c: q.truncate(R, P["w2v_d"]) for c, (_, R) in cats.items()}),
+    ("word2vec", {c: R for c, (_, R) in cats_w2v.items()}),
+):
     fs = {c: q.fit_spiked_mp(R, n_null=P["n_null"]) for c, R in cs.items()}
     sh = np.array([q.mean_overlap(R) for R in cs.values()])
-    cmp_rows[label] = dict(n=len(fs), outliers=sum(f.outlier is not None for f in fs.values()),
-                           share_median=float(np.median(sh)), share_above=int((sh > 0.9).sum()),
-                           ks_ok=sum(f.ks < float(kstwo.ppf(0.95, f.n_bulk)) for f in fs.values()),
-                           deff_ratio=float(np.median([f.d_eff for f in fs.values()])) / P["w2v_d"])
-lines = [f"| embedding ($d$ = {P['w2v_d']}) | categories | with an outlier | KS not rejected | median share | share > 0.9 | "
-         "median $\hat d_{eff}/d$ |", "|---|---|---|---|---|---|---|"]
+    cmp_rows[label] = dict(
+        n=len(fs),
+        outliers=sum(f.outlier is not None for f in fs.values()),
+        share_median=float(np.median(sh)),
+        share_above=int((sh > 0.9).sum()),
+        ks_ok=sum(f.ks < float(kstwo.ppf(0.95, f.n_bulk)) for f in fs.values()),
+        deff_ratio=float(np.median([f.d_eff for f in fs.values()])) / P["w2v_d"],
+    )
+lines = [
+    f"| embedding ($d$ = {P['w2v_d']}) | categories | with an outlier | KS not rejected | median share | share > 0.9 | "
+    r"median $\hat d_{eff}/d$ |",
+    "|---|---|---|---|---|---|---|",
+]
 for label, r in cmp_rows.items():
-    lines.append(f"| {label} | {r['n']} | {r['outliers']} | {r['ks_ok']} | {r['share_median']:.3f} | {r['share_above']} | "
-                 f"{r['deff_ratio']:.2f} |")
+    lines.append(
+        f"| {label} | {r['n']} | {r['outliers']} | {r['ks_ok']} | {r['share_median']:.3f} | {r['share_above']} | "
+        f"{r['deff_ratio']:.2f} |"
+    )
 prose("\n".join(lines))
 
 # %%
 if P["full"]:
     r = cmp_rows["word2vec"]
-    rep.check("qwem.tv.w2v_outliers",
-              f"word2vec (gensim SGNS, k=1, d={P['w2v_d']}): an outlier in at least three quarters of the categories "
-              f"({r['outliers']} of {r['n']})", value=f"{r['outliers']}/{r['n']}",
-              passed=r["outliers"] >= 0.75 * r["n"], tolerance=">= 3/4", kind="finding")
-    rep.check("qwem.tv.w2v_share", f"word2vec (d={P['w2v_d']}): median share of the mean on the outlier and the number "
-              f"of categories above 0.9 (recorded)", value={"median": round(r["share_median"], 3),
-                                                            "above_0.9": f"{r['share_above']}/{r['n']}"},
-              passed=True, tolerance="record", kind="record")
+    rep.check(
+        "qwem.tv.w2v_outliers",
+        f"word2vec (gensim SGNS, k=1, d={P['w2v_d']}): an outlier in at least three quarters of the categories "
+        f"({r['outliers']} of {r['n']})",
+        value=f"{r['outliers']}/{r['n']}",
+        passed=r["outliers"] >= 0.75 * r["n"],
+        tolerance=">= 3/4",
+        kind="finding",
+    )
+    rep.check(
+        "qwem.tv.w2v_share",
+        f"word2vec (d={P['w2v_d']}): median share of the mean on the outlier and the number "
+        f"of categories above 0.9 (recorded)",
+        value={"median": round(r["share_median"], 3), "above_0.9": f"{r['share_above']}/{r['n']}"},
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
 
 # %% [markdown]
 # ## 4. The effective dimension against $d$
@@ -426,31 +619,55 @@ d_grid = [d for d in (4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096) if d <=
 deff = {c: [] for c in cats}
 deff_null = []
 rng = config.rng(3003)
-null_R = [q.random_pair_matrix(W, N_null, rng, among=pool)[1] for _ in range(min(50, P["null_draws"]))]
+null_R = [
+    q.random_pair_matrix(W, N_null, rng, among=pool)[1] for _ in range(min(50, P["null_draws"]))
+]
 for d in tqdm(d_grid, desc="d_eff against d"):
     for c, (_, R) in cats.items():
         deff[c].append(q.fit_spiked_mp(q.truncate(R, d), n_null=P["n_null"]).d_eff)
-    deff_null.append(np.median([q.fit_spiked_mp(q.truncate(Rn, d), n_null=P["n_null"]).d_eff for Rn in null_R]))
+    deff_null.append(
+        np.median([q.fit_spiked_mp(q.truncate(Rn, d), n_null=P["n_null"]).d_eff for Rn in null_R])
+    )
 lam_pos = np.maximum(lam, 0.0)
 deff_lambda = [float(lam_pos[:d].sum() ** 2 / (lam_pos[:d] ** 2).sum()) for d in d_grid]
 ratio_top = {c: deff[c][-1] / d_grid[-1] for c in cats}
-prose(f"At $d$ = {d_grid[-1]:,}: $\\hat d_{{eff}}/d$ ranges from {min(ratio_top.values()):.3f} to "
-      f"{max(ratio_top.values()):.3f} over the categories (random pairs: {deff_null[-1] / d_grid[-1]:.3f}); "
-      f"the spectrum's participation number is {deff_lambda[-1]:.0f} ({deff_lambda[-1] / d_grid[-1]:.3f} $d$).")
+prose(
+    f"At $d$ = {d_grid[-1]:,}: $\\hat d_{{eff}}/d$ ranges from {min(ratio_top.values()):.3f} to "
+    f"{max(ratio_top.values()):.3f} over the categories (random pairs: {deff_null[-1] / d_grid[-1]:.3f}); "
+    f"the spectrum's participation number is {deff_lambda[-1]:.0f} ({deff_lambda[-1] / d_grid[-1]:.3f} $d$)."
+)
 
 # %%
 fig, ax = plotting.figure()
 for i, c in enumerate(cats):
-    ax.plot(d_grid, deff[c], "-", color=plotting.PALETTE[i % len(plotting.PALETTE)], alpha=0.6, lw=1,
-            label="analogy categories" if i == 0 else None)
+    ax.plot(
+        d_grid,
+        deff[c],
+        "-",
+        color=plotting.PALETTE[i % len(plotting.PALETTE)],
+        alpha=0.6,
+        lw=1,
+        label="analogy categories" if i == 0 else None,
+    )
 ax.plot(d_grid, deff_null, "k-o", ms=3, label=f"random pairs (N={N_null}, median)")
-ax.plot(d_grid, deff_lambda, "--", color=plotting.PALETTE[1], lw=2, label=r"participation number of $\lambda_{1..d}$")
+ax.plot(
+    d_grid,
+    deff_lambda,
+    "--",
+    color=plotting.PALETTE[1],
+    lw=2,
+    label=r"participation number of $\lambda_{1..d}$",
+)
 ax.plot(d_grid, d_grid, ":", color="0.4", label=r"$d_\mathrm{eff} = d$")
 ax.set_xscale("log", base=2)
 ax.set_yscale("log", base=2)
 ax.legend(fontsize=8)
-plotting.label(ax, "Effective dimension of the task-vector noise", "embedding dimensions kept, d",
-               r"fitted $d_\mathrm{eff}$")
+plotting.label(
+    ax,
+    "Effective dimension of the task-vector noise",
+    "embedding dimensions kept, d",
+    r"fitted $d_\mathrm{eff}$",
+)
 plt.show()
 
 # %% [markdown]
@@ -461,18 +678,32 @@ plt.show()
 # %%
 big = [i for i, d in enumerate(d_grid) if d >= 256]
 if P["full"]:
-    rep.below("qwem.tv.deff_well_below_d",
-              f"svd(M*) at d = {d_grid[-1]:,}: every category's fitted d_eff is below d/2 (the paper: d_eff well "
-              f"below d); largest ratio d_eff/d", value=max(ratio_top.values()), bound=0.5, kind="finding")
-    rep.check("qwem.tv.deff_ratio_d256_up",
-              "svd(M*), d ≥ 256 on the grid: largest d_eff/d over categories and d (recorded)",
-              value=round(max(deff[c][i] / d_grid[i] for c in cats for i in big), 3), passed=True,
-              tolerance="record", kind="record")
+    rep.below(
+        "qwem.tv.deff_well_below_d",
+        f"svd(M*) at d = {d_grid[-1]:,}: every category's fitted d_eff is below d/2 (the paper: d_eff well "
+        f"below d); largest ratio d_eff/d",
+        value=max(ratio_top.values()),
+        bound=0.5,
+        kind="finding",
+    )
+    rep.check(
+        "qwem.tv.deff_ratio_d256_up",
+        "svd(M*), d ≥ 256 on the grid: largest d_eff/d over categories and d (recorded)",
+        value=round(max(deff[c][i] / d_grid[i] for c in cats for i in big), 3),
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
     rel = [abs(np.log(np.median([deff[c][i] for c in cats]) / deff_lambda[i])) for i in big]
-    rep.check("qwem.tv.deff_vs_participation",
-              "svd(M*), d ≥ 256: largest |log| ratio of the categories' median fitted d_eff to the participation "
-              "number of λ_1..d (recorded: how far the λ-proportional-noise picture goes)",
-              value=round(float(max(rel)), 3), passed=True, tolerance="record", kind="record")
+    rep.check(
+        "qwem.tv.deff_vs_participation",
+        "svd(M*), d ≥ 256: largest |log| ratio of the categories' median fitted d_eff to the participation "
+        "number of λ_1..d (recorded: how far the λ-proportional-noise picture goes)",
+        value=round(float(max(rel)), 3),
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
 
 # %% [markdown]
 # ## 5. Discussion
@@ -523,10 +754,19 @@ prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.prese
 
 # %%
 rng = config.rng(3004)
-sims = [np.trace(np.linalg.matrix_power(Z @ Z.T, 2)) / 20 for Z in (rng.standard_normal((20, 50)) for _ in range(2000))]
-rep.close("qwem.tv.solution.1.second_moment", "exercise 1: E Tr(ZZᵀ)²/N = D(D+N+1) for N=20, D=50 "
-          "(2,000 Gaussian draws; tolerance 3 standard errors)", value=float(np.mean(sims)), target=50 * 71,
-          tol=3 * float(np.std(sims)) / np.sqrt(2000), kind="consistency")
+sims = [
+    np.trace(np.linalg.matrix_power(Z @ Z.T, 2)) / 20
+    for Z in (rng.standard_normal((20, 50)) for _ in range(2000))
+]
+rep.close(
+    "qwem.tv.solution.1.second_moment",
+    "exercise 1: E Tr(ZZᵀ)²/N = D(D+N+1) for N=20, D=50 "
+    "(2,000 Gaussian draws; tolerance 3 standard errors)",
+    value=float(np.mean(sims)),
+    target=50 * 71,
+    tol=3 * float(np.std(sims)) / np.sqrt(2000),
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -541,9 +781,14 @@ rep.close("qwem.tv.solution.1.second_moment", "exercise 1: E Tr(ZZᵀ)²/N = D(D
 edge2 = q.mp_support(1.0, 30, 100)[1]
 ell2 = q.spike_from_eigenvalue(1.2 * edge2, 1.0, 30, 100)
 prose(f"Exercise 2: ℓ = {ell2:.1f}, that is {ell2 / q.bbp_threshold(1.0, 30, 100):.2f} ℓ_BBP.")
-rep.close("qwem.tv.solution.2.roundtrip", "exercise 2: the spike that puts the outlier 20% above the edge "
-          "gives back 1.2 λ₊", value=q.spike_eigenvalue(ell2, 1.0, 30, 100) / edge2, target=1.2, tol=1e-10,
-          kind="consistency")
+rep.close(
+    "qwem.tv.solution.2.roundtrip",
+    "exercise 2: the spike that puts the outlier 20% above the edge gives back 1.2 λ₊",
+    value=q.spike_eigenvalue(ell2, 1.0, 30, 100) / edge2,
+    target=1.2,
+    tol=1e-10,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -563,6 +808,11 @@ u3 = rng.standard_normal(d0)
 mu3 = u3 / np.linalg.norm(u3) * np.sqrt(4 * f3.bbp / N_null)
 share3, share0 = q.mean_overlap(Rn + mu3[None, :]), q.mean_overlap(Rn)
 prose(f"Exercise 3: share {share0:.3f} without the common vector, {share3:.3f} with it.")
-rep.above("qwem.tv.solution.3.planted_share", "exercise 3: planting a common mean at 4 ℓ_BBP in random pairs "
-          "raises the share of the mean on the top direction above 0.5", value=share3, bound=0.5,
-          kind="consistency")
+rep.above(
+    "qwem.tv.solution.3.planted_share",
+    "exercise 3: planting a common mean at 4 ℓ_BBP in random pairs "
+    "raises the share of the mean on the top direction above 0.5",
+    value=share3,
+    bound=0.5,
+    kind="consistency",
+)

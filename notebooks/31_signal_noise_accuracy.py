@@ -30,8 +30,8 @@
 # %%
 import time
 
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 from tqdm import tqdm
 
 import qwem_lib as q
@@ -41,10 +41,27 @@ from qwem_lib.report import Report, prose
 plotting.use_style()
 rep = Report("31_signal_noise_accuracy")
 P = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=2_000, d_max=512, d_acc=128, n_boot=500, n_perm=2_000, full=False),
-    book=dict(corpus="enwiki2015_17m", V=10_000, d_max=2_048, d_acc=256, n_boot=4_000, n_perm=20_000, full=True),
-    paper=dict(corpus="enwiki2015_70m", V=10_000, d_max=4_096, d_acc=256, n_boot=4_000, n_perm=20_000,
-               full=True),
+    smoke=dict(
+        corpus="enwiki2015_1m7", V=2_000, d_max=512, d_acc=128, n_boot=500, n_perm=2_000, full=False
+    ),
+    book=dict(
+        corpus="enwiki2015_17m",
+        V=10_000,
+        d_max=2_048,
+        d_acc=256,
+        n_boot=4_000,
+        n_perm=20_000,
+        full=True,
+    ),
+    paper=dict(
+        corpus="enwiki2015_70m",
+        V=10_000,
+        d_max=4_096,
+        d_acc=256,
+        n_boot=4_000,
+        n_perm=20_000,
+        full=True,
+    ),
 )
 print(config.describe())
 print(P)
@@ -86,10 +103,19 @@ Rb = q.truncate(cats[c_big][1], int(ds[-1]))
 fb = q.fit_spiked_mp(Rb)
 if fb.outlier is not None:
     Nb = fb.n_rows
-    snr_model = Nb * fb.outlier / (fb.spike + (Nb - 1) * fb.sigma2 * fb.d_eff + fb.sigma2 * fb.d_eff)
-    rep.close("qwem.snr.model_identity", f"{c_big} at d={ds[-1]}: SNR from the fitted spiked model "
-              f"N λ_out / (ℓ̂ + N σ̂² d̂_eff) against the measured SNR (relative difference; the trace "
-              f"approximation's error)", value=snr_model / q.task_snr(Rb), target=1.0, tol=0.1, kind="consistency")
+    snr_model = (
+        Nb * fb.outlier / (fb.spike + (Nb - 1) * fb.sigma2 * fb.d_eff + fb.sigma2 * fb.d_eff)
+    )
+    rep.close(
+        "qwem.snr.model_identity",
+        f"{c_big} at d={ds[-1]}: SNR from the fitted spiked model "
+        f"N λ_out / (ℓ̂ + N σ̂² d̂_eff) against the measured SNR (relative difference; the trace "
+        f"approximation's error)",
+        value=snr_model / q.task_snr(Rb),
+        target=1.0,
+        tol=0.1,
+        kind="consistency",
+    )
 
 # %% [markdown]
 # ## 2. SNR against $d$: rise, then fall
@@ -98,23 +124,35 @@ if fb.outlier is not None:
 argmax_d = {c: int(ds[np.argmax(s)]) for c, s in snr.items()}
 interior = {c: 0 < int(np.argmax(s)) < len(ds) - 1 for c, s in snr.items()}
 fall = {c: s[-1] / s.max() for c, s in snr.items()}
-prose(f"The SNR peaks inside the grid (neither at $d$ = {ds[0]} nor at $d$ = {ds[-1]:,}) in "
-      f"{sum(interior.values())} of {len(snr)} categories; the peak lies between $d$ = {min(argmax_d.values())} and "
-      f"$d$ = {max(argmax_d.values())} (median {int(np.median(list(argmax_d.values())))}), and at $d$ = {ds[-1]:,} "
-      f"the SNR has fallen to {min(fall.values()):.0%}–{max(fall.values()):.0%} of its peak.")
+prose(
+    f"The SNR peaks inside the grid (neither at $d$ = {ds[0]} nor at $d$ = {ds[-1]:,}) in "
+    f"{sum(interior.values())} of {len(snr)} categories; the peak lies between $d$ = {min(argmax_d.values())} and "
+    f"$d$ = {max(argmax_d.values())} (median {int(np.median(list(argmax_d.values())))}), and at $d$ = {ds[-1]:,} "
+    f"the SNR has fallen to {min(fall.values()):.0%}–{max(fall.values()):.0%} of its peak."
+)
 
 # %%
 fig, ax = plotting.figure(width=7.5, height=4.6)
 order = sorted(snr, key=lambda c: -snr[c].max())
 for i, c in enumerate(order):
-    ax.plot(ds, snr[c], color=plotting.PALETTE[i % len(plotting.PALETTE)],
-            ls="-" if i < len(plotting.PALETTE) else "--", lw=1.3, label=c)
+    ax.plot(
+        ds,
+        snr[c],
+        color=plotting.PALETTE[i % len(plotting.PALETTE)],
+        ls="-" if i < len(plotting.PALETTE) else "--",
+        lw=1.3,
+        label=c,
+    )
     ax.plot(argmax_d[c], snr[c].max(), "o", color=plotting.PALETTE[i % len(plotting.PALETTE)], ms=4)
 ax.axhline(1.0, color="0.5", ls=":", lw=1)
 ax.set_xscale("log", base=2)
 ax.legend(fontsize=7, ncol=2)
-plotting.label(ax, "Signal-to-noise ratio of each analogy category", "embedding dimensions kept, d",
-               r"SNR $= \lambda_\max \cdot \mathrm{rank} / \mathrm{Tr}$")
+plotting.label(
+    ax,
+    "Signal-to-noise ratio of each analogy category",
+    "embedding dimensions kept, d",
+    r"SNR $= \lambda_\max \cdot \mathrm{rank} / \mathrm{Tr}$",
+)
 plt.show()
 
 # %% [markdown]
@@ -124,13 +162,16 @@ plt.show()
 # %%
 if P["full"]:
     n_int = sum(interior.values())
-    rep.check("qwem.snr.rise_then_fall",
-              f"svd(M*), d from {ds[0]} to {ds[-1]:,}: the SNR peaks strictly inside the grid and ends below half of "
-              f"its peak in at least three quarters of the categories (the paper: it rises, then falls); "
-              f"{n_int} of {len(snr)} interior, ends at most {max(fall.values()):.2f} of the peak",
-              value={"interior": f"{n_int}/{len(snr)}", "largest end/peak": round(max(fall.values()), 3)},
-              passed=n_int >= 0.75 * len(snr) and sum(f < 0.5 for f in fall.values()) >= 0.75 * len(snr),
-              tolerance=">= 3/4 interior and >= 3/4 below half", kind="finding")
+    rep.check(
+        "qwem.snr.rise_then_fall",
+        f"svd(M*), d from {ds[0]} to {ds[-1]:,}: the SNR peaks strictly inside the grid and ends below half of "
+        f"its peak in at least three quarters of the categories (the paper: it rises, then falls); "
+        f"{n_int} of {len(snr)} interior, ends at most {max(fall.values()):.2f} of the peak",
+        value={"interior": f"{n_int}/{len(snr)}", "largest end/peak": round(max(fall.values()), 3)},
+        passed=n_int >= 0.75 * len(snr) and sum(f < 0.5 for f in fall.values()) >= 0.75 * len(snr),
+        tolerance=">= 3/4 interior and >= 3/4 below half",
+        kind="finding",
+    )
 
 # %% [markdown]
 # ## 3. Does the SNR's maximum order the categories like their accuracy?
@@ -160,25 +201,46 @@ best_acc = {c: max(acc[int(d)][c] for d in ds) for c in scored}
 snr_max = {c: float(snr[c].max()) for c in scored}
 n_items = {names[k]: int((cat == k).sum()) for k in np.unique(cat)}
 rng = config.rng(3101)
-sp_best = q.spearman_with_uncertainty([snr_max[c] for c in scored], [best_acc[c] for c in scored],
-                                      n_boot=P["n_boot"], n_perm=P["n_perm"], rng=rng)
-sp_fixed = q.spearman_with_uncertainty([snr_max[c] for c in scored], [acc[P["d_acc"]][c] for c in scored],
-                                       n_boot=P["n_boot"], n_perm=P["n_perm"], rng=rng)
-prose(f"Over $n$ = {sp_best['n']} categories: Spearman's ρ between the SNR's maximum and the best accuracy is "
-      f"{sp_best['rho']:.2f} (bootstrap 95% interval {sp_best['lo']:.2f} to {sp_best['hi']:.2f}; one-sided permutation "
-      f"p = {sp_best['p']:.4f}); with the accuracy at $d$ = {P['d_acc']} it is {sp_fixed['rho']:.2f} "
-      f"({sp_fixed['lo']:.2f} to {sp_fixed['hi']:.2f}, p = {sp_fixed['p']:.4f}). The categories are scored on "
-      f"{min(n_items.values())} to {max(n_items.values())} analogies each.")
+sp_best = q.spearman_with_uncertainty(
+    [snr_max[c] for c in scored],
+    [best_acc[c] for c in scored],
+    n_boot=P["n_boot"],
+    n_perm=P["n_perm"],
+    rng=rng,
+)
+sp_fixed = q.spearman_with_uncertainty(
+    [snr_max[c] for c in scored],
+    [acc[P["d_acc"]][c] for c in scored],
+    n_boot=P["n_boot"],
+    n_perm=P["n_perm"],
+    rng=rng,
+)
+prose(
+    f"Over $n$ = {sp_best['n']} categories: Spearman's ρ between the SNR's maximum and the best accuracy is "
+    f"{sp_best['rho']:.2f} (bootstrap 95% interval {sp_best['lo']:.2f} to {sp_best['hi']:.2f}; one-sided permutation "
+    f"p = {sp_best['p']:.4f}); with the accuracy at $d$ = {P['d_acc']} it is {sp_fixed['rho']:.2f} "
+    f"({sp_fixed['lo']:.2f} to {sp_fixed['hi']:.2f}, p = {sp_fixed['p']:.4f}). The categories are scored on "
+    f"{min(n_items.values())} to {max(n_items.values())} analogies each."
+)
 
 # %%
 fig, ax = plotting.figure()
 for i, c in enumerate(scored):
     ax.plot(snr_max[c], best_acc[c], "o", color=plotting.PALETTE[i % len(plotting.PALETTE)])
-    ax.annotate(c.replace("gram", "g"), (snr_max[c], best_acc[c]), fontsize=7, xytext=(3, 2),
-                textcoords="offset points")
+    ax.annotate(
+        c.replace("gram", "g"),
+        (snr_max[c], best_acc[c]),
+        fontsize=7,
+        xytext=(3, 2),
+        textcoords="offset points",
+    )
 ax.set_xscale("log")
-plotting.label(ax, f"SNR maximum against best analogy accuracy (Spearman ρ = {sp_best['rho']:.2f})",
-               "maximum of SNR(d)", "best top-1 accuracy over d")
+plotting.label(
+    ax,
+    f"SNR maximum against best analogy accuracy (Spearman ρ = {sp_best['rho']:.2f})",
+    "maximum of SNR(d)",
+    "best top-1 accuracy over d",
+)
 plt.show()
 
 # %% [markdown]
@@ -187,14 +249,23 @@ plt.show()
 
 # %%
 if P["full"]:
-    rep.above("qwem.snr.orders_accuracy",
-              f"svd(M*): Spearman ρ between each category's SNR maximum and its best analogy accuracy, lower end of "
-              f"the bootstrap 95% interval over the n={sp_best['n']} categories (ρ = {sp_best['rho']:.2f}, "
-              f"permutation p = {sp_best['p']:.4f}); the paper: the SNR maximum orders the classes by accuracy",
-              value=sp_best["lo"], bound=0.0, kind="finding")
-    rep.above("qwem.snr.orders_accuracy_fixed_d",
-              f"svd(M*): the same with the accuracy at d = {P['d_acc']} (lower end of the 95% interval; "
-              f"ρ = {sp_fixed['rho']:.2f})", value=sp_fixed["lo"], bound=0.0, kind="finding")
+    rep.above(
+        "qwem.snr.orders_accuracy",
+        f"svd(M*): Spearman ρ between each category's SNR maximum and its best analogy accuracy, lower end of "
+        f"the bootstrap 95% interval over the n={sp_best['n']} categories (ρ = {sp_best['rho']:.2f}, "
+        f"permutation p = {sp_best['p']:.4f}); the paper: the SNR maximum orders the classes by accuracy",
+        value=sp_best["lo"],
+        bound=0.0,
+        kind="finding",
+    )
+    rep.above(
+        "qwem.snr.orders_accuracy_fixed_d",
+        f"svd(M*): the same with the accuracy at d = {P['d_acc']} (lower end of the 95% interval; "
+        f"ρ = {sp_fixed['rho']:.2f})",
+        value=sp_fixed["lo"],
+        bound=0.0,
+        kind="finding",
+    )
 
 # %% [markdown]
 # ## 4. Accuracy against $d$, and the parallelogram
@@ -206,24 +277,34 @@ if P["full"]:
 
 # %%
 pk = int(np.argmax(acc_all))
-prose(f"Overall accuracy peaks at {acc_all[pk]:.1%} at $d$ = {ds[pk]} and is {acc_all[-1]:.1%} at $d$ = {ds[-1]:,} "
-      f"({acc_all[-1] / acc_all[pk]:.0%} of the peak). Meanwhile the cosine of the query with the right answer falls "
-      f"from {target_cos[pk]:.3f} to {target_cos[-1]:.3f} ({target_cos[-1] / target_cos[pk]:.0%}), and with the best "
-      f"wrong word from {rival_cos[pk]:.3f} to {rival_cos[-1]:.3f}. At $d$ = {ds[0]} the right answer has cosine "
-      f"{target_cos[0]:.3f} but a wrong word has {rival_cos[0]:.3f}: the space is too crowded for accuracy.")
+prose(
+    f"Overall accuracy peaks at {acc_all[pk]:.1%} at $d$ = {ds[pk]} and is {acc_all[-1]:.1%} at $d$ = {ds[-1]:,} "
+    f"({acc_all[-1] / acc_all[pk]:.0%} of the peak). Meanwhile the cosine of the query with the right answer falls "
+    f"from {target_cos[pk]:.3f} to {target_cos[-1]:.3f} ({target_cos[-1] / target_cos[pk]:.0%}), and with the best "
+    f"wrong word from {rival_cos[pk]:.3f} to {rival_cos[-1]:.3f}. At $d$ = {ds[0]} the right answer has cosine "
+    f"{target_cos[0]:.3f} but a wrong word has {rival_cos[0]:.3f}: the space is too crowded for accuracy."
+)
 
 fig, axes = plotting.figure(1, 2)
 ax = axes[0]
 ax.plot(ds, acc_all, "o-", color=plotting.PALETTE[0], ms=3)
 ax.set_xscale("log", base=2)
-plotting.label(ax, "Top-1 analogy accuracy (all categories)", "embedding dimensions kept, d", "accuracy")
+plotting.label(
+    ax, "Top-1 analogy accuracy (all categories)", "embedding dimensions kept, d", "accuracy"
+)
 ax = axes[1]
-ax.plot(ds, target_cos, "o-", color=plotting.PALETTE[1], ms=3, label=r"cos(query, right answer $b'$)")
+ax.plot(
+    ds, target_cos, "o-", color=plotting.PALETTE[1], ms=3, label=r"cos(query, right answer $b'$)"
+)
 ax.plot(ds, rival_cos, "s-", color=plotting.PALETTE[2], ms=3, label="cos(query, best wrong word)")
 ax.set_xscale("log", base=2)
 ax.legend(fontsize=8)
-plotting.label(ax, "The parallelogram degrades, and so do its rivals", "embedding dimensions kept, d",
-               "mean cosine with the query b − a + a'")
+plotting.label(
+    ax,
+    "The parallelogram degrades, and so do its rivals",
+    "embedding dimensions kept, d",
+    "mean cosine with the query b − a + a'",
+)
 plt.show()
 
 # %% [markdown]
@@ -233,18 +314,36 @@ plt.show()
 
 # %%
 if P["full"]:
-    rep.below("qwem.snr.parallelogram_degrades",
-              f"svd(M*): from the accuracy peak (d = {ds[pk]}) to d = {ds[-1]:,} the mean cosine of the query with the "
-              f"right answer falls below half of its value at the peak (the paper, Figure 8: the parallelogram "
-              f"degrades)", value=target_cos[-1] / target_cos[pk], bound=0.5, kind="finding")
-    rep.above("qwem.snr.accuracy_degrades_less",
-              f"svd(M*): over the same range, accuracy keeps a larger fraction of its peak than the right answer's "
-              f"cosine keeps of its value (accuracy ratio minus cosine ratio; the paper: top-1 accuracy stays high "
-              f"because all embeddings spread apart)",
-              value=acc_all[-1] / acc_all[pk] - target_cos[-1] / target_cos[pk], bound=0.0, kind="finding")
-    rep.check("qwem.snr.accuracy_curve", "svd(M*): overall accuracy at its peak d and at d_max (recorded)",
-              value={"peak_d": int(ds[pk]), "peak": round(float(acc_all[pk]), 4),
-                     "at_d_max": round(float(acc_all[-1]), 4)}, passed=True, tolerance="record", kind="record")
+    rep.below(
+        "qwem.snr.parallelogram_degrades",
+        f"svd(M*): from the accuracy peak (d = {ds[pk]}) to d = {ds[-1]:,} the mean cosine of the query with the "
+        f"right answer falls below half of its value at the peak (the paper, Figure 8: the parallelogram "
+        f"degrades)",
+        value=target_cos[-1] / target_cos[pk],
+        bound=0.5,
+        kind="finding",
+    )
+    rep.above(
+        "qwem.snr.accuracy_degrades_less",
+        "svd(M*): over the same range, accuracy keeps a larger fraction of its peak than the right answer's "
+        "cosine keeps of its value (accuracy ratio minus cosine ratio; the paper: top-1 accuracy stays high "
+        "because all embeddings spread apart)",
+        value=acc_all[-1] / acc_all[pk] - target_cos[-1] / target_cos[pk],
+        bound=0.0,
+        kind="finding",
+    )
+    rep.check(
+        "qwem.snr.accuracy_curve",
+        "svd(M*): overall accuracy at its peak d and at d_max (recorded)",
+        value={
+            "peak_d": int(ds[pk]),
+            "peak": round(float(acc_all[pk]), 4),
+            "at_d_max": round(float(acc_all[-1]), 4),
+        },
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
 
 # %% [markdown]
 # ## 5. Discussion
@@ -288,8 +387,14 @@ prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.prese
 
 # %%
 Dm = np.diag(np.sqrt([6.0] + [1.0] * 9))  # R with R Rᵀ = diag(1 + a, 1, …, 1)
-rep.close("qwem.snr.solution.1.diag", "exercise 1: SNR of diag(1+a, 1, …, 1) is N(1+a)/(N+a) (N=10, a=5)",
-          value=q.task_snr(Dm), target=10 * 6 / 15, tol=1e-12, kind="consistency")
+rep.close(
+    "qwem.snr.solution.1.diag",
+    "exercise 1: SNR of diag(1+a, 1, …, 1) is N(1+a)/(N+a) (N=10, a=5)",
+    value=q.task_snr(Dm),
+    target=10 * 6 / 15,
+    tol=1e-12,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -314,6 +419,12 @@ for d in ds:
     gaps.append(abs(m / q.task_snr(Rd) - 1))
 worst_d = int(ds[int(np.nanargmax(gaps))])
 prose(f"Exercise 2: for {c_top} the largest gap ({np.nanmax(gaps):.1%}) is at $d$ = {worst_d}.")
-rep.check("qwem.snr.solution.2.worst_d", "exercise 2: the d at which the spiked-model SNR is furthest from the "
-          "measured one, strongest category (recorded)", value=worst_d, passed=True, tolerance="record",
-          kind="record")
+rep.check(
+    "qwem.snr.solution.2.worst_d",
+    "exercise 2: the d at which the spiked-model SNR is furthest from the "
+    "measured one, strongest category (recorded)",
+    value=worst_d,
+    passed=True,
+    tolerance="record",
+    kind="record",
+)

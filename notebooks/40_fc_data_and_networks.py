@@ -28,27 +28,71 @@
 # derives the theorems.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from qwem_lib import Report, config, plotting
-from qwem_lib import fc
+from qwem_lib import Report, config, fc, plotting
 from qwem_lib.fc.theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
 from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("40_fc_data_and_networks")
 P = config.sizes(
-    smoke=dict(nc=3, nw=120, L=15, d=32, K=100, nspl=10, epochs=1200, K2=60, nspl2=30, epochs2=600,
-               eval_every=20, angle_tol=10.0, epochs_star=300, u_tol_star=0.10, plateau_steps=6000),
-    book=dict(nc=3, nw=1200, L=15, d=100, K=200, nspl=25, epochs=450, K2=50, nspl2=100, epochs2=300,
-              eval_every=10, angle_tol=5.0, epochs_star=200, u_tol_star=0.05, plateau_steps=16000),
-    paper=dict(nc=3, nw=1200, L=15, d=100, K=1000, nspl=5, epochs=1200, K2=50, nspl2=100, epochs2=1200,
-               eval_every=20, angle_tol=5.0, epochs_star=200, u_tol_star=0.05, plateau_steps=16000),
+    smoke=dict(
+        nc=3,
+        nw=120,
+        L=15,
+        d=32,
+        K=100,
+        nspl=10,
+        epochs=1200,
+        K2=60,
+        nspl2=30,
+        epochs2=600,
+        eval_every=20,
+        angle_tol=10.0,
+        epochs_star=300,
+        u_tol_star=0.10,
+        plateau_steps=6000,
+    ),
+    book=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        d=100,
+        K=200,
+        nspl=25,
+        epochs=450,
+        K2=50,
+        nspl2=100,
+        epochs2=300,
+        eval_every=10,
+        angle_tol=5.0,
+        epochs_star=200,
+        u_tol_star=0.05,
+        plateau_steps=16000,
+    ),
+    paper=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        d=100,
+        K=1000,
+        nspl=5,
+        epochs=1200,
+        K2=50,
+        nspl2=100,
+        epochs2=1200,
+        eval_every=20,
+        angle_tol=5.0,
+        epochs_star=200,
+        u_tol_star=0.05,
+        plateau_steps=16000,
+    ),
 )
-LAM = 1e-3          # the paper's weight decay, for both W and U
+LAM = 1e-3  # the paper's weight decay, for both W and U
 print(P)
 
 # %% [markdown]
@@ -70,9 +114,11 @@ print(P)
 # vocabulary ($n_c = 3$, $n_w = 12$, $L = 5$, $K = 3$):
 
 # %%
-names = [["potato", "carrot", "leek", "lettuce"],      # concept 0: veggie
-         ["cheese", "butter", "cream", "yogurt"],      # concept 1: dairy
-         ["chicken", "pork", "beef", "lamb"]]          # concept 2: meat
+names = [
+    ["potato", "carrot", "leek", "lettuce"],  # concept 0: veggie
+    ["cheese", "butter", "cream", "yogurt"],  # concept 1: dairy
+    ["chicken", "pork", "beef", "lamb"],
+]  # concept 2: meat
 concept_names = ["veggie", "dairy", "meat"]
 toy = fc.make_task(nc=3, nw=12, L=5, K=3, mu="uniform", seed=config.rng(1))
 x_toy, y_toy = fc.sample_sentences(toy, nspl=3, seed=config.rng(2))
@@ -124,20 +170,35 @@ assert np.array_equal(x_toy // toy.sc, toy.latents[y_toy])
 torch.manual_seed(0)
 net = fc.FCNet(nw=12, d=6, L=5, K=3, init_scale=1.0)
 xb, yb = torch.as_tensor(x_toy), torch.as_tensor(y_toy)
-lr, lam_w, lam_u = 0.1, 0.3, 0.7          # deliberately different and large, so a slip would show
+lr, lam_w, lam_u = 0.1, 0.3, 0.7  # deliberately different and large, so a slip would show
 W0, U0 = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
-risk = (torch.nn.functional.cross_entropy(net(xb), yb)
-        + lam_w / 2 * net.embed.weight.pow(2).sum() + lam_u / 2 * net.linear.weight.pow(2).sum())
+risk = (
+    torch.nn.functional.cross_entropy(net(xb), yb)
+    + lam_w / 2 * net.embed.weight.pow(2).sum()
+    + lam_u / 2 * net.linear.weight.pow(2).sum()
+)
 gW, gU = torch.autograd.grad(risk, [net.embed.weight, net.linear.weight])
-opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": lam_w},
-                       {"params": [net.linear.weight], "weight_decay": lam_u}], lr=lr)
+opt = torch.optim.SGD(
+    [
+        {"params": [net.embed.weight], "weight_decay": lam_w},
+        {"params": [net.linear.weight], "weight_decay": lam_u},
+    ],
+    lr=lr,
+)
 torch.nn.functional.cross_entropy(net(xb), yb).backward()
 opt.step()
-gap = max((net.embed.weight - (W0 - lr * gW)).abs().max().item(),
-          (net.linear.weight - (U0 - lr * gU)).abs().max().item())
-rep.below("fc.fig3.weight_decay_is_lambda",
-          "one torch SGD step with weight_decay=(lam_W, lam_U) equals a gradient step on "
-          "CE + lam_W/2 ||W||^2 + lam_U/2 ||U||^2 (max abs difference)", value=gap, bound=1e-6, kind="consistency")
+gap = max(
+    (net.embed.weight - (W0 - lr * gW)).abs().max().item(),
+    (net.linear.weight - (U0 - lr * gU)).abs().max().item(),
+)
+rep.below(
+    "fc.fig3.weight_decay_is_lambda",
+    "one torch SGD step with weight_decay=(lam_W, lam_U) equals a gradient step on "
+    "CE + lam_W/2 ||W||^2 + lam_U/2 ||U||^2 (max abs difference)",
+    value=gap,
+    bound=1e-6,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 4 · What Theorem 1 predicts
@@ -153,13 +214,24 @@ rep.below("fc.fig3.weight_decay_is_lambda",
 # %%
 pred_paper_1000 = fc_thm1_norms(3, 1200, 15, 1000, LAM)[0]
 pred_paper_50 = fc_thm1_norms(3, 1200, 15, 50, LAM)[0]
-print(f"Theorem 1, K=1000: word norm {pred_paper_1000:.5f} (paper 1.42214);  "
-      f"K=50: {pred_paper_50:.5f} (paper 0.61602)")
-rep.close("fc.fig3.thm1_value_k1000", "Theorem 1 word-embedding norm for nc=3, nw=1200, L=15, K=1000, "
-          "lambda=1e-3 (solver of fc.theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)", value=pred_paper_1000, target=1.42214, tol=5e-6,
-          paper=1.42214, kind="consistency")
+print(
+    f"Theorem 1, K=1000: word norm {pred_paper_1000:.5f} (paper 1.42214);  "
+    f"K=50: {pred_paper_50:.5f} (paper 0.61602)"
+)
+rep.close(
+    "fc.fig3.thm1_value_k1000",
+    "Theorem 1 word-embedding norm for nc=3, nw=1200, L=15, K=1000, "
+    "lambda=1e-3 (solver of fc.theory; repeats chapter 42's fc.thm1.norm_k1000, where it is the finding)",
+    value=pred_paper_1000,
+    target=1.42214,
+    tol=5e-6,
+    paper=1.42214,
+    kind="consistency",
+)
 word_pred, u_pred = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], LAM)
-print(f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted |u_kl| {u_pred:.5f}")
+print(
+    f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted |u_kl| {u_pred:.5f}"
+)
 
 # %% [markdown]
 # ## 5 · Training $h$ on uniform frequencies (the paper's Figure 3)
@@ -183,11 +255,20 @@ print(f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted
 task = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu="uniform", seed=config.rng(10))
 data = fc.make_dataset(task, nspl=P["nspl"], n_test=5, seed=config.SEED + 11)
 print(task.describe(), f"| train {data.x_train.shape[0]} sentences, test {data.x_test.shape[0]}")
-cfg = fc.FCTrainConfig(epochs=P["epochs"], d=P["d"], layer_norm=False, wd_W=LAM, wd_U=LAM,
-                       eval_every=P["eval_every"], seed=1)
+cfg = fc.FCTrainConfig(
+    epochs=P["epochs"],
+    d=P["d"],
+    layer_norm=False,
+    wd_W=LAM,
+    wd_U=LAM,
+    eval_every=P["eval_every"],
+    seed=1,
+)
 res = fc.train_fc(data, cfg, desc="h, uniform")
-print(f"trained in {res.seconds:.0f} s{' (from cache)' if res.cached else ''}: "
-      f"train acc {res.train_acc:.4f}, test acc {res.test_acc:.4f}")
+print(
+    f"trained in {res.seconds:.0f} s{' (from cache)' if res.cached else ''}: "
+    f"train acc {res.train_acc:.4f}, test acc {res.test_acc:.4f}"
+)
 
 # %%
 H = res.history
@@ -197,9 +278,13 @@ axes[0].plot(H["epoch"], H["test_acc"], "--", label="test")
 axes[0].legend()
 plotting.label(axes[0], "Accuracy of h (uniform frequencies)", "epoch", "accuracy")
 axes[1].plot(H["epoch"], H["norm_mean"], label="mean word norm $\\|w\\|$")
-axes[1].fill_between(H["epoch"], H["norm_mean"] - H["norm_std"], H["norm_mean"] + H["norm_std"], alpha=0.25)
+axes[1].fill_between(
+    H["epoch"], H["norm_mean"] - H["norm_std"], H["norm_mean"] + H["norm_std"], alpha=0.25
+)
 axes[1].plot(H["epoch"], H["u_norm_mean"], label="mean $\\|u_{k,\\ell}\\|$")
-axes[1].axhline(word_pred, color=plotting.PALETTE[1], ls=":", label="Theorem 1: $\\sqrt{\\tau/n_w}$")
+axes[1].axhline(
+    word_pred, color=plotting.PALETTE[1], ls=":", label="Theorem 1: $\\sqrt{\\tau/n_w}$"
+)
 axes[1].axhline(u_pred, color=plotting.PALETTE[3], ls=":", label="Theorem 1: $\\sqrt{\\tau/(KL)}$")
 axes[1].legend(fontsize=8)
 plotting.label(axes[1], "Norms during training", "epoch", "norm")
@@ -214,8 +299,8 @@ plt.show()
 # predictions; the claims below are measured at the end.
 
 # %%
-W = res.features                                   # (nw, d): rows are word embeddings (no LayerNorm here)
-U = res.U.reshape(-1, P["d"])                      # (K*L, d): all u_{k,l}
+W = res.features  # (nw, d): rows are word embeddings (no LayerNorm here)
+U = res.U.reshape(-1, P["d"])  # (K*L, d): all u_{k,l}
 wc, uc = fc.word_concepts(task), fc.u_concepts(task)
 norms = fc.word_norms(W)
 tail = H["epoch"] >= 0.8 * H["epoch"][-1]
@@ -231,15 +316,41 @@ print("angles between concept means (deg):", np.round(angles, 3))
 print("top singular values of W:", np.round(sv_W, 4))
 print("top singular values of U (rows u_kl):", np.round(sv_U, 4))
 
-rep.above("fc.fig3.test_acc", f"test accuracy of h on uniform frequencies (K={P['K']}, nspl={P['nspl']})",
-          value=res.test_acc, bound=0.99, paper=1.0, kind="finding")
-rep.below("fc.fig3.norm_converged", "relative change of the mean word norm over the last 20% of training",
-          value=drift, bound=0.01, kind="record")
-rep.close("fc.fig3.word_norm_thm1", f"mean word-embedding norm vs Theorem 1's sqrt(tau/nw) for K={P['K']} "
-          f"(measured std across words {norms.std():.3f})", value=norms.mean(), target=word_pred, tol=0.05,
-          rel=True, paper=1.41 if P["K"] == 1000 else None, kind="finding")
-rep.close("fc.fig3.u_norm_thm1", f"mean norm of u_kl vs Theorem 1's sqrt(tau/(KL)) for K={P['K']}",
-          value=fc.word_norms(U).mean(), target=u_pred, tol=0.05, rel=True, kind="finding")
+rep.above(
+    "fc.fig3.test_acc",
+    f"test accuracy of h on uniform frequencies (K={P['K']}, nspl={P['nspl']})",
+    value=res.test_acc,
+    bound=0.99,
+    paper=1.0,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.norm_converged",
+    "relative change of the mean word norm over the last 20% of training",
+    value=drift,
+    bound=0.01,
+    kind="record",
+)
+rep.close(
+    "fc.fig3.word_norm_thm1",
+    f"mean word-embedding norm vs Theorem 1's sqrt(tau/nw) for K={P['K']} "
+    f"(measured std across words {norms.std():.3f})",
+    value=norms.mean(),
+    target=word_pred,
+    tol=0.05,
+    rel=True,
+    paper=1.41 if P["K"] == 1000 else None,
+    kind="finding",
+)
+rep.close(
+    "fc.fig3.u_norm_thm1",
+    f"mean norm of u_kl vs Theorem 1's sqrt(tau/(KL)) for K={P['K']}",
+    value=fc.word_norms(U).mean(),
+    target=u_pred,
+    tol=0.05,
+    rel=True,
+    kind="finding",
+)
 
 # %% [markdown]
 # The measured mean norm sits a few per cent from the prediction, and individual words scatter around it
@@ -254,21 +365,41 @@ rep.close("fc.fig3.u_norm_thm1", f"mean norm of u_kl vs Theorem 1's sqrt(tau/(KL
 # $\lambda/2$ and $2\lambda$.
 
 # %%
-alt = {f"{f:g} lambda": fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], f * LAM)[0] for f in (0.5, 1.0, 2.0)}
+alt = {
+    f"{f:g} lambda": fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], f * LAM)[0]
+    for f in (0.5, 1.0, 2.0)
+}
 err = {k: abs(norms.mean() - v) for k, v in alt.items()}
-print("predictions:", {k: round(v, 4) for k, v in alt.items()}, "| measured", round(norms.mean(), 4))
-prose(f"Halving or doubling $\\lambda$ moves the predicted norm by {alt['0.5 lambda'] / alt['1 lambda'] - 1:+.1%} "
-      f"and {alt['2 lambda'] / alt['1 lambda'] - 1:+.1%}; the measured mean is {norms.mean() / word_pred - 1:+.1%} "
-      "from the prediction for the trained $\\lambda$.")
+print(
+    "predictions:", {k: round(v, 4) for k, v in alt.items()}, "| measured", round(norms.mean(), 4)
+)
+prose(
+    f"Halving or doubling $\\lambda$ moves the predicted norm by {alt['0.5 lambda'] / alt['1 lambda'] - 1:+.1%} "
+    f"and {alt['2 lambda'] / alt['1 lambda'] - 1:+.1%}; the measured mean is {norms.mean() / word_pred - 1:+.1%} "
+    "from the prediction for the trained $\\lambda$."
+)
 counts = fc.word_counts(data)
 rho = spearmanr(norms, counts).statistic
-print(f"training counts per word: {counts.min()}..{counts.max()}; Spearman(norm, count) = {rho:.3f}")
-rep.above("fc.fig3.norm_vs_count", "the spread of the word norms is a finite-sample effect: Spearman "
-          "correlation between a word's norm and its number of occurrences in the training set",
-          value=rho, bound=0.5, kind="record")
-rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to Theorem 1 with the trained "
-          "lambda than with lambda/2 or 2 lambda (|error| for 0.5, 1, 2 lambda)", value=err,
-          passed=err["1 lambda"] < min(err["0.5 lambda"], err["2 lambda"]), tolerance="smallest at 1 lambda", kind="consistency")
+print(
+    f"training counts per word: {counts.min()}..{counts.max()}; Spearman(norm, count) = {rho:.3f}"
+)
+rep.above(
+    "fc.fig3.norm_vs_count",
+    "the spread of the word norms is a finite-sample effect: Spearman "
+    "correlation between a word's norm and its number of occurrences in the training set",
+    value=rho,
+    bound=0.5,
+    kind="record",
+)
+rep.check(
+    "fc.fig3.lambda_identified",
+    "the measured mean word norm is closer to Theorem 1 with the trained "
+    "lambda than with lambda/2 or 2 lambda (|error| for 0.5, 1, 2 lambda)",
+    value=err,
+    passed=err["1 lambda"] < min(err["0.5 lambda"], err["2 lambda"]),
+    tolerance="smallest at 1 lambda",
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 6 · Collapse onto a simplex
@@ -299,21 +430,51 @@ rep.check("fc.fig3.lambda_identified", "the measured mean word norm is closer to
 # %%
 shares = np.bincount(task.latents.ravel(), minlength=P["nc"]) / task.latents.size
 print("share of the K*L latent slots held by each concept:", np.round(shares, 4))
-stats_W, stats_U = fc.collapse_stats(W, wc), fc.collapse_stats(U, uc)    # the shared metric of Part IV
+stats_W, stats_U = (
+    fc.collapse_stats(W, wc),
+    fc.collapse_stats(U, uc),
+)  # the shared metric of Part IV
 ratio_W, ratio_U = stats_W.ratio, stats_U.ratio
 init_ratio = fc.collapse_ratio(np.random.default_rng(0).standard_normal(W.shape), wc)
 print(f"W: {stats_W}\nU: {stats_U}\n(random vectors: ratio {init_ratio:.2f})")
-rep.below("fc.fig3.collapse_W", "word embeddings: within-concept spread / between-concept distance",
-          value=ratio_W, bound=fc.COLLAPSED_RATIO, kind="finding")
-rep.below("fc.fig3.collapse_U", "linear weights u_kl grouped by concept z_kl: within / between",
-          value=ratio_U, bound=0.15, kind="finding")
-rep.below("fc.fig3.simplex_angles", f"largest |angle between concept means - arccos(-1/(nc-1))| in degrees "
-          f"(K={P['K']} random latent variables)", value=np.abs(angles - fc.simplex_angle(P["nc"])).max(),
-          bound=P["angle_tol"], kind="finding")
-rep.below("fc.fig3.rank_W", f"W has nc-1 = {P['nc'] - 1} non-negligible singular values: sigma_3 / sigma_2",
-          value=sv_W[P["nc"] - 1] / sv_W[P["nc"] - 2], bound=0.05, paper=0.001 / 34.7, kind="finding")
-rep.below("fc.fig3.rank_U", f"U has nc-1 non-negligible singular values: sigma_3 / sigma_2",
-          value=sv_U[P["nc"] - 1] / sv_U[P["nc"] - 2], bound=0.05, paper=0.0003 / 34.6, kind="finding")
+rep.below(
+    "fc.fig3.collapse_W",
+    "word embeddings: within-concept spread / between-concept distance",
+    value=ratio_W,
+    bound=fc.COLLAPSED_RATIO,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.collapse_U",
+    "linear weights u_kl grouped by concept z_kl: within / between",
+    value=ratio_U,
+    bound=0.15,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.simplex_angles",
+    f"largest |angle between concept means - arccos(-1/(nc-1))| in degrees "
+    f"(K={P['K']} random latent variables)",
+    value=np.abs(angles - fc.simplex_angle(P["nc"])).max(),
+    bound=P["angle_tol"],
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.rank_W",
+    f"W has nc-1 = {P['nc'] - 1} non-negligible singular values: sigma_3 / sigma_2",
+    value=sv_W[P["nc"] - 1] / sv_W[P["nc"] - 2],
+    bound=0.05,
+    paper=0.001 / 34.7,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.rank_U",
+    "U has nc-1 non-negligible singular values: sigma_3 / sigma_2",
+    value=sv_U[P["nc"] - 1] / sv_U[P["nc"] - 2],
+    bound=0.05,
+    paper=0.0003 / 34.6,
+    kind="finding",
+)
 
 # %% [markdown]
 # **How large are $\sigma_1$ and $\sigma_2$?** In a type-I collapse every word has norm $\sqrt{\tau/n_w}$, so
@@ -334,21 +495,40 @@ rep.below("fc.fig3.rank_U", f"U has nc-1 non-negligible singular values: sigma_3
 tau_paper = fc_thm1_tau(3, 1200, 15, 1000, LAM)
 tau_here = fc_thm1_tau(P["nc"], P["nw"], P["L"], P["K"], LAM)
 sv_pred = np.sqrt(tau_here / 2)
-prose(f"Theorem 1 at the paper's sizes: $\\tau$ = {tau_paper:.1f}, so $\\sqrt{{\\tau/2}}$ = **{np.sqrt(tau_paper / 2):.2f}** "
-      f"(the paper measures 34.9 and 34.7 for $W$, 34.9 and 34.6 for $U$). At this preset ($K = {P['K']}$): "
-      f"$\\sqrt{{\\tau/2}}$ = {sv_pred:.3f}; measured $\\sigma_1, \\sigma_2$ = {sv_W[0]:.3f}, {sv_W[1]:.3f} for $W$ and "
-      f"{sv_U[0]:.3f}, {sv_U[1]:.3f} for $U$.")
-rep.close("fc.fig3.paper_sv_thm1", "the paper's printed sigma_1 of W (34.9, K=1000) against sqrt(tau/2) from "
-          "Theorem 1's tau at K=1000", value=np.sqrt(tau_paper / 2), target=34.9, tol=0.01, rel=True, paper=34.9,
-          kind="finding")
+prose(
+    f"Theorem 1 at the paper's sizes: $\\tau$ = {tau_paper:.1f}, so $\\sqrt{{\\tau/2}}$ = **{np.sqrt(tau_paper / 2):.2f}** "
+    f"(the paper measures 34.9 and 34.7 for $W$, 34.9 and 34.6 for $U$). At this preset ($K = {P['K']}$): "
+    f"$\\sqrt{{\\tau/2}}$ = {sv_pred:.3f}; measured $\\sigma_1, \\sigma_2$ = {sv_W[0]:.3f}, {sv_W[1]:.3f} for $W$ and "
+    f"{sv_U[0]:.3f}, {sv_U[1]:.3f} for $U$."
+)
+rep.close(
+    "fc.fig3.paper_sv_thm1",
+    "the paper's printed sigma_1 of W (34.9, K=1000) against sqrt(tau/2) from "
+    "Theorem 1's tau at K=1000",
+    value=np.sqrt(tau_paper / 2),
+    target=34.9,
+    tol=0.01,
+    rel=True,
+    paper=34.9,
+    kind="finding",
+)
 for name, sv in (("W", sv_W), ("U", sv_U)):
-    rep.close(f"fc.fig3.sv_rms_{name}", f"trained {name} (K={P['K']}): sqrt((sigma_1^2 + sigma_2^2)/2) against "
-              "Theorem 1's sqrt(tau/2) (relative)", value=np.sqrt((sv[0] ** 2 + sv[1] ** 2) / 2), target=sv_pred,
-              tol=0.05, rel=True, kind="finding")
-prose(f"The two singular values are not equal here: $\\sigma_1/\\sigma_2$ = {sv_W[0] / sv_W[1]:.3f} for $W$ (the paper: "
-      f"{34.9 / 34.7:.3f} at $K = 1000$). The split is the scalene triangle of random latent variables discussed "
-      f"above (largest angle error here {np.abs(angles - fc.simplex_angle(P['nc'])).max():.1f}°), so the claim checks "
-      "the quantity that Theorem 1 fixes, $\\sigma_1^2 + \\sigma_2^2 = \\|W\\|_F^2 = \\tau$, and the text reports the split.")
+    rep.close(
+        f"fc.fig3.sv_rms_{name}",
+        f"trained {name} (K={P['K']}): sqrt((sigma_1^2 + sigma_2^2)/2) against "
+        "Theorem 1's sqrt(tau/2) (relative)",
+        value=np.sqrt((sv[0] ** 2 + sv[1] ** 2) / 2),
+        target=sv_pred,
+        tol=0.05,
+        rel=True,
+        kind="finding",
+    )
+prose(
+    f"The two singular values are not equal here: $\\sigma_1/\\sigma_2$ = {sv_W[0] / sv_W[1]:.3f} for $W$ (the paper: "
+    f"{34.9 / 34.7:.3f} at $K = 1000$). The split is the scalene triangle of random latent variables discussed "
+    f"above (largest angle error here {np.abs(angles - fc.simplex_angle(P['nc'])).max():.1f}°), so the claim checks "
+    "the quantity that Theorem 1 fixes, $\\sigma_1^2 + \\sigma_2^2 = \\|W\\|_F^2 = \\tau$, and the text reports the split."
+)
 
 # %%
 cw, _ = fc.pca_2d(W, center=False)
@@ -356,7 +536,9 @@ cu, _ = fc.pca_2d(U, center=False)
 fig, axes = plotting.figure(1, 3, width=4.2, height=3.8)
 for a in range(P["nc"]):
     axes[0].scatter(*cw[wc == a].T, s=8, alpha=0.6, color=plotting.PALETTE[a], label=f"concept {a}")
-    axes[1].scatter(*cu[uc == a].T, s=4, alpha=0.4, color=plotting.PALETTE[a], label=f"$z_{{k,\\ell}}$ = {a}")
+    axes[1].scatter(
+        *cu[uc == a].T, s=4, alpha=0.4, color=plotting.PALETTE[a], label=f"$z_{{k,\\ell}}$ = {a}"
+    )
 for ax in axes[:2]:
     ax.set_aspect("equal", adjustable="datalim")
     ax.legend(fontsize=8, markerscale=2)
@@ -382,8 +564,12 @@ ax.hist(norms, bins=40, color=plotting.PALETTE[0], alpha=0.8)
 ax.axvline(word_pred, color=plotting.PALETTE[1], lw=2, label=f"Theorem 1: {word_pred:.4f}")
 ax.axvline(norms.mean(), color="k", ls="--", lw=1, label=f"measured mean: {norms.mean():.4f}")
 ax.legend()
-plotting.label(ax, f"Word-embedding norms (K={P['K']}, nspl={P['nspl']})", "$\\|w_{(\\alpha,\\beta)}\\|$",
-               "number of words")
+plotting.label(
+    ax,
+    f"Word-embedding norms (K={P['K']}, nspl={P['nspl']})",
+    "$\\|w_{(\\alpha,\\beta)}\\|$",
+    "number of words",
+)
 plt.show()
 
 # %% [markdown]
@@ -403,26 +589,58 @@ plt.show()
 # Theorem 3 check: 5%, 10% for the tiny `smoke` network.
 
 # %%
-cfg_star = fc.FCTrainConfig(epochs=P["epochs_star"], d=P["d"], layer_norm=True, wd_W=0.0, wd_U=LAM,
-                            eval_every=P["eval_every"], seed=3)
+cfg_star = fc.FCTrainConfig(
+    epochs=P["epochs_star"],
+    d=P["d"],
+    layer_norm=True,
+    wd_W=0.0,
+    wd_U=LAM,
+    eval_every=P["eval_every"],
+    seed=3,
+)
 res_star = fc.train_fc(data, cfg_star, desc="h*, uniform")
 F_star = res_star.features
 U_star = res_star.U.reshape(-1, P["d"])
 u_star_pred = fc_thm3_u_norm(P["nc"], P["L"], P["K"], P["d"], LAM)
 nrm_star = fc.word_norms(F_star)
-prose(f"$h^\\star$ on the uniform task: test accuracy {res_star.test_acc:.1%}; representation norms "
-      f"{nrm_star.mean():.4f} ± {nrm_star.std():.4f} ($\\sqrt d$ = {np.sqrt(P['d']):.4f}; torch's LayerNorm adds "
-      f"$\\epsilon = 10^{{-5}}$ to the variance, see chapter 41); within/between ratio {fc.collapse_ratio(F_star, wc):.4f} "
-      f"for the words, {fc.collapse_ratio(U_star, uc):.4f} for the $u_{{k,\\ell}}$; mean $\\|u_{{k,\\ell}}\\|$ = "
-      f"{fc.word_norms(U_star).mean():.4f} against Theorem 3's {u_star_pred:.4f}.")
-rep.above("fc.fig3.hstar_test_acc", f"h* (LayerNorm) on the uniform task (K={P['K']}, nspl={P['nspl']}): test accuracy",
-          value=res_star.test_acc, bound=0.99, paper=1.0, kind="finding")
-rep.below("fc.fig3.hstar_collapse_W", "h*: within-concept spread / between-concept distance of the representations "
-          "phi(w)", value=fc.collapse_ratio(F_star, wc), bound=0.1, kind="finding")
-rep.below("fc.fig3.hstar_collapse_U", "h*: u_kl grouped by concept: within / between",
-          value=fc.collapse_ratio(U_star, uc), bound=0.15, kind="finding")
-rep.close("fc.fig3.hstar_u_norm_thm3", f"h*: mean norm of u_kl vs Theorem 3's tau*/sqrt(KL) (K={P['K']})",
-          value=fc.word_norms(U_star).mean(), target=u_star_pred, tol=P["u_tol_star"], rel=True, kind="finding")
+prose(
+    f"$h^\\star$ on the uniform task: test accuracy {res_star.test_acc:.1%}; representation norms "
+    f"{nrm_star.mean():.4f} ± {nrm_star.std():.4f} ($\\sqrt d$ = {np.sqrt(P['d']):.4f}; torch's LayerNorm adds "
+    f"$\\epsilon = 10^{{-5}}$ to the variance, see chapter 41); within/between ratio {fc.collapse_ratio(F_star, wc):.4f} "
+    f"for the words, {fc.collapse_ratio(U_star, uc):.4f} for the $u_{{k,\\ell}}$; mean $\\|u_{{k,\\ell}}\\|$ = "
+    f"{fc.word_norms(U_star).mean():.4f} against Theorem 3's {u_star_pred:.4f}."
+)
+rep.above(
+    "fc.fig3.hstar_test_acc",
+    f"h* (LayerNorm) on the uniform task (K={P['K']}, nspl={P['nspl']}): test accuracy",
+    value=res_star.test_acc,
+    bound=0.99,
+    paper=1.0,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.hstar_collapse_W",
+    "h*: within-concept spread / between-concept distance of the representations phi(w)",
+    value=fc.collapse_ratio(F_star, wc),
+    bound=0.1,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.hstar_collapse_U",
+    "h*: u_kl grouped by concept: within / between",
+    value=fc.collapse_ratio(U_star, uc),
+    bound=0.15,
+    kind="finding",
+)
+rep.close(
+    "fc.fig3.hstar_u_norm_thm3",
+    f"h*: mean norm of u_kl vs Theorem 3's tau*/sqrt(KL) (K={P['K']})",
+    value=fc.word_norms(U_star).mean(),
+    target=u_star_pred,
+    tol=P["u_tol_star"],
+    rel=True,
+    kind="finding",
+)
 
 # %% [markdown]
 # ## 8 · A second check: $K = 50$, $n_{\rm spl} = 100$
@@ -434,32 +652,59 @@ rep.close("fc.fig3.hstar_u_norm_thm3", f"h*: mean norm of u_kl vs Theorem 3's ta
 # %%
 task2 = fc.make_task(P["nc"], P["nw"], P["L"], P["K2"], mu="uniform", seed=config.rng(20))
 data2 = fc.make_dataset(task2, nspl=P["nspl2"], n_test=5, seed=config.SEED + 21)
-cfg2 = fc.FCTrainConfig(epochs=P["epochs2"], d=P["d"], wd_W=LAM, wd_U=LAM, eval_every=P["eval_every"],
-                        seed=2)
+cfg2 = fc.FCTrainConfig(
+    epochs=P["epochs2"], d=P["d"], wd_W=LAM, wd_U=LAM, eval_every=P["eval_every"], seed=2
+)
 res2 = fc.train_fc(data2, cfg2, desc="h, K2")
 pred2, upred2 = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], LAM)
 n2 = fc.word_norms(res2.features)
 tail2 = res2.history["epoch"] >= 0.8 * res2.history["epoch"][-1]
 drift2 = np.ptp(res2.history["norm_mean"][tail2]) / res2.history["norm_mean"][-1]
-print(f"K={P['K2']}, nspl={P['nspl2']}: test acc {res2.test_acc:.4f}; word norm {n2.mean():.4f} ± {n2.std():.4f} "
-      f"(prediction {pred2:.5f}); |u_kl| {fc.word_norms(res2.U.reshape(-1, P['d'])).mean():.4f} "
-      f"(prediction {upred2:.4f}); drift {drift2:.1e}")
+print(
+    f"K={P['K2']}, nspl={P['nspl2']}: test acc {res2.test_acc:.4f}; word norm {n2.mean():.4f} ± {n2.std():.4f} "
+    f"(prediction {pred2:.5f}); |u_kl| {fc.word_norms(res2.U.reshape(-1, P['d'])).mean():.4f} "
+    f"(prediction {upred2:.4f}); drift {drift2:.1e}"
+)
 paper_k50 = P["K2"] == 50 and P["nw"] == 1200
-rep.above("fc.fig3.k2_test_acc", f"test accuracy of h, K={P['K2']}, nspl={P['nspl2']}",
-          value=res2.test_acc, bound=0.99, kind="finding")
-rep.below("fc.fig3.k2_norm_converged", "relative change of the mean word norm over the last 20% of training",
-          value=drift2, bound=0.01, kind="record")
-rep.close("fc.fig3.k2_word_norm_thm1", f"mean word norm vs Theorem 1 for K={P['K2']}, nspl={P['nspl2']} "
-          f"(measured std {n2.std():.3f})", value=n2.mean(), target=pred2, tol=0.05, rel=True,
-          paper=0.61 if paper_k50 else None, kind="finding")
-rep.below("fc.fig3.k2_collapse_W", f"K={P['K2']}: within-concept spread / between-concept distance of W",
-          value=fc.collapse_ratio(res2.features, fc.word_concepts(task2)), bound=0.1, kind="finding")
+rep.above(
+    "fc.fig3.k2_test_acc",
+    f"test accuracy of h, K={P['K2']}, nspl={P['nspl2']}",
+    value=res2.test_acc,
+    bound=0.99,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.k2_norm_converged",
+    "relative change of the mean word norm over the last 20% of training",
+    value=drift2,
+    bound=0.01,
+    kind="record",
+)
+rep.close(
+    "fc.fig3.k2_word_norm_thm1",
+    f"mean word norm vs Theorem 1 for K={P['K2']}, nspl={P['nspl2']} (measured std {n2.std():.3f})",
+    value=n2.mean(),
+    target=pred2,
+    tol=0.05,
+    rel=True,
+    paper=0.61 if paper_k50 else None,
+    kind="finding",
+)
+rep.below(
+    "fc.fig3.k2_collapse_W",
+    f"K={P['K2']}: within-concept spread / between-concept distance of W",
+    value=fc.collapse_ratio(res2.features, fc.word_concepts(task2)),
+    bound=0.1,
+    kind="finding",
+)
 
 # %%
 fig, ax = plotting.figure(width=6.0, height=3.6)
 H2 = res2.history
 ax.plot(H2["epoch"], H2["norm_mean"], label="mean word norm")
-ax.fill_between(H2["epoch"], H2["norm_mean"] - H2["norm_std"], H2["norm_mean"] + H2["norm_std"], alpha=0.25)
+ax.fill_between(
+    H2["epoch"], H2["norm_mean"] - H2["norm_std"], H2["norm_mean"] + H2["norm_std"], alpha=0.25
+)
 ax.axhline(pred2, color=plotting.PALETTE[1], ls=":", label=f"Theorem 1: {pred2:.5f}")
 ax.legend()
 plotting.label(ax, f"Word norms during training (K={P['K2']}, nspl={P['nspl2']})", "epoch", "norm")
@@ -509,13 +754,33 @@ plt.show()
 
 # %%
 pred_2lam = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], 2 * LAM)[0]
-res_2lam = fc.train_fc(data2, fc.FCTrainConfig(epochs=P["epochs2"], d=P["d"], wd_W=2 * LAM, wd_U=2 * LAM,
-                                               eval_every=P["eval_every"], seed=2), desc="h, 2 lambda")
+res_2lam = fc.train_fc(
+    data2,
+    fc.FCTrainConfig(
+        epochs=P["epochs2"],
+        d=P["d"],
+        wd_W=2 * LAM,
+        wd_U=2 * LAM,
+        eval_every=P["eval_every"],
+        seed=2,
+    ),
+    desc="h, 2 lambda",
+)
 n_2lam = fc.word_norms(res_2lam.features).mean()
-prose(f"$K = {P['K2']}$, $2\\lambda$: predicted word norm {pred_2lam:.4f} (at $\\lambda$: {pred2:.4f}); "
-      f"measured {n_2lam:.4f}.")
-rep.close("fc.fig3.solution.1.norm_2lambda", f"exercise 1: mean word norm of h trained with 2 lambda (K={P['K2']}) vs "
-          "Theorem 1 at 2 lambda (relative)", value=n_2lam, target=pred_2lam, tol=0.05, rel=True, kind="finding")
+prose(
+    f"$K = {P['K2']}$, $2\\lambda$: predicted word norm {pred_2lam:.4f} (at $\\lambda$: {pred2:.4f}); "
+    f"measured {n_2lam:.4f}."
+)
+rep.close(
+    "fc.fig3.solution.1.norm_2lambda",
+    f"exercise 1: mean word norm of h trained with 2 lambda (K={P['K2']}) vs "
+    "Theorem 1 at 2 lambda (relative)",
+    value=n_2lam,
+    target=pred_2lam,
+    tol=0.05,
+    rel=True,
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -537,14 +802,21 @@ mu_dom = np.r_[0.5, np.full(P["nw"] // P["nc"] - 1, 0.5 / (P["nw"] // P["nc"] - 
 lam_ok = fc_thm2_lambda_bound(mu_dom, P["nc"], P["L"]) / 3
 c3, r3 = fc_thm2_solve(mu_dom, P["nc"], P["L"], lam_ok)
 simplex = np.array([[np.cos(2 * np.pi * a / 3), np.sin(2 * np.pi * a / 3)] for a in range(3)])
-W3 = np.concatenate([r3[:, None] * simplex[a] for a in range(P["nc"])])       # (nw, 2), type-III
+W3 = np.concatenate([r3[:, None] * simplex[a] for a in range(P["nc"])])  # (nw, 2), type-III
 wc3 = np.repeat(np.arange(P["nc"]), P["nw"] // P["nc"])
 ang3 = np.abs(fc.concept_mean_angles(fc.concept_means(W3, wc3)) - fc.simplex_angle(P["nc"])).max()
-prose(f"Type-III collapse for one dominant word ($\\lambda$ = {lam_ok:.2e}): $r_1/r_2$ = {r3[0] / r3[1]:.2f}; "
-      f"within/between ratio {fc.collapse_ratio(W3, wc3):.3f} (bound 0.1); angle error {ang3:.1e}°; rank 2.")
-rep.above("fc.fig3.solution.2.ratio_breaks", "exercise 2: the within/between ratio of Theorem 2's type-III collapse "
-          "for one dominant word per concept exceeds chapter 40's bound 0.1 while its angles are exact",
-          value=fc.collapse_ratio(W3, wc3) if ang3 < 1e-9 else 0.0, bound=0.1, kind="consistency")
+prose(
+    f"Type-III collapse for one dominant word ($\\lambda$ = {lam_ok:.2e}): $r_1/r_2$ = {r3[0] / r3[1]:.2f}; "
+    f"within/between ratio {fc.collapse_ratio(W3, wc3):.3f} (bound 0.1); angle error {ang3:.1e}°; rank 2."
+)
+rep.above(
+    "fc.fig3.solution.2.ratio_breaks",
+    "exercise 2: the within/between ratio of Theorem 2's type-III collapse "
+    "for one dominant word per concept exceeds chapter 40's bound 0.1 while its angles are exact",
+    value=fc.collapse_ratio(W3, wc3) if ang3 < 1e-9 else 0.0,
+    bound=0.1,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -560,10 +832,18 @@ rep.above("fc.fig3.solution.2.ratio_breaks", "exercise 2: the within/between rat
 # %%
 ratio_raw = fc.collapse_ratio(res_star.embeddings, wc)
 ratio_phi = fc.collapse_ratio(F_star, wc)
-prose(f"$h^\\star$: within/between ratio {ratio_phi:.4f} for $\\varphi(w)$, {ratio_raw:.4f} for the raw $w$; "
-      f"coefficient of variation of the raw norms {fc.word_norms(res_star.embeddings).std() / fc.word_norms(res_star.embeddings).mean():.3f}.")
-rep.above("fc.fig3.solution.3.raw_vs_phi", "exercise 3: h*'s raw embeddings are less collapsed than their LayerNorm "
-          "representations (ratio of within/between ratios)", value=ratio_raw / ratio_phi, bound=1.0, kind="record")
+prose(
+    f"$h^\\star$: within/between ratio {ratio_phi:.4f} for $\\varphi(w)$, {ratio_raw:.4f} for the raw $w$; "
+    f"coefficient of variation of the raw norms {fc.word_norms(res_star.embeddings).std() / fc.word_norms(res_star.embeddings).mean():.3f}."
+)
+rep.above(
+    "fc.fig3.solution.3.raw_vs_phi",
+    "exercise 3: h*'s raw embeddings are less collapsed than their LayerNorm "
+    "representations (ratio of within/between ratios)",
+    value=ratio_raw / ratio_phi,
+    bound=1.0,
+    kind="record",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -594,6 +874,7 @@ rep.above("fc.fig3.solution.3.raw_vs_phi", "exercise 3: h*'s raw embeddings are 
 #
 # </details>
 
+
 # %%
 def top_correlation_sv(d_: fc.FCData) -> float:
     """Top singular value of the centred class-(position, word) matrix A (K*L x nw) of Solution 5."""
@@ -609,8 +890,18 @@ def top_correlation_sv(d_: fc.FCData) -> float:
 def plateau_end(d_: fc.FCData, K_: int) -> float:
     """First SGD step at which the mean word norm of h passes half of Theorem 1's prediction."""
     spe = d_.x_train.shape[0] // 100
-    r = fc.train_fc(d_, fc.FCTrainConfig(epochs=max(1, P["plateau_steps"] // spe), d=P["d"], wd_W=LAM, wd_U=LAM,
-                                         eval_every=1, seed=9), desc=f"plateau K={K_}")
+    r = fc.train_fc(
+        d_,
+        fc.FCTrainConfig(
+            epochs=max(1, P["plateau_steps"] // spe),
+            d=P["d"],
+            wd_W=LAM,
+            wd_U=LAM,
+            eval_every=1,
+            seed=9,
+        ),
+        desc=f"plateau K={K_}",
+    )
     half = 0.5 * fc_thm1_norms(P["nc"], P["nw"], P["L"], K_, LAM)[0]
     above = r.history["norm_mean"] > half
     return float(r.history["step"][np.argmax(above)]) if above.any() else float("nan")
@@ -618,10 +909,19 @@ def plateau_end(d_: fc.FCData, K_: int) -> float:
 
 sig = {"K": top_correlation_sv(data), "K2": top_correlation_sv(data2)}
 T = {"K": plateau_end(data, P["K"]), "K2": plateau_end(data2, P["K2"])}
-prose(f"$K = {P['K']}$: $\\sigma$ = {sig['K']:.4f}, plateau ends after {T['K']:,.0f} steps; $K = {P['K2']}$: "
-      f"$\\sigma$ = {sig['K2']:.4f}, after {T['K2']:,.0f} steps. Ratio of plateaus {T['K'] / T['K2']:.3f}; "
-      f"predicted $\\sigma_{{K_2}}/\\sigma_K$ = {sig['K2'] / sig['K']:.3f}. (Implied $\\ln(\\text{{final}}/\\text{{initial}})$ "
-      f"= $\\eta_{{\\rm lr}}\\sigma T$ = {0.1 * sig['K'] * T['K']:.1f} and {0.1 * sig['K2'] * T['K2']:.1f}.)")
-rep.close("fc.fig3.solution.5.plateau_ratio", "exercise 5: ratio of the plateau lengths of the two uniform runs against "
-          "the inverse ratio of the top singular values of the class-(position, word) matrix (relative)",
-          value=T["K"] / T["K2"], target=sig["K2"] / sig["K"], tol=0.2, rel=True, kind="finding")
+prose(
+    f"$K = {P['K']}$: $\\sigma$ = {sig['K']:.4f}, plateau ends after {T['K']:,.0f} steps; $K = {P['K2']}$: "
+    f"$\\sigma$ = {sig['K2']:.4f}, after {T['K2']:,.0f} steps. Ratio of plateaus {T['K'] / T['K2']:.3f}; "
+    f"predicted $\\sigma_{{K_2}}/\\sigma_K$ = {sig['K2'] / sig['K']:.3f}. (Implied $\\ln(\\text{{final}}/\\text{{initial}})$ "
+    f"= $\\eta_{{\\rm lr}}\\sigma T$ = {0.1 * sig['K'] * T['K']:.1f} and {0.1 * sig['K2'] * T['K2']:.1f}.)"
+)
+rep.close(
+    "fc.fig3.solution.5.plateau_ratio",
+    "exercise 5: ratio of the plateau lengths of the two uniform runs against "
+    "the inverse ratio of the top singular values of the class-(position, word) matrix (relative)",
+    value=T["K"] / T["K2"],
+    target=sig["K2"] / sig["K"],
+    tol=0.2,
+    rel=True,
+    kind="finding",
+)

@@ -39,31 +39,90 @@ import torch
 from scipy.optimize import brentq
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.fc import (
+    FCTrainConfig,
+    collapse_ratio,
+    concept_mean_angles,
+    concept_means,
+    make_dataset,
+    make_task,
+    simplex_angle,
+    train_fc,
+    word_concepts,
+)
+from qwem_lib.fc.theory import (
+    ExactRisk,
+    fc_all_latents,
+    fc_collapse_risk_latents,
+    fc_collapse_weights,
+    fc_equiangular,
+    fc_H,
+    fc_H_star,
+    fc_hamming_counts,
+    fc_thm1_eta,
+    fc_thm1_norms,
+    fc_thm1_tau,
+    fc_thm2_lambda_bound,
+    fc_thm2_residuals,
+    fc_thm2_solve,
+    fc_thm3_tau,
+    fc_thm3_u_norm,
+    fc_type3_weights,
+    fc_zero_threshold,
+)
 from qwem_lib.report import prose
-from qwem_lib.fc import (FCTrainConfig, collapse_ratio, concept_mean_angles, concept_means,
-                         make_dataset, make_task, simplex_angle, train_fc, word_concepts)
-from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents,
-                                fc_collapse_weights, fc_equiangular, fc_H, fc_H_star,
-                                fc_hamming_counts, fc_thm1_eta, fc_thm1_norms, fc_thm1_tau, fc_thm2_lambda_bound,
-                                fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau, fc_thm3_u_norm,
-                                fc_type3_weights, fc_zero_threshold)
 
 plotting.use_style()
 rep = Report("42_fc_theorems")
 if config.device_name() == "cpu":
-    torch.set_num_threads(1)  # the models here are tiny: one thread beats two that wait on each other
+    torch.set_num_threads(
+        1
+    )  # the models here are tiny: one thread beats two that wait on each other
 
 # the paper's experimental setting (Section 2)
 PAPER = dict(nc=3, nw=1200, L=15, d=100, lam=1e-3)
 
 P = config.sizes(
     # small trained tasks with every latent variable present (K = nc^L): nc, words per concept, L, d
-    smoke=dict(nc=3, sc=10, L=4, d=16, lam=1e-2, nspl=120, epochs=60, n_dirs=20,
-               tol_norm=0.03, tol_word=0.10, exact=(3, 2, 3, 8)),
-    book=dict(nc=3, sc=10, L=4, d=16, lam=1e-2, nspl=400, epochs=40, n_dirs=50,
-              tol_norm=0.01, tol_word=0.06, exact=(3, 2, 3, 8)),
-    paper=dict(nc=3, sc=10, L=5, d=32, lam=1e-2, nspl=1000, epochs=40, n_dirs=200,
-               tol_norm=0.01, tol_word=0.06, exact=(3, 3, 4, 12)),
+    smoke=dict(
+        nc=3,
+        sc=10,
+        L=4,
+        d=16,
+        lam=1e-2,
+        nspl=120,
+        epochs=60,
+        n_dirs=20,
+        tol_norm=0.03,
+        tol_word=0.10,
+        exact=(3, 2, 3, 8),
+    ),
+    book=dict(
+        nc=3,
+        sc=10,
+        L=4,
+        d=16,
+        lam=1e-2,
+        nspl=400,
+        epochs=40,
+        n_dirs=50,
+        tol_norm=0.01,
+        tol_word=0.06,
+        exact=(3, 2, 3, 8),
+    ),
+    paper=dict(
+        nc=3,
+        sc=10,
+        L=5,
+        d=32,
+        lam=1e-2,
+        nspl=1000,
+        epochs=40,
+        n_dirs=200,
+        tol_norm=0.01,
+        tol_word=0.06,
+        exact=(3, 3, 4, 12),
+    ),
 )
 print(P)
 
@@ -139,11 +198,20 @@ norms_paper = {}
 for K, target in ((1000, 1.42214), (50, 0.61602)):
     w, u = fc_thm1_norms(PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
     norms_paper[K] = (w, u)
-    print(f"K={K:5d}: tau = {fc_thm1_tau(PAPER['nc'], PAPER['nw'], PAPER['L'], K, PAPER['lam']):10.4f}"
-          f"   word norm = {w:.6f}   u norm = {u:.6f}")
-    rep.close(f"fc.thm1.norm_k{K}", f"Theorem 1 word-embedding norm sqrt(tau/nw) for nc=3, nw=1200, "
-              f"L=15, K={K}, lam=1e-3 (to the paper's 5 digits)", value=w, target=target, tol=5e-6,
-              paper=target, kind="finding")
+    print(
+        f"K={K:5d}: tau = {fc_thm1_tau(PAPER['nc'], PAPER['nw'], PAPER['L'], K, PAPER['lam']):10.4f}"
+        f"   word norm = {w:.6f}   u norm = {u:.6f}"
+    )
+    rep.close(
+        f"fc.thm1.norm_k{K}",
+        f"Theorem 1 word-embedding norm sqrt(tau/nw) for nc=3, nw=1200, "
+        f"L=15, K={K}, lam=1e-3 (to the paper's 5 digits)",
+        value=w,
+        target=target,
+        tol=5e-6,
+        paper=target,
+        kind="finding",
+    )
 
 # %% [markdown]
 # Both printed norms are reproduced to the last digit. A wrong reading would not survive this test: with
@@ -172,24 +240,40 @@ tau_e = fc_thm1_tau(nc_e, nw_e, L_e, K_e, lam_e)
 
 
 def collapse_at(t):
-    return fc_collapse_weights(F_e, z_e, sc_e, word_norm=math.sqrt(t / nw_e), u_norm=math.sqrt(t / (K_e * L_e)))
+    return fc_collapse_weights(
+        F_e, z_e, sc_e, word_norm=math.sqrt(t / nw_e), u_norm=math.sqrt(t / (K_e * L_e))
+    )
 
 
 t_grid = tau_e * np.linspace(0.05, 3.0, 60)
 exact_curve = np.array([float(risk_e(*collapse_at(t))) for t in t_grid])
 H_curve = fc_H(t_grid, nc_e, nw_e, L_e, K_e, lam_e)
-print(f"exact task: nc={nc_e}, sc={sc_e}, L={L_e}, K={K_e}, d={d_e}, lam={lam_e}: tau = {tau_e:.6f}")
-rep.close("fc.thm1.lemma_k", "exact risk of a type-I collapse at scale t equals H(t) (max relative gap "
-          "over 60 scales, all latents)", value=np.max(np.abs(exact_curve / H_curve - 1)), target=0.0, tol=1e-12, kind="finding")
+print(
+    f"exact task: nc={nc_e}, sc={sc_e}, L={L_e}, K={K_e}, d={d_e}, lam={lam_e}: tau = {tau_e:.6f}"
+)
+rep.close(
+    "fc.thm1.lemma_k",
+    "exact risk of a type-I collapse at scale t equals H(t) (max relative gap "
+    "over 60 scales, all latents)",
+    value=np.max(np.abs(exact_curve / H_curve - 1)),
+    target=0.0,
+    tol=1e-12,
+    kind="finding",
+)
 
 # gradient of the exact risk at the predicted collapse
 W0, U0 = (torch.tensor(a, requires_grad=True) for a in collapse_at(tau_e))
 R0 = risk_e(W0, U0)
 R0.backward()
 R0 = float(R0.detach())
-grad_norm = math.sqrt(float((W0.grad ** 2).sum() + (U0.grad ** 2).sum()))
-rep.below("fc.thm1.critical", "gradient norm of the exact risk at the predicted type-I collapse (t = tau)",
-          value=grad_norm, bound=1e-10, kind="finding")
+grad_norm = math.sqrt(float((W0.grad**2).sum() + (U0.grad**2).sum()))
+rep.below(
+    "fc.thm1.critical",
+    "gradient norm of the exact risk at the predicted type-I collapse (t = tau)",
+    value=grad_norm,
+    bound=1e-10,
+    kind="finding",
+)
 
 # random directions: R(theta + eps*delta) - R(theta) for unit-norm delta
 gen = config.rng(2)
@@ -198,13 +282,18 @@ rises = np.empty((P["n_dirs"], eps_list.size))
 Wn, Un = (a.detach().numpy() for a in (W0, U0))
 for i in range(P["n_dirs"]):
     dW, dU = gen.standard_normal(Wn.shape), gen.standard_normal(Un.shape)
-    s = math.sqrt((dW ** 2).sum() + (dU ** 2).sum())
+    s = math.sqrt((dW**2).sum() + (dU**2).sum())
     for j, e in enumerate(eps_list):
         rises[i, j] = float(risk_e(Wn + e * dW / s, Un + e * dU / s)) - R0
 print("smallest rise of the risk per step size:", dict(zip(eps_list, rises.min(0))))
-rep.above("fc.thm1.local_min", f"minimum over {P['n_dirs']} random unit directions of "
-          "[R(collapse + 0.01 delta) - R(collapse)] / 0.01^2 (positive: the collapse is a local minimum)",
-          value=rises[:, 1].min() / 1e-4, bound=0.0, kind="finding")
+rep.above(
+    "fc.thm1.local_min",
+    f"minimum over {P['n_dirs']} random unit directions of "
+    "[R(collapse + 0.01 delta) - R(collapse)] / 0.01^2 (positive: the collapse is a local minimum)",
+    value=rises[:, 1].min() / 1e-4,
+    bound=0.0,
+    kind="finding",
+)
 
 # %% [markdown]
 # The rise is of order $\varepsilon^2$: the collapse is a minimum, not a saddle, in every direction
@@ -217,9 +306,16 @@ for K, col in ((1000, plotting.PALETTE[0]), (50, plotting.PALETTE[1])):
     ts = tau * np.linspace(0.02, 3, 300)
     Hs = fc_H(ts, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
     axes[0].plot(ts / PAPER["nw"], Hs, color=col, label=f"$H(t)$, K={K}")
-    axes[0].plot(tau / PAPER["nw"], fc_H(tau, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"]),
-                 "o", color=col, label=rf"$\tau$: $\|w\|$={math.sqrt(tau / PAPER['nw']):.5f}")
-plotting.label(axes[0], "Theorem 1's H, paper setting", r"squared word norm $t/n_w = c^2$", r"$H(t)$")
+    axes[0].plot(
+        tau / PAPER["nw"],
+        fc_H(tau, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"]),
+        "o",
+        color=col,
+        label=rf"$\tau$: $\|w\|$={math.sqrt(tau / PAPER['nw']):.5f}",
+    )
+plotting.label(
+    axes[0], "Theorem 1's H, paper setting", r"squared word norm $t/n_w = c^2$", r"$H(t)$"
+)
 axes[0].legend()
 axes[1].plot(t_grid / tau_e, H_curve, color=plotting.PALETTE[3], label="$H(t)$ (formula)")
 axes[1].plot(t_grid[::3] / tau_e, exact_curve[::3], "x", color="k", label="exact risk at collapse")
@@ -255,12 +351,22 @@ nw, K = nc * sc, nc ** P["L"]
 def trained(mu, layer_norm, seed=0):
     task = make_task(nc, nw, L, K, mu=mu, seed=seed)
     data = make_dataset(task, nspl=P["nspl"], seed=seed)
-    cfg = FCTrainConfig(epochs=P["epochs"], d=d, layer_norm=layer_norm, lr=0.1, batch=100,
-                        wd_W=0.0 if layer_norm else lam, wd_U=lam, init_scale=1e-3 if layer_norm else 1.0,
-                        eval_every=10)
+    cfg = FCTrainConfig(
+        epochs=P["epochs"],
+        d=d,
+        layer_norm=layer_norm,
+        lr=0.1,
+        batch=100,
+        wd_W=0.0 if layer_norm else lam,
+        wd_U=lam,
+        init_scale=1e-3 if layer_norm else 1.0,
+        eval_every=10,
+    )
     res = train_fc(data, cfg, desc=f"{mu}{' LN' if layer_norm else ''}")
-    print(f"{task.describe()}, LayerNorm={layer_norm}: test accuracy {res.test_acc:.3f}, "
-          f"{res.seconds:.1f} s{' (cached)' if res.cached else ''}")
+    print(
+        f"{task.describe()}, LayerNorm={layer_norm}: test accuracy {res.test_acc:.3f}, "
+        f"{res.seconds:.1f} s{' (cached)' if res.cached else ''}"
+    )
     return task, res
 
 
@@ -270,14 +376,34 @@ w_meas = np.linalg.norm(res1.features, axis=1)
 u_meas = np.linalg.norm(res1.U, axis=2)
 print(f"word norms: predicted {w_pred:.5f}, trained {w_meas.mean():.5f} ± {w_meas.std():.5f}")
 print(f"u norms:    predicted {u_pred:.5f}, trained {u_meas.mean():.5f} ± {u_meas.std():.5f}")
-rep.close("fc.thm1.trained_word_norm", f"trained h (uniform, K=nc^L={K}): mean word-embedding norm vs "
-          "Theorem 1 (relative)", value=w_meas.mean(), target=w_pred, tol=P["tol_norm"], rel=True, kind="finding")
-rep.close("fc.thm1.trained_u_norm", "trained h (uniform): mean norm of u_{k,l} vs Theorem 1 (relative)",
-          value=u_meas.mean(), target=u_pred, tol=P["tol_norm"], rel=True, kind="finding")
+rep.close(
+    "fc.thm1.trained_word_norm",
+    f"trained h (uniform, K=nc^L={K}): mean word-embedding norm vs Theorem 1 (relative)",
+    value=w_meas.mean(),
+    target=w_pred,
+    tol=P["tol_norm"],
+    rel=True,
+    kind="finding",
+)
+rep.close(
+    "fc.thm1.trained_u_norm",
+    "trained h (uniform): mean norm of u_{k,l} vs Theorem 1 (relative)",
+    value=u_meas.mean(),
+    target=u_pred,
+    tol=P["tol_norm"],
+    rel=True,
+    kind="finding",
+)
 ang1 = concept_mean_angles(concept_means(res1.features, word_concepts(task1)))
-rep.close("fc.thm1.trained_simplex", "trained h: largest deviation of the angles between concept means "
-          "from the simplex angle arccos(-1/(nc-1)) (degrees)",
-          value=np.max(np.abs(ang1 - simplex_angle(nc))), target=0.0, tol=0.5, kind="finding")
+rep.close(
+    "fc.thm1.trained_simplex",
+    "trained h: largest deviation of the angles between concept means "
+    "from the simplex angle arccos(-1/(nc-1)) (degrees)",
+    value=np.max(np.abs(ang1 - simplex_angle(nc))),
+    target=0.0,
+    tol=0.5,
+    kind="finding",
+)
 
 # %% [markdown]
 # The tolerance is relative: 1 % at the book preset, 3 % at the smoke preset whose training set is
@@ -306,9 +432,11 @@ rep.close("fc.thm1.trained_simplex", "trained h: largest deviation of the angles
 
 # %%
 for K_p in (1000, 50):
-    print(f"paper setting K={K_p}: tau* = {fc_thm3_tau(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
-          f"predicted ||u_kl|| = {fc_thm3_u_norm(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
-          f"word representations ||phi(w)|| = sqrt(d) = {math.sqrt(PAPER['d']):.1f}")
+    print(
+        f"paper setting K={K_p}: tau* = {fc_thm3_tau(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
+        f"predicted ||u_kl|| = {fc_thm3_u_norm(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
+        f"word representations ||phi(w)|| = sqrt(d) = {math.sqrt(PAPER['d']):.1f}"
+    )
 
 # exact identity R*(type-II at scale t) = H*(t) on the small task, with long-tailed frequencies
 mu_e = 1 / np.arange(1, sc_e + 1)
@@ -316,23 +444,62 @@ mu_e /= mu_e.sum()
 risk_ln = ExactRisk(z_e, mu_e, lam_e, layernorm=True, nc=nc_e)
 F_mz = fc_equiangular(nc_e, d_e, mean_zero=True, rng=config.rng(3))
 ts3 = fc_thm3_tau(nc_e, L_e, K_e, d_e, lam_e) * np.array([0.3, 1.0, 2.0])
-gap3 = max(abs(float(risk_ln(*fc_collapse_weights(F_mz, z_e, sc_e, word_norm=math.sqrt(d_e),
-                                                  u_norm=t / math.sqrt(K_e * L_e), layernorm=True)))
-               / float(fc_H_star(t, nc_e, L_e, K_e, d_e, lam_e)) - 1) for t in ts3)
-rep.close("fc.thm3.lemma_r", "exact risk of a type-II collapse (LayerNorm, Zipf frequencies) equals "
-          "H*(t) (max relative gap over 3 scales)", value=gap3, target=0.0, tol=1e-12, kind="finding")
+gap3 = max(
+    abs(
+        float(
+            risk_ln(
+                *fc_collapse_weights(
+                    F_mz,
+                    z_e,
+                    sc_e,
+                    word_norm=math.sqrt(d_e),
+                    u_norm=t / math.sqrt(K_e * L_e),
+                    layernorm=True,
+                )
+            )
+        )
+        / float(fc_H_star(t, nc_e, L_e, K_e, d_e, lam_e))
+        - 1
+    )
+    for t in ts3
+)
+rep.close(
+    "fc.thm3.lemma_r",
+    "exact risk of a type-II collapse (LayerNorm, Zipf frequencies) equals "
+    "H*(t) (max relative gap over 3 scales)",
+    value=gap3,
+    target=0.0,
+    tol=1e-12,
+    kind="finding",
+)
 
 task3, res3 = trained("zipf", True)
 u3_pred = fc_thm3_u_norm(nc, L, K, d, lam)
 u3 = np.linalg.norm(res3.U, axis=2)
 f3 = np.linalg.norm(res3.features, axis=1)
-print(f"u norms: predicted {u3_pred:.5f}, trained {u3.mean():.5f} ± {u3.std():.5f}; "
-      f"representation norms {f3.min():.4f}..{f3.max():.4f} (sqrt(d) = {math.sqrt(d):.4f})")
-rep.close("fc.thm3.trained_u_norm", f"trained h* (Zipf, LayerNorm, K={K}): mean norm of u_{{k,l}} vs "
-          "Theorem 3's tau*/sqrt(KL) (relative)", value=u3.mean(), target=u3_pred, tol=2 * P["tol_norm"], rel=True, kind="finding")
+print(
+    f"u norms: predicted {u3_pred:.5f}, trained {u3.mean():.5f} ± {u3.std():.5f}; "
+    f"representation norms {f3.min():.4f}..{f3.max():.4f} (sqrt(d) = {math.sqrt(d):.4f})"
+)
+rep.close(
+    "fc.thm3.trained_u_norm",
+    f"trained h* (Zipf, LayerNorm, K={K}): mean norm of u_{{k,l}} vs "
+    "Theorem 3's tau*/sqrt(KL) (relative)",
+    value=u3.mean(),
+    target=u3_pred,
+    tol=2 * P["tol_norm"],
+    rel=True,
+    kind="finding",
+)
 cr3 = collapse_ratio(res3.features, word_concepts(task3))
-rep.below("fc.thm3.trained_collapse", "trained h* (Zipf): within-concept spread / between-concept distance "
-          "of the word representations (0 = full collapse)", value=cr3, bound=0.05, kind="finding")
+rep.below(
+    "fc.thm3.trained_collapse",
+    "trained h* (Zipf): within-concept spread / between-concept distance "
+    "of the word representations (0 = full collapse)",
+    value=cr3,
+    bound=0.05,
+    kind="finding",
+)
 
 # %% [markdown]
 # The $u$-norm tolerance is twice Theorem 1's (2 % at the book preset): the LayerNorm network
@@ -376,41 +543,95 @@ mu2 = task2.mu
 c2, r2 = fc_thm2_solve(mu2, nc, L, lam)
 res_sys = np.max(np.abs(fc_thm2_residuals(c2, r2, mu2, nc, L, lam)))
 print(f"Zipf, nc={nc}, sc={sc}, L={L}, lam={lam}: c = {c2:.5f}, r = {np.round(r2, 4)}")
-print(f"bound on lam: {fc_thm2_lambda_bound(mu2, nc, L):.4g}; largest relative residual of (7)-(8): {res_sys:.1e}")
-rep.below("fc.thm2.system_residual", "largest relative residual of equations (7)-(8) at the computed solution",
-          value=res_sys, bound=1e-10, kind="consistency")
-rep.ordered("fc.thm2.r_monotone", "r_beta listed by decreasing frequency mu_beta is strictly decreasing "
-            "(frequent words get larger embeddings)", names=[f"r_{b + 1}" for b in range(sc)], values=r2, kind="consistency")
+print(
+    f"bound on lam: {fc_thm2_lambda_bound(mu2, nc, L):.4g}; largest relative residual of (7)-(8): {res_sys:.1e}"
+)
+rep.below(
+    "fc.thm2.system_residual",
+    "largest relative residual of equations (7)-(8) at the computed solution",
+    value=res_sys,
+    bound=1e-10,
+    kind="consistency",
+)
+rep.ordered(
+    "fc.thm2.r_monotone",
+    "r_beta listed by decreasing frequency mu_beta is strictly decreasing "
+    "(frequent words get larger embeddings)",
+    names=[f"r_{b + 1}" for b in range(sc)],
+    values=r2,
+    kind="consistency",
+)
 
 # the theory's critical point is also critical for the exact risk of a small task
 c2e, r2e = fc_thm2_solve(mu_e, nc_e, L_e, lam_e)
 risk_zipf = ExactRisk(z_e, mu_e, lam_e, nc=nc_e)
 W3, U3 = (torch.tensor(a, requires_grad=True) for a in fc_type3_weights(F_e, z_e, r2e, c2e))
 risk_zipf(W3, U3).backward()
-g3 = math.sqrt(float((W3.grad ** 2).sum() + (U3.grad ** 2).sum()))
-rep.below("fc.thm2.critical", "gradient norm of the exact risk (Zipf, all latents) at the type-III collapse "
-          "solving (7)-(8)", value=g3, bound=1e-10, kind="finding")
+g3 = math.sqrt(float((W3.grad**2).sum() + (U3.grad**2).sum()))
+rep.below(
+    "fc.thm2.critical",
+    "gradient norm of the exact risk (Zipf, all latents) at the type-III collapse solving (7)-(8)",
+    value=g3,
+    bound=1e-10,
+    kind="finding",
+)
 
 # word by word against the trained network
 wn2 = np.linalg.norm(res2.features, axis=1).reshape(nc, sc)  # row = concept, column = beta
 rel_err = wn2 / r2[None, :] - 1
 corr = np.corrcoef(np.tile(r2, nc), wn2.ravel())[0, 1]
 u2 = np.linalg.norm(res2.U, axis=2)
-n_seen = len(task2.latents) * P["nspl"] * L / nc * mu2  # expected occurrences of each word in the training set
-print(f"expected occurrences in the training set: most frequent word {n_seen[0]:.0f}, rarest {n_seen[-1]:.0f}")
-print(f"per-word relative error: mean |.| = {np.abs(rel_err).mean():.4f}, max |.| = {np.abs(rel_err).max():.4f}; "
-      f"correlation {corr:.5f}; ||u|| trained {u2.mean():.5f} vs c = {c2:.5f}")
-rep.below("fc.thm2.trained_word_max_err", f"trained h (Zipf, K={K}): largest relative error of a word's "
-          "embedding norm against r_beta over all words", value=np.abs(rel_err).max(), bound=P["tol_word"], kind="finding")
-rep.above("fc.thm2.trained_word_corr", "trained h (Zipf): correlation of per-word norms with r_beta",
-          value=corr, bound=0.99, kind="finding")
-rep.close("fc.thm2.trained_u_norm", "trained h (Zipf): mean ||u_{k,l}|| vs c of Theorem 2 (relative)",
-          value=u2.mean(), target=c2, tol=P["tol_norm"], rel=True, kind="finding")
-cos2 = np.abs(np.sum(res2.features * np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), 1)
-              / (np.linalg.norm(res2.features, axis=1)
-                 * np.linalg.norm(np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), axis=1)))
-rep.above("fc.thm2.trained_direction", "trained h (Zipf): smallest cosine between a word embedding and its "
-          "concept's mean direction (directional collapse)", value=cos2.min(), bound=0.99, kind="finding")
+n_seen = (
+    len(task2.latents) * P["nspl"] * L / nc * mu2
+)  # expected occurrences of each word in the training set
+print(
+    f"expected occurrences in the training set: most frequent word {n_seen[0]:.0f}, rarest {n_seen[-1]:.0f}"
+)
+print(
+    f"per-word relative error: mean |.| = {np.abs(rel_err).mean():.4f}, max |.| = {np.abs(rel_err).max():.4f}; "
+    f"correlation {corr:.5f}; ||u|| trained {u2.mean():.5f} vs c = {c2:.5f}"
+)
+rep.below(
+    "fc.thm2.trained_word_max_err",
+    f"trained h (Zipf, K={K}): largest relative error of a word's "
+    "embedding norm against r_beta over all words",
+    value=np.abs(rel_err).max(),
+    bound=P["tol_word"],
+    kind="finding",
+)
+rep.above(
+    "fc.thm2.trained_word_corr",
+    "trained h (Zipf): correlation of per-word norms with r_beta",
+    value=corr,
+    bound=0.99,
+    kind="finding",
+)
+rep.close(
+    "fc.thm2.trained_u_norm",
+    "trained h (Zipf): mean ||u_{k,l}|| vs c of Theorem 2 (relative)",
+    value=u2.mean(),
+    target=c2,
+    tol=P["tol_norm"],
+    rel=True,
+    kind="finding",
+)
+cos2 = np.abs(
+    np.sum(res2.features * np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), 1)
+    / (
+        np.linalg.norm(res2.features, axis=1)
+        * np.linalg.norm(
+            np.repeat(concept_means(res2.features, word_concepts(task2)), sc, 0), axis=1
+        )
+    )
+)
+rep.above(
+    "fc.thm2.trained_direction",
+    "trained h (Zipf): smallest cosine between a word embedding and its "
+    "concept's mean direction (directional collapse)",
+    value=cos2.min(),
+    bound=0.99,
+    kind="finding",
+)
 
 # %% [markdown]
 # Rare words carry the largest errors: the rarest word is drawn ten times less often than the most
@@ -422,8 +643,12 @@ rep.above("fc.thm2.trained_direction", "trained h (Zipf): smallest cosine betwee
 fig, ax = plotting.figure(width=6.0, height=4.2)
 mus = np.geomspace(mu2.min() * 0.8, mu2.max() * 1.2, 200)
 # the theory line: r as a function of mu with c fixed at the solution (equation (7) for a word of frequency mu)
-r_line = [brentq(lambda r: lam * r / (L * c2) * (nc - 1 + math.exp(nc / (nc - 1) * c2 * r)) - m, 1e-12, 100)
-          for m in mus]
+r_line = [
+    brentq(
+        lambda r: lam * r / (L * c2) * (nc - 1 + math.exp(nc / (nc - 1) * c2 * r)) - m, 1e-12, 100
+    )
+    for m in mus
+]
 ax.plot(mus, r_line, color=plotting.PALETTE[0], label="Theorem 2, eq. (7) at the solved $c$")
 ax.plot(mu2, r2, "o", mfc="none", color=plotting.PALETTE[0], ms=9, label=r"solution $r_\beta$")
 for a in range(nc):
@@ -432,8 +657,12 @@ ax.set_xscale("log")
 ticks = [t for t in (0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5) if mus[0] <= t <= mus[-1]]
 ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
 ax.xaxis.set_minor_formatter(plt.NullFormatter())
-plotting.label(ax, "Embedding norm versus word frequency (no LayerNorm)", r"word frequency $\mu_\beta$",
-               r"embedding norm $\|w_{(\alpha,\beta)}\|$")
+plotting.label(
+    ax,
+    "Embedding norm versus word frequency (no LayerNorm)",
+    r"word frequency $\mu_\beta$",
+    r"embedding norm $\|w_{(\alpha,\beta)}\|$",
+)
 ax.legend()
 plt.show()
 
@@ -458,7 +687,9 @@ for i, (name, pred, meas) in enumerate(groups):
     ax.plot(pred, meas, "o", ms=3, alpha=0.5, color=plotting.PALETTE[i], label=name)
 lim = [0.0, 1.1 * max(g[2].max() for g in groups)]
 ax.plot(lim, lim, "k--", lw=1, label="measured = predicted")
-plotting.label(ax, "Theorems 1-3 against trained networks", "predicted norm", "measured norm (trained)")
+plotting.label(
+    ax, "Theorems 1-3 against trained networks", "predicted norm", "measured norm (trained)"
+)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -487,18 +718,38 @@ plt.show()
 task_paper_zipf = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, mu="zipf", seed=0)
 bound_printed = fc_thm2_lambda_bound(task_paper_zipf.mu, PAPER["nc"], PAPER["L"])
 lam_zero = fc_zero_threshold(task_paper_zipf.latents, task_paper_zipf.mu, nc=PAPER["nc"])
-print(f"paper setting (Zipf, K=1000): printed bound {bound_printed:.3e}, exact threshold for K random "
-      f"latents {lam_zero:.3e}, lam = {PAPER['lam']:g}")
-rep.check("fc.thm2.paper_lambda_vs_printed_bound", "the paper's lam=1e-3 violates Theorem 2's bound as "
-          "printed (sqrt(L sum mu^2 / nc^(L+1)), derived for K = nc^L) in the Zipf setting nc=3, L=15, sc=400",
-          value=bound_printed, passed=PAPER["lam"] > bound_printed, tolerance="lam > bound",
-          paper="'In our experiments, lambda satisfies this bound'", kind="finding")
-rep.above("fc.thm2.paper_lambda_vs_zero_threshold", "ratio of the exact instability threshold of W=U=0 "
-          "(K=1000 random latents, Zipf) to the paper's lam: above 1, so the trivial solution is unstable",
-          value=lam_zero / PAPER["lam"], bound=1.0, kind="finding")
+print(
+    f"paper setting (Zipf, K=1000): printed bound {bound_printed:.3e}, exact threshold for K random "
+    f"latents {lam_zero:.3e}, lam = {PAPER['lam']:g}"
+)
+rep.check(
+    "fc.thm2.paper_lambda_vs_printed_bound",
+    "the paper's lam=1e-3 violates Theorem 2's bound as "
+    "printed (sqrt(L sum mu^2 / nc^(L+1)), derived for K = nc^L) in the Zipf setting nc=3, L=15, sc=400",
+    value=bound_printed,
+    passed=PAPER["lam"] > bound_printed,
+    tolerance="lam > bound",
+    paper="'In our experiments, lambda satisfies this bound'",
+    kind="finding",
+)
+rep.above(
+    "fc.thm2.paper_lambda_vs_zero_threshold",
+    "ratio of the exact instability threshold of W=U=0 "
+    "(K=1000 random latents, Zipf) to the paper's lam: above 1, so the trivial solution is unstable",
+    value=lam_zero / PAPER["lam"],
+    bound=1.0,
+    kind="finding",
+)
 small = fc_zero_threshold(fc_all_latents(nc, L), mu2, nc=nc)
-rep.close("fc.thm2.zero_threshold_is_bound", "for all latents the exact instability threshold equals "
-          "Theorem 2's bound (relative)", value=small, target=fc_thm2_lambda_bound(mu2, nc, L), tol=1e-12, rel=True, kind="finding")
+rep.close(
+    "fc.thm2.zero_threshold_is_bound",
+    "for all latents the exact instability threshold equals Theorem 2's bound (relative)",
+    value=small,
+    target=fc_thm2_lambda_bound(mu2, nc, L),
+    tol=1e-12,
+    rel=True,
+    kind="finding",
+)
 print(f"the trained Zipf task: lam = {lam} < bound {fc_thm2_lambda_bound(mu2, nc, L):.4f}")
 
 # %% [markdown]
@@ -520,15 +771,32 @@ for K_p in (1000, 50):
     t_hat = ts[np.argmin(Rr)]
     shift[K_p] = math.sqrt(t_hat / tau) - 1
     counts = fc_hamming_counts(tsk.latents)[:, 1:].mean(0)
-    sym = np.array([K_p / PAPER["nc"] ** PAPER["L"] * math.comb(PAPER["L"], r) * (PAPER["nc"] - 1) ** r
-                    for r in range(1, PAPER["L"] + 1)])
-    print(f"K={K_p}: norm with the random classes {math.sqrt(t_hat / PAPER['nw']):.5f} vs Theorem 1 "
-          f"{math.sqrt(tau / PAPER['nw']):.5f} (relative shift {shift[K_p]:+.2e}); "
-          f"mean number of classes at distance 1..4: {np.round(counts[:4], 3)} vs symmetric {np.round(sym[:4], 4)}")
-rep.below("fc.thm1.random_latents_shift_k1000", "K=1000 random latents: relative change of the optimal "
-          "type-I collapse norm against Theorem 1's symmetric prediction", value=abs(shift[1000]), bound=1e-3, kind="finding")
-rep.below("fc.thm1.random_latents_shift_k50", "K=50 random latents: relative change of the optimal type-I "
-          "collapse norm against Theorem 1", value=abs(shift[50]), bound=0.02, kind="finding")
+    sym = np.array(
+        [
+            K_p / PAPER["nc"] ** PAPER["L"] * math.comb(PAPER["L"], r) * (PAPER["nc"] - 1) ** r
+            for r in range(1, PAPER["L"] + 1)
+        ]
+    )
+    print(
+        f"K={K_p}: norm with the random classes {math.sqrt(t_hat / PAPER['nw']):.5f} vs Theorem 1 "
+        f"{math.sqrt(tau / PAPER['nw']):.5f} (relative shift {shift[K_p]:+.2e}); "
+        f"mean number of classes at distance 1..4: {np.round(counts[:4], 3)} vs symmetric {np.round(sym[:4], 4)}"
+    )
+rep.below(
+    "fc.thm1.random_latents_shift_k1000",
+    "K=1000 random latents: relative change of the optimal "
+    "type-I collapse norm against Theorem 1's symmetric prediction",
+    value=abs(shift[1000]),
+    bound=1e-3,
+    kind="finding",
+)
+rep.below(
+    "fc.thm1.random_latents_shift_k50",
+    "K=50 random latents: relative change of the optimal type-I collapse norm against Theorem 1",
+    value=abs(shift[50]),
+    bound=0.02,
+    kind="finding",
+)
 
 # %% [markdown]
 # For $K=1000$ the real classes move the optimal norm by a few parts in $10^4$, for $K=50$ by under 1 %
@@ -582,10 +850,19 @@ rep.below("fc.thm1.random_latents_shift_k50", "K=50 random latents: relative cha
 eta_s = fc_thm1_eta(nc, nw, L, K)
 tau_closed = math.log((nc - 1) * (L * eta_s - lam) / lam) / eta_s
 tau_num = fc_thm1_tau(nc, nw, L, K, lam)
-prose(f"$n_c = {nc}$, $n_w = {nw}$, $L = {L}$, $K = n_c^L = {K}$, $\\lambda = {lam:g}$: closed form $\\tau$ = "
-      f"{tau_closed:.10f}, root of $H'$: {tau_num:.10f}.")
-rep.close("fc.thm.solution.1.tau_closed_form", "exercise 1: closed-form tau for K = nc^L against the numerical root "
-          "of H' (relative)", value=tau_num, target=tau_closed, tol=1e-9, rel=True, kind="consistency")
+prose(
+    f"$n_c = {nc}$, $n_w = {nw}$, $L = {L}$, $K = n_c^L = {K}$, $\\lambda = {lam:g}$: closed form $\\tau$ = "
+    f"{tau_closed:.10f}, root of $H'$: {tau_num:.10f}."
+)
+rep.close(
+    "fc.thm.solution.1.tau_closed_form",
+    "exercise 1: closed-form tau for K = nc^L against the numerical root of H' (relative)",
+    value=tau_num,
+    target=tau_closed,
+    tol=1e-9,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -606,14 +883,24 @@ eta_p = fc_thm1_eta(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000)
 a_p = 1000 / PAPER["nc"] ** PAPER["L"]
 lam_c_paper = eta_p * 1000 * PAPER["L"] * (PAPER["nc"] - 1) / PAPER["nc"] / (1 + 1000 - a_p)
 z_paper = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, seed=config.rng(10)).latents
-lam_zero_paper = fc_zero_threshold(z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]),
-                                   nc=PAPER["nc"])
-prose(f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
-      f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
-      f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first.")
-rep.close("fc.thm.solution.2.threshold_all_latents", "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
-          "equals fc_zero_threshold for all latents and uniform mu (relative)", value=lam_zero, target=lam_c,
-          tol=1e-10, rel=True, kind="consistency")
+lam_zero_paper = fc_zero_threshold(
+    z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]), nc=PAPER["nc"]
+)
+prose(
+    f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
+    f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
+    f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first."
+)
+rep.close(
+    "fc.thm.solution.2.threshold_all_latents",
+    "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
+    "equals fc_zero_threshold for all latents and uniform mu (relative)",
+    value=lam_zero,
+    target=lam_c,
+    tol=1e-10,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -630,11 +917,19 @@ mu_u = np.full(sc, 1 / sc)
 lam3 = 0.5 * fc_thm2_lambda_bound(mu_u, nc, L)
 c_u, r_u = fc_thm2_solve(mu_u, nc, L, lam3)
 w1, u1 = fc_thm1_norms(nc, nw, L, K, lam3)
-prose(f"$\\lambda$ = {lam3:.3e}: Theorem 2 gives $r_\\beta$ = {r_u.min():.8f}…{r_u.max():.8f}, $c$ = {c_u:.8f}; "
-      f"Theorem 1 gives {w1:.8f} and {u1:.8f}.")
-rep.close("fc.thm.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, largest relative gap between Theorem 2's "
-          "(r_beta, c) and Theorem 1's (sqrt(tau/nw), sqrt(tau/(KL)))",
-          value=max(np.max(np.abs(r_u / w1 - 1)), abs(c_u / u1 - 1)), target=0.0, tol=1e-6, kind="consistency")
+prose(
+    f"$\\lambda$ = {lam3:.3e}: Theorem 2 gives $r_\\beta$ = {r_u.min():.8f}…{r_u.max():.8f}, $c$ = {c_u:.8f}; "
+    f"Theorem 1 gives {w1:.8f} and {u1:.8f}."
+)
+rep.close(
+    "fc.thm.solution.3.uniform_thm2_is_thm1",
+    "exercise 3: uniform mu, largest relative gap between Theorem 2's "
+    "(r_beta, c) and Theorem 1's (sqrt(tau/nw), sqrt(tau/(KL)))",
+    value=max(np.max(np.abs(r_u / w1 - 1)), abs(c_u / u1 - 1)),
+    target=0.0,
+    tol=1e-6,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -649,10 +944,19 @@ rep.close("fc.thm.solution.3.uniform_thm2_is_thm1", "exercise 3: uniform mu, lar
 # %%
 task4, res4 = trained("uniform", True)
 u4 = np.linalg.norm(res4.U, axis=2)
-prose(f"$h^\\star$, mean $\\|u_{{k,\\ell}}\\|$: uniform {u4.mean():.5f}, Zipf {u3.mean():.5f}, Theorem 3 {u3_pred:.5f}.")
-rep.close("fc.thm.solution.4.thm3_uniform", "exercise 4: trained h* on uniform frequencies: mean ||u_kl|| vs Theorem 3 "
-          "(relative; the same tolerance as for Zipf)", value=u4.mean(), target=u3_pred, tol=2 * P["tol_norm"],
-          rel=True, kind="finding")
+prose(
+    f"$h^\\star$, mean $\\|u_{{k,\\ell}}\\|$: uniform {u4.mean():.5f}, Zipf {u3.mean():.5f}, Theorem 3 {u3_pred:.5f}."
+)
+rep.close(
+    "fc.thm.solution.4.thm3_uniform",
+    "exercise 4: trained h* on uniform frequencies: mean ||u_kl|| vs Theorem 3 "
+    "(relative; the same tolerance as for Zipf)",
+    value=u4.mean(),
+    target=u3_pred,
+    tol=2 * P["tol_norm"],
+    rel=True,
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 5</summary>
@@ -670,21 +974,35 @@ mu_z = 1 / np.arange(1, sc + 1)
 mu_z /= mu_z.sum()
 bound_z = fc_thm2_lambda_bound(mu_z, nc, L)
 fracs = np.array([0.01, 0.1, 0.5, 0.9, 0.99, 0.999])
-ratios = np.array([(lambda cr: cr[1][0] / cr[1][-1])(fc_thm2_solve(mu_z, nc, L, f * bound_z)) for f in fracs])
+ratios = np.array(
+    [(lambda cr: cr[1][0] / cr[1][-1])(fc_thm2_solve(mu_z, nc, L, f * bound_z)) for f in fracs]
+)
 fig, ax = plotting.figure(width=6.0, height=3.6)
 ax.semilogx(1 - fracs, ratios, "o-", label="$r_1/r_{s_c}$ (Theorem 2)")
 ax.axhline(mu_z[0] / mu_z[-1], color=plotting.PALETTE[1], ls=":", label="$\\mu_1/\\mu_{s_c}$")
 ax.invert_xaxis()
 ax.legend()
-plotting.label(ax, "Largest / smallest embedding as lambda nears the bound", "1 - lambda / bound",
-               "$r_1 / r_{s_c}$")
+plotting.label(
+    ax,
+    "Largest / smallest embedding as lambda nears the bound",
+    "1 - lambda / bound",
+    "$r_1 / r_{s_c}$",
+)
 plt.show()
-prose("Ratios $r_1/r_{s_c}$ at $\\lambda$/bound = " + ", ".join(f"{f:g}: {r:.3f}" for f, r in zip(fracs, ratios))
-      + f"; the limit $\\mu_1/\\mu_{{s_c}}$ = {mu_z[0] / mu_z[-1]:.3f}.")
-rep.check("fc.thm.solution.5.ratio_to_mu_ratio", "exercise 5: r_1/r_sc increases with lambda and approaches mu_1/mu_sc "
-          "at the bound (ratios; last within 2% of the limit)", value=dict(zip([f"{f:g}" for f in fracs], ratios)),
-          passed=bool(np.all(np.diff(ratios) > 0) and abs(ratios[-1] / (mu_z[0] / mu_z[-1]) - 1) < 0.02),
-          tolerance="increasing, last within 2% of mu_1/mu_sc", kind="consistency")
+prose(
+    "Ratios $r_1/r_{s_c}$ at $\\lambda$/bound = "
+    + ", ".join(f"{f:g}: {r:.3f}" for f, r in zip(fracs, ratios))
+    + f"; the limit $\\mu_1/\\mu_{{s_c}}$ = {mu_z[0] / mu_z[-1]:.3f}."
+)
+rep.check(
+    "fc.thm.solution.5.ratio_to_mu_ratio",
+    "exercise 5: r_1/r_sc increases with lambda and approaches mu_1/mu_sc "
+    "at the bound (ratios; last within 2% of the limit)",
+    value=dict(zip([f"{f:g}" for f in fracs], ratios)),
+    passed=bool(np.all(np.diff(ratios) > 0) and abs(ratios[-1] / (mu_z[0] / mu_z[-1]) - 1) < 0.02),
+    tolerance="increasing, last within 2% of mu_1/mu_sc",
+    kind="consistency",
+)
 
 # %% [markdown]
 # **Figure 42.S1** — Solution 5: the ratio of the largest to the smallest word norm of Theorem 2's critical

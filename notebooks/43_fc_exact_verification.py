@@ -30,23 +30,57 @@ import numpy as np
 from tqdm import tqdm
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.fc import collapse_ratio, concept_means, zipf_mu
+from qwem_lib.fc.theory import (
+    ExactRisk,
+    fc_all_latents,
+    fc_H,
+    fc_H_star,
+    fc_layernorm,
+    fc_minimise_exact,
+    fc_thm1_norms,
+    fc_thm1_tau,
+    fc_thm2_solve,
+    fc_thm3_tau,
+    fc_thm3_u_norm,
+)
 from qwem_lib.report import prose
-from qwem_lib.fc import collapse_ratio, concept_means, simplex_angle, zipf_mu
-from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_H, fc_H_star, fc_layernorm,
-                                fc_minimise_exact, fc_thm1_norms, fc_thm1_tau, fc_thm2_solve,
-                                fc_thm3_tau, fc_thm3_u_norm)
 
 plotting.use_style()
 rep = Report("43_fc_exact_verification")
 
 P = config.sizes(
     # (nc, words per concept, L, d) of each exact problem, and the number of random restarts
-    smoke=dict(thm1=(3, 2, 3, 8), thm3=(3, 2, 3, 8), thm2=(3, 3, 3, 12), small_d=(3, 2, 3),
-               n_thm1=4, n_thm3=3, n_thm2=2, n_small_d=4),
-    book=dict(thm1=(3, 2, 4, 8), thm3=(3, 2, 4, 8), thm2=(3, 3, 3, 12), small_d=(3, 2, 3),
-              n_thm1=10, n_thm3=6, n_thm2=6, n_small_d=8),
-    paper=dict(thm1=(3, 3, 4, 12), thm3=(3, 3, 4, 12), thm2=(3, 4, 3, 16), small_d=(3, 2, 4),
-               n_thm1=24, n_thm3=12, n_thm2=16, n_small_d=16),
+    smoke=dict(
+        thm1=(3, 2, 3, 8),
+        thm3=(3, 2, 3, 8),
+        thm2=(3, 3, 3, 12),
+        small_d=(3, 2, 3),
+        n_thm1=4,
+        n_thm3=3,
+        n_thm2=2,
+        n_small_d=4,
+    ),
+    book=dict(
+        thm1=(3, 2, 4, 8),
+        thm3=(3, 2, 4, 8),
+        thm2=(3, 3, 3, 12),
+        small_d=(3, 2, 3),
+        n_thm1=10,
+        n_thm3=6,
+        n_thm2=6,
+        n_small_d=8,
+    ),
+    paper=dict(
+        thm1=(3, 3, 4, 12),
+        thm3=(3, 3, 4, 12),
+        thm2=(3, 4, 3, 16),
+        small_d=(3, 2, 4),
+        n_thm1=24,
+        n_thm3=12,
+        n_thm2=16,
+        n_small_d=16,
+    ),
 )
 LAM = 1e-2
 DEV = config.device_name()  # the exact risk runs in float64 on the GPU when there is one
@@ -83,6 +117,7 @@ print(P, "lambda =", LAM)
 # worst deviation of the cosine between concept means from $-1/(n_c-1)$, and how far each $u_{k,\ell}$
 # is from pointing along the mean embedding of its concept $z_{k,\ell}$.
 
+
 # %%
 def analyse(out, z, sc, word_target, u_target, layernorm=False):
     """Compare one minimiser with the predicted collapse; returns a dict of errors."""
@@ -105,13 +140,16 @@ def analyse(out, z, sc, word_target, u_target, layernorm=False):
         "spread": collapse_ratio(V, concept),
         "cos_err": np.max(np.abs(off + 1 / (nc - 1))),
         "align": align.max(),
-        "word_norms": wn, "u_norms": un.ravel(),
+        "word_norms": wn,
+        "u_norms": un.ravel(),
     }
 
 
 def restarts(risk, d, n, offset):
-    return [fc_minimise_exact(risk, d, seed=config.SEED + offset + i)
-            for i in tqdm(range(n), desc=f"restarts d={d}", mininterval=2)]
+    return [
+        fc_minimise_exact(risk, d, seed=config.SEED + offset + i)
+        for i in tqdm(range(n), desc=f"restarts d={d}", mininterval=2)
+    ]
 
 
 # %% [markdown]
@@ -133,28 +171,72 @@ risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM, device=DEV, nc=nc1)
 tau1 = fc_thm1_tau(nc1, nw1, L1, K1, LAM)
 w1, u1 = fc_thm1_norms(nc1, nw1, L1, K1, LAM)
 H1 = float(fc_H(tau1, nc1, nw1, L1, K1, LAM))
-print(f"nc={nc1}, sc={sc1}, nw={nw1}, L={L1}, K={K1}, d={d1} (> min(nw, KL) = {min(nw1, K1 * L1)}): "
-      f"{risk1._words.shape[0]} sentences; predicted ||w|| = {w1:.8f}, ||u|| = {u1:.8f}, H(tau) = {H1:.12f}")
+print(
+    f"nc={nc1}, sc={sc1}, nw={nw1}, L={L1}, K={K1}, d={d1} (> min(nw, KL) = {min(nw1, K1 * L1)}): "
+    f"{risk1._words.shape[0]} sentences; predicted ||w|| = {w1:.8f}, ||u|| = {u1:.8f}, H(tau) = {H1:.12f}"
+)
 runs1 = [analyse(o, z1, sc1, np.full(sc1, w1), u1) for o in restarts(risk1, d1, P["n_thm1"], 0)]
 r1 = np.array([a["risk"] for a in runs1])
 for name in ("risk", "grad", "word_err", "u_err", "spread", "cos_err", "align"):
-    print(f"{name:>9}: " + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs1))
+    print(
+        f"{name:>9}: "
+        + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs1)
+    )
 
 # %%
-rep.below("fc.exact.thm1.risk_vs_H", "Theorem 1, exact risk: largest |R(minimiser) - H(tau)| over random "
-          "restarts", value=np.max(np.abs(r1 - H1)), bound=1e-10, kind="finding")
-rep.below("fc.exact.thm1.restart_spread", f"Theorem 1, exact risk: spread (max - min) of the final risk over "
-          f"{len(r1)} random restarts (no spurious minima, d > min(nw, KL))", value=r1.max() - r1.min(), bound=1e-10, kind="finding")
-rep.below("fc.exact.thm1.word_norm", "Theorem 1: largest relative error of a word-embedding norm against "
-          "sqrt(tau/nw), over words and restarts", value=max(a["word_err"] for a in runs1), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm1.u_norm", "Theorem 1: largest relative error of a ||u_{k,l}|| against sqrt(tau/(KL))",
-          value=max(a["u_err"] for a in runs1), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm1.within_concept", "Theorem 1: within-concept spread / between-concept distance of "
-          "the embeddings (0 = collapse), worst restart", value=max(a["spread"] for a in runs1), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm1.simplex", "Theorem 1: largest |cos(concept means) + 1/(nc-1)| (regular simplex)",
-          value=max(a["cos_err"] for a in runs1), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm1.u_alignment", "Theorem 1: largest distance between the direction of u_{k,l} and "
-          "the direction of concept z_{k,l}", value=max(a["align"] for a in runs1), bound=1e-6, kind="finding")
+rep.below(
+    "fc.exact.thm1.risk_vs_H",
+    "Theorem 1, exact risk: largest |R(minimiser) - H(tau)| over random restarts",
+    value=np.max(np.abs(r1 - H1)),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.restart_spread",
+    f"Theorem 1, exact risk: spread (max - min) of the final risk over "
+    f"{len(r1)} random restarts (no spurious minima, d > min(nw, KL))",
+    value=r1.max() - r1.min(),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.word_norm",
+    "Theorem 1: largest relative error of a word-embedding norm against "
+    "sqrt(tau/nw), over words and restarts",
+    value=max(a["word_err"] for a in runs1),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.u_norm",
+    "Theorem 1: largest relative error of a ||u_{k,l}|| against sqrt(tau/(KL))",
+    value=max(a["u_err"] for a in runs1),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.within_concept",
+    "Theorem 1: within-concept spread / between-concept distance of "
+    "the embeddings (0 = collapse), worst restart",
+    value=max(a["spread"] for a in runs1),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.simplex",
+    "Theorem 1: largest |cos(concept means) + 1/(nc-1)| (regular simplex)",
+    value=max(a["cos_err"] for a in runs1),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm1.u_alignment",
+    "Theorem 1: largest distance between the direction of u_{k,l} and "
+    "the direction of concept z_{k,l}",
+    value=max(a["align"] for a in runs1),
+    bound=1e-6,
+    kind="finding",
+)
 
 # %% [markdown]
 # Every restart lands on the same risk, to the precision of the optimiser, and that risk is $H(\tau)$.
@@ -176,13 +258,28 @@ ncs, scs, Ls = P["small_d"]
 zs = fc_all_latents(ncs, Ls)
 risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM, device=DEV, nc=ncs)
 Hs = float(fc_H(fc_thm1_tau(ncs, ncs * scs, Ls, len(zs), LAM), ncs, ncs * scs, Ls, len(zs), LAM))
-small = {dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 1000 * dd)]) for dd in (1, 2)}
+small = {
+    dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 1000 * dd)])
+    for dd in (1, 2)
+}
 for dd, v in small.items():
     print(f"d={dd}: final risks - H(tau) = {np.round(np.sort(v) - Hs, 9)}")
-rep.above("fc.exact.small_d.gap", f"d=1 < nc-1: best final risk over {P['n_small_d']} restarts minus H(tau) "
-          "(no simplex fits, so the minimum lies above Theorem 1's value)", value=small[1].min() - Hs, bound=1e-4, kind="consistency")
-rep.below("fc.exact.small_d.d2", "d=2 = nc-1 (below Appendix H's d > min(nw, KL)): best final risk minus "
-          "H(tau), i.e. the simplex is still found by the best restart", value=abs(small[2].min() - Hs), bound=1e-9, kind="finding")
+rep.above(
+    "fc.exact.small_d.gap",
+    f"d=1 < nc-1: best final risk over {P['n_small_d']} restarts minus H(tau) "
+    "(no simplex fits, so the minimum lies above Theorem 1's value)",
+    value=small[1].min() - Hs,
+    bound=1e-4,
+    kind="consistency",
+)
+rep.below(
+    "fc.exact.small_d.d2",
+    "d=2 = nc-1 (below Appendix H's d > min(nw, KL)): best final risk minus "
+    "H(tau), i.e. the simplex is still found by the best restart",
+    value=abs(small[2].min() - Hs),
+    bound=1e-9,
+    kind="finding",
+)
 
 # %% [markdown]
 # With $d=1$ the best the network can do is strictly worse than $H(\tau)$. With $d=2=n_c-1$ the simplex
@@ -205,24 +302,57 @@ mu3 = zipf_mu(sc3)
 risk3 = ExactRisk(z3, mu3, LAM, layernorm=True, device=DEV, nc=nc3)
 u3 = fc_thm3_u_norm(nc3, L3, K3, d3, LAM)
 H3 = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, d3, LAM), nc3, L3, K3, d3, LAM))
-print(f"LayerNorm, Zipf mu = {np.round(mu3, 4)}, K={K3}, d={d3}: predicted ||u|| = {u3:.8f}, H*(tau*) = {H3:.12f}")
-runs3 = [analyse(o, z3, sc3, np.full(sc3, math.sqrt(d3)), u3, layernorm=True)
-         for o in restarts(risk3, d3, P["n_thm3"], 5000)]
+print(
+    f"LayerNorm, Zipf mu = {np.round(mu3, 4)}, K={K3}, d={d3}: predicted ||u|| = {u3:.8f}, H*(tau*) = {H3:.12f}"
+)
+runs3 = [
+    analyse(o, z3, sc3, np.full(sc3, math.sqrt(d3)), u3, layernorm=True)
+    for o in restarts(risk3, d3, P["n_thm3"], 5000)
+]
 r3 = np.array([a["risk"] for a in runs3])
 for name in ("risk", "grad", "word_err", "u_err", "spread", "cos_err", "align"):
-    print(f"{name:>9}: " + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs3))
+    print(
+        f"{name:>9}: "
+        + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs3)
+    )
 
 # %%
-rep.below("fc.exact.thm3.risk_vs_H", "Theorem 3, exact risk (LayerNorm, Zipf): largest |R*(minimiser) - "
-          "H*(tau*)| over restarts", value=np.max(np.abs(r3 - H3)), bound=1e-10, kind="finding")
-rep.below("fc.exact.thm3.restart_spread", f"Theorem 3: spread of the final risk over {len(r3)} random restarts",
-          value=r3.max() - r3.min(), bound=1e-10, kind="finding")
-rep.below("fc.exact.thm3.u_norm", "Theorem 3: largest relative error of a ||u_{k,l}|| against tau*/sqrt(KL)",
-          value=max(a["u_err"] for a in runs3), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm3.within_concept", "Theorem 3: within-concept spread of the word representations "
-          "phi(w) (frequent and rare words collapse together)", value=max(a["spread"] for a in runs3), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm3.simplex", "Theorem 3: largest |cos(concept means) + 1/(nc-1)| of the representations",
-          value=max(a["cos_err"] for a in runs3), bound=1e-6, kind="finding")
+rep.below(
+    "fc.exact.thm3.risk_vs_H",
+    "Theorem 3, exact risk (LayerNorm, Zipf): largest |R*(minimiser) - H*(tau*)| over restarts",
+    value=np.max(np.abs(r3 - H3)),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm3.restart_spread",
+    f"Theorem 3: spread of the final risk over {len(r3)} random restarts",
+    value=r3.max() - r3.min(),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm3.u_norm",
+    "Theorem 3: largest relative error of a ||u_{k,l}|| against tau*/sqrt(KL)",
+    value=max(a["u_err"] for a in runs3),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm3.within_concept",
+    "Theorem 3: within-concept spread of the word representations "
+    "phi(w) (frequent and rare words collapse together)",
+    value=max(a["spread"] for a in runs3),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm3.simplex",
+    "Theorem 3: largest |cos(concept means) + 1/(nc-1)| of the representations",
+    value=max(a["cos_err"] for a in runs3),
+    bound=1e-6,
+    kind="finding",
+)
 
 # %% [markdown]
 # Full collapse despite the long tail: the representations of the most and least frequent word of a
@@ -242,21 +372,48 @@ z2 = fc_all_latents(nc2, L2)
 mu2 = zipf_mu(sc2)
 c2, rb2 = fc_thm2_solve(mu2, nc2, L2, LAM)
 risk2 = ExactRisk(z2, mu2, LAM, device=DEV, nc=nc2)
-print(f"Zipf mu = {np.round(mu2, 4)}, K={len(z2)}, nw={nc2 * sc2}, d={d2}: predicted r = {np.round(rb2, 8)}, c = {c2:.8f}")
+print(
+    f"Zipf mu = {np.round(mu2, 4)}, K={len(z2)}, nw={nc2 * sc2}, d={d2}: predicted r = {np.round(rb2, 8)}, c = {c2:.8f}"
+)
 runs2 = [analyse(o, z2, sc2, rb2, c2) for o in restarts(risk2, d2, P["n_thm2"], 9000)]
 r2 = np.array([a["risk"] for a in runs2])
 for name in ("risk", "grad", "word_err", "u_err", "cos_err", "align"):
-    print(f"{name:>9}: " + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs2))
+    print(
+        f"{name:>9}: "
+        + " ".join(f"{a[name]:.2e}" if name != "risk" else f"{a[name]:.12f}" for a in runs2)
+    )
 
 # %%
-rep.below("fc.exact.thm2.restart_spread", f"Theorem 2 (Zipf, no LayerNorm, d > nw): spread of the final risk "
-          f"over {len(r2)} random restarts", value=r2.max() - r2.min(), bound=1e-10, kind="finding")
-rep.below("fc.exact.thm2.word_norm", "Theorem 2: largest relative error of a word norm ||w_(a,b)|| of the "
-          "exact minimiser against r_beta from (7)-(8)", value=max(a["word_err"] for a in runs2), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm2.u_norm", "Theorem 2: largest relative error of ||u_{k,l}|| against c from (7)-(8)",
-          value=max(a["u_err"] for a in runs2), bound=1e-6, kind="finding")
-rep.below("fc.exact.thm2.directions", "Theorem 2: largest |cos(concept means) + 1/(nc-1)| (directions collapse "
-          "onto a simplex)", value=max(a["cos_err"] for a in runs2), bound=1e-6, kind="finding")
+rep.below(
+    "fc.exact.thm2.restart_spread",
+    f"Theorem 2 (Zipf, no LayerNorm, d > nw): spread of the final risk "
+    f"over {len(r2)} random restarts",
+    value=r2.max() - r2.min(),
+    bound=1e-10,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm2.word_norm",
+    "Theorem 2: largest relative error of a word norm ||w_(a,b)|| of the "
+    "exact minimiser against r_beta from (7)-(8)",
+    value=max(a["word_err"] for a in runs2),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm2.u_norm",
+    "Theorem 2: largest relative error of ||u_{k,l}|| against c from (7)-(8)",
+    value=max(a["u_err"] for a in runs2),
+    bound=1e-6,
+    kind="finding",
+)
+rep.below(
+    "fc.exact.thm2.directions",
+    "Theorem 2: largest |cos(concept means) + 1/(nc-1)| (directions collapse onto a simplex)",
+    value=max(a["cos_err"] for a in runs2),
+    bound=1e-6,
+    kind="finding",
+)
 
 # %% [markdown]
 # Every restart finds the same minimum and it is the type-III collapse of Theorem 2, norms included, to
@@ -270,27 +427,61 @@ rep.below("fc.exact.thm2.directions", "Theorem 2: largest |cos(concept means) + 
 # %%
 fig, axes = plotting.figure(1, 2, width=5.2, height=3.9)
 ax = axes[0]
-for i, (name, r, ref) in enumerate((("Thm 1 (uniform)", r1, H1), ("Thm 3 (LayerNorm, Zipf)", r3, H3),
-                                    ("Thm 2 (Zipf)", r2, r2.min()))):
-    ax.plot(np.arange(len(r)) + 1, np.abs(r - ref) + 1e-17, "o", color=plotting.PALETTE[i], label=name)
-ax.plot(np.arange(len(small[1])) + 1, small[1] - Hs, "s", color=plotting.PALETTE[4],
-        label=f"uniform, d=1 (nc={ncs}, L={Ls})")
+for i, (name, r, ref) in enumerate(
+    (
+        ("Thm 1 (uniform)", r1, H1),
+        ("Thm 3 (LayerNorm, Zipf)", r3, H3),
+        ("Thm 2 (Zipf)", r2, r2.min()),
+    )
+):
+    ax.plot(
+        np.arange(len(r)) + 1, np.abs(r - ref) + 1e-17, "o", color=plotting.PALETTE[i], label=name
+    )
+ax.plot(
+    np.arange(len(small[1])) + 1,
+    small[1] - Hs,
+    "s",
+    color=plotting.PALETTE[4],
+    label=f"uniform, d=1 (nc={ncs}, L={Ls})",
+)
 ax.set_yscale("log")
-plotting.label(ax, "Final risk of random restarts", "restart",
-               r"|final risk $-$ prediction|  (Thm 2: $-$ best)")
+plotting.label(
+    ax,
+    "Final risk of random restarts",
+    "restart",
+    r"|final risk $-$ prediction|  (Thm 2: $-$ best)",
+)
 ax.legend(fontsize=8)
 ax = axes[1]
-for i, (name, runs, pred) in enumerate((("Thm 1: words", runs1, np.full(nw1, w1)),
-                                        ("Thm 3: $\\varphi(w)$", runs3, np.full(nc3 * sc3, math.sqrt(d3))),
-                                        ("Thm 2: words", runs2, np.tile(rb2, nc2)))):
+for i, (name, runs, pred) in enumerate(
+    (
+        ("Thm 1: words", runs1, np.full(nw1, w1)),
+        ("Thm 3: $\\varphi(w)$", runs3, np.full(nc3 * sc3, math.sqrt(d3))),
+        ("Thm 2: words", runs2, np.tile(rb2, nc2)),
+    )
+):
     for j, a in enumerate(runs):
-        ax.plot(pred, a["word_norms"], "o", ms=4, alpha=0.6, color=plotting.PALETTE[i],
-                label=name if j == 0 else None)
-for i, (name, runs, pred) in enumerate((("Thm 1: $u$", runs1, u1), ("Thm 3: $u$", runs3, u3),
-                                        ("Thm 2: $u$", runs2, c2))):
+        ax.plot(
+            pred,
+            a["word_norms"],
+            "o",
+            ms=4,
+            alpha=0.6,
+            color=plotting.PALETTE[i],
+            label=name if j == 0 else None,
+        )
+for i, (name, runs, pred) in enumerate(
+    (("Thm 1: $u$", runs1, u1), ("Thm 3: $u$", runs3, u3), ("Thm 2: $u$", runs2, c2))
+):
     for j, a in enumerate(runs):
-        ax.plot(np.full(a["u_norms"].size, pred), a["u_norms"], "x", ms=5, color=plotting.PALETTE[i],
-                label=name if j == 0 else None)
+        ax.plot(
+            np.full(a["u_norms"].size, pred),
+            a["u_norms"],
+            "x",
+            ms=5,
+            color=plotting.PALETTE[i],
+            label=name if j == 0 else None,
+        )
 lim = [0, 1.1 * max(max(a["word_norms"].max() for a in rr) for rr in (runs1, runs3, runs2))]
 ax.plot(lim, lim, "k--", lw=1)
 plotting.label(ax, "Norms of the exact minimisers", "predicted norm", "norm at the minimiser")
@@ -359,14 +550,20 @@ rng_s = config.rng(77)
 gaps = []
 for _ in range(200):
     A, B = rng_s.standard_normal((5, 7)), rng_s.standard_normal((5, 9))
-    gaps.append(0.5 * (np.sum(A ** 2) + np.sum(B ** 2)) - np.linalg.norm(A.T @ B, "nuc"))
+    gaps.append(0.5 * (np.sum(A**2) + np.sum(B**2)) - np.linalg.norm(A.T @ B, "nuc"))
 A = rng_s.standard_normal((5, 7))
-O2 = np.linalg.qr(rng_s.standard_normal((9, 9)))[0][:7]            # 7 x 9, orthonormal rows
-B = A @ O2                                                          # B B^T = A A^T
-eq_gap = abs(0.5 * (np.sum(A ** 2) + np.sum(B ** 2)) - np.linalg.norm(A.T @ B, "nuc"))
-rep.check("fc.exact.solution.1.nuclear_bound", "exercise 1: (||A||^2+||B||^2)/2 - ||A^T B||_* over 200 random pairs "
-          "(smallest, must be >= 0) and for B B^T = A A^T (must be ~0)", value={"min_gap": min(gaps), "equality_gap": eq_gap},
-          passed=min(gaps) >= 0 and eq_gap < 1e-10, tolerance=">= 0; equality case < 1e-10", kind="consistency")
+O2 = np.linalg.qr(rng_s.standard_normal((9, 9)))[0][:7]  # 7 x 9, orthonormal rows
+B = A @ O2  # B B^T = A A^T
+eq_gap = abs(0.5 * (np.sum(A**2) + np.sum(B**2)) - np.linalg.norm(A.T @ B, "nuc"))
+rep.check(
+    "fc.exact.solution.1.nuclear_bound",
+    "exercise 1: (||A||^2+||B||^2)/2 - ||A^T B||_* over 200 random pairs "
+    "(smallest, must be >= 0) and for B B^T = A A^T (must be ~0)",
+    value={"min_gap": min(gaps), "equality_gap": eq_gap},
+    passed=min(gaps) >= 0 and eq_gap < 1e-10,
+    tolerance=">= 0; equality case < 1e-10",
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -382,10 +579,18 @@ z2c = fc_all_latents(2, Ls)
 risk2c = ExactRisk(z2c, np.full(scs, 1 / scs), LAM, device=DEV, nc=2)
 H2c = float(fc_H(fc_thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len(z2c), LAM))
 fin2c = np.array([o["risk"] for o in restarts(risk2c, 1, P["n_small_d"], 7000)])
-prose(f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
-      + ", ".join(f"{v:.1e}" for v in np.sort(fin2c) - H2c) + ".")
-rep.below("fc.exact.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk minus H(tau) (a collapse fits in one "
-          "dimension)", value=abs(fin2c.min() - H2c), bound=1e-9, kind="finding")
+prose(
+    f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
+    + ", ".join(f"{v:.1e}" for v in np.sort(fin2c) - H2c)
+    + "."
+)
+rep.below(
+    "fc.exact.solution.2.nc2_d1",
+    "exercise 2: nc=2, d=1: best final risk minus H(tau) (a collapse fits in one dimension)",
+    value=abs(fin2c.min() - H2c),
+    bound=1e-9,
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -399,12 +604,20 @@ rep.below("fc.exact.solution.2.nc2_d1", "exercise 2: nc=2, d=1: best final risk 
 # %%
 mu_ex = np.array([0.9, 0.05, 0.05])
 c_ex, r_ex = fc_thm2_solve(mu_ex, nc2, L2, LAM)
-risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV, nc=nc2)                    # s_c = 3 words per concept
+risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV, nc=nc2)  # s_c = 3 words per concept
 runs_ex = [analyse(o, z2, 3, r_ex, c_ex) for o in restarts(risk_ex, d2, 2, 9500)]
-prose(f"$\\mu = (0.9, 0.05, 0.05)$: Theorem 2 gives $r_1/r_3$ = {r_ex[0] / r_ex[2]:.4f}; the exact minimisers' word "
-      f"norms match $r_\\beta$ to a largest relative error of {max(a['word_err'] for a in runs_ex):.1e}.")
-rep.below("fc.exact.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): largest relative error of the exact minimisers' "
-          "word norms against Theorem 2's r_beta", value=max(a["word_err"] for a in runs_ex), bound=1e-6, kind="finding")
+prose(
+    f"$\\mu = (0.9, 0.05, 0.05)$: Theorem 2 gives $r_1/r_3$ = {r_ex[0] / r_ex[2]:.4f}; the exact minimisers' word "
+    f"norms match $r_\\beta$ to a largest relative error of {max(a['word_err'] for a in runs_ex):.1e}."
+)
+rep.below(
+    "fc.exact.solution.3.mu_09",
+    "exercise 3: mu=(0.9, 0.05, 0.05): largest relative error of the exact minimisers' "
+    "word norms against Theorem 2's r_beta",
+    value=max(a["word_err"] for a in runs_ex),
+    bound=1e-6,
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 4</summary>
@@ -423,14 +636,27 @@ rep.below("fc.exact.solution.3.mu_09", "exercise 3: mu=(0.9, 0.05, 0.05): larges
 z_sub = z1[z1[:, 0] != 0]
 risk_sub = ExactRisk(z_sub, np.full(sc1, 1 / sc1), LAM, device=DEV, nc=nc1)
 runs_sub = [analyse(o, z_sub, sc1, np.full(sc1, w1), u1) for o in restarts(risk_sub, d1, 2, 9700)]
-prose(f"{len(z_sub)} of {len(z1)} latent sequences kept: within-concept spread "
-      f"{max(a['spread'] for a in runs_sub):.1e}; largest |cos + 1/(n_c-1)| between concept means "
-      f"{max(a['cos_err'] for a in runs_sub):.2e}.")
-rep.below("fc.exact.solution.4.words_still_merge", "exercise 4: asymmetric task (latents starting with concept 0 "
-          "dropped): within-concept spread of the exact minimisers", value=max(a["spread"] for a in runs_sub),
-          bound=1e-6, kind="finding")
-rep.above("fc.exact.solution.4.simplex_breaks", "exercise 4: asymmetric task: the concept means are no longer a regular "
-          "simplex (largest |cos + 1/(nc-1)|)", value=max(a["cos_err"] for a in runs_sub), bound=1e-4, kind="finding")
+prose(
+    f"{len(z_sub)} of {len(z1)} latent sequences kept: within-concept spread "
+    f"{max(a['spread'] for a in runs_sub):.1e}; largest |cos + 1/(n_c-1)| between concept means "
+    f"{max(a['cos_err'] for a in runs_sub):.2e}."
+)
+rep.below(
+    "fc.exact.solution.4.words_still_merge",
+    "exercise 4: asymmetric task (latents starting with concept 0 "
+    "dropped): within-concept spread of the exact minimisers",
+    value=max(a["spread"] for a in runs_sub),
+    bound=1e-6,
+    kind="finding",
+)
+rep.above(
+    "fc.exact.solution.4.simplex_breaks",
+    "exercise 4: asymmetric task: the concept means are no longer a regular "
+    "simplex (largest |cos + 1/(nc-1)|)",
+    value=max(a["cos_err"] for a in runs_sub),
+    bound=1e-4,
+    kind="finding",
+)
 
 # %% [markdown]
 # <details><summary>Solution 5</summary>
@@ -445,11 +671,21 @@ rep.above("fc.exact.solution.4.simplex_breaks", "exercise 4: asymmetric task: th
 # </details>
 
 # %%
-Hmin = {dd: float(fc_H_star(fc_thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, LAM)) for dd in (4, 8, 16, 32)}
+Hmin = {
+    dd: float(fc_H_star(fc_thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, LAM))
+    for dd in (4, 8, 16, 32)
+}
 H_half = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, 8, LAM / 2), nc3, L3, K3, 8, LAM / 2))
-prose("$H^\\star(\\tau^\\star)$ for $d$ = " + ", ".join(f"{dd}: {v:.6f}" for dd, v in Hmin.items())
-      + f"; at $d = 8$ with $\\lambda/2$: {H_half:.10f} (at $d = 16$, $\\lambda$: {Hmin[16]:.10f}).")
-rep.check("fc.exact.solution.5.d_scaling", "exercise 5: H*(tau*) decreases with d, and (d=16, lambda) equals (d=8, lambda/2)",
-          value={**{str(k): v for k, v in Hmin.items()}, "d8_half_lambda": H_half},
-          passed=bool(np.all(np.diff(list(Hmin.values())) < 0) and abs(H_half - Hmin[16]) < 1e-10),
-          tolerance="decreasing; identity to 1e-10", kind="consistency")
+prose(
+    "$H^\\star(\\tau^\\star)$ for $d$ = "
+    + ", ".join(f"{dd}: {v:.6f}" for dd, v in Hmin.items())
+    + f"; at $d = 8$ with $\\lambda/2$: {H_half:.10f} (at $d = 16$, $\\lambda$: {Hmin[16]:.10f})."
+)
+rep.check(
+    "fc.exact.solution.5.d_scaling",
+    "exercise 5: H*(tau*) decreases with d, and (d=16, lambda) equals (d=8, lambda/2)",
+    value={**{str(k): v for k, v in Hmin.items()}, "d8_half_lambda": H_half},
+    passed=bool(np.all(np.diff(list(Hmin.values())) < 0) and abs(H_half - Hmin[16]) < 1e-10),
+    tolerance="decreasing; identity to 1e-10",
+    kind="consistency",
+)

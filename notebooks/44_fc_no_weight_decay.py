@@ -32,28 +32,75 @@
 # mean (directionally collapsed above `fc.ALIGNED_COSINE` = 0.95).
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 from scipy.stats import spearmanr
 
-from qwem_lib import Report, config, plotting
-from qwem_lib import fc
+from qwem_lib import Report, config, fc, plotting
 from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("44_fc_no_weight_decay")
 P = config.sizes(
-    smoke=dict(nc=3, nw=1200, L=15, d=32, K=100, nspl_u=25, steps_u=12_000, nspl_a=500, steps_a=2_500,
-               nspl_b=5, steps_b=6_000, steps_c=3_000, epochs_ln=300, n_evals=20, slope_from=0.5, epochs_twin=200,
-               eval_twin=10),
-    book=dict(nc=3, nw=1200, L=15, d=100, K=200, nspl_u=25, steps_u=40_000, nspl_a=500, steps_a=10_000,
-              nspl_b=5, steps_b=20_000, steps_c=5_000, epochs_ln=500, n_evals=40, slope_from=0.5, epochs_twin=450,
-              eval_twin=10),
-    paper=dict(nc=3, nw=1200, L=15, d=100, K=1000, nspl_u=5, steps_u=5_000_000, nspl_a=500,
-               steps_a=5_000_000, nspl_b=5, steps_b=5_000_000, steps_c=5_000_000, epochs_ln=500, n_evals=50,
-               slope_from=0.5, epochs_twin=1200, eval_twin=20),
+    smoke=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        d=32,
+        K=100,
+        nspl_u=25,
+        steps_u=12_000,
+        nspl_a=500,
+        steps_a=2_500,
+        nspl_b=5,
+        steps_b=6_000,
+        steps_c=3_000,
+        epochs_ln=300,
+        n_evals=20,
+        slope_from=0.5,
+        epochs_twin=200,
+        eval_twin=10,
+    ),
+    book=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        d=100,
+        K=200,
+        nspl_u=25,
+        steps_u=40_000,
+        nspl_a=500,
+        steps_a=10_000,
+        nspl_b=5,
+        steps_b=20_000,
+        steps_c=5_000,
+        epochs_ln=500,
+        n_evals=40,
+        slope_from=0.5,
+        epochs_twin=450,
+        eval_twin=10,
+    ),
+    paper=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        d=100,
+        K=1000,
+        nspl_u=5,
+        steps_u=5_000_000,
+        nspl_a=500,
+        steps_a=5_000_000,
+        nspl_b=5,
+        steps_b=5_000_000,
+        steps_c=5_000_000,
+        epochs_ln=500,
+        n_evals=50,
+        slope_from=0.5,
+        epochs_twin=1200,
+        eval_twin=20,
+    ),
 )
-LAM = 1e-3          # the weight decay of the main text (chapters 40-41), used here only for comparison
+LAM = 1e-3  # the weight decay of the main text (chapters 40-41), used here only for comparison
 BATCH = 100
 print(P)
 
@@ -62,8 +109,13 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
     """Train for (about) ``steps`` SGD steps without weight decay unless ``kw`` says otherwise."""
     epochs = max(1, steps // -(-data.x_train.shape[0] // BATCH))
     kw = {"wd_W": 0.0, "wd_U": 0.0, **kw}
-    return fc.train_fc(data, fc.FCTrainConfig(epochs=epochs, d=P["d"], batch=BATCH,
-                                              eval_every=max(1, epochs // P["n_evals"]), **kw), desc=desc)
+    return fc.train_fc(
+        data,
+        fc.FCTrainConfig(
+            epochs=epochs, d=P["d"], batch=BATCH, eval_every=max(1, epochs // P["n_evals"]), **kw
+        ),
+        desc=desc,
+    )
 
 
 # %% [markdown]
@@ -96,21 +148,41 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
 # $K = 200$ would take about eight hours of one core). The `paper` preset runs the paper's sizes and steps.
 
 # %%
-task_u = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu="uniform", seed=config.rng(10))   # chapter 40's task
+task_u = fc.make_task(
+    P["nc"], P["nw"], P["L"], P["K"], mu="uniform", seed=config.rng(10)
+)  # chapter 40's task
 data_u = fc.make_dataset(task_u, nspl=P["nspl_u"], n_test=5, seed=config.SEED + 11)
 res_u = run(data_u, P["steps_u"], "h, uniform, lambda=0", seed=1)
-res_twin = fc.train_fc(data_u, fc.FCTrainConfig(epochs=P["epochs_twin"], d=P["d"], wd_W=LAM, wd_U=LAM,  # chapter 40's run
-                                                eval_every=P["eval_twin"], seed=1), desc="h, uniform, lambda=1e-3")
+res_twin = fc.train_fc(
+    data_u,
+    fc.FCTrainConfig(
+        epochs=P["epochs_twin"],
+        d=P["d"],
+        wd_W=LAM,
+        wd_U=LAM,  # chapter 40's run
+        eval_every=P["eval_twin"],
+        seed=1,
+    ),
+    desc="h, uniform, lambda=1e-3",
+)
 wc_u, uc_u = fc.word_concepts(task_u), fc.u_concepts(task_u)
 fig5 = {}
 for name, r in (("lambda = 0", res_u), ("lambda = 1e-3 (chapter 40)", res_twin)):
-    fig5[name] = dict(W=fc.collapse_stats(r.features, wc_u), U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc_u),
-                      angle=np.abs(fc.concept_mean_angles(fc.concept_means(r.features, wc_u))
-                                   - fc.simplex_angle(P["nc"])).max(),
-                      sv=fc.top_singular_values(r.features, 3), steps=int(r.history["step"][-1]), acc=r.test_acc)
+    fig5[name] = dict(
+        W=fc.collapse_stats(r.features, wc_u),
+        U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc_u),
+        angle=np.abs(
+            fc.concept_mean_angles(fc.concept_means(r.features, wc_u)) - fc.simplex_angle(P["nc"])
+        ).max(),
+        sv=fc.top_singular_values(r.features, 3),
+        steps=int(r.history["step"][-1]),
+        acc=r.test_acc,
+    )
     f = fig5[name]
-    print(f"{name}: {f['steps']:,} steps, test accuracy {f['acc']:.4f}\n    W: {f['W']}\n    U: {f['U']}\n"
-          f"    largest angle error {f['angle']:.2f} deg, top singular values of W {np.round(f['sv'], 4)}")
+    print(
+        f"{name}: {f['steps']:,} steps, test accuracy {f['acc']:.4f}\n    W: {f['W']}\n    U: {f['U']}\n"
+        f"    largest angle error {f['angle']:.2f} deg, top singular values of W {np.round(f['sv'], 4)}"
+    )
 sW_u, sU_u, sv_u = fig5["lambda = 0"]["W"], fig5["lambda = 0"]["U"], fig5["lambda = 0"]["sv"]
 hu = res_u.history
 
@@ -129,18 +201,48 @@ hu = res_u.history
 # $K = 1000$ the imbalance is smaller.
 
 # %%
-rep.above("fc.a1.fig5.test_acc", f"A.1, h, uniform, lambda=0, K={P['K']}, {int(hu['step'][-1]):,} steps: test accuracy",
-          value=res_u.test_acc, bound=0.99, paper=1.0, kind="finding")
-rep.below("fc.a1.fig5.collapse_W", "A.1, h, uniform, lambda=0: word embeddings, within/between ratio (shared metric)",
-          value=sW_u.ratio, bound=fc.COLLAPSED_RATIO, kind="finding")
-rep.below("fc.a1.fig5.collapse_U", "A.1, h, uniform, lambda=0: linear weights u_kl by concept, within/between ratio",
-          value=sU_u.ratio, bound=0.15, kind="finding")
-if config.preset() == "book":        # pinned at the book's size (see the text: chapter 40's 5 degrees is missed)
-    rep.close("fc.a1.fig5.simplex_angles", "A.1: largest |angle between concept means - 120 deg| without weight "
-              f"decay (twin run with weight decay: {fig5['lambda = 1e-3 (chapter 40)']['angle']:.2f} deg; chapter "
-              "40's bound of 5 deg is missed)", value=fig5["lambda = 0"]["angle"], target=5.3, tol=0.3, kind="record")
-rep.below("fc.a1.fig5.rank_W", "A.1: W has nc-1 non-negligible singular values: sigma_3 / sigma_2",
-          value=sv_u[2] / sv_u[1], bound=0.05, kind="finding")
+rep.above(
+    "fc.a1.fig5.test_acc",
+    f"A.1, h, uniform, lambda=0, K={P['K']}, {int(hu['step'][-1]):,} steps: test accuracy",
+    value=res_u.test_acc,
+    bound=0.99,
+    paper=1.0,
+    kind="finding",
+)
+rep.below(
+    "fc.a1.fig5.collapse_W",
+    "A.1, h, uniform, lambda=0: word embeddings, within/between ratio (shared metric)",
+    value=sW_u.ratio,
+    bound=fc.COLLAPSED_RATIO,
+    kind="finding",
+)
+rep.below(
+    "fc.a1.fig5.collapse_U",
+    "A.1, h, uniform, lambda=0: linear weights u_kl by concept, within/between ratio",
+    value=sU_u.ratio,
+    bound=0.15,
+    kind="finding",
+)
+if (
+    config.preset() == "book"
+):  # pinned at the book's size (see the text: chapter 40's 5 degrees is missed)
+    rep.close(
+        "fc.a1.fig5.simplex_angles",
+        "A.1: largest |angle between concept means - 120 deg| without weight "
+        f"decay (twin run with weight decay: {fig5['lambda = 1e-3 (chapter 40)']['angle']:.2f} deg; chapter "
+        "40's bound of 5 deg is missed)",
+        value=fig5["lambda = 0"]["angle"],
+        target=5.3,
+        tol=0.3,
+        kind="record",
+    )
+rep.below(
+    "fc.a1.fig5.rank_W",
+    "A.1: W has nc-1 non-negligible singular values: sigma_3 / sigma_2",
+    value=sv_u[2] / sv_u[1],
+    bound=0.05,
+    kind="finding",
+)
 
 # %% [markdown]
 # **The loss keeps falling; the weights keep growing.** Section 1 predicts $\ell \propto 1/(t\log t)$ once the
@@ -158,23 +260,47 @@ tail = (hu["step"] >= P["slope_from"] * hu["step"][-1]) & (hu["step"] > t_esc)
 slope = np.polyfit(np.log(hu["step"][tail] - t_esc), np.log(hu["train_loss"][tail]), 1)[0]
 slope_raw = np.polyfit(np.log(hu["step"][tail]), np.log(hu["train_loss"][tail]), 1)[0]
 grow = hu["norm_mean"][-1] / hu["norm_mean"][tail][0]
-prose(f"Escape at $t_{{\\rm esc}}$ = {t_esc:,.0f} steps. Over steps {int(hu['step'][tail][0]):,}–{int(hu['step'][-1]):,} "
-      f"the training loss falls from {hu['train_loss'][tail][0]:.2e} to {hu['train_loss'][-1]:.2e}: a log-log slope "
-      f"of **{slope:.2f}** against $t - t_{{\\rm esc}}$ ({slope_raw:.2f} against $t$). The mean word norm grows by a "
-      f"factor {grow:.2f} (to {hu['norm_mean'][-1]:.3f}). The paper's losses, after 5 million steps, are below $10^{{-4}}$.")
-if config.preset() != "smoke":       # the smoke run is too short to leave the escape phase (see Figure 44.1)
-    rep.check("fc.a1.fig5.loss_slope", "A.1, h, uniform, lambda=0: log-log slope of the training loss against "
-              "steps since the escape, second half of the run (Section 1: about -1, no minimiser)",
-              value=slope, passed=-1.6 <= slope <= -0.7, tolerance="in [-1.6, -0.7]", kind="record")
-rep.above("fc.a1.fig5.norms_grow", "A.1, h, uniform, lambda=0: the mean word norm still grows at the end "
-          "(ratio end / start of the second half)", value=grow, bound=1.0, kind="record")
+prose(
+    f"Escape at $t_{{\\rm esc}}$ = {t_esc:,.0f} steps. Over steps {int(hu['step'][tail][0]):,}–{int(hu['step'][-1]):,} "
+    f"the training loss falls from {hu['train_loss'][tail][0]:.2e} to {hu['train_loss'][-1]:.2e}: a log-log slope "
+    f"of **{slope:.2f}** against $t - t_{{\\rm esc}}$ ({slope_raw:.2f} against $t$). The mean word norm grows by a "
+    f"factor {grow:.2f} (to {hu['norm_mean'][-1]:.3f}). The paper's losses, after 5 million steps, are below $10^{{-4}}$."
+)
+if (
+    config.preset() != "smoke"
+):  # the smoke run is too short to leave the escape phase (see Figure 44.1)
+    rep.check(
+        "fc.a1.fig5.loss_slope",
+        "A.1, h, uniform, lambda=0: log-log slope of the training loss against "
+        "steps since the escape, second half of the run (Section 1: about -1, no minimiser)",
+        value=slope,
+        passed=-1.6 <= slope <= -0.7,
+        tolerance="in [-1.6, -0.7]",
+        kind="record",
+    )
+rep.above(
+    "fc.a1.fig5.norms_grow",
+    "A.1, h, uniform, lambda=0: the mean word norm still grows at the end "
+    "(ratio end / start of the second half)",
+    value=grow,
+    bound=1.0,
+    kind="record",
+)
 
 # %%
 fig, axes = plotting.figure(1, 2, width=5.0, height=3.6)
 axes[0].loglog(hu["step"][1:], hu["train_loss"][1:], "o-", ms=3, label="train loss")
-axes[0].loglog(hu["step"][tail], np.exp(np.polyval(np.polyfit(np.log(hu["step"][tail] - t_esc),
-               np.log(hu["train_loss"][tail]), 1), np.log(hu["step"][tail] - t_esc))), "k--",
-               label=f"fit in $t - t_{{esc}}$, slope {slope:.2f}")
+axes[0].loglog(
+    hu["step"][tail],
+    np.exp(
+        np.polyval(
+            np.polyfit(np.log(hu["step"][tail] - t_esc), np.log(hu["train_loss"][tail]), 1),
+            np.log(hu["step"][tail] - t_esc),
+        )
+    ),
+    "k--",
+    label=f"fit in $t - t_{{esc}}$, slope {slope:.2f}",
+)
 axes[0].axvline(t_esc, color="gray", ls=":", lw=1)
 axes[0].legend(fontsize=8)
 plotting.label(axes[0], "Loss without weight decay", "SGD step $t$", "training cross-entropy")
@@ -193,9 +319,16 @@ plt.show()
 
 # %%
 fig, axes = plotting.figure(1, 2, width=4.4, height=4.0)
-plotting.pca_scatter(axes[0], res_u.features, wc_u, "$\\lambda = 0$: word embeddings $w$", sizes=6, legend=True)
-plotting.pca_scatter(axes[1], res_u.U.reshape(-1, P["d"]), uc_u, "$\\lambda = 0$: linear weights $u_{k,\\ell}$",
-                     alpha=0.3)
+plotting.pca_scatter(
+    axes[0], res_u.features, wc_u, "$\\lambda = 0$: word embeddings $w$", sizes=6, legend=True
+)
+plotting.pca_scatter(
+    axes[1],
+    res_u.U.reshape(-1, P["d"]),
+    uc_u,
+    "$\\lambda = 0$: linear weights $u_{k,\\ell}$",
+    alpha=0.3,
+)
 plt.show()
 
 # %% [markdown]
@@ -213,26 +346,35 @@ plt.show()
 # The `paper` preset runs 5 million steps each at $K = 1000$.
 
 # %%
-task_z = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu="zipf", seed=config.rng(30))      # chapter 41's task
+task_z = fc.make_task(
+    P["nc"], P["nw"], P["L"], P["K"], mu="zipf", seed=config.rng(30)
+)  # chapter 41's task
 big = fc.make_dataset(task_z, nspl=P["nspl_a"], n_test=5, seed=config.SEED + 31)
 small = fc.make_dataset(task_z, nspl=P["nspl_b"], n_test=5, seed=config.SEED + 32)
-runs = {"a": run(big, P["steps_a"], "(a) h, large set, lambda=0", seed=1),
-        "b": run(small, P["steps_b"], "(b) h, small set, lambda=0", seed=2),
-        "c": run(small, P["steps_c"], "(c) h*, small set, lambda=0", layer_norm=True, seed=3)}
-paper_acc = {"a": 1.0, "b": 0.66, "c": 1.0}             # the paper's Figure 6
+runs = {
+    "a": run(big, P["steps_a"], "(a) h, large set, lambda=0", seed=1),
+    "b": run(small, P["steps_b"], "(b) h, small set, lambda=0", seed=2),
+    "c": run(small, P["steps_c"], "(c) h*, small set, lambda=0", layer_norm=True, seed=3),
+}
+paper_acc = {"a": 1.0, "b": 0.66, "c": 1.0}  # the paper's Figure 6
 wc, uc = fc.word_concepts(task_z), fc.u_concepts(task_z)
 freq = task_z.mu[np.arange(task_z.nw) % task_z.sc]
 seen = fc.word_counts(small) > 0
 stats = {}
 for key, r in runs.items():
-    stats[key] = dict(W=fc.collapse_stats(r.features, wc), W_seen=fc.collapse_stats(r.features[seen], wc[seen]),
-                      U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc),
-                      rho=spearmanr(fc.word_norms(r.features), freq).statistic)
+    stats[key] = dict(
+        W=fc.collapse_stats(r.features, wc),
+        W_seen=fc.collapse_stats(r.features[seen], wc[seen]),
+        U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc),
+        rho=spearmanr(fc.word_norms(r.features), freq).statistic,
+    )
     h = r.history
-    print(f"({key}) test {r.test_acc:.4f} (paper {paper_acc[key]:.2f}; peak {h['test_acc'].max():.4f}), train loss "
-          f"{h['train_loss'][-1]:.2e}, {int(h['step'][-1]):,} steps [{r.seconds:.0f} s{', cached' if r.cached else ''}]"
-          f"\n    W all: {stats[key]['W']}\n    W seen: {stats[key]['W_seen']}\n    U: {stats[key]['U']}"
-          f"\n    Spearman(norm, mu) = {stats[key]['rho']:.3f}")
+    print(
+        f"({key}) test {r.test_acc:.4f} (paper {paper_acc[key]:.2f}; peak {h['test_acc'].max():.4f}), train loss "
+        f"{h['train_loss'][-1]:.2e}, {int(h['step'][-1]):,} steps [{r.seconds:.0f} s{', cached' if r.cached else ''}]"
+        f"\n    W all: {stats[key]['W']}\n    W seen: {stats[key]['W_seen']}\n    U: {stats[key]['U']}"
+        f"\n    Spearman(norm, mu) = {stats[key]['rho']:.3f}"
+    )
 
 # %% [markdown]
 # The claims repeat chapter 41's, with its bounds. (a) generalises, its words collapse in direction with
@@ -242,41 +384,115 @@ for key, r in runs.items():
 
 # %%
 sa, sb, scc = stats["a"], stats["b"], stats["c"]
-rep.above("fc.a1.fig6a.test_acc", f"A.1 (a) h, Zipf, nspl={P['nspl_a']}, lambda=0: test accuracy",
-          value=runs["a"].test_acc, bound=0.98, paper=1.0, kind="finding")
-rep.above("fc.a1.fig6a.direction_collapse", "A.1 (a): median cosine word / concept mean (shared metric)",
-          value=sa["W"].cos_median, bound=fc.ALIGNED_COSINE, kind="finding")
-rep.above("fc.a1.fig6a.norm_vs_frequency", "A.1 (a): Spearman correlation between word norm and frequency",
-          value=sa["rho"], bound=0.8, kind="finding")
-rep.above("fc.a1.fig6a.norms_not_collapsed", "A.1 (a): the norms do not collapse: within/between ratio of the words "
-          "stays above the collapse threshold", value=sa["W"].ratio, bound=fc.COLLAPSED_RATIO, kind="finding")
-rep.below("fc.a1.fig6a.u_collapse", "A.1 (a): u_kl by concept, within/between ratio", value=sa["U"].ratio,
-          bound=0.15, kind="finding")
-rep.above("fc.a1.fig6b.train_fit", "A.1 (b) h fits its small training set (train accuracy)",
-          value=runs["b"].train_acc, bound=0.99, kind="record")
-rep.below("fc.a1.fig6b.test_acc", f"A.1 (b) h, Zipf, nspl={P['nspl_b']}, lambda=0, K={P['K']}: test accuracy stays far "
-          "from perfect", value=runs["b"].test_acc, bound=0.85, paper=0.66, kind="finding")
-rep.above("fc.a1.fig6b.u_not_collapsed", "A.1 (b): u_kl within/between ratio divided by that of (a)",
-          value=sb["U"].ratio / sa["U"].ratio, bound=2.0, kind="finding")
-rep.above("fc.a1.fig6c.test_acc", f"A.1 (c) h*, Zipf, nspl={P['nspl_b']}, lambda=0: test accuracy",
-          value=runs["c"].test_acc, bound=0.99, paper=1.0, kind="finding")
-rep.below("fc.a1.fig6c.collapse_W", "A.1 (c) vs (b), words seen in training: within/between ratio of h* / that of h",
-          value=scc["W_seen"].ratio / sb["W_seen"].ratio, bound=0.3, kind="finding")
-rep.below("fc.a1.fig6c.u_collapse", "A.1 (c) vs (b): u_kl within/between ratio of h* / that of h",
-          value=scc["U"].ratio / sb["U"].ratio, bound=0.6, kind="finding")
-rep.above("fc.a1.fig6.layernorm_gap", "A.1: test accuracy of h* minus that of h on the small set, lambda=0",
-          value=runs["c"].test_acc - runs["b"].test_acc, bound=0.15, paper=1.0 - 0.66, kind="finding")
+rep.above(
+    "fc.a1.fig6a.test_acc",
+    f"A.1 (a) h, Zipf, nspl={P['nspl_a']}, lambda=0: test accuracy",
+    value=runs["a"].test_acc,
+    bound=0.98,
+    paper=1.0,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6a.direction_collapse",
+    "A.1 (a): median cosine word / concept mean (shared metric)",
+    value=sa["W"].cos_median,
+    bound=fc.ALIGNED_COSINE,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6a.norm_vs_frequency",
+    "A.1 (a): Spearman correlation between word norm and frequency",
+    value=sa["rho"],
+    bound=0.8,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6a.norms_not_collapsed",
+    "A.1 (a): the norms do not collapse: within/between ratio of the words "
+    "stays above the collapse threshold",
+    value=sa["W"].ratio,
+    bound=fc.COLLAPSED_RATIO,
+    kind="finding",
+)
+rep.below(
+    "fc.a1.fig6a.u_collapse",
+    "A.1 (a): u_kl by concept, within/between ratio",
+    value=sa["U"].ratio,
+    bound=0.15,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6b.train_fit",
+    "A.1 (b) h fits its small training set (train accuracy)",
+    value=runs["b"].train_acc,
+    bound=0.99,
+    kind="record",
+)
+rep.below(
+    "fc.a1.fig6b.test_acc",
+    f"A.1 (b) h, Zipf, nspl={P['nspl_b']}, lambda=0, K={P['K']}: test accuracy stays far "
+    "from perfect",
+    value=runs["b"].test_acc,
+    bound=0.85,
+    paper=0.66,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6b.u_not_collapsed",
+    "A.1 (b): u_kl within/between ratio divided by that of (a)",
+    value=sb["U"].ratio / sa["U"].ratio,
+    bound=2.0,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6c.test_acc",
+    f"A.1 (c) h*, Zipf, nspl={P['nspl_b']}, lambda=0: test accuracy",
+    value=runs["c"].test_acc,
+    bound=0.99,
+    paper=1.0,
+    kind="finding",
+)
+rep.below(
+    "fc.a1.fig6c.collapse_W",
+    "A.1 (c) vs (b), words seen in training: within/between ratio of h* / that of h",
+    value=scc["W_seen"].ratio / sb["W_seen"].ratio,
+    bound=0.3,
+    kind="finding",
+)
+rep.below(
+    "fc.a1.fig6c.u_collapse",
+    "A.1 (c) vs (b): u_kl within/between ratio of h* / that of h",
+    value=scc["U"].ratio / sb["U"].ratio,
+    bound=0.6,
+    kind="finding",
+)
+rep.above(
+    "fc.a1.fig6.layernorm_gap",
+    "A.1: test accuracy of h* minus that of h on the small set, lambda=0",
+    value=runs["c"].test_acc - runs["b"].test_acc,
+    bound=0.15,
+    paper=1.0 - 0.66,
+    kind="finding",
+)
 
 # %%
-prose(f"In absolute terms, (c)'s word representations have a within/between ratio of {scc['W'].ratio:.3f} on all "
-      f"{task_z.nw} words and {scc['W_seen'].ratio:.3f} on the {int(seen.sum())} seen in training; (b)'s: "
-      f"{sb['W'].ratio:.3f} and {sb['W_seen'].ratio:.3f}. As in chapter 41, the words that the small set never "
-      f"shows ({int((~seen).sum())} at $K = {P['K']}$) keep their random initialisation — without weight decay even "
-      "more so — and keep (c) above the collapse threshold on all words.")
-if config.preset() == "book":        # pinned at the book's size only
-    rep.close("fc.a1.fig6c.collapse_W_abs", "A.1 (c) h*'s word representations, all words (rare and unseen "
-              "included): within/between ratio, pinned (the collapse threshold 0.1 is not met at the book's K)",
-              value=scc["W"].ratio, target=0.26, tol=0.05, kind="record")
+prose(
+    f"In absolute terms, (c)'s word representations have a within/between ratio of {scc['W'].ratio:.3f} on all "
+    f"{task_z.nw} words and {scc['W_seen'].ratio:.3f} on the {int(seen.sum())} seen in training; (b)'s: "
+    f"{sb['W'].ratio:.3f} and {sb['W_seen'].ratio:.3f}. As in chapter 41, the words that the small set never "
+    f"shows ({int((~seen).sum())} at $K = {P['K']}$) keep their random initialisation — without weight decay even "
+    "more so — and keep (c) above the collapse threshold on all words."
+)
+if config.preset() == "book":  # pinned at the book's size only
+    rep.close(
+        "fc.a1.fig6c.collapse_W_abs",
+        "A.1 (c) h*'s word representations, all words (rare and unseen "
+        "included): within/between ratio, pinned (the collapse threshold 0.1 is not met at the book's K)",
+        value=scc["W"].ratio,
+        target=0.26,
+        tol=0.05,
+        kind="record",
+    )
 
 # %%
 titles = {"a": "(a) $h$, large set", "b": "(b) $h$, small set", "c": "(c) $h^\\star$, small set"}
@@ -284,10 +500,21 @@ size = 4 + 60 * freq / freq.max()
 fig, axes = plotting.figure(2, 3, width=4.0, height=3.6)
 for j, (key, r) in enumerate(runs.items()):
     what = "$\\varphi(w)$" if key == "c" else "$w$"
-    plotting.pca_scatter(axes[0, j], r.features, wc, f"{titles[key]}, $\\lambda=0$: {what}", sizes=size,
-                         legend=j == 0)
-    plotting.pca_scatter(axes[1, j], r.U.reshape(-1, P["d"]), uc, f"{titles[key]}, $\\lambda=0$: $u_{{k,\\ell}}$",
-                         alpha=0.3)
+    plotting.pca_scatter(
+        axes[0, j],
+        r.features,
+        wc,
+        f"{titles[key]}, $\\lambda=0$: {what}",
+        sizes=size,
+        legend=j == 0,
+    )
+    plotting.pca_scatter(
+        axes[1, j],
+        r.U.reshape(-1, P["d"]),
+        uc,
+        f"{titles[key]}, $\\lambda=0$: $u_{{k,\\ell}}$",
+        alpha=0.3,
+    )
 plt.show()
 
 # %% [markdown]
@@ -304,12 +531,19 @@ plt.show()
 
 # %%
 hb = runs["b"].history
-prose(f"Run (b) without weight decay ends at **{runs['b'].test_acc:.1%}** test accuracy, its peak was "
-      f"{hb['test_acc'].max():.1%} (the paper, $K = 1000$, 5 million steps: 66%; with weight decay the paper "
-      "prints 45%).")
-rep.below("fc.a1.fig6b.no_drift", "A.1 (b): peak test accuracy minus final test accuracy, lambda=0 (no drift down "
-          "as under weight decay, where chapter 41 asserts a drop > 0.05 over 150,000 steps)",
-          value=hb["test_acc"].max() - runs["b"].test_acc, bound=0.05, kind="record")
+prose(
+    f"Run (b) without weight decay ends at **{runs['b'].test_acc:.1%}** test accuracy, its peak was "
+    f"{hb['test_acc'].max():.1%} (the paper, $K = 1000$, 5 million steps: 66%; with weight decay the paper "
+    "prints 45%)."
+)
+rep.below(
+    "fc.a1.fig6b.no_drift",
+    "A.1 (b): peak test accuracy minus final test accuracy, lambda=0 (no drift down "
+    "as under weight decay, where chapter 41 asserts a drop > 0.05 over 150,000 steps)",
+    value=hb["test_acc"].max() - runs["b"].test_acc,
+    bound=0.05,
+    kind="record",
+)
 
 # %% [markdown]
 # ## 4 · A.2, a LayerNorm with a learnable gain and bias
@@ -326,22 +560,38 @@ rep.below("fc.a1.fig6b.no_drift", "A.1 (b): peak test accuracy minus final test 
 # by reshaping the cloud, not by separating words that $\varphi$ merged.
 
 # %%
-cfg_c = dict(epochs=P["epochs_ln"], d=P["d"], layer_norm=True, wd_W=0.0, wd_U=LAM, batch=BATCH, seed=3)
+cfg_c = dict(
+    epochs=P["epochs_ln"], d=P["d"], layer_norm=True, wd_W=0.0, wd_U=LAM, batch=BATCH, seed=3
+)
 ev_c = 25 if config.preset() != "smoke" else max(1, P["epochs_ln"] // P["n_evals"])
-r_fixed = fc.train_fc(small, fc.FCTrainConfig(eval_every=ev_c, **cfg_c), desc="h*, parameter-free LN (chapter 41)")
-r_learn = fc.train_fc(small, fc.FCTrainConfig(eval_every=ev_c, ln_affine=True, **cfg_c), desc="h*, learnable LN")
+r_fixed = fc.train_fc(
+    small, fc.FCTrainConfig(eval_every=ev_c, **cfg_c), desc="h*, parameter-free LN (chapter 41)"
+)
+r_learn = fc.train_fc(
+    small, fc.FCTrainConfig(eval_every=ev_c, ln_affine=True, **cfg_c), desc="h*, learnable LN"
+)
 ln = {"fixed": r_fixed, "learnable": r_learn}
-s_ln = {k: dict(W=fc.collapse_stats(r.features, wc), W_seen=fc.collapse_stats(r.features[seen], wc[seen]),
-                U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc)) for k, r in ln.items()}
+s_ln = {
+    k: dict(
+        W=fc.collapse_stats(r.features, wc),
+        W_seen=fc.collapse_stats(r.features[seen], wc[seen]),
+        U=fc.collapse_stats(r.U.reshape(-1, P["d"]), uc),
+    )
+    for k, r in ln.items()
+}
 for k, r in ln.items():
-    print(f"{k:9s}: test {r.test_acc:.4f}\n    W all: {s_ln[k]['W']}\n    W seen: {s_ln[k]['W_seen']}"
-          f"\n    U: {s_ln[k]['U']}")
+    print(
+        f"{k:9s}: test {r.test_acc:.4f}\n    W all: {s_ln[k]['W']}\n    W seen: {s_ln[k]['W_seen']}"
+        f"\n    U: {s_ln[k]['U']}"
+    )
 g = r_learn.ln_gain
-prose(f"The learned gain ranges over [{g.min():.3f}, {g.max():.3f}] (standard deviation {g.std():.3f} around "
-      f"its mean {g.mean():.3f}); the bias has norm {np.linalg.norm(r_learn.ln_bias):.3f}. Within/between ratio "
-      f"on the seen words: **{s_ln['learnable']['W_seen'].ratio:.3f}** with the learnable LayerNorm, "
-      f"{s_ln['fixed']['W_seen'].ratio:.3f} without parameters; for the $u_{{k,\\ell}}$: "
-      f"{s_ln['learnable']['U'].ratio:.3f} and {s_ln['fixed']['U'].ratio:.3f}.")
+prose(
+    f"The learned gain ranges over [{g.min():.3f}, {g.max():.3f}] (standard deviation {g.std():.3f} around "
+    f"its mean {g.mean():.3f}); the bias has norm {np.linalg.norm(r_learn.ln_bias):.3f}. Within/between ratio "
+    f"on the seen words: **{s_ln['learnable']['W_seen'].ratio:.3f}** with the learnable LayerNorm, "
+    f"{s_ln['fixed']['W_seen'].ratio:.3f} without parameters; for the $u_{{k,\\ell}}$: "
+    f"{s_ln['learnable']['U'].ratio:.3f} and {s_ln['fixed']['U'].ratio:.3f}."
+)
 
 # %% [markdown]
 # The paper states no number for A.2, only that collapse "does occur". We assert what a reader of Figure 7
@@ -352,25 +602,58 @@ prose(f"The learned gain ranges over [{g.min():.3f}, {g.max():.3f}] (standard de
 # comparisons is run (b) of Section 3, on the same small training set.
 
 # %%
-rep.above("fc.a2.test_acc", f"A.2, h* with learnable LayerNorm, Zipf, nspl={P['nspl_b']}: test accuracy",
-          value=r_learn.test_acc, bound=0.99, kind="finding")
-rep.below("fc.a2.collapse_vs_h", "A.2: words seen in training, within/between ratio of h* with learnable LN / "
-          "that of h without LN (run (b))", value=s_ln["learnable"]["W_seen"].ratio / sb["W_seen"].ratio, bound=0.3,
-          kind="finding")
+rep.above(
+    "fc.a2.test_acc",
+    f"A.2, h* with learnable LayerNorm, Zipf, nspl={P['nspl_b']}: test accuracy",
+    value=r_learn.test_acc,
+    bound=0.99,
+    kind="finding",
+)
+rep.below(
+    "fc.a2.collapse_vs_h",
+    "A.2: words seen in training, within/between ratio of h* with learnable LN / "
+    "that of h without LN (run (b))",
+    value=s_ln["learnable"]["W_seen"].ratio / sb["W_seen"].ratio,
+    bound=0.3,
+    kind="finding",
+)
 q = s_ln["learnable"]["W_seen"].ratio / s_ln["fixed"]["W_seen"].ratio
-rep.check("fc.a2.same_as_fixed_ln", "A.2: within/between ratio (seen words) with learnable LN / without LN "
-          "parameters (collapse as strong as in Figure 4(c))", value=q, passed=1 / 1.5 <= q <= 1.5,
-          tolerance="in [1/1.5, 1.5]", kind="finding")
-rep.below("fc.a2.u_collapse_vs_h", "A.2: u_kl within/between ratio of h* with learnable LN / that of h (run (b))",
-          value=s_ln["learnable"]["U"].ratio / sb["U"].ratio, bound=0.6, kind="finding")
-rep.above("fc.a2.gain_moved", "A.2: the learnable gain did move: standard deviation of gamma across coordinates",
-          value=g.std(), bound=1e-3, kind="consistency")
+rep.check(
+    "fc.a2.same_as_fixed_ln",
+    "A.2: within/between ratio (seen words) with learnable LN / without LN "
+    "parameters (collapse as strong as in Figure 4(c))",
+    value=q,
+    passed=1 / 1.5 <= q <= 1.5,
+    tolerance="in [1/1.5, 1.5]",
+    kind="finding",
+)
+rep.below(
+    "fc.a2.u_collapse_vs_h",
+    "A.2: u_kl within/between ratio of h* with learnable LN / that of h (run (b))",
+    value=s_ln["learnable"]["U"].ratio / sb["U"].ratio,
+    bound=0.6,
+    kind="finding",
+)
+rep.above(
+    "fc.a2.gain_moved",
+    "A.2: the learnable gain did move: standard deviation of gamma across coordinates",
+    value=g.std(),
+    bound=1e-3,
+    kind="consistency",
+)
 
 # %%
 fig, axes = plotting.figure(1, 3, width=3.8, height=3.6)
 for j, (k, r) in enumerate(ln.items()):
-    plotting.pca_scatter(axes[j], r.features, wc, f"$h^\\star$, {k} LayerNorm", sizes=size, center=True,
-                         legend=j == 0)
+    plotting.pca_scatter(
+        axes[j],
+        r.features,
+        wc,
+        f"$h^\\star$, {k} LayerNorm",
+        sizes=size,
+        center=True,
+        legend=j == 0,
+    )
 axes[2].hist(g, bins=30, color=plotting.PALETTE[4])
 axes[2].axvline(1.0, color="k", ls="--", lw=1)
 plotting.label(axes[2], "Learned LayerNorm gain", "$\\gamma_j$", "coordinates")
@@ -420,10 +703,11 @@ plt.show()
 #
 # </details>
 
+
 # %%
 def train_loss(res: fc.FCResult, data: fc.FCData, c: float) -> float:
     """Mean training cross-entropy of h with weights (c W, c U), computed in numpy."""
-    X = c * res.features[data.x_train]                        # (n, L, d)
+    X = c * res.features[data.x_train]  # (n, L, d)
     s = np.einsum("nld,kld->nk", X, c * res.U)
     s -= s.max(1, keepdims=True)
     return float(np.mean(np.log(np.exp(s).sum(1)) - s[np.arange(len(s)), data.y_train]))
@@ -431,11 +715,23 @@ def train_loss(res: fc.FCResult, data: fc.FCData, c: float) -> float:
 
 l1, l2 = train_loss(res_u, data_u, 1.0), train_loss(res_u, data_u, 2.0)
 prose(f"Training loss {l1:.3e} at $c = 1$ and {l2:.3e} at $c = 2$ (ratio {l2 / l1:.2e}).")
-rep.close("fc.a1.solution.1.loss_c1", "exercise 1: numpy loss at c=1 equals the trainer's recorded loss "
-          "(the whole training set is the trainer's evaluation set at these sizes)",
-          value=l1, target=float(hu["train_loss"][-1]), tol=1e-3, rel=True, kind="consistency")
-rep.below("fc.a1.solution.1.scaling_lowers_loss", "exercise 1: loss at c=2 divided by loss at c=1",
-          value=l2 / l1, bound=1.0, kind="consistency")
+rep.close(
+    "fc.a1.solution.1.loss_c1",
+    "exercise 1: numpy loss at c=1 equals the trainer's recorded loss "
+    "(the whole training set is the trainer's evaluation set at these sizes)",
+    value=l1,
+    target=float(hu["train_loss"][-1]),
+    tol=1e-3,
+    rel=True,
+    kind="consistency",
+)
+rep.below(
+    "fc.a1.solution.1.scaling_lowers_loss",
+    "exercise 1: loss at c=2 divided by loss at c=1",
+    value=l2 / l1,
+    bound=1.0,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -452,10 +748,19 @@ F = r_learn.features
 r_all = fc.collapse_ratio(F[seen], wc[seen])
 r_nobias = fc.collapse_ratio(F[seen] - r_learn.ln_bias, wc[seen])
 r_phi = fc.collapse_ratio((F[seen] - r_learn.ln_bias) / r_learn.ln_gain, wc[seen])
-prose(f"Seen words: ratio {r_all:.4f} on $\\gamma\\odot\\varphi + b$, {r_nobias:.4f} after removing $b$, "
-      f"{r_phi:.4f} on $\\varphi$ itself.")
-rep.close("fc.a2.solution.2.bias_invariant", "exercise 2: the bias does not change the within/between ratio",
-          value=r_nobias, target=r_all, tol=1e-9, rel=True, kind="consistency")
+prose(
+    f"Seen words: ratio {r_all:.4f} on $\\gamma\\odot\\varphi + b$, {r_nobias:.4f} after removing $b$, "
+    f"{r_phi:.4f} on $\\varphi$ itself."
+)
+rep.close(
+    "fc.a2.solution.2.bias_invariant",
+    "exercise 2: the bias does not change the within/between ratio",
+    value=r_nobias,
+    target=r_all,
+    tol=1e-9,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 3</summary>
@@ -471,8 +776,15 @@ rep.close("fc.a2.solution.2.bias_invariant", "exercise 2: the bias does not chan
 t_end, l_end = float(hu["step"][-1]), float(hu["train_loss"][-1])
 t_inv = t_end * l_end / 1e-4
 t_fit = t_end * (l_end / 1e-4) ** (-1 / slope) if slope < 0 else float("inf")
-prose(f"From $\\ell = {l_end:.2e}$ at $t = {t_end:,.0f}$: about {t_inv:,.0f} steps with $\\ell \\propto 1/t$, "
-      f"{t_fit:,.0f} with the fitted slope {slope:.2f} (the paper ran 5,000,000).")
-rep.above("fc.a1.solution.3.steps_needed", "exercise 3: steps to a loss of 1e-4 with loss ~ 1/t, in units of "
-          "the run's length (more than the run: the loss is above 1e-4)", value=t_inv / t_end, bound=1.0,
-          kind="consistency")
+prose(
+    f"From $\\ell = {l_end:.2e}$ at $t = {t_end:,.0f}$: about {t_inv:,.0f} steps with $\\ell \\propto 1/t$, "
+    f"{t_fit:,.0f} with the fitted slope {slope:.2f} (the paper ran 5,000,000)."
+)
+rep.above(
+    "fc.a1.solution.3.steps_needed",
+    "exercise 3: steps to a loss of 1e-4 with loss ~ 1/t, in units of "
+    "the run's length (more than the run: the loss is above 1e-4)",
+    value=t_inv / t_end,
+    bound=1.0,
+    kind="consistency",
+)

@@ -32,24 +32,62 @@
 # next-word probabilities.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 
-from qwem_lib import Report, config, plotting
-from qwem_lib import fc
+from qwem_lib import Report, config, fc, plotting
 from qwem_lib.fc import transformers as tf
 from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("45_fc_transformers")
 P = config.sizes(
-    smoke=dict(nc=3, nw=120, L=15, K=20, nspl_cls=100, nspl_lm=200, d_model=32, n_heads=8, lr=3e-3, epochs=10,
-               n_evals=5, ratio_bound=0.5, acc_bound=0.9),
-    book=dict(nc=3, nw=1200, L=15, K=200, nspl_cls=250, nspl_lm=500, d_model=64, n_heads=8, lr=1e-3, epochs=3,
-              n_evals=10, ratio_bound=0.5, acc_bound=0.9),
-    paper=dict(nc=3, nw=1200, L=15, K=1000, nspl_cls=500, nspl_lm=1000, d_model=512, n_heads=8, lr=1e-4, epochs=3,
-               n_evals=10, ratio_bound=0.5, acc_bound=0.9),
+    smoke=dict(
+        nc=3,
+        nw=120,
+        L=15,
+        K=20,
+        nspl_cls=100,
+        nspl_lm=200,
+        d_model=32,
+        n_heads=8,
+        lr=3e-3,
+        epochs=10,
+        n_evals=5,
+        ratio_bound=0.5,
+        acc_bound=0.9,
+    ),
+    book=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        K=200,
+        nspl_cls=250,
+        nspl_lm=500,
+        d_model=64,
+        n_heads=8,
+        lr=1e-3,
+        epochs=3,
+        n_evals=10,
+        ratio_bound=0.5,
+        acc_bound=0.9,
+    ),
+    paper=dict(
+        nc=3,
+        nw=1200,
+        L=15,
+        K=1000,
+        nspl_cls=500,
+        nspl_lm=1000,
+        d_model=512,
+        n_heads=8,
+        lr=1e-4,
+        epochs=3,
+        n_evals=10,
+        ratio_bound=0.5,
+        acc_bound=0.9,
+    ),
 )
 print(P)
 
@@ -77,18 +115,32 @@ print(P)
 
 # %%
 runs, tasks = {}, {}
-for name, mu, kind in (("A.3 uniform", "uniform", "classify"), ("A.3 long-tailed", "zipf", "classify"),
-                       ("A.4 next word", "uniform", "next_token")):
+for name, mu, kind in (
+    ("A.3 uniform", "uniform", "classify"),
+    ("A.3 long-tailed", "zipf", "classify"),
+    ("A.4 next word", "uniform", "next_token"),
+):
     nspl = P["nspl_cls"] if kind == "classify" else P["nspl_lm"]
-    task = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu=mu, seed=config.rng(50 if mu == "uniform" else 52))
-    data = fc.make_dataset(task, nspl=nspl, n_test=5, seed=config.SEED + (51 if mu == "uniform" else 53))
-    cfg = tf.TransformerTrainConfig(task=kind, epochs=P["epochs"] if kind == "classify" else 1,
-                                    d_model=P["d_model"], n_heads=P["n_heads"], lr=P["lr"])
+    task = fc.make_task(
+        P["nc"], P["nw"], P["L"], P["K"], mu=mu, seed=config.rng(50 if mu == "uniform" else 52)
+    )
+    data = fc.make_dataset(
+        task, nspl=nspl, n_test=5, seed=config.SEED + (51 if mu == "uniform" else 53)
+    )
+    cfg = tf.TransformerTrainConfig(
+        task=kind,
+        epochs=P["epochs"] if kind == "classify" else 1,
+        d_model=P["d_model"],
+        n_heads=P["n_heads"],
+        lr=P["lr"],
+    )
     runs[name] = tf.train_transformer(data, cfg, n_evals=P["n_evals"], desc=name)
     tasks[name] = (task, data)
     r = runs[name]
-    print(f"{name}: {data.x_train.shape[0]:,} sentences, {int(r.history['step'][-1]):,} AdamW steps, test accuracy "
-          f"{r.test_acc:.4f}, test loss {r.history['test_loss'][-1]:.4f} [{r.seconds:.0f} s{', cached' if r.cached else ''}]")
+    print(
+        f"{name}: {data.x_train.shape[0]:,} sentences, {int(r.history['step'][-1]):,} AdamW steps, test accuracy "
+        f"{r.test_acc:.4f}, test loss {r.history['test_loss'][-1]:.4f} [{r.seconds:.0f} s{', cached' if r.cached else ''}]"
+    )
 
 # %% [markdown]
 # ## 2 · The classifier (A.3)
@@ -100,8 +152,10 @@ for name, mu, kind in (("A.3 uniform", "uniform", "classify"), ("A.3 long-tailed
 # collapse threshold 0.1.
 
 # %%
-torch.manual_seed(config.SEED)                  # fresh, seeded models: the ratio at initialisation
-init = tf.FCTransformerClassifier(P["nw"], P["L"], P["K"], P["d_model"], P["n_heads"]).word_embeddings()
+torch.manual_seed(config.SEED)  # fresh, seeded models: the ratio at initialisation
+init = tf.FCTransformerClassifier(
+    P["nw"], P["L"], P["K"], P["d_model"], P["n_heads"]
+).word_embeddings()
 stats = {}
 for name, r in runs.items():
     task, _ = tasks[name]
@@ -114,10 +168,21 @@ print(f"at initialisation: ratio {ratio_init:.2f}")
 
 for name in ("A.3 uniform", "A.3 long-tailed"):
     tag = "uniform" if "uniform" in name else "zipf"
-    rep.above(f"fc.a3.{tag}.test_acc", f"{name}: transformer classifier test accuracy (K={P['K']}, width "
-              f"{P['d_model']})", value=runs[name].test_acc, bound=P["acc_bound"], kind="finding")
-    rep.below(f"fc.a3.{tag}.collapse", f"{name}: word embeddings, within/between ratio by concept (shared metric; "
-              f"at initialisation {ratio_init:.1f})", value=stats[name].ratio, bound=P["ratio_bound"], kind="finding")
+    rep.above(
+        f"fc.a3.{tag}.test_acc",
+        f"{name}: transformer classifier test accuracy (K={P['K']}, width {P['d_model']})",
+        value=runs[name].test_acc,
+        bound=P["acc_bound"],
+        kind="finding",
+    )
+    rep.below(
+        f"fc.a3.{tag}.collapse",
+        f"{name}: word embeddings, within/between ratio by concept (shared metric; "
+        f"at initialisation {ratio_init:.1f})",
+        value=stats[name].ratio,
+        bound=P["ratio_bound"],
+        kind="finding",
+    )
 
 # %% [markdown]
 # ## 3 · The language model (A.4), and why its embeddings must collapse
@@ -140,30 +205,55 @@ task_lm, data_lm = tasks["A.4 next word"]
 lm = runs["A.4 next word"]
 floor_words = float(np.log(task_lm.sc))
 excess = lm.history["test_loss"][-1] - floor_words
-prose(f"Language model: test loss {lm.history['test_loss'][-1]:.3f} nats per word, of which "
-      f"$\\log s_c$ = {floor_words:.3f} is the unavoidable choice of a word inside its concept; the remaining "
-      f"{excess:.3f} nats predict the concept. A model that ignores the prefix and spreads its bets over the "
-      f"concepts scores about $\\log n_w$ = {np.log(task_lm.nw):.3f}: after its one short epoch the book's model has "
-      f"learned {np.log(task_lm.nw) - lm.history['test_loss'][-1]:.3f} nats of the context. Its word embeddings have "
-      f"nevertheless started to collapse: {stats['A.4 next word']} (at initialisation the ratio is "
-      f"{ratio_init_lm:.1f}).")
-rep.above("fc.a4.loss_above_floor", "A.4: test cross-entropy per word is at least log(sc), the entropy of the "
-          "word inside its concept", value=excess, bound=-0.02, kind="consistency")
-rep.below("fc.a4.collapse_under_way", "A.4: language model word embeddings, within/between ratio by concept "
-          "divided by its value at initialisation (the collapse is under way)",
-          value=stats["A.4 next word"].ratio / ratio_init_lm, bound=0.25, kind="finding")
-if config.preset() != "paper":       # the short book and smoke runs stop before the collapse threshold
-    rep.above("fc.a4.not_yet_collapsed", f"A.4: language model word embeddings after one short epoch: the "
-              f"within/between ratio is still above the collapse threshold {fc.COLLAPSED_RATIO}",
-              value=stats["A.4 next word"].ratio, bound=fc.COLLAPSED_RATIO, kind="record")
+prose(
+    f"Language model: test loss {lm.history['test_loss'][-1]:.3f} nats per word, of which "
+    f"$\\log s_c$ = {floor_words:.3f} is the unavoidable choice of a word inside its concept; the remaining "
+    f"{excess:.3f} nats predict the concept. A model that ignores the prefix and spreads its bets over the "
+    f"concepts scores about $\\log n_w$ = {np.log(task_lm.nw):.3f}: after its one short epoch the book's model has "
+    f"learned {np.log(task_lm.nw) - lm.history['test_loss'][-1]:.3f} nats of the context. Its word embeddings have "
+    f"nevertheless started to collapse: {stats['A.4 next word']} (at initialisation the ratio is "
+    f"{ratio_init_lm:.1f})."
+)
+rep.above(
+    "fc.a4.loss_above_floor",
+    "A.4: test cross-entropy per word is at least log(sc), the entropy of the "
+    "word inside its concept",
+    value=excess,
+    bound=-0.02,
+    kind="consistency",
+)
+rep.below(
+    "fc.a4.collapse_under_way",
+    "A.4: language model word embeddings, within/between ratio by concept "
+    "divided by its value at initialisation (the collapse is under way)",
+    value=stats["A.4 next word"].ratio / ratio_init_lm,
+    bound=0.25,
+    kind="finding",
+)
+if config.preset() != "paper":  # the short book and smoke runs stop before the collapse threshold
+    rep.above(
+        "fc.a4.not_yet_collapsed",
+        f"A.4: language model word embeddings after one short epoch: the "
+        f"within/between ratio is still above the collapse threshold {fc.COLLAPSED_RATIO}",
+        value=stats["A.4 next word"].ratio,
+        bound=fc.COLLAPSED_RATIO,
+        kind="record",
+    )
 
 # %%
 fig, axes = plotting.figure(1, 3, width=3.9, height=3.7)
 for j, (name, r) in enumerate(runs.items()):
     task, _ = tasks[name]
     size = 4 + 40 * task.mu[np.arange(task.nw) % task.sc] / task.mu.max()
-    plotting.pca_scatter(axes[j], r.embeddings, fc.word_concepts(task), f"{name}: word embeddings", sizes=size,
-                         center=True, legend=j == 0)
+    plotting.pca_scatter(
+        axes[j],
+        r.embeddings,
+        fc.word_concepts(task),
+        f"{name}: word embeddings",
+        sizes=size,
+        center=True,
+        legend=j == 0,
+    )
 plt.show()
 
 # %% [markdown]
@@ -176,9 +266,13 @@ plt.show()
 fig, ax = plotting.figure(width=6.4, height=3.8)
 for name, r in runs.items():
     if name.startswith("A.3"):
-        ax.plot(r.history["step"], r.history["test_acc"], "o-", ms=3, label=f"{name}: test accuracy")
+        ax.plot(
+            r.history["step"], r.history["test_acc"], "o-", ms=3, label=f"{name}: test accuracy"
+        )
 ax.legend(fontsize=8)
-plotting.label(ax, "Transformer classifiers: test accuracy during training", "AdamW step", "accuracy")
+plotting.label(
+    ax, "Transformer classifiers: test accuracy during training", "AdamW step", "accuracy"
+)
 plt.show()
 
 # %% [markdown]
@@ -221,8 +315,15 @@ plt.show()
 n_per = P["nw"] // P["nc"]
 pred = np.sqrt((n_per - 1) / 2)
 prose(f"Formula {pred:.2f}; measured at initialisation {ratio_init:.2f}.")
-rep.close("fc.a3.solution.1.init_ratio", "exercise 1: ratio of random embeddings vs sqrt((n-1)/2)",
-          value=ratio_init, target=pred, tol=0.15, rel=True, kind="consistency")
+rep.close(
+    "fc.a3.solution.1.init_ratio",
+    "exercise 1: ratio of random embeddings vs sqrt((n-1)/2)",
+    value=ratio_init,
+    target=pred,
+    tol=0.15,
+    rel=True,
+    kind="consistency",
+)
 
 # %% [markdown]
 # <details><summary>Solution 2</summary>
@@ -237,5 +338,11 @@ rep.close("fc.a3.solution.1.init_ratio", "exercise 1: ratio of random embeddings
 p1 = np.bincount(task_lm.latents[:, 0], minlength=P["nc"]) / task_lm.K
 h_first = float(-(p1[p1 > 0] * np.log(p1[p1 > 0])).sum() + np.log(task_lm.sc))
 prose(f"Best loss for the first word: {h_first:.4f} nats; $\\log n_w$ = {np.log(P['nw']):.4f}.")
-rep.close("fc.a4.solution.2.first_word", "exercise 2: entropy of the first word vs log(nw)", value=h_first,
-          target=float(np.log(P["nw"])), tol=0.05, kind="consistency")
+rep.close(
+    "fc.a4.solution.2.first_word",
+    "exercise 2: entropy of the first word vs log(nw)",
+    value=h_first,
+    target=float(np.log(P["nw"])),
+    tol=0.05,
+    kind="consistency",
+)

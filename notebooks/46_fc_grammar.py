@@ -29,23 +29,64 @@
 # of the level-$l$ vectors grouped by the symbol that generated their segment, collapsed below 0.1.
 
 # %%
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 
-from qwem_lib import Report, config, plotting
-from qwem_lib import fc
+from qwem_lib import Report, config, fc, plotting
 from qwem_lib.fc import grammar as gr
 from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("46_fc_grammar")
 P = config.sizes(
-    smoke=dict(m=3, n_symbols=8, K=10, n_rules=5, steps=600, batch=64, d=32, hidden=64, lr=3e-3, wd=0.1, n_test=300,
-               n_probe=100, acc_bound=0.9, ratio_bound=0.5),
-    book=dict(m=3, n_symbols=12, K=20, n_rules=5, steps=3000, batch=64, d=32, hidden=64, lr=1e-3, wd=0.1, n_test=500,
-              n_probe=300, acc_bound=0.9, ratio_bound=0.5),
-    paper=dict(m=8, n_symbols=30, K=100, n_rules=5, steps=20_000, batch=64, d=64, hidden=256, lr=1e-3, wd=0.1, n_test=1000,
-               n_probe=1000, acc_bound=0.9, ratio_bound=0.5),
+    smoke=dict(
+        m=3,
+        n_symbols=8,
+        K=10,
+        n_rules=5,
+        steps=600,
+        batch=64,
+        d=32,
+        hidden=64,
+        lr=3e-3,
+        wd=0.1,
+        n_test=300,
+        n_probe=100,
+        acc_bound=0.9,
+        ratio_bound=0.5,
+    ),
+    book=dict(
+        m=3,
+        n_symbols=12,
+        K=20,
+        n_rules=5,
+        steps=3000,
+        batch=64,
+        d=32,
+        hidden=64,
+        lr=1e-3,
+        wd=0.1,
+        n_test=500,
+        n_probe=300,
+        acc_bound=0.9,
+        ratio_bound=0.5,
+    ),
+    paper=dict(
+        m=8,
+        n_symbols=30,
+        K=100,
+        n_rules=5,
+        steps=20_000,
+        batch=64,
+        d=64,
+        hidden=256,
+        lr=1e-3,
+        wd=0.1,
+        n_test=1000,
+        n_probe=1000,
+        acc_bound=0.9,
+        ratio_bound=0.5,
+    ),
 )
 DEPTH = 4
 print(P)
@@ -76,28 +117,63 @@ print(P)
 # The collapse below is measured on a network that learned; we do not claim that every run learns.
 
 # %%
-g = gr.make_grammar((P["n_symbols"],) * DEPTH + (P["K"],), m=P["m"], n_rules=P["n_rules"], seed=config.rng(60))
+g = gr.make_grammar(
+    (P["n_symbols"],) * DEPTH + (P["K"],), m=P["m"], n_rules=P["n_rules"], seed=config.rng(60)
+)
 words, labels, parse = gr.sample_grammar(g, 2, seed=config.rng(61))
-print(f"depth {g.depth}, m = {g.m}, {g.n_rules} rules per symbol, alphabets {g.sizes}: sentences of {g.length} words")
-print("first sentence, first 2m words:", words[0, :2 * g.m], " concepts:", parse[1][0, :2],
-      " meta-concepts:", parse[2][0, :1], " class:", labels[0])
+print(
+    f"depth {g.depth}, m = {g.m}, {g.n_rules} rules per symbol, alphabets {g.sizes}: sentences of {g.length} words"
+)
+print(
+    "first sentence, first 2m words:",
+    words[0, : 2 * g.m],
+    " concepts:",
+    parse[1][0, :2],
+    " meta-concepts:",
+    parse[2][0, :1],
+    " class:",
+    labels[0],
+)
 lp = gr.grammar_log_prob(g, words[0], int(labels[0]))
-prose(f"The inside algorithm gives this sentence the log-probability {lp:.2f} under its class; a single parse "
-      f"tree has probability $(1/{g.n_rules})^{{\\#\\text{{nodes}}}}$ = $e^{{{-np.log(g.n_rules) * sum(g.m ** j for j in range(g.depth)):.2f}}}$.")
-rep.above("fc.a5.sentence_prob", "the sampled sentence has at least the probability of its own parse tree "
-          "(log P(x|k) + log(n_rules) * #nodes >= 0)", value=lp + np.log(g.n_rules) * sum(g.m ** j for j in range(g.depth)),
-          bound=-1e-9, kind="consistency")
+prose(
+    f"The inside algorithm gives this sentence the log-probability {lp:.2f} under its class; a single parse "
+    f"tree has probability $(1/{g.n_rules})^{{\\#\\text{{nodes}}}}$ = $e^{{{-np.log(g.n_rules) * sum(g.m**j for j in range(g.depth)):.2f}}}$."
+)
+rep.above(
+    "fc.a5.sentence_prob",
+    "the sampled sentence has at least the probability of its own parse tree "
+    "(log P(x|k) + log(n_rules) * #nodes >= 0)",
+    value=lp + np.log(g.n_rules) * sum(g.m**j for j in range(g.depth)),
+    bound=-1e-9,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## 2 · Training the network that mirrors the grammar
 
 # %%
-net, hist = gr.train_grammar_net(g, steps=P["steps"], batch=P["batch"], d=P["d"], hidden=P["hidden"], lr=P["lr"],
-                                 weight_decay=P["wd"], n_test=P["n_test"], seed=config.SEED % 1000)
-prose(f"After {P['steps']:,} steps of {P['batch']} fresh sentences: test accuracy **{hist['test_acc'][-1]:.1%}** "
-      f"(chance {1 / g.K:.1%}).")
-rep.above("fc.a5.test_acc", f"A.5: the grammar network classifies fresh sentences (depth 4, m={g.m}, K={g.K})",
-          value=hist["test_acc"][-1], bound=P["acc_bound"], kind="record")   # settings chosen so that it learns
+net, hist = gr.train_grammar_net(
+    g,
+    steps=P["steps"],
+    batch=P["batch"],
+    d=P["d"],
+    hidden=P["hidden"],
+    lr=P["lr"],
+    weight_decay=P["wd"],
+    n_test=P["n_test"],
+    seed=config.SEED % 1000,
+)
+prose(
+    f"After {P['steps']:,} steps of {P['batch']} fresh sentences: test accuracy **{hist['test_acc'][-1]:.1%}** "
+    f"(chance {1 / g.K:.1%})."
+)
+rep.above(
+    "fc.a5.test_acc",
+    f"A.5: the grammar network classifies fresh sentences (depth 4, m={g.m}, K={g.K})",
+    value=hist["test_acc"][-1],
+    bound=P["acc_bound"],
+    kind="record",
+)  # settings chosen so that it learns
 
 # %% [markdown]
 # ## 3 · Collapse at every level
@@ -117,16 +193,29 @@ for l, ((H, s), (H0, _)) in enumerate(zip(reps, reps0), start=1):
     stats[l] = (fc.collapse_stats(H, s), fc.collapse_stats(H0, s))
     print(f"level {l} by {names[l]:18s} trained: {stats[l][0]}\n{'':33s} initial: {stats[l][1]}")
 for l in (1, 2, 3):
-    rep.below(f"fc.a5.level{l}.collapse", f"A.5: level-{l} representations grouped by {names[l]}: within/between "
-              f"ratio (shared metric; initial network {stats[l][1].ratio:.2f})", value=stats[l][0].ratio,
-              bound=P["ratio_bound"], kind="finding")
+    rep.below(
+        f"fc.a5.level{l}.collapse",
+        f"A.5: level-{l} representations grouped by {names[l]}: within/between "
+        f"ratio (shared metric; initial network {stats[l][1].ratio:.2f})",
+        value=stats[l][0].ratio,
+        bound=P["ratio_bound"],
+        kind="finding",
+    )
 
 # %%
 fig, axes = plotting.figure(1, 3, width=3.9, height=3.7)
 for j, (l, (H, s)) in enumerate(zip((1, 2, 3), reps)):
-    keep = s < 3                                   # the paper's Figure 11 shows the first 3 symbols
-    plotting.pca_scatter(axes[j], H[keep], s[keep], f"level {l}, by {names[l]}", center=True, legend=True,
-                         group_name="symbol", alpha=0.4)
+    keep = s < 3  # the paper's Figure 11 shows the first 3 symbols
+    plotting.pca_scatter(
+        axes[j],
+        H[keep],
+        s[keep],
+        f"level {l}, by {names[l]}",
+        center=True,
+        legend=True,
+        group_name="symbol",
+        alpha=0.4,
+    )
 plt.show()
 
 # %% [markdown]
@@ -159,8 +248,16 @@ plt.show()
 # </details>
 
 # %%
-nodes = sum(g.m ** j for j in range(g.depth))
-prose(f"{nodes} nodes per tree: at most $5^{{{nodes}}} \\approx 10^{{{nodes * np.log10(g.n_rules):.0f}}}$ sentences per class, "
-      f"each of {g.length} words.")
-rep.close("fc.a5.solution.1.nodes", "exercise 1: nodes of a parse tree = (m^D - 1)/(m - 1)", value=nodes,
-          target=(g.m ** g.depth - 1) / (g.m - 1), tol=1e-12, kind="consistency")
+nodes = sum(g.m**j for j in range(g.depth))
+prose(
+    f"{nodes} nodes per tree: at most $5^{{{nodes}}} \\approx 10^{{{nodes * np.log10(g.n_rules):.0f}}}$ sentences per class, "
+    f"each of {g.length} words."
+)
+rep.close(
+    "fc.a5.solution.1.nodes",
+    "exercise 1: nodes of a parse tree = (m^D - 1)/(m - 1)",
+    value=nodes,
+    target=(g.m**g.depth - 1) / (g.m - 1),
+    tol=1e-12,
+    kind="consistency",
+)

@@ -30,19 +30,18 @@ The public names of every module are re-exported here (each module lists them in
 """
 
 from . import config, data, plotting, report  # noqa: F401
-from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
-from .report import Report  # noqa: F401
-
-from .theory import *  # noqa: F401,F403
-from .dynamics import *  # noqa: F401,F403
 from .corpus_stats import *  # noqa: F401,F403
-from .spectral import *  # noqa: F401,F403
+from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
+from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
-from .w2v import *  # noqa: F401,F403
-from .training import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
+from .report import Report  # noqa: F401
+from .spectral import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
+from .theory import *  # noqa: F401,F403
 from .tokenizer import *  # noqa: F401,F403
+from .training import *  # noqa: F401,F403
+from .w2v import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

@@ -74,7 +74,9 @@ def _find(src, s, e, h, table, thash, tstart, tlen, pool):  # pragma: no cover -
 
 
 @numba.njit(cache=True, nogil=True)
-def _insert(src, s, e, h, slot, table, thash, tstart, tlen, tcount, pool, n_types, pool_len):  # pragma: no cover
+def _insert(
+    src, s, e, h, slot, table, thash, tstart, tlen, tcount, pool, n_types, pool_len
+):  # pragma: no cover
     """Add the new type ``src[s:e]`` at the empty ``slot``: the next id in first-appearance order."""
     L = e - s
     t = n_types
@@ -85,7 +87,7 @@ def _insert(src, s, e, h, slot, table, thash, tstart, tlen, tcount, pool, n_type
         tcount = _grow(tcount, t + 1)
     if pool_len + L > pool.size:
         pool = _grow(pool, pool_len + L)
-    pool[pool_len: pool_len + L] = src[s:e]
+    pool[pool_len : pool_len + L] = src[s:e]
     thash[t] = h
     tstart[t] = pool_len
     tlen[t] = L
@@ -105,8 +107,22 @@ def _insert(src, s, e, h, slot, table, thash, tstart, tlen, tcount, pool, n_type
 
 
 @numba.njit(cache=True, nogil=True)
-def scan(buf, final, out, table, thash, tstart, tlen, tcount, pool, carry, n_types, pool_len, carry_len,
-         mask):  # pragma: no cover - compiled
+def scan(
+    buf,
+    final,
+    out,
+    table,
+    thash,
+    tstart,
+    tlen,
+    tcount,
+    pool,
+    carry,
+    n_types,
+    pool_len,
+    carry_len,
+    mask,
+):  # pragma: no cover - compiled
     """Tokenise ``buf`` (uint8) into ``out`` (int32, first-appearance ids). A token touching the end of
     ``buf`` is kept in ``carry`` unless ``final`` (the end of a part: the carried token is emitted).
     Returns the number of ids written and the new state."""
@@ -118,7 +134,7 @@ def scan(buf, final, out, table, thash, tstart, tlen, tcount, pool, carry, n_typ
             i += 1
         if carry_len + i > carry.size:
             carry = _grow(carry, carry_len + i)
-        carry[carry_len: carry_len + i] = buf[:i]
+        carry[carry_len : carry_len + i] = buf[:i]
         carry_len += i
         if i < n or final:
             h = FNV_OFFSET
@@ -131,7 +147,20 @@ def scan(buf, final, out, table, thash, tstart, tlen, tcount, pool, carry, n_typ
                 tcount[t] += 1
             else:
                 t, table, thash, tstart, tlen, tcount, pool, n_types, pool_len = _insert(
-                    carry, 0, carry_len, h, slot, table, thash, tstart, tlen, tcount, pool, n_types, pool_len)
+                    carry,
+                    0,
+                    carry_len,
+                    h,
+                    slot,
+                    table,
+                    thash,
+                    tstart,
+                    tlen,
+                    tcount,
+                    pool,
+                    n_types,
+                    pool_len,
+                )
             out[n_out] = t
             n_out += 1
             carry_len = 0
@@ -161,7 +190,8 @@ def scan(buf, final, out, table, thash, tstart, tlen, tcount, pool, carry, n_typ
             tcount[t] += 1
         else:
             t, table, thash, tstart, tlen, tcount, pool, n_types, pool_len = _insert(
-                buf, s, i, h, slot, table, thash, tstart, tlen, tcount, pool, n_types, pool_len)
+                buf, s, i, h, slot, table, thash, tstart, tlen, tcount, pool, n_types, pool_len
+            )
         out[n_out] = t
         n_out += 1
     return n_out, table, thash, tstart, tlen, tcount, pool, carry, n_types, pool_len, carry_len

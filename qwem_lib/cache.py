@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -35,7 +35,9 @@ def atomic_path(target: Path | str, suffix: str = "") -> Iterator[Path]:
     """
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".part{suffix}", dir=target.parent)
+    fd, name = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=f".part{suffix}", dir=target.parent
+    )
     os.close(fd)
     tmp = Path(name)
     try:
@@ -50,8 +52,11 @@ def discard(path: Path | str, why: str) -> None:
     """Remove a damaged cache entry, saying which file and why (the caller then recomputes it)."""
     import warnings
 
-    warnings.warn(f"cache entry {path} is damaged ({why}); it was removed and will be recomputed",
-                  RuntimeWarning, stacklevel=3)
+    warnings.warn(
+        f"cache entry {path} is damaged ({why}); it was removed and will be recomputed",
+        RuntimeWarning,
+        stacklevel=3,
+    )
     Path(path).unlink(missing_ok=True)
 
 

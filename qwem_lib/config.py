@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,9 @@ def preset() -> str:
     """The active preset name, validated."""
     name = os.environ.get("QWEM_PRESET", DEFAULT_PRESET).strip().lower()
     if name not in PRESETS:
-        raise ValueError(f"QWEM_PRESET={name!r} is not a preset; choose one of {', '.join(PRESETS)}")
+        raise ValueError(
+            f"QWEM_PRESET={name!r} is not a preset; choose one of {', '.join(PRESETS)}"
+        )
     return name
 
 
@@ -50,7 +53,9 @@ def sizes(**by_preset: Mapping[str, Any]) -> dict[str, Any]:
     missing = [p for p in PRESETS if p not in by_preset]
     extra = [p for p in by_preset if p not in PRESETS]
     if missing or extra:
-        raise ValueError(f"sizes() needs exactly the presets {PRESETS}; missing {missing}, unknown {extra}")
+        raise ValueError(
+            f"sizes() needs exactly the presets {PRESETS}; missing {missing}, unknown {extra}"
+        )
     keys = {p: set(v) for p, v in by_preset.items()}
     if len({frozenset(k) for k in keys.values()}) != 1:
         raise ValueError(f"every preset must name the same sizes; got {keys}")
@@ -78,11 +83,15 @@ def _checked_device(name: str) -> str:
         return name
     if name == "cuda" or name.startswith("cuda:"):
         if not torch.cuda.is_available():
-            raise ValueError(f"QWEM_DEVICE={name!r} but torch sees no CUDA device (torch {torch.__version__}, "
-                             f"a CPU build?); unset QWEM_DEVICE or install a CUDA build of torch")
+            raise ValueError(
+                f"QWEM_DEVICE={name!r} but torch sees no CUDA device (torch {torch.__version__}, "
+                f"a CPU build?); unset QWEM_DEVICE or install a CUDA build of torch"
+            )
         idx = name.partition(":")[2]
         if idx and (not idx.isdigit() or int(idx) >= torch.cuda.device_count()):
-            raise ValueError(f"QWEM_DEVICE={name!r}: there are {torch.cuda.device_count()} CUDA devices")
+            raise ValueError(
+                f"QWEM_DEVICE={name!r}: there are {torch.cuda.device_count()} CUDA devices"
+            )
         return name
     raise ValueError(f"QWEM_DEVICE={name!r} is not a device; use 'cpu', 'cuda' or 'cuda:N'")
 
@@ -98,7 +107,7 @@ def seed_everything(offset: int = 0) -> int:
     """Seed Python, NumPy and torch from the global seed plus ``offset``; returns the seed used."""
     s = SEED + offset
     random.seed(s)
-    np.random.seed(s % 2**32)
+    np.random.seed(s % 2**32)  # noqa: NPY002 (seeds the legacy global RNG that chapters may use)
     try:
         import torch
 
@@ -134,9 +143,12 @@ def cache_dir() -> Path:
 
         tmp = Path(tempfile.mkdtemp(prefix="qwem-cache-"))
         _CACHE_FALLBACK[str(p)] = tmp
-        warnings.warn(f"the cache folder {p} cannot be used ({exc}); caching in {tmp} for this process "
-                      "only. Set QWEM_CACHE_DIR to a writable folder to keep cached results.",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            f"the cache folder {p} cannot be used ({exc}); caching in {tmp} for this process "
+            "only. Set QWEM_CACHE_DIR to a writable folder to keep cached results.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
         return tmp
 
 
@@ -155,6 +167,10 @@ def describe() -> str:
     import torch
 
     dev = device_name()
-    extra = f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" and torch.cuda.is_available() else ""
-    return (f"preset={preset()}  device={dev}{extra}  seed={SEED}  torch={torch.__version__}  "
-            f"cpu-threads={threads()}")
+    extra = (
+        f" ({torch.cuda.get_device_name(0)})" if dev == "cuda" and torch.cuda.is_available() else ""
+    )
+    return (
+        f"preset={preset()}  device={dev}{extra}  seed={SEED}  torch={torch.__version__}  "
+        f"cpu-threads={threads()}"
+    )

@@ -41,9 +41,22 @@ from . import config
 from .cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
-__all__ = ["cooccurrence_counts", "cooccurrence_table", "cooccurrence", "target_from_stats", "target_from_counts",
-           "mstar_from_stats", "pmi_from_stats", "ppmi_from_stats", "zipf_fit", "resolve_corpus", "STREAM_VOCAB",
-           "as_token_ids", "check_table_size", "warm_up_kernels"]
+__all__ = [
+    "cooccurrence_counts",
+    "cooccurrence_table",
+    "cooccurrence",
+    "target_from_stats",
+    "target_from_counts",
+    "mstar_from_stats",
+    "pmi_from_stats",
+    "ppmi_from_stats",
+    "zipf_fit",
+    "resolve_corpus",
+    "STREAM_VOCAB",
+    "as_token_ids",
+    "check_table_size",
+    "warm_up_kernels",
+]
 
 Weighting = Literal["linear", "flat"]
 OOVRule = Literal["authors", "drop", "skip"]
@@ -69,7 +82,9 @@ def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
     if not isinstance(window, (int, np.integer)) or window < 1:
         raise ValueError(f"window must be a positive integer, got {window!r}")
     if weighting == "linear":
-        return np.arange(window, 0, -1, dtype=np.int64)  # offset j = 1..window has weight window+1-j
+        return np.arange(
+            window, 0, -1, dtype=np.int64
+        )  # offset j = 1..window has weight window+1-j
     if weighting == "flat":
         return np.ones(window, dtype=np.int64)
     raise ValueError(f"weighting must be 'linear' or 'flat', got {weighting!r}")
@@ -78,7 +93,11 @@ def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
 def _check_oov(oov: str, stream_vocab: int) -> None:
     if oov not in ("authors", "drop", "skip"):
         raise ValueError(f"oov must be 'authors', 'drop' or 'skip', got {oov!r}")
-    if not isinstance(stream_vocab, (int, np.integer)) or isinstance(stream_vocab, bool) or stream_vocab < 1:
+    if (
+        not isinstance(stream_vocab, (int, np.integer))
+        or isinstance(stream_vocab, bool)
+        or stream_vocab < 1
+    ):
         raise ValueError(f"stream_vocab must be a positive integer, got {stream_vocab!r}")
 
 
@@ -105,10 +124,14 @@ def as_token_ids(ids, name: str = "ids") -> np.ndarray:
         raise ValueError(f"{name} must be a 1-D array of token ids, got shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
-            raise ValueError(f"{name} contains NaN or infinite values; token ids must be whole numbers")
+            raise ValueError(
+                f"{name} contains NaN or infinite values; token ids must be whole numbers"
+            )
         if not np.array_equal(arr, np.floor(arr)):
-            raise ValueError(f"{name} contains non-integer values (e.g. {arr[arr != np.floor(arr)][0]!r}); "
-                             "token ids must be whole numbers")
+            raise ValueError(
+                f"{name} contains non-integer values (e.g. {arr[arr != np.floor(arr)][0]!r}); "
+                "token ids must be whole numbers"
+            )
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "iu":
         if arr.size == 0 and arr.dtype.kind in "fO":
@@ -116,7 +139,9 @@ def as_token_ids(ids, name: str = "ids") -> np.ndarray:
         else:
             raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
     if arr.size and arr.min() < 0:
-        raise ValueError(f"{name}: token ids must be non-negative frequency ranks (found {int(arr.min())})")
+        raise ValueError(
+            f"{name}: token ids must be non-negative frequency ranks (found {int(arr.min())})"
+        )
     return arr
 
 
@@ -129,14 +154,18 @@ def _table_limit() -> int:
         return 8 << 30
 
 
-def check_table_size(V: int, itemsize: int, copies: int = 1, what: str = "co-occurrence table") -> None:
+def check_table_size(
+    V: int, itemsize: int, copies: int = 1, what: str = "co-occurrence table"
+) -> None:
     """Refuse, before allocating, ``copies`` ``V x V`` arrays of ``itemsize`` bytes that memory cannot hold."""
     need = int(V) * int(V) * int(itemsize) * int(copies)
     limit = _table_limit()
     if need > limit:
-        raise MemoryError(f"a {V:,} x {V:,} {what} needs {need / 2**30:,.1f} GiB, more than the "
-                          f"{limit / 2**30:,.1f} GiB this machine allows (80% of its memory; override with "
-                          "QWEM_MAX_TABLE_BYTES). Choose a smaller V.")
+        raise MemoryError(
+            f"a {V:,} x {V:,} {what} needs {need / 2**30:,.1f} GiB, more than the "
+            f"{limit / 2**30:,.1f} GiB this machine allows (80% of its memory; override with "
+            "QWEM_MAX_TABLE_BYTES). Choose a smaller V."
+        )
 
 
 _KERNELS: dict = {}
@@ -221,7 +250,9 @@ def _kernels() -> dict:
                     out[i, j] = 2.0 * (p - q) / (p + q)
             return 0
 
-        _KERNELS.update(count_pairs=count_pairs, symmetrise=symmetrise, normalise=normalise, mstar=mstar)
+        _KERNELS.update(
+            count_pairs=count_pairs, symmetrise=symmetrise, normalise=normalise, mstar=mstar
+        )
     return _KERNELS
 
 
@@ -248,7 +279,9 @@ def warm_up_kernels() -> float:
             target_from_counts(C, pu, "mstar", dtype=dt)
         P = np.zeros(C.shape)
         _kernels()["normalise"](C, _count_total(C), P)
-    from .spectral import _check_symmetric_finite  # the eigensolver's input check (compiled from V = 512)
+    from .spectral import (
+        _check_symmetric_finite,
+    )  # the eigensolver's input check (compiled from V = 512)
 
     for dt in (np.float32, np.float64):
         _check_symmetric_finite(np.eye(512, dtype=dt))
@@ -265,7 +298,9 @@ def tile_pairs(V: int, B: int = 64) -> np.ndarray:
     """
     nb = (int(V) + B - 1) // B
     I, J = np.triu_indices(nb)
-    return np.stack([I * B, np.minimum((I + 1) * B, V), J * B, np.minimum((J + 1) * B, V)], axis=1).astype(np.int64)
+    return np.stack(
+        [I * B, np.minimum((I + 1) * B, V), J * B, np.minimum((J + 1) * B, V)], axis=1
+    ).astype(np.int64)
 
 
 def _row_bounds(mass: np.ndarray, n_parts: int) -> np.ndarray:
@@ -285,11 +320,14 @@ def _row_bounds(mass: np.ndarray, n_parts: int) -> np.ndarray:
 def _stream_chunks(ids: np.ndarray, V: int, oov: str, stream_vocab: int, W: int, chunk: int):
     """The counted stream in chunks ``(seg, n_pos)``: ``seg`` holds the next positions plus ``W`` tokens of
     look-ahead; only the first ``n_pos`` positions start pairs. OOV tokens are removed or kept as -1."""
-    remove_below = V if (oov == "drop" or (oov == "authors" and stream_vocab <= V)) else (
-        stream_vocab if oov == "authors" else None)
+    remove_below = (
+        V
+        if (oov == "drop" or (oov == "authors" and stream_vocab <= V))
+        else (stream_vocab if oov == "authors" else None)
+    )
     carry = np.zeros(0, dtype=np.int32)
     for s in range(0, ids.size, chunk):
-        part = np.asarray(ids[s: s + chunk])
+        part = np.asarray(ids[s : s + chunk])
         if remove_below is not None:
             part = part[part < remove_below]
         part = np.where(part < V, part, -1).astype(np.int32)
@@ -301,8 +339,9 @@ def _stream_chunks(ids: np.ndarray, V: int, oov: str, stream_vocab: int, W: int,
         carry = buf[n_pos:]
 
 
-def _count_table(ids, V, window: int, weighting: Weighting, oov: str, stream_vocab: int,
-                 chunk: int) -> np.ndarray:
+def _count_table(
+    ids, V, window: int, weighting: Weighting, oov: str, stream_vocab: int, chunk: int
+) -> np.ndarray:
     """The symmetric weighted counts as an exact ``V x V`` integer array (int32 when a bound allows)."""
     ids = as_token_ids(ids)
     if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
@@ -310,10 +349,12 @@ def _count_table(ids, V, window: int, weighting: Weighting, oov: str, stream_voc
     V = int(V)
     w = _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
-    inv = np.zeros(V, dtype=np.int64)  # in-vocabulary counts, chunk by chunk (no copy of the whole stream)
+    inv = np.zeros(
+        V, dtype=np.int64
+    )  # in-vocabulary counts, chunk by chunk (no copy of the whole stream)
     step = max(int(chunk), 1)
     for s in range(0, ids.size, step):
-        inv += np.bincount(np.minimum(np.asarray(ids[s: s + step]), V), minlength=V + 1)[:V]
+        inv += np.bincount(np.minimum(np.asarray(ids[s : s + step]), V), minlength=V + 1)[:V]
     if int(inv.sum()) < 2:
         raise DataError(f"fewer than two in-vocabulary tokens (V={V}); nothing to count")
     bound = 2 * int(w.sum()) * int(inv.max())
@@ -325,16 +366,25 @@ def _count_table(ids, V, window: int, weighting: Weighting, oov: str, stream_voc
     table = np.zeros(V * V, dtype=itype)  # calloc: fresh zero pages, huge pages where NumPy can
     bounds = _row_bounds(inv, max(1, numba.get_num_threads()))
     wk = w.astype(itype)
-    for seg, n_pos in _stream_chunks(ids, V, oov, int(stream_vocab), w.size, max(int(chunk), 4 * w.size)):
+    for seg, n_pos in _stream_chunks(
+        ids, V, oov, int(stream_vocab), w.size, max(int(chunk), 4 * w.size)
+    ):
         k["count_pairs"](seg, n_pos, V, wk, table, bounds)
     S = table.reshape(V, V)
     k["symmetrise"](S, tile_pairs(V))
     return S
 
 
-def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
-                        chunk: int = CHUNK_TOKENS) -> np.ndarray:
+def cooccurrence_counts(
+    ids: np.ndarray,
+    V: int,
+    window: int = 16,
+    *,
+    weighting: Weighting = "linear",
+    oov: OOVRule = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    chunk: int = CHUNK_TOKENS,
+) -> np.ndarray:
     """Symmetric weighted co-occurrence counts ``C`` (``V x V``, float64) of a token-id stream.
 
     After the out-of-vocabulary rule has made the stream (see the module docstring),
@@ -349,8 +399,9 @@ def cooccurrence_counts(ids: np.ndarray, V: int, window: int = 16, *, weighting:
     return _count_table(ids, V, window, weighting, oov, stream_vocab, chunk).astype(np.float64)
 
 
-def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: str,
-                     stream_vocab: int = STREAM_VOCAB) -> Path | None:
+def _cooc_cache_path(
+    corpus: Corpus, V: int, window: int, weighting: str, oov: str, stream_vocab: int = STREAM_VOCAB
+) -> Path | None:
     """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
     try:
         from .data import _cache_key
@@ -360,13 +411,23 @@ def _cooc_cache_path(corpus: Corpus, V: int, window: int, weighting: str, oov: s
         return None
     # guard against a Corpus object that reuses a registered name with other ids
     probe = hashlib.sha256(np.ascontiguousarray(corpus.ids[:4096]).tobytes()).hexdigest()[:8]
-    return (config.cache_dir() / "cooc" /
-            f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz")
+    return (
+        config.cache_dir()
+        / "cooc"
+        / f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"
+    )
 
 
-def cooccurrence_table(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                       oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
-                       use_cache: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
+def cooccurrence_table(
+    corpus: str | Corpus,
+    V: int,
+    window: int = 16,
+    *,
+    weighting: Weighting = "linear",
+    oov: OOVRule = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    use_cache: bool = True,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, C, P_unigram)``: the exact symmetric weighted counts ``C`` (``V x V`` integers) of a corpus.
 
     The counts behind :func:`cooccurrence` (``P_joint = C / C.sum()``), by the authors' protocol; cached by
@@ -382,24 +443,40 @@ def cooccurrence_table(corpus: str | Corpus, V: int, window: int = 16, *, weight
     words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
     _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
-    path = _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
+    path = (
+        _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab)
+        if use_cache
+        else None
+    )
     cached = read_npz(path, ("counts",)) if path is not None else None
     if cached is not None:
         counts = cached["counts"]
     else:
-        counts = _count_table(np.asarray(c.ids), int(V), int(window), weighting, oov, stream_vocab,
-                              CHUNK_TOKENS)
+        counts = _count_table(
+            np.asarray(c.ids), int(V), int(window), weighting, oov, stream_vocab, CHUNK_TOKENS
+        )
         if path is not None:
             with atomic_path(path, ".npz") as tmp:
-                np.savez(tmp, counts=counts.astype(np.int32, copy=False) if counts.max() < 2**31 else counts)
+                np.savez(
+                    tmp,
+                    counts=counts.astype(np.int32, copy=False) if counts.max() < 2**31 else counts,
+                )
     if not counts.any():
         raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")
     return list(words), counts, c.unigram(int(V))
 
 
-def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: Weighting = "linear",
-                 oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB, use_cache: bool = True,
-                 dtype: type = np.float64) -> tuple[list[str], np.ndarray, np.ndarray]:
+def cooccurrence(
+    corpus: str | Corpus,
+    V: int,
+    window: int = 16,
+    *,
+    weighting: Weighting = "linear",
+    oov: OOVRule = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    use_cache: bool = True,
+    dtype: type = np.float64,
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
 
     ``oov`` and ``stream_vocab`` choose the out-of-vocabulary rule (default: the authors', see the module
@@ -412,10 +489,19 @@ def cooccurrence(corpus: str | Corpus, V: int, window: int = 16, *, weighting: W
     Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for an empty
     corpus.
     """
-    words, counts, pu = cooccurrence_table(corpus, V, window, weighting=weighting, oov=oov,
-                                           stream_vocab=stream_vocab, use_cache=use_cache)
+    words, counts, pu = cooccurrence_table(
+        corpus,
+        V,
+        window,
+        weighting=weighting,
+        oov=oov,
+        stream_vocab=stream_vocab,
+        use_cache=use_cache,
+    )
     P = np.zeros(counts.shape, dtype=np.float64)
-    _kernels()["normalise"](np.ascontiguousarray(counts), _count_total(counts), P)  # P = C / ΣC, all threads
+    _kernels()["normalise"](
+        np.ascontiguousarray(counts), _count_total(counts), P
+    )  # P = C / ΣC, all threads
     return words, P.astype(dtype, copy=False), pu
 
 
@@ -438,8 +524,10 @@ def _check_probabilities(name: str, A: np.ndarray) -> None:
         raise ValueError(f"{name} has negative entries; it must hold probabilities")
     total = float(A.sum(dtype=np.float64))
     if total > 1 + 1e-6:
-        raise ValueError(f"{name} sums to {total:.4g} > 1: it looks like raw counts, not probabilities "
-                         "(divide by the total, as qwem_lib.cooccurrence does)")
+        raise ValueError(
+            f"{name} sums to {total:.4g} > 1: it looks like raw counts, not probabilities "
+            "(divide by the total, as qwem_lib.cooccurrence does)"
+        )
     if name == "P_unigram" and np.any(A <= 0):
         raise ValueError("P_unigram must be strictly positive")
 
@@ -460,7 +548,9 @@ def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
     return P_joint, P_unigram
 
 
-def _rowwise(P_joint: np.ndarray, P_unigram: np.ndarray, fn, dtype, block: int = 1024) -> np.ndarray:
+def _rowwise(
+    P_joint: np.ndarray, P_unigram: np.ndarray, fn, dtype, block: int = 1024
+) -> np.ndarray:
     """Apply ``fn(P_block, PiPj_block)`` by row blocks to keep temporaries small at V = 10,000."""
     P_joint, P_unigram = _check_stats(P_joint, P_unigram)
     V = P_unigram.shape[0]
@@ -487,11 +577,14 @@ def pmi_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float
 
 def ppmi_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float64) -> np.ndarray:
     """``PPMI = max(PMI, 0)``."""
-    return _rowwise(P_joint, P_unigram, lambda P, Q: np.maximum(np.log(P / Q + PMI_EPS), 0.0), dtype)
+    return _rowwise(
+        P_joint, P_unigram, lambda P, Q: np.maximum(np.log(P / Q + PMI_EPS), 0.0), dtype
+    )
 
 
-def target_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *,
-                      dtype=np.float64) -> np.ndarray:
+def target_from_stats(
+    P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *, dtype=np.float64
+) -> np.ndarray:
     """The matrix whose top eigenvectors give svd(kind) embeddings: ``mstar``, ``pmi`` or ``ppmi``."""
     fns = {"mstar": mstar_from_stats, "pmi": pmi_from_stats, "ppmi": ppmi_from_stats}
     if kind not in fns:
@@ -499,8 +592,14 @@ def target_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
     return fns[kind](P_joint, P_unigram, dtype=dtype)
 
 
-def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKind = "mstar", *,
-                       dtype=np.float64, out: np.ndarray | None = None) -> np.ndarray:
+def target_from_counts(
+    counts: np.ndarray,
+    P_unigram: np.ndarray,
+    kind: TargetKind = "mstar",
+    *,
+    dtype=np.float64,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
     """The target matrix straight from the symmetric count table ``C`` of :func:`cooccurrence_table`.
 
     Equal to ``target_from_stats(C / C.sum(), P_unigram, kind)``. For ``"mstar"`` one compiled pass on all
@@ -518,7 +617,9 @@ def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
     if C.dtype.kind not in "fiu":
         raise TypeError(f"counts must be a real array, got dtype {C.dtype}")
     if pu.ndim != 1 or C.shape != (pu.shape[0], pu.shape[0]):
-        raise ValueError(f"counts has shape {C.shape} but P_unigram has shape {pu.shape}; need V x V and V")
+        raise ValueError(
+            f"counts has shape {C.shape} but P_unigram has shape {pu.shape}; need V x V and V"
+        )
     if C.dtype.kind == "f" and not np.isfinite(C).all():
         raise ValueError("counts has NaN or infinite entries")
     if C.size and C.min() < 0:
@@ -530,14 +631,26 @@ def target_from_counts(counts: np.ndarray, P_unigram: np.ndarray, kind: TargetKi
         return target_from_stats(np.divide(C, total, dtype=np.float64), pu, kind, dtype=dtype)
     _check_probabilities("P_unigram", pu)
     if out is None:
-        out = np.zeros(C.shape, dtype=dtype)  # calloc: fresh zero pages (huge pages where NumPy can) fault fast
-    elif (not isinstance(out, np.ndarray) or out.shape != C.shape or out.dtype != np.dtype(dtype)
-          or not out.flags.c_contiguous or not out.flags.writeable):
-        raise ValueError(f"out must be a writeable C-contiguous {C.shape} array of {np.dtype(dtype)}")
-    elif np.shares_memory(out, C) and not (out.ctypes.data == C.ctypes.data and out.itemsize == C.itemsize
-                                           and C.flags.c_contiguous):
-        raise ValueError("out may share memory with counts only as the same table reinterpreted "
-                         "(counts.view(dtype), equal item sizes)")
+        out = np.zeros(
+            C.shape, dtype=dtype
+        )  # calloc: fresh zero pages (huge pages where NumPy can) fault fast
+    elif (
+        not isinstance(out, np.ndarray)
+        or out.shape != C.shape
+        or out.dtype != np.dtype(dtype)
+        or not out.flags.c_contiguous
+        or not out.flags.writeable
+    ):
+        raise ValueError(
+            f"out must be a writeable C-contiguous {C.shape} array of {np.dtype(dtype)}"
+        )
+    elif np.shares_memory(out, C) and not (
+        out.ctypes.data == C.ctypes.data and out.itemsize == C.itemsize and C.flags.c_contiguous
+    ):
+        raise ValueError(
+            "out may share memory with counts only as the same table reinterpreted "
+            "(counts.view(dtype), equal item sizes)"
+        )
     _kernels()["mstar"](np.ascontiguousarray(C), total, pu.astype(np.float64), out)
     return out
 
@@ -552,6 +665,6 @@ def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float,
     if not 1 <= lo < hi:
         raise ValueError(f"need 1 <= lo < hi <= {counts.size}, got lo={lo}, hi={hi}")
     r = np.arange(lo, hi + 1, dtype=np.float64)
-    y = np.log(counts[lo - 1: hi])
+    y = np.log(counts[lo - 1 : hi])
     slope, intercept = np.polyfit(np.log(r), y, 1)
     return float(slope), float(intercept)

@@ -57,8 +57,10 @@ class DataError(RuntimeError):
     """A dataset is missing, incomplete, corrupt or unusable. The message says what to do."""
 
 
-SHARED_HINT = ("If you have the book's shared data folder, point the book at it: "
-               "export QWEM_DATA_DIR=/path/to/shared/data  (CI uses ../shared/data).")
+SHARED_HINT = (
+    "If you have the book's shared data folder, point the book at it: "
+    "export QWEM_DATA_DIR=/path/to/shared/data  (CI uses ../shared/data)."
+)
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,12 @@ class Dataset:
 
 
 _ENWIKI = "Text from English Wikipedia (2015 dump), CC BY-SA 3.0"
-_FROM_SOURCE = ("With downloads allowed (QWEM_OFFLINE unset) it is rebuilt automatically from its public "
-                "source (400 files of github.com/jason-feng/wikiVisual at a pinned commit; see "
-                "qwem_lib/sources.py), or by hand: python -m qwem_lib.sources {name}. QWEM_SOURCE_URL may "
-                "point at a local copy of the source files (file:///…).")
+_FROM_SOURCE = (
+    "With downloads allowed (QWEM_OFFLINE unset) it is rebuilt automatically from its public "
+    "source (400 files of github.com/jason-feng/wikiVisual at a pinned commit; see "
+    "qwem_lib/sources.py), or by hand: python -m qwem_lib.sources {name}. QWEM_SOURCE_URL may "
+    "point at a local copy of the source files (file:///…)."
+)
 
 SHIPPED_DIR = config.REPO_ROOT / "data" / "shipped"
 """Small datasets committed with the book (same layout as the data directory), so that the smoke preset
@@ -116,62 +120,155 @@ def register(ds: Dataset) -> Dataset:
     return ds
 
 
-register(Dataset(
-    "enwiki2015_1m7", "corpus", "English Wikipedia 2015, first 10 MB of the text8-style stream",
-    (FileSpec("corpus/enwiki2015_1m7.txt.xz",
-              "8db1cf1f5fea7609917413854b07401a6d9b011e9b6a43683a4c258f20cf674a", 2_522_120,
-              content_sha256="4795d422b66cd80021df5f66cc310facac517ffdb2b6536fdaace80f19165b9f"),),
-    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_1m7"), tokens=1_690_808))
-register(Dataset(
-    "enwiki2015_17m", "corpus", "English Wikipedia 2015, text8-style, 100 MB (the text8 analogue)",
-    (FileSpec("corpus/enwiki2015_17m.txt.xz",
-              "552671497f0e5b512e25a654fcf7fe4ae76ac1735c18b1b8fc1bdbf0e040f7f3", 24_505_904,
-              content_sha256="a4349225df8ee8b825edec33208e3c880c30e6091e6bf7cbcc770708eb28e1f5"),),
-    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_17m"), tokens=16_941_169))
-register(Dataset(
-    "enwiki2015_70m", "corpus", "English Wikipedia 2015, text8-style, all 30,539 articles (four parts)",
-    tuple(FileSpec(f"corpus/enwiki2015_full/enwiki2015_70m_{p}.txt.xz", h, s, content_sha256=c)
-          for p, h, s, c in [
-        ("AA", "c7c4b4beb5272b11915897347b3b4e147774dc69f2c3aeb188ec2f91d5449320", 25_357_972,
-         "128f4696eedb38dfded10b25f6b1942b6e2b8592631a128b441229a1386e8a0f"),
-        ("AB", "67b666f7820ab78eae9094b1fc3a2e5caafab177712e39f6266a1934159a60f2", 25_315_388,
-         "a3146fc791d83280de2545f5cc0eb141ce5c9c2273d8d8251a5cb017e62bbb9e"),
-        ("AC", "ac9d349a497465acfd26938302094441af59985880f10b14fb9499ca162792bd", 25_225_040,
-         "52bd22bf029d35a19d733b2a4c8cfe238d6c6181d5a39079630ae0040360b38e"),
-        ("AD", "88ac1a59e13f370c3faf44518397fd542d906ce60126ee105039746186977113", 25_435_856,
-         "bc9134a41f7f96619357a6cef1507a588cb44576649e944718f19d886016281f")]),
-    licence=_ENWIKI, how_to_get=_FROM_SOURCE.format(name="enwiki2015_70m"), tokens=70_166_442))
-register(Dataset(
-    # The digest is that of the unzipped 100,000,000-byte file as published by others; the zip itself
-    # (31,344,016 bytes) is checked by size. It could not be downloaded from the machine the book was
-    # written on (no internet), so it is the one checksum here not verified by the authors of the book.
-    "text8", "corpus", "Matt Mahoney's text8: the first 10^8 bytes of a 2006 English Wikipedia dump",
-    (FileSpec("corpus/text8.zip", None, 31_344_016, url="http://mattmahoney.net/dc/text8.zip"),),
-    licence="Wikipedia text (CC BY-SA)", tokens=17_005_207, extract="text8",
-    content_sha256="6e890197040d37d85beb962ae1f041ff1d9a9ca8d20c7d99c85027eebf51dca7"))
-register(Dataset(
-    "google_analogy", "eval", "Google analogy questions (Mikolov et al. 2013), 19,544 questions",
-    (FileSpec("eval/google_analogy/questions-words.txt",
-              "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36", 603_955,
-              gensim_file="questions-words.txt"),),
-    licence="Apache-2.0", how_to_get="`pip install gensim` ships an identical copy."))
-register(Dataset(
-    "men", "eval", "MEN relatedness (Bruni, Tran and Baroni 2014), 3,000 pairs, scores 0-50",
-    (FileSpec("eval/MEN/MEN_dataset_natural_form_full",
-              "4596e169dd237228ca7701dde33585ca93263506ce7fca9de0f951aaab1aae36", 69_858,
-              url="https://raw.githubusercontent.com/mrmechko/simcross/"
-                  "ffc5c7598185be00260d81fd71274db32e6bceda/MEN/MEN_dataset_natural_form_full",
-              drop_header_lines=1),),
-    licence="CC BY 2.0"))
-register(Dataset(
-    # gensim's copy (two '#' header lines, then the same 353 pairs as EN-WS-353-ALL.txt): every machine
-    # that installs the book has it, so WordSim353 needs no download and is never shipped (it states no
-    # licence).
-    "ws353", "eval", "WordSim353 (Finkelstein et al. 2002), 353 pairs, scores 0-10",
-    (FileSpec("eval/wordsim353/wordsim353.tsv",
-              "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d", 7_186,
-              gensim_file="wordsim353.tsv"),),
-    licence="cite Finkelstein et al. 2002", how_to_get="`pip install gensim` ships it."))
+register(
+    Dataset(
+        "enwiki2015_1m7",
+        "corpus",
+        "English Wikipedia 2015, first 10 MB of the text8-style stream",
+        (
+            FileSpec(
+                "corpus/enwiki2015_1m7.txt.xz",
+                "8db1cf1f5fea7609917413854b07401a6d9b011e9b6a43683a4c258f20cf674a",
+                2_522_120,
+                content_sha256="4795d422b66cd80021df5f66cc310facac517ffdb2b6536fdaace80f19165b9f",
+            ),
+        ),
+        licence=_ENWIKI,
+        how_to_get=_FROM_SOURCE.format(name="enwiki2015_1m7"),
+        tokens=1_690_808,
+    )
+)
+register(
+    Dataset(
+        "enwiki2015_17m",
+        "corpus",
+        "English Wikipedia 2015, text8-style, 100 MB (the text8 analogue)",
+        (
+            FileSpec(
+                "corpus/enwiki2015_17m.txt.xz",
+                "552671497f0e5b512e25a654fcf7fe4ae76ac1735c18b1b8fc1bdbf0e040f7f3",
+                24_505_904,
+                content_sha256="a4349225df8ee8b825edec33208e3c880c30e6091e6bf7cbcc770708eb28e1f5",
+            ),
+        ),
+        licence=_ENWIKI,
+        how_to_get=_FROM_SOURCE.format(name="enwiki2015_17m"),
+        tokens=16_941_169,
+    )
+)
+register(
+    Dataset(
+        "enwiki2015_70m",
+        "corpus",
+        "English Wikipedia 2015, text8-style, all 30,539 articles (four parts)",
+        tuple(
+            FileSpec(f"corpus/enwiki2015_full/enwiki2015_70m_{p}.txt.xz", h, s, content_sha256=c)
+            for p, h, s, c in [
+                (
+                    "AA",
+                    "c7c4b4beb5272b11915897347b3b4e147774dc69f2c3aeb188ec2f91d5449320",
+                    25_357_972,
+                    "128f4696eedb38dfded10b25f6b1942b6e2b8592631a128b441229a1386e8a0f",
+                ),
+                (
+                    "AB",
+                    "67b666f7820ab78eae9094b1fc3a2e5caafab177712e39f6266a1934159a60f2",
+                    25_315_388,
+                    "a3146fc791d83280de2545f5cc0eb141ce5c9c2273d8d8251a5cb017e62bbb9e",
+                ),
+                (
+                    "AC",
+                    "ac9d349a497465acfd26938302094441af59985880f10b14fb9499ca162792bd",
+                    25_225_040,
+                    "52bd22bf029d35a19d733b2a4c8cfe238d6c6181d5a39079630ae0040360b38e",
+                ),
+                (
+                    "AD",
+                    "88ac1a59e13f370c3faf44518397fd542d906ce60126ee105039746186977113",
+                    25_435_856,
+                    "bc9134a41f7f96619357a6cef1507a588cb44576649e944718f19d886016281f",
+                ),
+            ]
+        ),
+        licence=_ENWIKI,
+        how_to_get=_FROM_SOURCE.format(name="enwiki2015_70m"),
+        tokens=70_166_442,
+    )
+)
+register(
+    Dataset(
+        # The digest is that of the unzipped 100,000,000-byte file as published by others; the zip itself
+        # (31,344,016 bytes) is checked by size. It could not be downloaded from the machine the book was
+        # written on (no internet), so it is the one checksum here not verified by the authors of the book.
+        "text8",
+        "corpus",
+        "Matt Mahoney's text8: the first 10^8 bytes of a 2006 English Wikipedia dump",
+        (
+            FileSpec(
+                "corpus/text8.zip", None, 31_344_016, url="http://mattmahoney.net/dc/text8.zip"
+            ),
+        ),
+        licence="Wikipedia text (CC BY-SA)",
+        tokens=17_005_207,
+        extract="text8",
+        content_sha256="6e890197040d37d85beb962ae1f041ff1d9a9ca8d20c7d99c85027eebf51dca7",
+    )
+)
+register(
+    Dataset(
+        "google_analogy",
+        "eval",
+        "Google analogy questions (Mikolov et al. 2013), 19,544 questions",
+        (
+            FileSpec(
+                "eval/google_analogy/questions-words.txt",
+                "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36",
+                603_955,
+                gensim_file="questions-words.txt",
+            ),
+        ),
+        licence="Apache-2.0",
+        how_to_get="`pip install gensim` ships an identical copy.",
+    )
+)
+register(
+    Dataset(
+        "men",
+        "eval",
+        "MEN relatedness (Bruni, Tran and Baroni 2014), 3,000 pairs, scores 0-50",
+        (
+            FileSpec(
+                "eval/MEN/MEN_dataset_natural_form_full",
+                "4596e169dd237228ca7701dde33585ca93263506ce7fca9de0f951aaab1aae36",
+                69_858,
+                url="https://raw.githubusercontent.com/mrmechko/simcross/"
+                "ffc5c7598185be00260d81fd71274db32e6bceda/MEN/MEN_dataset_natural_form_full",
+                drop_header_lines=1,
+            ),
+        ),
+        licence="CC BY 2.0",
+    )
+)
+register(
+    Dataset(
+        # gensim's copy (two '#' header lines, then the same 353 pairs as EN-WS-353-ALL.txt): every machine
+        # that installs the book has it, so WordSim353 needs no download and is never shipped (it states no
+        # licence).
+        "ws353",
+        "eval",
+        "WordSim353 (Finkelstein et al. 2002), 353 pairs, scores 0-10",
+        (
+            FileSpec(
+                "eval/wordsim353/wordsim353.tsv",
+                "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d",
+                7_186,
+                gensim_file="wordsim353.tsv",
+            ),
+        ),
+        licence="cite Finkelstein et al. 2002",
+        how_to_get="`pip install gensim` ships it.",
+    )
+)
 
 
 BUILTIN: tuple[str, ...] = tuple(REGISTRY)
@@ -188,7 +285,9 @@ def dataset(name: str) -> Dataset:
     try:
         return REGISTRY[name]
     except KeyError:
-        raise DataError(f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))}") from None
+        raise DataError(
+            f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))}"
+        ) from None
 
 
 def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
@@ -209,20 +308,26 @@ def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
         raise DataError(
             f"dataset {ds.name!r}: {path} is {size:,} bytes but should be {spec.size:,} — "
             f"{'truncated or incomplete' if size < spec.size else 'not the expected file'}. "
-            f"Delete it and get it again. {SHARED_HINT}")
+            f"Delete it and get it again. {SHARED_HINT}"
+        )
     if spec.sha256 is None:
         return
     key = (str(path), size, path.stat().st_mtime_ns)
     if _VERIFIED.get(key):
         return
     digest = sha256_of(path)
-    if digest != spec.sha256 and spec.content_sha256 is not None and _content_sha256(path) == spec.content_sha256:
+    if (
+        digest != spec.sha256
+        and spec.content_sha256 is not None
+        and _content_sha256(path) == spec.content_sha256
+    ):
         digest = spec.sha256  # rebuilt from the public source: same text, other compressed bytes
     if digest != spec.sha256:
         raise DataError(
             f"dataset {ds.name!r}: checksum mismatch for {path}\n  expected sha256 {spec.sha256}\n"
             f"  found    sha256 {digest}\nThe file is corrupt or a different version. Delete it and get it "
-            f"again. {SHARED_HINT}")
+            f"again. {SHARED_HINT}"
+        )
     _VERIFIED[key] = True
 
 
@@ -259,12 +364,19 @@ def _download(spec: FileSpec, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     # pooch writes to a temporary file and renames it when complete: no partial file is left behind.
     # Our own checksum (after any header stripping) is checked by verify(), so pooch checks none here.
-    fetched = Path(pooch.retrieve(spec.url, known_hash=None, fname=target.name + ".download",
-                                  path=target.parent, progressbar=True))
+    fetched = Path(
+        pooch.retrieve(
+            spec.url,
+            known_hash=None,
+            fname=target.name + ".download",
+            path=target.parent,
+            progressbar=True,
+        )
+    )
     if spec.drop_header_lines:
         lines = fetched.read_bytes().split(b"\n")
         with atomic_path(target) as tmp:
-            tmp.write_bytes(b"\n".join(lines[spec.drop_header_lines:]))
+            tmp.write_bytes(b"\n".join(lines[spec.drop_header_lines :]))
         fetched.unlink()
     else:
         fetched.replace(target)
@@ -301,15 +413,25 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
                     _download(spec, p)
                     got = True
                 except Exception as exc:  # network errors come in many types
-                    raise DataError(f"dataset {name!r}: could not download {spec.url} to {p}: {exc}. "
-                                    f"{SHARED_HINT}") from exc
+                    raise DataError(
+                        f"dataset {name!r}: could not download {spec.url} to {p}: {exc}. "
+                        f"{SHARED_HINT}"
+                    ) from exc
             if not got:
-                how = [f"dataset {name!r} ({ds.description}) is missing: no file at {p}",
-                       f"(data directory {root}, from QWEM_DATA_DIR={os.environ.get('QWEM_DATA_DIR', '<unset>')}).",
-                       SHARED_HINT]
+                how = [
+                    f"dataset {name!r} ({ds.description}) is missing: no file at {p}",
+                    f"(data directory {root}, from QWEM_DATA_DIR={os.environ.get('QWEM_DATA_DIR', '<unset>')}).",
+                    SHARED_HINT,
+                ]
                 if spec.url:
-                    how.append(f"It can also be downloaded from {spec.url}"
-                               + (" (downloads are off because QWEM_OFFLINE is set)." if not allow else "."))
+                    how.append(
+                        f"It can also be downloaded from {spec.url}"
+                        + (
+                            " (downloads are off because QWEM_OFFLINE is set)."
+                            if not allow
+                            else "."
+                        )
+                    )
                 elif ds.kind == "corpus" and not allow:
                     how.append("Downloads are off because QWEM_OFFLINE is set.")
                 if ds.how_to_get:
@@ -328,8 +450,10 @@ _DECOMPRESS_ERRORS = (lzma.LZMAError, zipfile.BadZipFile, zlib.error, EOFError, 
 
 
 def _corrupt(ds: Dataset, path: Path, exc: BaseException) -> DataError:
-    return DataError(f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
-                     f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}")
+    return DataError(
+        f"dataset {ds.name!r}: {path} could not be decompressed ({exc}); the file is "
+        f"corrupt or truncated. Delete it and get it again. {SHARED_HINT}"
+    )
 
 
 def _iter_chunks(ds: Dataset, path: Path, chunk: int | None = None) -> Iterator[bytes]:
@@ -436,7 +560,9 @@ class Corpus:
     def vocab(self, V: int) -> list[str]:
         """The top-``V`` words, most frequent first."""
         if not 1 <= V <= self.n_types:
-            raise ValueError(f"V={V} but corpus {self.name!r} has only {self.n_types:,} distinct words")
+            raise ValueError(
+                f"V={V} but corpus {self.name!r} has only {self.n_types:,} distinct words"
+            )
         return self.words[:V]
 
     def unigram(self, V: int) -> np.ndarray:
@@ -446,7 +572,9 @@ class Corpus:
 
 
 def _cache_key(ds: Dataset) -> str:
-    digest = hashlib.sha256("|".join(s.sha256 or f"size{s.size}" for s in ds.files).encode()).hexdigest()
+    digest = hashlib.sha256(
+        "|".join(s.sha256 or f"size{s.size}" for s in ds.files).encode()
+    ).hexdigest()
     return f"{ds.name}-{digest[:12]}-v1"
 
 
@@ -478,13 +606,19 @@ def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray
     pos = 0
     for text in texts:
         toks = kept if kept is not None else text.split()
-        ids[pos: pos + len(toks)] = np.fromiter(map(rank.__getitem__, toks), dtype=np.int32, count=len(toks))
+        ids[pos : pos + len(toks)] = np.fromiter(
+            map(rank.__getitem__, toks), dtype=np.int32, count=len(toks)
+        )
         pos += len(toks)
     return ids, words, freq
 
 
-def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
-                   ) -> tuple[np.ndarray, list[str], np.ndarray]:
+def tokenize_files(
+    ds: Dataset,
+    paths: list[Path],
+    *,
+    chunk: int | None = None,
+) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Stream the files of a corpus through the compiled tokeniser (:mod:`qwem_lib.tokenizer`):
     frequency-ranked ids, words and counts, equal to :func:`tokenize_ranked` on the ASCII-decoded texts.
 
@@ -508,9 +642,11 @@ def tokenize_files(ds: Dataset, paths: list[Path], *, chunk: int | None = None,
             tok.feed(block)
         tok.end_part()
     if h is not None and h.hexdigest() != ds.content_sha256:
-        raise DataError(f"dataset {ds.name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
-                        f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
-                        f"{', '.join(map(str, paths))} and get it again.")
+        raise DataError(
+            f"dataset {ds.name!r}: the decompressed text has sha256 {h.hexdigest()}, expected "
+            f"{ds.content_sha256}; the archive is a different version or corrupt. Delete "
+            f"{', '.join(map(str, paths))} and get it again."
+        )
     if tok.n_tokens == 0:
         raise DataError("the corpus contains no tokens (empty or whitespace-only text)")
     return tok.finish()
@@ -520,16 +656,24 @@ def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
     """The first ``n_tokens`` tokens of a corpus as a corpus of their own, re-ranked by their own counts
     (ties alphabetically), so that its ids are frequency ranks again. Named ``"<name>[:<n>]"``."""
     if not isinstance(n_tokens, (int, np.integer)) or not 2 <= n_tokens <= corpus.n_tokens:
-        raise ValueError(f"n_tokens must be an integer in [2, {corpus.n_tokens:,}], got {n_tokens!r}")
+        raise ValueError(
+            f"n_tokens must be an integer in [2, {corpus.n_tokens:,}], got {n_tokens!r}"
+        )
     sub = np.asarray(corpus.ids[:n_tokens])
     cnt = np.bincount(sub, minlength=corpus.n_types)
     present = np.flatnonzero(cnt)
-    order = sorted(range(present.size), key=lambda k: (-int(cnt[present[k]]), corpus.words[present[k]]))
+    order = sorted(
+        range(present.size), key=lambda k: (-int(cnt[present[k]]), corpus.words[present[k]])
+    )
     ranked = present[order]
     new_rank = np.full(corpus.n_types, -1, dtype=np.int32)
     new_rank[ranked] = np.arange(ranked.size, dtype=np.int32)
-    return Corpus(f"{corpus.name}[:{int(n_tokens)}]", new_rank[sub], [corpus.words[i] for i in ranked],
-                  cnt[ranked].astype(np.int64))
+    return Corpus(
+        f"{corpus.name}[:{int(n_tokens)}]",
+        new_rank[sub],
+        [corpus.words[i] for i in ranked],
+        cnt[ranked].astype(np.int64),
+    )
 
 
 _HEAD = re.compile(r"(?P<name>[^\[\]]+)\[:(?P<n>\d+)\]")
@@ -544,8 +688,14 @@ def _read_corpus_cache(name: str, f_ids: Path, f_words: Path, f_counts: Path) ->
         words = f_words.read_text().split("\n")
         ids = np.load(f_ids, mmap_mode="r")
         counts = np.load(f_counts)
-        ok = (ids.ndim == 1 and counts.ndim == 1 and counts.size == len(words) and len(set(words)) == len(words)
-              and int(counts.sum()) == ids.shape[0] and (ids.shape[0] == 0 or int(ids.max()) < len(words)))
+        ok = (
+            ids.ndim == 1
+            and counts.ndim == 1
+            and counts.size == len(words)
+            and len(set(words)) == len(words)
+            and int(counts.sum()) == ids.shape[0]
+            and (ids.shape[0] == 0 or int(ids.max()) < len(words))
+        )
         why = "its ids, words and counts disagree"
     except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
         ok, why = False, f"{type(exc).__name__}: {exc}"
@@ -580,9 +730,15 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
             return cached
     ids, words, freq = tokenize_files(ds, paths)
     if use_cache:
-        for target, writer in ((f_ids, lambda f: np.save(f, ids)), (f_counts, lambda f: np.save(f, freq)),
-                               (f_words, lambda f: f.write("\n".join(words).encode()))):
-            with atomic_path(target) as tmp, open(tmp, "wb") as fh:  # process-safe, never half-written
+        for target, writer in (
+            (f_ids, lambda f: np.save(f, ids)),
+            (f_counts, lambda f: np.save(f, freq)),
+            (f_words, lambda f: f.write("\n".join(words).encode())),
+        ):
+            with (
+                atomic_path(target) as tmp,
+                open(tmp, "wb") as fh,
+            ):  # process-safe, never half-written
                 writer(fh)
     return Corpus(name, ids, words, freq)
 

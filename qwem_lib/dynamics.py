@@ -39,8 +39,9 @@ time — never the full V×d matrix unless asked to (``keep_W``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -93,8 +94,9 @@ def eig_desc(M: Any) -> tuple[np.ndarray, np.ndarray]:
     return lam[order], U[:, order]
 
 
-def synthetic_target(top: Sequence[float], V: int, rng: np.random.Generator, *,
-                     bulk: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic_target(
+    top: Sequence[float], V: int, rng: np.random.Generator, *, bulk: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A symmetric V×V target M = Q diag(λ) Qᵀ with a chosen spectrum and random eigenvectors.
 
     ``top`` are the leading eigenvalues (they must be strictly decreasing and larger than ``bulk``);
@@ -107,7 +109,9 @@ def synthetic_target(top: Sequence[float], V: int, rng: np.random.Generator, *,
     if np.any(np.diff(top) >= 0):
         raise ValueError("top eigenvalues must be strictly decreasing")
     if bulk < 0 or (top.size < V and top[-1] <= bulk):
-        raise ValueError(f"need bulk >= 0 and the smallest top eigenvalue ({top[-1]}) above bulk ({bulk})")
+        raise ValueError(
+            f"need bulk >= 0 and the smallest top eigenvalue ({top[-1]}) above bulk ({bulk})"
+        )
     rest = rng.uniform(-bulk, bulk, size=V - top.size)
     lam = np.concatenate([top, np.sort(rest)[::-1]])
     Z = rng.standard_normal((V, V))
@@ -130,21 +134,21 @@ def factorisation_gradient(W, M):
 class Trajectory:
     """What :func:`train_factorisation` records. Leading axis B (runs) is absent for a single run.
 
-``times``
-    (T,) the record times in units of ``time_unit`` (the same for every run)
-``flow_times``
-    (B, T) the paper's time t of each record (= time_unit[b] · times)
-``sv``
-    (B, T, d) singular values of W, descending
-``proj``
-    (B, T, k, d) basisᵀW, when a basis (V×k) was given
-``resid_sq``
-    (B, T) ‖W − basis·basisᵀW‖²_F, when a basis was given
-``left_overlap``
-    (B, T, k, d) basisᵀU_W with U_W the left singular vectors of W (sorted like ``sv``), when a basis
-    was given and ``left_overlap=True``
-``W``
-    (B, T, V, d) the matrices themselves, when ``keep_W=True``
+    ``times``
+        (T,) the record times in units of ``time_unit`` (the same for every run)
+    ``flow_times``
+        (B, T) the paper's time t of each record (= time_unit[b] · times)
+    ``sv``
+        (B, T, d) singular values of W, descending
+    ``proj``
+        (B, T, k, d) basisᵀW, when a basis (V×k) was given
+    ``resid_sq``
+        (B, T) ‖W − basis·basisᵀW‖²_F, when a basis was given
+    ``left_overlap``
+        (B, T, k, d) basisᵀU_W with U_W the left singular vectors of W (sorted like ``sv``), when a basis
+        was given and ``left_overlap=True``
+    ``W``
+        (B, T, V, d) the matrices themselves, when ``keep_W=True``
     """
 
     times: np.ndarray
@@ -166,11 +170,24 @@ def _record_grid(times: np.ndarray, dt: float) -> list[tuple[int, float]]:
     return out
 
 
-def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, method: Method = "rk4",
-                        time_scale: float = FLOW_TIME_SCALE, time_unit: Any = 1.0,
-                        basis: Any = None, left_overlap: bool = False, keep_W: bool = False,
-                        device=None, dtype=None, threads: int | None = None, progress: bool = True,
-                        desc: str = "gradient flow") -> Trajectory:
+def train_factorisation(
+    M: Any,
+    W0: Any,
+    times: Sequence[float],
+    *,
+    dt: float,
+    method: Method = "rk4",
+    time_scale: float = FLOW_TIME_SCALE,
+    time_unit: Any = 1.0,
+    basis: Any = None,
+    left_overlap: bool = False,
+    keep_W: bool = False,
+    device=None,
+    dtype=None,
+    threads: int | None = None,
+    progress: bool = True,
+    desc: str = "gradient flow",
+) -> Trajectory:
     """Integrate dW/dt = −c ∇(¼‖WWᵀ − M‖²_F) = c (M − WWᵀ) W from W0, recording at ``times``.
 
     Parameters
@@ -225,7 +242,7 @@ def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, m
         raise ValueError("time_unit must be positive")
 
     Mt = torch.as_tensor(M_np, dtype=dtype, device=dev)
-    W = torch.as_tensor(W0_np, dtype=dtype, device=dev).clone()          # (B, V, d)
+    W = torch.as_tensor(W0_np, dtype=dtype, device=dev).clone()  # (B, V, d)
     c_unit = torch.as_tensor(time_scale * unit, dtype=dtype, device=dev).view(B, 1, 1)
     Bas = None
     if basis is not None:
@@ -242,7 +259,9 @@ def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, m
 
     def record(X):
         if not bool(torch.isfinite(X).all()):
-            raise FloatingPointError("W became non-finite: the step dt is too large for this target")
+            raise FloatingPointError(
+                "W became non-finite: the step dt is too large for this target"
+            )
         if left_overlap and Bas is not None:
             U, s, _ = torch.linalg.svd(X, full_matrices=False)
             rec["lov"].append((Bas.T @ U).cpu().numpy())
@@ -286,11 +305,26 @@ def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, m
     def stack(key, axis=1):
         return np.stack(rec[key], axis=axis) if rec[key] else None
 
-    out = Trajectory(times=times, flow_times=unit[:, None] * times[None, :], sv=stack("sv"),
-                     proj=stack("proj"), resid_sq=stack("resid"), left_overlap=stack("lov"),
-                     W=stack("W"), info={"method": method, "dt": dt, "time_scale": time_scale,
-                                         "steps": total, "V": V, "d": d, "B": B,
-                                         "dtype": str(dtype), "device": str(dev)})
+    out = Trajectory(
+        times=times,
+        flow_times=unit[:, None] * times[None, :],
+        sv=stack("sv"),
+        proj=stack("proj"),
+        resid_sq=stack("resid"),
+        left_overlap=stack("lov"),
+        W=stack("W"),
+        info={
+            "method": method,
+            "dt": dt,
+            "time_scale": time_scale,
+            "steps": total,
+            "V": V,
+            "d": d,
+            "B": B,
+            "dtype": str(dtype),
+            "device": str(dev),
+        },
+    )
     if single:
         for name in ("flow_times", "sv", "proj", "resid_sq", "left_overlap", "W"):
             v = getattr(out, name)
@@ -299,8 +333,15 @@ def train_factorisation(M: Any, W0: Any, times: Sequence[float], *, dt: float, m
     return out
 
 
-def solve_flow_ivp(M: Any, W0: Any, t_eval: Sequence[float], *, time_scale: float = FLOW_TIME_SCALE,
-                   rtol: float = 1e-11, atol: float = 1e-15) -> np.ndarray:
+def solve_flow_ivp(
+    M: Any,
+    W0: Any,
+    t_eval: Sequence[float],
+    *,
+    time_scale: float = FLOW_TIME_SCALE,
+    rtol: float = 1e-11,
+    atol: float = 1e-15,
+) -> np.ndarray:
     """Reference solution of dW/dt = c (M − WWᵀ)W by :func:`scipy.integrate.solve_ivp` (DOP853).
 
     For small V·d only (the state is the flattened V×d matrix). Returns W at ``t_eval``, shape
@@ -317,8 +358,15 @@ def solve_flow_ivp(M: Any, W0: Any, t_eval: Sequence[float], *, time_scale: floa
         W = y.reshape(V, d)
         return (time_scale * (M @ W - W @ (W.T @ W))).ravel()
 
-    sol = solve_ivp(rhs, (float(t_eval[0]), float(t_eval[-1])), W0.ravel(), method="DOP853",
-                    t_eval=t_eval, rtol=rtol, atol=atol)
+    sol = solve_ivp(
+        rhs,
+        (float(t_eval[0]), float(t_eval[-1])),
+        W0.ravel(),
+        method="DOP853",
+        t_eval=t_eval,
+        rtol=rtol,
+        atol=atol,
+    )
     if not sol.success:
         raise RuntimeError(f"solve_ivp failed: {sol.message}")
     return sol.y.T.reshape(len(t_eval), V, d)
@@ -378,7 +426,7 @@ def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.
     if vecs.shape != (W0.shape[0], d):
         raise ValueError(f"vecs must be V×d = {W0.shape[0]}×{d}, got {vecs.shape}")
     A = vecs.T @ W0
-    Q, R = np.linalg.qr(A.T)          # Aᵀ = QR  ⇒  A = Rᵀ Qᵀ, Rᵀ lower triangular
+    Q, R = np.linalg.qr(A.T)  # Aᵀ = QR  ⇒  A = Rᵀ Qᵀ, Rᵀ lower triangular
     sgn = np.sign(np.diag(R))
     sgn[sgn == 0] = 1.0
     return np.abs(np.diag(R)), Q * sgn
@@ -398,7 +446,7 @@ def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.nda
     U, _, Vt = np.linalg.svd(SA)
     O = U @ Vt
     diff = A - S[..., :, None] * O
-    inside = np.sum(diff ** 2, axis=(-2, -1))
+    inside = np.sum(diff**2, axis=(-2, -1))
     return np.sqrt(inside + np.maximum(np.asarray(resid_sq, dtype=np.float64), 0.0))
 
 
@@ -416,7 +464,9 @@ def subspace_distance(U1: Any, U2: Any) -> float:
     return float(np.sqrt(max(0.0, 1.0 - float(np.min(cos)) ** 2)))
 
 
-def learning_times(t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float], fraction: float = 0.5) -> np.ndarray:
+def learning_times(
+    t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float], fraction: float = 0.5
+) -> np.ndarray:
     """For each mode k the first time s_k²(t) reaches ``fraction``·λ_k (linear interpolation; NaN if never).
 
     ``t`` (T,), ``s_sq`` (T, d) squared singular values (descending order), ``lam`` (d,).
@@ -493,8 +543,9 @@ def _logit(f: float) -> float:
     return math.log(f / (1.0 - f))
 
 
-def step_sharpness(t: np.ndarray, s_sq: np.ndarray, end: Sequence[float], *, lo: float = 0.1,
-                   hi: float = 0.9) -> dict[str, np.ndarray]:
+def step_sharpness(
+    t: np.ndarray, s_sq: np.ndarray, end: Sequence[float], *, lo: float = 0.1, hi: float = 0.9
+) -> dict[str, np.ndarray]:
     """How sharp each mode's step is: its time over its width, ``S_k = t_k^{50} / (t_k^{hi} − t_k^{lo})``.
 
     ``t_k^f`` is the first time ``s_k²`` reaches the fraction ``f`` of ``end[k]`` (the mode's end value,
@@ -509,7 +560,9 @@ def step_sharpness(t: np.ndarray, s_sq: np.ndarray, end: Sequence[float], *, lo:
     s_sq = np.asarray(s_sq, dtype=np.float64)
     end = np.asarray(end, dtype=np.float64)
     if s_sq.ndim != 2 or t.shape != (s_sq.shape[0],) or end.shape != (s_sq.shape[1],):
-        raise ValueError(f"need t (T,), s_sq (T, d), end (d,), got {t.shape}, {s_sq.shape}, {end.shape}")
+        raise ValueError(
+            f"need t (T,), s_sq (T, d), end (d,), got {t.shape}, {s_sq.shape}, {end.shape}"
+        )
     if np.any(end <= 0):
         raise ValueError("end values must be positive")
     t_lo = learning_times(t, s_sq, end, fraction=lo)
@@ -551,17 +604,32 @@ class SweepResult:
     learn_theory: np.ndarray
 
 
-def random_init_sweep(M: Any, lam: Any, vecs: Any, d: int, sigma_sq: Sequence[float], Z: Any, *,
-                      n_records: int = 300, steps_per_unit: float = 4.0, t_end: float | None = None,
-                      extra_time: float | None = None,
-                      full_basis: bool = False, s0_rule: Literal["matched", "typical"] = "matched",
-                      device=None, dtype=None, progress: bool = True, desc: str = "σ² sweep") -> SweepResult:
+def random_init_sweep(
+    M: Any,
+    lam: Any,
+    vecs: Any,
+    d: int,
+    sigma_sq: Sequence[float],
+    Z: Any,
+    *,
+    n_records: int = 300,
+    steps_per_unit: float = 4.0,
+    t_end: float | None = None,
+    extra_time: float | None = None,
+    full_basis: bool = False,
+    s0_rule: Literal["matched", "typical"] = "matched",
+    device=None,
+    dtype=None,
+    progress: bool = True,
+    desc: str = "σ² sweep",
+) -> SweepResult:
     """Flow from W(0) = σ Z for every σ² in ``sigma_sq`` at once, on a common grid of rescaled time t/τ₁.
 
     ``lam``/``vecs``: eigenvalues (descending) and eigenvectors of M; ``Z`` a fixed V×d standard normal
     matrix (common random numbers: the runs differ only by scale). The step is 1/(``steps_per_unit``·λ₁)
     in the paper's time for the slowest run (RK4). ``t_end`` (in units of τ₁) defaults to the latest,
-    over the runs, of the matched half-time of mode d plus ``extra_time`` (paper's time; default 10/λ_d). ``full_basis`` records projections on all V
+    over the runs, of the matched half-time of mode d plus ``extra_time`` (paper's time; default
+    10/λ_d). ``full_basis`` records projections on all V
     eigenvectors (needed for principal angles with directions beyond d; memory B·T·V·d), otherwise on
     the top d. ``s0_rule``: ``"matched"`` uses :func:`matched_initial_singular_values`, ``"typical"``
     uses s_k²(0) = σ²V for every k (the typical singular value of σZ; it does not converge, see
@@ -588,18 +656,44 @@ def random_init_sweep(M: Any, lam: Any, vecs: Any, d: int, sigma_sq: Sequence[fl
         raise ValueError("s0_rule must be 'matched' or 'typical'")
     if t_end is None:
         extra = 10.0 / lam_d[-1] if extra_time is None else float(extra_time)
-        t_end = float(np.max((half_time(lam_d[-1], np.minimum(s0_sq[:, -1], lam_d[-1] / 4)) + extra) / tau1))
+        t_end = float(
+            np.max((half_time(lam_d[-1], np.minimum(s0_sq[:, -1], lam_d[-1] / 4)) + extra) / tau1)
+        )
     times = np.linspace(0.0, t_end, n_records)
     dt = 1.0 / (steps_per_unit * lam[0] * float(tau1.max()))
     basis = vecs if full_basis else Vd
-    tr = train_factorisation(M, W0, times, dt=dt, method="rk4", time_unit=tau1, basis=basis,
-                             left_overlap=True, device=device, dtype=dtype, progress=progress, desc=desc)
-    ft = tr.flow_times                                                   # (B, T)
+    tr = train_factorisation(
+        M,
+        W0,
+        times,
+        dt=dt,
+        method="rk4",
+        time_unit=tau1,
+        basis=basis,
+        left_overlap=True,
+        device=device,
+        dtype=dtype,
+        progress=progress,
+        desc=desc,
+    )
+    ft = tr.flow_times  # (B, T)
     s_al = np.stack([aligned_singular_values(lam_d, s0_sq[b], ft[b]) for b in range(len(sig2))])
-    dist = alignment_distance(tr.proj[:, :, :d, :], tr.resid_sq if not full_basis else
-                              tr.resid_sq + np.sum(tr.proj[:, :, d:, :] ** 2, axis=(2, 3)),
-                              np.sqrt(s_al)) / math.sqrt(float(lam_d.sum()))
+    dist = alignment_distance(
+        tr.proj[:, :, :d, :],
+        tr.resid_sq
+        if not full_basis
+        else tr.resid_sq + np.sum(tr.proj[:, :, d:, :] ** 2, axis=(2, 3)),
+        np.sqrt(s_al),
+    ) / math.sqrt(float(lam_d.sum()))
     learn = np.stack([learning_times(times, tr.sv[b] ** 2, lam_d) for b in range(len(sig2))])
     learn_th = np.stack([learning_times(times, s_al[b], lam_d) for b in range(len(sig2))])
-    return SweepResult(sigma_sq=sig2, tau1=tau1, traj=tr, s0_sq=s0_sq, s_aligned_sq=s_al, distance=dist,
-                       learn=learn, learn_theory=learn_th)
+    return SweepResult(
+        sigma_sq=sig2,
+        tau1=tau1,
+        traj=tr,
+        s0_sq=s0_sq,
+        s_aligned_sq=s_al,
+        distance=dist,
+        learn=learn,
+        learn_theory=learn_th,
+    )

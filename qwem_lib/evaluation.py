@@ -21,18 +21,32 @@ one ``(V, B)`` matrix product per batch of ``B`` analogies, no Python loop over 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
 from .data import DataError, read_lines
 
-__all__ = ["analogy_categories", "analogy_pairs", "analogy_items", "analogy_accuracy", "similarity_pairs", "METHODS",
-           "PAPER_FIG3B", "method_embeddings",
-           "similarity_spearman", "evaluate_all", "normalize_rows", "gap_se", "COMPETITIVE_Z",
-           "competitive_margin", "is_competitive"]
+__all__ = [
+    "analogy_categories",
+    "analogy_pairs",
+    "analogy_items",
+    "analogy_accuracy",
+    "similarity_pairs",
+    "METHODS",
+    "PAPER_FIG3B",
+    "method_embeddings",
+    "similarity_spearman",
+    "evaluate_all",
+    "normalize_rows",
+    "gap_se",
+    "COMPETITIVE_Z",
+    "competitive_margin",
+    "is_competitive",
+]
 
 Protocol = Literal["pairs", "questions"]
 
@@ -46,7 +60,11 @@ def normalize_rows(W: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...]:
-    lines = Path(path).read_text(encoding="utf-8").splitlines() if path else read_lines("google_analogy")
+    lines = (
+        Path(path).read_text(encoding="utf-8").splitlines()
+        if path
+        else read_lines("google_analogy")
+    )
     cats: list[tuple[str, list[tuple[str, str, str, str]]]] = []
     for raw in lines:
         line = raw.strip()
@@ -66,7 +84,9 @@ def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, 
     return tuple((name, tuple(qs)) for name, qs in cats)
 
 
-def analogy_categories(path: str | Path | None = None) -> list[tuple[str, list[tuple[str, str, str, str]]]]:
+def analogy_categories(
+    path: str | Path | None = None,
+) -> list[tuple[str, list[tuple[str, str, str, str]]]]:
     """The categories of the questions file: ``[(name, [(a, b, a', b'), ...]), ...]``, lowercased."""
     return [(n, list(q)) for n, q in _questions(str(path) if path else None)]
 
@@ -93,8 +113,9 @@ def analogy_pairs(words: Sequence[str], path: str | Path | None = None) -> dict[
     return {n: P for n, P in out.items() if len(P)}
 
 
-def analogy_items(words: Sequence[str], path: str | Path | None = None,
-                  protocol: Protocol = "pairs") -> tuple[np.ndarray, np.ndarray]:
+def analogy_items(
+    words: Sequence[str], path: str | Path | None = None, protocol: Protocol = "pairs"
+) -> tuple[np.ndarray, np.ndarray]:
     """``(items, category)``: an ``(n, 4)`` int array of word ids ``(a, b, a', b')`` and each item's
     category number, for the given vocabulary and protocol."""
     idx = _index(words)
@@ -138,14 +159,18 @@ def _check_rows_nonzero(words: Sequence[str], W: np.ndarray, rows: np.ndarray) -
     zero = rows[~np.any(W[rows] != 0, axis=1)]
     if zero.size:
         names = ", ".join(repr(words[i]) for i in zero[:5])
-        raise ValueError(f"{zero.size} evaluated word(s) have an all-zero embedding ({names}"
-                         f"{', …' if zero.size > 5 else ''}); their cosine similarity is undefined")
+        raise ValueError(
+            f"{zero.size} evaluated word(s) have an all-zero embedding ({names}"
+            f"{', …' if zero.size > 5 else ''}); their cosine similarity is undefined"
+        )
 
 
-def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: str = "add") -> np.ndarray:
+def _analogy_hits(
+    Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: str = "add"
+) -> np.ndarray:
     hits = np.zeros(len(items), dtype=bool)
     for s in range(0, len(items), batch):
-        it = items[s: s + batch]
+        it = items[s : s + batch]
         if rule == "add":
             q = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]  # b - a + a'
             scores = Wn @ q.T  # (V, B)
@@ -155,12 +180,19 @@ def _analogy_hits(Wn: np.ndarray, items: np.ndarray, batch: int = 2048, rule: st
         cols = np.arange(len(it))
         for k in range(3):
             scores[it[:, k], cols] = -np.inf
-        hits[s: s + batch] = scores.argmax(axis=0) == it[:, 3]
+        hits[s : s + batch] = scores.argmax(axis=0) == it[:, 3]
     return hits
 
 
-def analogy_accuracy(words: Sequence[str], W: np.ndarray, path: str | Path | None = None, *,
-                     protocol: Protocol = "pairs", per_category: bool = False, rule: str = "add"):
+def analogy_accuracy(
+    words: Sequence[str],
+    W: np.ndarray,
+    path: str | Path | None = None,
+    *,
+    protocol: Protocol = "pairs",
+    per_category: bool = False,
+    rule: str = "add",
+):
     """3CosAdd (``rule="add"``) or 3CosMul (``rule="mul"``) analogy accuracy of ``W`` (rows aligned with
     ``words``).
 
@@ -175,8 +207,10 @@ def analogy_accuracy(words: Sequence[str], W: np.ndarray, path: str | Path | Non
         raise ValueError(f"rule must be 'add' or 'mul', got {rule!r}")
     items, cat = analogy_items(words, path, protocol)
     if len(items) == 0:
-        raise ValueError(f"no analogy of protocol {protocol!r} has all its words among the "
-                         f"{len(words)} vocabulary words")
+        raise ValueError(
+            f"no analogy of protocol {protocol!r} has all its words among the "
+            f"{len(words)} vocabulary words"
+        )
     _check_rows_nonzero(words, W, items.ravel())
     hits = _analogy_hits(normalize_rows(W), items, rule=rule)
     acc = float(hits.mean())
@@ -220,8 +254,10 @@ def similarity_spearman(words: Sequence[str], W: np.ndarray, dataset: str) -> tu
     W = _check_embedding(words, W)
     pairs, human = similarity_pairs(words, dataset)
     if len(pairs) < 3:
-        raise ValueError(f"only {len(pairs)} pairs of {dataset!r} have both words in the vocabulary of "
-                         f"{len(words)} words; Spearman's rho needs at least 3")
+        raise ValueError(
+            f"only {len(pairs)} pairs of {dataset!r} have both words in the vocabulary of "
+            f"{len(words)} words; Spearman's rho needs at least 3"
+        )
     _check_rows_nonzero(words, W, pairs.ravel())
     Wn = normalize_rows(W).astype(np.float64)
     cos = np.einsum("ij,ij->i", Wn[pairs[:, 0]], Wn[pairs[:, 1]])
@@ -260,8 +296,15 @@ def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> floa
     return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
 
 
-def competitive_margin(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
-                       rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> float:
+def competitive_margin(
+    acc: float,
+    acc_ref: float,
+    n: int,
+    n_ref: int | None = None,
+    *,
+    rerun_spread: float = 0.0,
+    z: float = COMPETITIVE_Z,
+) -> float:
     """The margin of the rule "``acc`` is competitive with ``acc_ref``": ``max(z * gap_se, rerun_spread)``.
 
     ``z`` binomial standard errors of the gap (:func:`gap_se`) cover the sampling noise of the analogy
@@ -273,8 +316,15 @@ def competitive_margin(acc: float, acc_ref: float, n: int, n_ref: int | None = N
     return max(z * gap_se(acc, acc_ref, n, n_ref), float(rerun_spread))
 
 
-def is_competitive(acc: float, acc_ref: float, n: int, n_ref: int | None = None, *,
-                   rerun_spread: float = 0.0, z: float = COMPETITIVE_Z) -> tuple[bool, float]:
+def is_competitive(
+    acc: float,
+    acc_ref: float,
+    n: int,
+    n_ref: int | None = None,
+    *,
+    rerun_spread: float = 0.0,
+    z: float = COMPETITIVE_Z,
+) -> tuple[bool, float]:
     """The book's one rule for "competitive with word2vec": ``acc >= acc_ref - margin``.
 
     Returns ``(competitive, margin)`` with ``margin`` from :func:`competitive_margin`. Being *above* the

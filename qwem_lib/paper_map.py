@@ -25,22 +25,45 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from . import config
 
-__all__ = ["VERDICTS", "PAPERS", "MAP_PATH", "load_map", "validate", "verdict_counts", "counts_sentence",
-           "render_map"]
+__all__ = [
+    "VERDICTS",
+    "PAPERS",
+    "MAP_PATH",
+    "load_map",
+    "validate",
+    "verdict_counts",
+    "counts_sentence",
+    "render_map",
+]
 
-VERDICTS: tuple[str, ...] = ("reproduced", "reproduced with differences", "contradicted", "not yet tested")
+VERDICTS: tuple[str, ...] = (
+    "reproduced",
+    "reproduced with differences",
+    "contradicted",
+    "not yet tested",
+)
 PAPERS: dict[str, str] = {
     "QWEM": "Karkada, Simon, Bahri, DeWeese (2025), Closed-Form Training Dynamics … Word2Vec-like Models",
     "FC": "Laurent, von Brecht, Bresson (ICLR 2024), Feature Collapse",
 }
 MAP_PATH = config.REPO_ROOT / "reproduction" / "paper_claims.json"
-FIELDS: tuple[str, ...] = ("id", "paper", "where", "statement", "paper_value", "verdict", "evidence", "why",
-                           "planned")
+FIELDS: tuple[str, ...] = (
+    "id",
+    "paper",
+    "where",
+    "statement",
+    "paper_value",
+    "verdict",
+    "evidence",
+    "why",
+    "planned",
+)
 
 
 def load_map(path: Path | None = None) -> list[dict[str, Any]]:
@@ -97,12 +120,16 @@ def validate(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> lis
             elif c.get("passed") is not True:
                 errors.append(f"{eid}: cites {cid!r}, which did not pass")
             elif c.get("kind") != "finding":
-                errors.append(f"{eid}: cites {cid!r}, a {c.get('kind')} claim; only findings are evidence")
+                errors.append(
+                    f"{eid}: cites {cid!r}, a {c.get('kind')} claim; only findings are evidence"
+                )
         if e["verdict"] == "not yet tested":
             if ev:
                 errors.append(f"{eid}: 'not yet tested' but cites evidence")
             if not str(e["planned"]).strip():
-                errors.append(f"{eid}: 'not yet tested' must say in 'planned' which chapter or issue tests it")
+                errors.append(
+                    f"{eid}: 'not yet tested' must say in 'planned' which chapter or issue tests it"
+                )
         elif not ev:
             errors.append(f"{eid}: verdict {e['verdict']!r} cites no finding")
         mine = list(_numbers(e["paper_value"]))
@@ -112,8 +139,10 @@ def validate(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> lis
                 continue
             for x in _numbers(c.get("paper")):
                 if not any(math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12) for y in mine):
-                    errors.append(f"{eid}: claim {cid!r} quotes the paper as {x:g}, which the map's "
-                                  f"paper_value {e['paper_value']!r} does not contain")
+                    errors.append(
+                        f"{eid}: claim {cid!r} quotes the paper as {x:g}, which the map's "
+                        f"paper_value {e['paper_value']!r} does not contain"
+                    )
     return errors
 
 
@@ -125,9 +154,11 @@ def verdict_counts(entries: list[dict[str, Any]]) -> dict[str, int]:
 def counts_sentence(entries: list[dict[str, Any]]) -> str:
     """The one line the README and the report both print, e.g. ``"Of 30 statements of the papers: …"``."""
     n = verdict_counts(entries)
-    return (f"Of {len(entries)} statements of the papers: {n['reproduced']} reproduced, "
-            f"{n['reproduced with differences']} reproduced with differences, {n['contradicted']} "
-            f"contradicted, {n['not yet tested']} not yet tested.")
+    return (
+        f"Of {len(entries)} statements of the papers: {n['reproduced']} reproduced, "
+        f"{n['reproduced with differences']} reproduced with differences, {n['contradicted']} "
+        f"contradicted, {n['not yet tested']} not yet tested."
+    )
 
 
 def _cell(x: Any) -> str:
@@ -140,21 +171,35 @@ def _cell(x: Any) -> str:
 def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> list[str]:
     """Markdown lines: the counts, then one table per paper (statement → verdict → evidence links)."""
     chapter = {c["id"]: c["chapter"] for c in claims}
-    lines = ["## The papers' statements and what the book found", "",
-             f"**{counts_sentence(entries)}** Each row is one statement of a paper; *evidence* links to the "
-             "chapter that checks it (findings only); `reproduction/paper_claims.json` is the source, and a "
-             "test keeps it consistent with the claims below.", ""]
+    lines = [
+        "## The papers' statements and what the book found",
+        "",
+        f"**{counts_sentence(entries)}** Each row is one statement of a paper; *evidence* links to the "
+        "chapter that checks it (findings only); `reproduction/paper_claims.json` is the source, and a "
+        "test keeps it consistent with the claims below.",
+        "",
+    ]
     for paper, title in PAPERS.items():
         rows = [e for e in entries if e["paper"] == paper]
         if not rows:
             continue
-        lines += [f"### {title}", "", "| id | where | statement | paper | verdict | evidence | why |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"### {title}",
+            "",
+            "| id | where | statement | paper | verdict | evidence | why |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for e in rows:
-            ev = ", ".join(f"[`{cid}`](notebooks/{chapter[cid]}.ipynb)" if cid in chapter else f"`{cid}`"
-                           for cid in e["evidence"])
-            why = e["why"] + (f" *Planned:* {e['planned']}" if e["verdict"] == "not yet tested" else "")
-            lines.append(f"| `{e['id']}` | {_cell(e['where'])} | {_cell(e['statement'])} | "
-                         f"{_cell(e['paper_value'])} | **{e['verdict']}** | {ev or '—'} | {_cell(why)} |")
+            ev = ", ".join(
+                f"[`{cid}`](notebooks/{chapter[cid]}.ipynb)" if cid in chapter else f"`{cid}`"
+                for cid in e["evidence"]
+            )
+            why = e["why"] + (
+                f" *Planned:* {e['planned']}" if e["verdict"] == "not yet tested" else ""
+            )
+            lines.append(
+                f"| `{e['id']}` | {_cell(e['where'])} | {_cell(e['statement'])} | "
+                f"{_cell(e['paper_value'])} | **{e['verdict']}** | {ev or '—'} | {_cell(why)} |"
+            )
         lines.append("")
     return lines

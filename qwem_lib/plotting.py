@@ -7,7 +7,6 @@ a title naming the figure) and each is followed in the chapter by a Markdown cap
 from __future__ import annotations
 
 import matplotlib
-
 import matplotlib.pyplot as plt
 
 PALETTE = ["#1b6ca8", "#d1495b", "#edae49", "#00798c", "#6c4f9c", "#66a182", "#8d8d8d", "#2e4057"]
@@ -22,21 +21,23 @@ def use_style() -> None:
     import seaborn as sns
 
     sns.set_theme(style="whitegrid", context="notebook", palette=PALETTE)
-    matplotlib.rcParams.update({
-        "figure.figsize": (6.4, 4.0),
-        "figure.dpi": 100,
-        "savefig.dpi": 150,
-        "axes.titlesize": 11,
-        "axes.labelsize": 10,
-        "legend.fontsize": 9,
-        "figure.constrained_layout.use": True,
-        "image.cmap": CMAP,
-    })
+    matplotlib.rcParams.update(
+        {
+            "figure.figsize": (6.4, 4.0),
+            "figure.dpi": 100,
+            "savefig.dpi": 150,
+            "axes.titlesize": 11,
+            "axes.labelsize": 10,
+            "legend.fontsize": 9,
+            "figure.constrained_layout.use": True,
+            "image.cmap": CMAP,
+        }
+    )
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
     """``plt.subplots`` with the book's default sizes scaled by the grid."""
-    return plt.subplots(nrows, ncols, figsize=(width * ncols ** 0.85, height * nrows ** 0.85), **kw)
+    return plt.subplots(nrows, ncols, figsize=(width * ncols**0.85, height * nrows**0.85), **kw)
 
 
 def label(ax, title: str, xlabel: str, ylabel: str) -> None:
@@ -46,8 +47,18 @@ def label(ax, title: str, xlabel: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
 
 
-def pca_scatter(ax, X, groups, title: str, *, sizes=3.0, alpha: float = 0.5, center: bool = False,
-                legend: bool = False, group_name: str = "concept") -> None:
+def pca_scatter(
+    ax,
+    X,
+    groups,
+    title: str,
+    *,
+    sizes=3.0,
+    alpha: float = 0.5,
+    center: bool = False,
+    legend: bool = False,
+    group_name: str = "concept",
+) -> None:
     """Scatter the rows of ``X`` projected on their top two principal directions, one colour per group.
 
     ``groups`` (n,) integer labels ``0..G-1`` (colours from :data:`PALETTE`); ``sizes`` a scalar or an (n,)
@@ -68,8 +79,13 @@ def pca_scatter(ax, X, groups, title: str, *, sizes=3.0, alpha: float = 0.5, cen
     s = np.broadcast_to(np.asarray(sizes, dtype=float), (X.shape[0],))
     for g in np.unique(groups):
         m = groups == g
-        ax.scatter(*coords[m].T, s=s[m], alpha=alpha, color=PALETTE[int(g) % len(PALETTE)],
-                   label=f"{group_name} {g}")
+        ax.scatter(
+            *coords[m].T,
+            s=s[m],
+            alpha=alpha,
+            color=PALETTE[int(g) % len(PALETTE)],
+            label=f"{group_name} {g}",
+        )
     label(ax, title, "PC 1", "PC 2")
     ax.set_aspect("equal", adjustable="datalim")
     if legend:

@@ -33,20 +33,34 @@ import json
 import math
 import numbers
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import config
 
-KEYS: tuple[str, ...] = ("id", "chapter", "kind", "statement", "paper", "value", "tolerance", "passed",
-                         "preset", "device")
+KEYS: tuple[str, ...] = (
+    "id",
+    "chapter",
+    "kind",
+    "statement",
+    "paper",
+    "value",
+    "tolerance",
+    "passed",
+    "preset",
+    "device",
+)
 
 KINDS: tuple[str, ...] = ("finding", "consistency", "record")
 """The kinds of evidence a claim can be; see the module docstring."""
 
-KIND_TITLES: dict[str, str] = {"finding": "findings", "consistency": "consistency checks",
-                               "record": "pinned records"}
+KIND_TITLES: dict[str, str] = {
+    "finding": "findings",
+    "consistency": "consistency checks",
+    "record": "pinned records",
+}
 
 
 def records_dir() -> Path:
@@ -114,7 +128,9 @@ class Report:
 
     def __init__(self, chapter: str, *, quiet: bool = False) -> None:
         if not chapter or "/" in chapter:
-            raise ValueError(f"chapter must be a bare name like '10_word2vec_to_qwem', got {chapter!r}")
+            raise ValueError(
+                f"chapter must be a bare name like '10_word2vec_to_qwem', got {chapter!r}"
+            )
         self.chapter = chapter
         self.claims: list[Claim] = []
         self.path = records_dir() / f"{chapter}.json"
@@ -123,8 +139,17 @@ class Report:
             print(f"{chapter}: {config.describe()}")
 
     # -- the generic check -------------------------------------------------------------------
-    def check(self, id: str, statement: str, *, value: Any, passed: bool, kind: str,
-              tolerance: Any = None, paper: Any = None) -> Claim:
+    def check(
+        self,
+        id: str,
+        statement: str,
+        *,
+        value: Any,
+        passed: bool,
+        kind: str,
+        tolerance: Any = None,
+        paper: Any = None,
+    ) -> Claim:
         """Record a claim whose pass/fail the caller computed, and assert it.
 
         ``kind`` is one of :data:`KINDS` and is required: the author of a claim says whether it is a
@@ -134,20 +159,43 @@ class Report:
             raise ValueError(f"claim {id!r}: kind must be one of {KINDS}, got {kind!r}")
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim id {id!r} recorded twice in {self.chapter}")
-        claim = Claim(id=id, chapter=self.chapter, kind=kind, statement=statement, paper=_plain(paper),
-                      value=_plain(value), tolerance=_plain(tolerance), passed=bool(passed),
-                      preset=config.preset(), device=config.device_name())
+        claim = Claim(
+            id=id,
+            chapter=self.chapter,
+            kind=kind,
+            statement=statement,
+            paper=_plain(paper),
+            value=_plain(value),
+            tolerance=_plain(tolerance),
+            passed=bool(passed),
+            preset=config.preset(),
+            device=config.device_name(),
+        )
         self.claims.append(claim)
         self._write()
         mark = "PASS" if claim.passed else "FAIL"
-        print(f"[{mark}] ({kind}) {id}: {statement} | value={claim.value!r} tol={claim.tolerance!r}"
-              + (f" paper={claim.paper!r}" if paper is not None else ""))
-        assert claim.passed, f"claim {id} failed: {statement} (value={value!r}, tolerance={tolerance!r})"
+        print(
+            f"[{mark}] ({kind}) {id}: {statement} | value={claim.value!r} tol={claim.tolerance!r}"
+            + (f" paper={claim.paper!r}" if paper is not None else "")
+        )
+        assert claim.passed, (
+            f"claim {id} failed: {statement} (value={value!r}, tolerance={tolerance!r})"
+        )
         return claim
 
     # -- convenient shapes of claims --------------------------------------------------------
-    def close(self, id: str, statement: str, *, value: float, target: float, tol: float, kind: str,
-              rel: bool = False, paper: Any = None) -> Claim:
+    def close(
+        self,
+        id: str,
+        statement: str,
+        *,
+        value: float,
+        target: float,
+        tol: float,
+        kind: str,
+        rel: bool = False,
+        paper: Any = None,
+    ) -> Claim:
         """|value - target| <= tol (or <= tol*|target| when ``rel``)."""
         bound = tol * abs(target) if rel else tol
         err = abs(float(value) - float(target))
@@ -159,29 +207,62 @@ class Report:
         else:
             tol_text = f"within ±{tol:g} of {target:.10g}"
         shown = int(value) if isinstance(value, numbers.Integral) else float(value)
-        return self.check(id, statement, value=shown, passed=ok, kind=kind, tolerance=tol_text, paper=paper)
+        return self.check(
+            id, statement, value=shown, passed=ok, kind=kind, tolerance=tol_text, paper=paper
+        )
 
-    def below(self, id: str, statement: str, *, value: float, bound: float, kind: str,
-              paper: Any = None) -> Claim:
+    def below(
+        self, id: str, statement: str, *, value: float, bound: float, kind: str, paper: Any = None
+    ) -> Claim:
         """value < bound."""
         v = float(value)
-        return self.check(id, statement, value=v, passed=math.isfinite(v) and v < bound, kind=kind,
-                          tolerance=f"< {bound:g}", paper=paper)
+        return self.check(
+            id,
+            statement,
+            value=v,
+            passed=math.isfinite(v) and v < bound,
+            kind=kind,
+            tolerance=f"< {bound:g}",
+            paper=paper,
+        )
 
-    def above(self, id: str, statement: str, *, value: float, bound: float, kind: str,
-              paper: Any = None) -> Claim:
+    def above(
+        self, id: str, statement: str, *, value: float, bound: float, kind: str, paper: Any = None
+    ) -> Claim:
         """value > bound."""
         v = float(value)
-        return self.check(id, statement, value=v, passed=math.isfinite(v) and v > bound, kind=kind,
-                          tolerance=f"> {bound:g}", paper=paper)
+        return self.check(
+            id,
+            statement,
+            value=v,
+            passed=math.isfinite(v) and v > bound,
+            kind=kind,
+            tolerance=f"> {bound:g}",
+            paper=paper,
+        )
 
-    def ordered(self, id: str, statement: str, *, names: Sequence[str], values: Sequence[float],
-                kind: str, paper: Any = None) -> Claim:
+    def ordered(
+        self,
+        id: str,
+        statement: str,
+        *,
+        names: Sequence[str],
+        values: Sequence[float],
+        kind: str,
+        paper: Any = None,
+    ) -> Claim:
         """values, listed in the claimed order, are strictly decreasing."""
         vals = [float(v) for v in values]
         ok = all(a > b for a, b in zip(vals, vals[1:]))
-        return self.check(id, statement, value=dict(zip(names, vals)), passed=ok, kind=kind,
-                          tolerance="strictly decreasing in the order given", paper=paper)
+        return self.check(
+            id,
+            statement,
+            value=dict(zip(names, vals)),
+            passed=ok,
+            kind=kind,
+            tolerance="strictly decreasing in the order given",
+            paper=paper,
+        )
 
     def _write(self) -> None:
         tmp = self.path.with_suffix(".json.tmp")
@@ -219,7 +300,9 @@ def load_records(directory: Path | None = None) -> list[dict[str, Any]]:
             if missing:
                 raise ValueError(f"{f}: record {r.get('id')!r} lacks keys {missing}")
             if r["kind"] not in KINDS:
-                raise ValueError(f"{f}: record {r['id']!r} has kind {r['kind']!r}, not one of {KINDS}")
+                raise ValueError(
+                    f"{f}: record {r['id']!r} has kind {r['kind']!r}, not one of {KINDS}"
+                )
         out.extend(rows)
     return out
 
@@ -238,19 +321,28 @@ def _fmt(v: Any) -> str:
 
 def tally(claims: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
     """(passed, total) for each kind, in the order of :data:`KINDS`."""
-    return {k: (sum(bool(c["passed"]) for c in claims if c["kind"] == k),
-                sum(1 for c in claims if c["kind"] == k)) for k in KINDS}
+    return {
+        k: (
+            sum(bool(c["passed"]) for c in claims if c["kind"] == k),
+            sum(1 for c in claims if c["kind"] == k),
+        )
+        for k in KINDS
+    }
 
 
 def headline(claims: list[dict[str, Any]]) -> str:
     """One sentence that counts findings apart from self-checks and records, e.g. for the README."""
     t = tally(claims)
     (fp, fn), (cp, cn), (rp, rn) = t["finding"], t["consistency"], t["record"]
-    return (f"{fp} of {fn} findings pass; so do {cp} of {cn} consistency checks and "
-            f"{rp} of {rn} pinned records ({sum(x for x, _ in t.values())} of {len(claims)} claims in all).")
+    return (
+        f"{fp} of {fn} findings pass; so do {cp} of {cn} consistency checks and "
+        f"{rp} of {rn} pinned records ({sum(x for x, _ in t.values())} of {len(claims)} claims in all)."
+    )
 
 
-def render_markdown(claims: list[dict[str, Any]], paper_map: list[dict[str, Any]] | None = None) -> str:
+def render_markdown(
+    claims: list[dict[str, Any]], paper_map: list[dict[str, Any]] | None = None
+) -> str:
     """The report: the map of the papers' statements (when given), then every claim by chapter."""
     lines = [
         "# Reproduction report",
@@ -275,8 +367,15 @@ def render_markdown(claims: list[dict[str, Any]], paper_map: list[dict[str, Any]
         lines += render_map(paper_map, claims)
         errors = validate(paper_map, claims)
         if errors:
-            lines += ["**The map disagrees with the claims** (`tests/test_paper_map.py` fails until it is "
-                      "mended):", ""] + [f"* {e}" for e in errors] + [""]
+            lines += (
+                [
+                    "**The map disagrees with the claims** (`tests/test_paper_map.py` fails until it is "
+                    "mended):",
+                    "",
+                ]
+                + [f"* {e}" for e in errors]
+                + [""]
+            )
     lines += [
         "## The book's claims, chapter by chapter",
         "",
@@ -286,18 +385,27 @@ def render_markdown(claims: list[dict[str, Any]], paper_map: list[dict[str, Any]
     chapters = list(dict.fromkeys(c["chapter"] for c in claims))
     for ch in chapters:
         t = tally([c for c in claims if c["chapter"] == ch])
-        lines.append(f"| [{ch}](notebooks/{ch}.ipynb) | " + " | ".join(
-            f"{p}/{n}" for p, n in (t[k] for k in KINDS)) + " |")
+        lines.append(
+            f"| [{ch}](notebooks/{ch}.ipynb) | "
+            + " | ".join(f"{p}/{n}" for p, n in (t[k] for k in KINDS))
+            + " |"
+        )
     for ch in chapters:
-        lines += ["", f"### {ch}", "",
-                  "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"### {ch}",
+            "",
+            "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for c in claims:
             if c["chapter"] != ch:
                 continue
-            lines.append(f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
-                         f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
-                         f"{c['preset']} / {c['device']} |")
+            lines.append(
+                f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
+                f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
+                f"{c['preset']} / {c['device']} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -311,7 +419,8 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
     root = Path(out_dir) if out_dir is not None else report_root()
     (root / "reproduction").mkdir(parents=True, exist_ok=True)
     (root / "reproduction" / "claims.json").write_text(
-        json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n")
+        json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n"
+    )
     from .paper_map import MAP_PATH, load_map
 
     paper_map = load_map() if MAP_PATH.exists() else None

@@ -29,18 +29,30 @@ import lzma
 import os
 import re
 import shutil
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 from urllib.parse import unquote, urlparse
 
 from . import config
 from .cache import atomic_path
 from .data import DataError, data_dir
 
-__all__ = ["SOURCE_REPO", "SOURCE_COMMIT", "DEFAULT_SOURCE_URL", "SourceFile", "source_files",
-           "source_url", "normalise", "articles", "stream_from", "cut_at_token", "build_corpus",
-           "BUILDS", "fetch_source"]
+__all__ = [
+    "SOURCE_REPO",
+    "SOURCE_COMMIT",
+    "DEFAULT_SOURCE_URL",
+    "SourceFile",
+    "source_files",
+    "source_url",
+    "normalise",
+    "articles",
+    "stream_from",
+    "cut_at_token",
+    "build_corpus",
+    "BUILDS",
+    "fetch_source",
+]
 
 SOURCE_REPO = "jason-feng/wikiVisual"
 SOURCE_COMMIT = "1c0fac92f29f17c1603bfffbe864e0dfdff66897"
@@ -64,7 +76,9 @@ def source_files() -> list[SourceFile]:
     """All 400 source files in corpus order (AA, AB, AC, AD; 00 … 99)."""
     rows = _TABLE.read_text().splitlines()
     if not rows or rows[0].split("\t")[:4] != ["path", "bytes", "git_blob_sha1", "sha256"]:
-        raise DataError(f"{_TABLE} is not the source table this module expects; reinstall the package")
+        raise DataError(
+            f"{_TABLE} is not the source table this module expects; reinstall the package"
+        )
     out = []
     for line in rows[1:]:
         path, size, _sha1, sha = line.split("\t")
@@ -84,8 +98,14 @@ def source_url() -> str:
 _PLACEHOLDER = re.compile(r"\b(?:formula|codice)_\d+\b")
 _TAG = re.compile(r"<[^<>\n]{0,200}>")
 _NOT_AZ = re.compile(r"[^a-z]+")
-_DIGITS = str.maketrans({str(i): f" {w} " for i, w in enumerate(
-    ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"))})
+_DIGITS = str.maketrans(
+    {
+        str(i): f" {w} "
+        for i, w in enumerate(
+            ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+        )
+    }
+)
 
 
 def normalise(body: str) -> str:
@@ -147,14 +167,18 @@ def cut_at_token(stream: str, limit: int) -> str:
 def _check_file(path: Path, src: SourceFile) -> None:
     size = path.stat().st_size
     if size != src.size:
-        raise DataError(f"source file {src.path}: {path} is {size:,} bytes, expected {src.size:,} "
-                        f"({'truncated download' if size < src.size else 'not the pinned file'}). "
-                        f"It was removed; try again.")
+        raise DataError(
+            f"source file {src.path}: {path} is {size:,} bytes, expected {src.size:,} "
+            f"({'truncated download' if size < src.size else 'not the pinned file'}). "
+            f"It was removed; try again."
+        )
     h = hashlib.sha256(path.read_bytes()).hexdigest()
     if h != src.sha256:
-        raise DataError(f"source file {src.path}: checksum mismatch for {path}\n  expected sha256 "
-                        f"{src.sha256}\n  found    sha256 {h}\nIt is not the file of commit "
-                        f"{SOURCE_COMMIT[:8]}; it was removed. Check QWEM_SOURCE_URL ({source_url()}).")
+        raise DataError(
+            f"source file {src.path}: checksum mismatch for {path}\n  expected sha256 "
+            f"{src.sha256}\n  found    sha256 {h}\nIt is not the file of commit "
+            f"{SOURCE_COMMIT[:8]}; it was removed. Check QWEM_SOURCE_URL ({source_url()})."
+        )
 
 
 def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
@@ -167,24 +191,30 @@ def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
         raise DataError(
             f"source file {src.path} is missing (looked at {local}) and downloads are off "
             f"(QWEM_OFFLINE is set). Unset QWEM_OFFLINE to download it from {source_url()}, or set "
-            f"QWEM_SOURCE_URL=file:///path/to/a/folder/holding/text/ .")
+            f"QWEM_SOURCE_URL=file:///path/to/a/folder/holding/text/ ."
+        )
     url = source_url() + src.path
     with atomic_path(local) as tmp:  # a failed or wrong download never appears under the final name
         if url.startswith("file:"):
             origin = Path(unquote(urlparse(url).path))
             if not origin.exists():
-                raise DataError(f"source file {src.path}: no file at {origin} (from QWEM_SOURCE_URL="
-                                f"{source_url()})")
+                raise DataError(
+                    f"source file {src.path}: no file at {origin} (from QWEM_SOURCE_URL="
+                    f"{source_url()})"
+                )
             shutil.copyfile(origin, tmp)
         else:
             import pooch
 
             try:
-                got = pooch.retrieve(url, known_hash=None, fname=tmp.name + ".dl", path=tmp.parent,
-                                     progressbar=False)
+                got = pooch.retrieve(
+                    url, known_hash=None, fname=tmp.name + ".dl", path=tmp.parent, progressbar=False
+                )
             except Exception as exc:  # network errors come in many types
-                raise DataError(f"source file {src.path}: could not download {url}: {exc}. Check the "
-                                f"network or QWEM_SOURCE_URL.") from exc
+                raise DataError(
+                    f"source file {src.path}: could not download {url}: {exc}. Check the "
+                    f"network or QWEM_SOURCE_URL."
+                ) from exc
             Path(got).replace(tmp)
         _check_file(tmp, src)
     return local
@@ -227,8 +257,10 @@ def _write_xz(text: str, expected_sha: str, target: Path, what: str) -> None:
     data = text.encode("ascii")
     got = hashlib.sha256(data).hexdigest()
     if got != expected_sha:
-        raise DataError(f"{what}: the rebuilt text has sha256 {got}, expected {expected_sha}; the sources or "
-                        f"the normaliser differ from the recipe. Nothing was written.")
+        raise DataError(
+            f"{what}: the rebuilt text has sha256 {got}, expected {expected_sha}; the sources or "
+            f"the normaliser differ from the recipe. Nothing was written."
+        )
     with atomic_path(target, ".xz") as tmp:
         tmp.write_bytes(lzma.compress(data, preset=6))
 
@@ -243,7 +275,9 @@ def build_corpus(name: str, *, download: bool | None = None) -> list[Path]:
     from .data import _offline, dataset
 
     if name not in BUILDS:
-        raise DataError(f"dataset {name!r} has no public-source recipe; those that do: {sorted(BUILDS)}")
+        raise DataError(
+            f"dataset {name!r} has no public-source recipe; those that do: {sorted(BUILDS)}"
+        )
     ds, build = dataset(name), BUILDS[name]
     allow = (not _offline()) if download is None else download
     root = data_dir()

@@ -25,18 +25,34 @@ The solvers (``method=``):
 from __future__ import annotations
 
 import warnings
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
 from . import config
 from .cache import atomic_path, read_npz
-from .corpus_stats import (STREAM_VOCAB, OOVRule, TargetKind, cooccurrence_table, resolve_corpus, target_from_counts,
-                           tile_pairs)
+from .corpus_stats import (
+    STREAM_VOCAB,
+    OOVRule,
+    TargetKind,
+    cooccurrence_table,
+    resolve_corpus,
+    target_from_counts,
+    tile_pairs,
+)
 from .data import Corpus
 
-__all__ = ["EigenConvergenceWarning", "top_eigenpairs", "embeddings_from_matrix", "spectral_embeddings", "count_nonnegative",
-           "inertia", "eigen_features", "subspace_overlap"]
+__all__ = [
+    "EigenConvergenceWarning",
+    "top_eigenpairs",
+    "embeddings_from_matrix",
+    "spectral_embeddings",
+    "count_nonnegative",
+    "inertia",
+    "eigen_features",
+    "subspace_overlap",
+]
 
 Method = Literal["auto", "eigh", "krylov", "eigsh", "torch"]
 
@@ -118,18 +134,21 @@ def _check_symmetric_finite(M: np.ndarray, block: int = 1024) -> None:
     else:
         scale, worst = 0.0, 0.0
         for i in range(0, V, block):
-            rows, cols = M[i:i + block], M[:, i:i + block].T
+            rows, cols = M[i : i + block], M[:, i : i + block].T
             if not np.isfinite(rows).all():
                 raise ValueError("the matrix has NaN or infinite entries")
             scale = max(scale, float(np.abs(rows).max()))
             worst = max(worst, float(np.abs(rows - cols).max()))
     if worst > 100 * np.finfo(M.dtype).eps * max(scale, np.finfo(M.dtype).tiny):
-        raise ValueError(f"the matrix is not symmetric: max |M - Mᵀ| = {worst:.3g} (max |M| = {scale:.3g}); "
-                         "symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean")
+        raise ValueError(
+            f"the matrix is not symmetric: max |M - Mᵀ| = {worst:.3g} (max |M| = {scale:.3g}); "
+            "symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
+        )
 
 
-def _orthonormal_complement(Z: np.ndarray, B: np.ndarray | None, drop: float,
-                            coef: np.ndarray | None = None) -> np.ndarray:
+def _orthonormal_complement(
+    Z: np.ndarray, B: np.ndarray | None, drop: float, coef: np.ndarray | None = None
+) -> np.ndarray:
     """An orthonormal basis of the part of span(Z) orthogonal to the orthonormal columns of ``B``.
 
     Two passes of block Gram–Schmidt against ``B``, then an eigen-decomposition of the Gram matrix (rank
@@ -148,7 +167,7 @@ def _orthonormal_complement(Z: np.ndarray, B: np.ndarray | None, drop: float,
                 coef[...] = c
             Z -= B @ c
     w, E = np.linalg.eigh((Z.T @ Z).astype(np.float64))
-    keep = w > drop ** 2
+    keep = w > drop**2
     if not keep.any():
         return Z[:, :0]
     Q = Z @ (E[:, keep] / np.sqrt(w[keep])).astype(Z.dtype)
@@ -172,12 +191,23 @@ def _ritz(T: np.ndarray, n_top: int, n_low: int) -> tuple[np.ndarray, np.ndarray
     n_low = min(n_low, n - n_top)
     if n_low > 0:
         tl, Sl = eigh(T, subset_by_index=[0, n_low - 1], driver="evr")
-        return np.concatenate([th[::-1], tl[::-1]]), np.concatenate([S[:, ::-1], Sl[:, ::-1]], axis=1)
+        return np.concatenate([th[::-1], tl[::-1]]), np.concatenate(
+            [S[:, ::-1], Sl[:, ::-1]], axis=1
+        )
     return th[::-1], S[:, ::-1]
 
 
-def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = None, tol: float | None = None,
-            max_cycles: int = 50, n_low: int = 4, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _krylov(
+    M: np.ndarray,
+    d: int,
+    *,
+    depth: int = 6,
+    oversample: int | None = None,
+    tol: float | None = None,
+    max_cycles: int = 50,
+    n_low: int = 4,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Restarted block Krylov with locking for the top-``d`` *algebraic* eigenpairs of symmetric ``M``.
 
     Each cycle extends the active block ``X`` to ``[L, X, MX, …, M^{depth-1}X]`` (``L``: the locked, already
@@ -210,13 +240,18 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
     L, ML = X[:, :0], X[:, :0]
     noise = 100 * eps * np.sqrt(V) * max(float(np.abs(AX).max()), np.finfo(dt).tiny)
     norm_est = 0.0
-    cap = min(V, d + depth * (b + n_low))  # the widest basis a cycle can build: locked + depth blocks
-    Bbuf, MBbuf = np.empty((V, cap), dtype=dt), np.empty((V, cap), dtype=dt)  # filled in place, never copied
+    cap = min(
+        V, d + depth * (b + n_low)
+    )  # the widest basis a cycle can build: locked + depth blocks
+    Bbuf, MBbuf = (
+        np.empty((V, cap), dtype=dt),
+        np.empty((V, cap), dtype=dt),
+    )  # filled in place, never copied
     Tbuf = np.zeros((cap, cap))
     for _cycle in range(max_cycles):
         k = 0
         for blk, img in ((L, ML), (X, AX)):
-            Bbuf[:, k:k + blk.shape[1]], MBbuf[:, k:k + blk.shape[1]] = blk, img
+            Bbuf[:, k : k + blk.shape[1]], MBbuf[:, k : k + blk.shape[1]] = blk, img
             k += blk.shape[1]
         edges = [0, L.shape[1], k]
         last = X.shape[1]
@@ -224,18 +259,22 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
             if k >= cap:
                 break
             # the first pass's coefficients Bᵀ(M Q_last) are the block column of T = Bᵀ M B above Q_last
-            Q = _orthonormal_complement(MBbuf[:, k - last:k].copy(), Bbuf[:, :k], noise, Tbuf[:k, k - last:k])
-            Q = Q[:, :cap - k]
+            Q = _orthonormal_complement(
+                MBbuf[:, k - last : k].copy(), Bbuf[:, :k], noise, Tbuf[:k, k - last : k]
+            )
+            Q = Q[:, : cap - k]
             if Q.shape[1] == 0:  # the space is invariant: Rayleigh–Ritz on it is exact
                 break
             last = Q.shape[1]
-            Bbuf[:, k:k + last] = Q
-            MBbuf[:, k:k + last] = M @ Q
+            Bbuf[:, k : k + last] = Q
+            MBbuf[:, k : k + last] = M @ Q
             k += last
             edges.append(k)
         B, MB = Bbuf[:, :k], MBbuf[:, :k]
         T = Tbuf[:k, :k]
-        for j0, j1 in zip(edges[:-1], edges[1:]):  # the upper block triangle (T is symmetric), except the
+        for j0, j1 in zip(
+            edges[:-1], edges[1:]
+        ):  # the upper block triangle (T is symmetric), except the
             if j1 > j0 and (j1 == k or j0 == 0):  # block columns the orthogonalisation filled in
                 T[:j1, j0:j1] = B[:, :j1].T @ MB[:, j0:j1]
         iu = np.triu_indices(k, 1)
@@ -252,8 +291,12 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
         done = res <= tol
         if done[:d].all():  # confirm with fresh products: the carried images accumulate rounding
             MU[:, :d] = M @ U[:, :d]
-            res[:d] = np.linalg.norm((MU[:, :d] - U[:, :d] * theta[:d].astype(dt)).astype(np.float64),
-                                     axis=0) / norm_est
+            res[:d] = (
+                np.linalg.norm(
+                    (MU[:, :d] - U[:, :d] * theta[:d].astype(dt)).astype(np.float64), axis=0
+                )
+                / norm_est
+            )
             done = res <= tol
             if done[:d].all():
                 break
@@ -261,21 +304,35 @@ def _krylov(M: np.ndarray, d: int, *, depth: int = 6, oversample: int | None = N
         active = [j for j in range(S.shape[1]) if not (j < d and done[j])]
         L, ML = U[:, lock], MU[:, lock]
         X, AX = BS[:, active], MBS[:, active]
-        c = L.T @ X  # keep the active block orthonormal to the locked one, carrying the images along
+        c = (
+            L.T @ X
+        )  # keep the active block orthonormal to the locked one, carrying the images along
         X -= L @ c
         AX -= ML @ c
         w, E = np.linalg.eigh((X.T @ X).astype(np.float64))
         C = (E / np.sqrt(w)).astype(dt)
         X, AX = X @ C, AX @ C
     else:
-        warnings.warn(f"block Krylov did not converge in {max_cycles} cycles: the largest residual is "
-                      f"{res[:d].max():.2e} x ||M|| > tol = {tol:.1e}; the eigenpairs may be inaccurate "
-                      "(raise max_cycles or depth, or use method='eigh')", EigenConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"block Krylov did not converge in {max_cycles} cycles: the largest residual is "
+            f"{res[:d].max():.2e} x ||M|| > tol = {tol:.1e}; the eigenpairs may be inaccurate "
+            "(raise max_cycles or depth, or use method='eigh')",
+            EigenConvergenceWarning,
+            stacklevel=3,
+        )
     return theta[:d].copy(), U[:, :d], res[:d]
 
 
-def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto", depth: int = 6, tol: float | None = None,
-                   max_cycles: int = 50, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def top_eigenpairs(
+    M: np.ndarray,
+    d: int,
+    *,
+    method: Method = "auto",
+    depth: int = 6,
+    tol: float | None = None,
+    max_cycles: int = 50,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``d`` largest (algebraic) eigenvalues of symmetric ``M``, descending, and their eigenvectors.
 
     Returns ``(lam, U)`` with ``lam`` of shape ``(d,)`` and orthonormal ``U`` of shape ``(V, d)``; computes
@@ -304,8 +361,10 @@ def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto", depth: int
         try:
             lam, U = eigsh(M, k=d, which="LA", v0=v0)
         except ArpackNoConvergence as err:
-            raise RuntimeError(f"ARPACK (method='eigsh') did not converge: {err}; highly repeated eigenvalues "
-                               "defeat it, use method='krylov' or 'eigh'") from err
+            raise RuntimeError(
+                f"ARPACK (method='eigsh') did not converge: {err}; highly repeated eigenvalues "
+                "defeat it, use method='krylov' or 'eigh'"
+            ) from err
         lam, U = lam[::-1], U[:, ::-1]
     elif method == "torch":
         import torch
@@ -319,8 +378,9 @@ def top_eigenpairs(M: np.ndarray, d: int, *, method: Method = "auto", depth: int
     return np.ascontiguousarray(lam, dtype=np.float64), np.ascontiguousarray(U)
 
 
-def embeddings_from_matrix(M: np.ndarray, d: int, *, method: Method = "auto",
-                           **kw) -> tuple[np.ndarray, np.ndarray]:
+def embeddings_from_matrix(
+    M: np.ndarray, d: int, *, method: Method = "auto", **kw
+) -> tuple[np.ndarray, np.ndarray]:
     """``(W, lam)``: ``W = U_d diag(sqrt(max(λ, 0)))`` from the top-``d`` eigenpairs of ``M``.
 
     An eigenvalue below zero (possible for PMI at large d) contributes a zero column, as the best
@@ -331,10 +391,19 @@ def embeddings_from_matrix(M: np.ndarray, d: int, *, method: Method = "auto",
     return W, lam
 
 
-def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind = "mstar",
-                        window: int = 16, *, method: Method = "auto", dtype=np.float32,
-                        oov: OOVRule = "authors", stream_vocab: int = STREAM_VOCAB,
-                        use_cache: bool = True) -> tuple[list[str], np.ndarray]:
+def spectral_embeddings(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    target: TargetKind = "mstar",
+    window: int = 16,
+    *,
+    method: Method = "auto",
+    dtype=np.float32,
+    oov: OOVRule = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    use_cache: bool = True,
+) -> tuple[list[str], np.ndarray]:
     """svd(target) embeddings of the top-``V`` words of a corpus: ``(words, W)`` with ``W`` of shape (V, d).
 
     ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
@@ -343,8 +412,10 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
     (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64.
     """
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise TypeError(f"dtype must be float32 or float64, got {np.dtype(dtype)} (an integer target would "
-                        "round M* to zero)")
+        raise TypeError(
+            f"dtype must be float32 or float64, got {np.dtype(dtype)} (an integer target would "
+            "round M* to zero)"
+        )
     c = resolve_corpus(corpus)
     if not isinstance(d, (int, np.integer)) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
@@ -352,17 +423,31 @@ def spectral_embeddings(corpus: str | Corpus, V: int, d: int, target: TargetKind
         raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
     from .corpus_stats import _cooc_cache_path
 
-    cpath = _cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
+    cpath = (
+        _cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
+    )
     path = None
     if cpath is not None:
-        path = cpath.parent.parent / "spectral" / (
-            cpath.stem.replace("-v1", "") + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz")
+        path = (
+            cpath.parent.parent
+            / "spectral"
+            / (
+                cpath.stem.replace("-v1", "")
+                + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz"
+            )
+        )
         cached = read_npz(path, ("W",))
         if cached is not None:
             return c.vocab(int(V)), cached["W"]
-    words, C, pu = cooccurrence_table(c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache)
-    in_place = (target == "mstar" and C.flags.c_contiguous and C.flags.writeable
-                and C.itemsize == np.dtype(dtype).itemsize)  # M* in the count table's memory
+    words, C, pu = cooccurrence_table(
+        c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache
+    )
+    in_place = (
+        target == "mstar"
+        and C.flags.c_contiguous
+        and C.flags.writeable
+        and C.itemsize == np.dtype(dtype).itemsize
+    )  # M* in the count table's memory
     M = target_from_counts(C, pu, target, dtype=dtype, out=C.view(dtype) if in_place else None)
     del C
     W, _ = embeddings_from_matrix(M, d, method=method)
@@ -425,8 +510,9 @@ def count_nonnegative(M: np.ndarray) -> int:
     return pos + zero
 
 
-def eigen_features(words: Sequence[str], U: np.ndarray, k: int = 10, *,
-                   top_words: int | None = None) -> list[tuple[list[str], list[str]]]:
+def eigen_features(
+    words: Sequence[str], U: np.ndarray, k: int = 10, *, top_words: int | None = None
+) -> list[tuple[list[str], list[str]]]:
     """For each column of ``U``: the ``k`` words with the largest and with the smallest entries.
 
     The sign of an eigenvector is arbitrary; it is fixed here so that the largest-magnitude entry is
@@ -449,4 +535,4 @@ def subspace_overlap(A: np.ndarray, B: np.ndarray) -> float:
     qa, _ = np.linalg.qr(np.asarray(A, dtype=np.float64))
     qb, _ = np.linalg.qr(np.asarray(B, dtype=np.float64))
     s = np.linalg.svd(qa.T @ qb, compute_uv=False)
-    return float(np.mean(s ** 2))
+    return float(np.mean(s**2))

@@ -32,7 +32,8 @@ treats the outlier explicitly: it fits the bulk without the top eigenvalue (``N 
 projection of ``R`` off the top direction), and declares an outlier when the top eigenvalue is improbable under
 pure noise: by default the null simulates independent Gaussian columns with the variances of R's centred
 columns (centring removes the rank-one signal exactly); for equal variances the Tracy–Widom (TW₁) law of a
-finite MP bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
+finite MP bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the
+bulk is refitted on all ``N`` eigenvalues.
 
 The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (:func:`task_snr`).
 """
@@ -40,18 +41,37 @@ The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 from . import config
 from .cache import atomic_path, read_npz
 
-__all__ = ["TW1_Q99", "SpikedMPFit", "mp_support", "mp_pdf", "mp_cdf", "bbp_threshold", "spike_eigenvalue",
-           "spike_from_eigenvalue", "gram_spectrum", "fit_spiked_mp", "task_snr", "mean_overlap",
-           "task_vector_matrices", "random_pair_matrix", "truncate", "wide_spectral_embeddings",
-           "spiked_matrix", "parallelogram_cosines", "analogy_margins", "snr_curve", "spearman_with_uncertainty"]
+__all__ = [
+    "TW1_Q99",
+    "SpikedMPFit",
+    "mp_support",
+    "mp_pdf",
+    "mp_cdf",
+    "bbp_threshold",
+    "spike_eigenvalue",
+    "spike_from_eigenvalue",
+    "gram_spectrum",
+    "fit_spiked_mp",
+    "task_snr",
+    "mean_overlap",
+    "task_vector_matrices",
+    "random_pair_matrix",
+    "truncate",
+    "wide_spectral_embeddings",
+    "spiked_matrix",
+    "parallelogram_cosines",
+    "analogy_margins",
+    "snr_curve",
+    "spearman_with_uncertainty",
+]
 
 TW1_Q99 = 2.0234
 """The 99% quantile of the Tracy–Widom law TW₁ (real Gaussian matrices; Tracy & Widom 1996 tables)."""
@@ -60,7 +80,9 @@ TW1_Q99 = 2.0234
 # -- the Marchenko–Pastur law ------------------------------------------------------------------------
 def _check_shape(sigma2: float, N: float, D: float) -> None:
     for name, v in (("sigma2", sigma2), ("N", N), ("D", D)):
-        if not (isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(v) and v > 0):
+        if not (
+            isinstance(v, (int, float, np.integer, np.floating)) and math.isfinite(v) and v > 0
+        ):
             raise ValueError(f"{name} must be a positive finite number, got {v!r}")
 
 
@@ -175,7 +197,7 @@ class SpikedMPFit:
     @property
     def bulk(self) -> np.ndarray:
         """The eigenvalues the bulk was fitted on."""
-        return self.eigenvalues[len(self.eigenvalues) - self.n_bulk:]
+        return self.eigenvalues[len(self.eigenvalues) - self.n_bulk :]
 
     def pdf(self, x: np.ndarray | float) -> np.ndarray:
         """Fitted bulk density (continuous part), per unit eigenvalue, normalised as a law of ``n_bulk`` values."""
@@ -191,7 +213,7 @@ def gram_spectrum(R: np.ndarray) -> np.ndarray:
     R = _check_R(R)
     s = np.linalg.svd(R, compute_uv=False)
     lam = np.zeros(R.shape[0])
-    lam[: len(s)] = s ** 2
+    lam[: len(s)] = s**2
     return np.sort(lam)[::-1]
 
 
@@ -216,10 +238,12 @@ def _moments(bulk: np.ndarray) -> tuple[float, float]:
     """Method of moments for the MP law of ``n`` eigenvalues: ``(σ², D)`` from ``m1 = σ²D``,
     ``m2 = σ⁴D(D + n)``."""
     n = len(bulk)
-    m1, m2 = float(bulk.mean()), float((bulk ** 2).mean())
-    excess = m2 / m1 ** 2 - 1.0
+    m1, m2 = float(bulk.mean()), float((bulk**2).mean())
+    excess = m2 / m1**2 - 1.0
     if m1 <= 0 or excess <= 1e-12 * n:
-        raise ValueError("the bulk eigenvalues are all equal (or zero): no Marchenko–Pastur bulk to fit")
+        raise ValueError(
+            "the bulk eigenvalues are all equal (or zero): no Marchenko–Pastur bulk to fit"
+        )
     D = n / excess
     return m1 / D, D
 
@@ -244,8 +268,9 @@ def _tw_scale(N: int, D: float) -> tuple[float, float]:
     return (a + b) ** 2, (a + b) * (1 / a + 1 / b) ** (1 / 3)
 
 
-def _null_top_eigenvalues(col_var: np.ndarray, N: int, n_null: int, rng: np.random.Generator,
-                          batch: int = 32) -> np.ndarray:
+def _null_top_eigenvalues(
+    col_var: np.ndarray, N: int, n_null: int, rng: np.random.Generator, batch: int = 32
+) -> np.ndarray:
     """Top eigenvalue of ``ZZᵀ`` for ``n_null`` Gaussian ``Z`` (N x d) with column variances ``col_var``."""
     sd = np.sqrt(col_var)[None, None, :]
     out = []
@@ -256,8 +281,14 @@ def _null_top_eigenvalues(col_var: np.ndarray, N: int, n_null: int, rng: np.rand
     return np.concatenate(out)
 
 
-def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", n_null: int = 200,
-                  rng: np.random.Generator | None = None) -> SpikedMPFit:
+def fit_spiked_mp(
+    R: np.ndarray,
+    *,
+    level: float = 0.01,
+    null: str = "columns",
+    n_null: int = 200,
+    rng: np.random.Generator | None = None,
+) -> SpikedMPFit:
     """Fit the spectrum of ``R Rᵀ`` (R: N x d) by a Marchenko–Pastur bulk plus at most one outlier.
 
     1. The bulk without the top eigenvalue (``N - 1`` values: the spectrum of R projected off its top
@@ -284,7 +315,9 @@ def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", 
     if null == "tw" and level != 0.01:
         raise ValueError("null='tw' uses the tabulated 99% quantile of TW1: level must be 0.01")
     if not isinstance(n_null, (int, np.integer)) or n_null < 1 / level - 1:
-        raise ValueError(f"n_null={n_null!r} simulations cannot resolve level={level} (need >= {1 / level - 1:.0f})")
+        raise ValueError(
+            f"n_null={n_null!r} simulations cannot resolve level={level} (need >= {1 / level - 1:.0f})"
+        )
     lam = gram_spectrum(R)
     N = len(lam)
     s2, D = _moments(lam[1:])
@@ -309,10 +342,21 @@ def fit_spiked_mp(R: np.ndarray, *, level: float = 0.01, null: str = "columns", 
         outlier, spike, n_bulk = None, None, N
         s2, D = _moments(lam)
         edge = s2 * (math.sqrt(D) + math.sqrt(N)) ** 2
-    b = lam[N - n_bulk:]
-    return SpikedMPFit(sigma2=float(s2), d_eff=float(D), outlier=outlier, spike=spike, ks=_ks(b, s2, D),
-                       bbp=bbp_threshold(s2, N, D), edge=float(edge), threshold=float(threshold),
-                       p_value=p_value, n_rows=N, n_bulk=n_bulk, eigenvalues=lam)
+    b = lam[N - n_bulk :]
+    return SpikedMPFit(
+        sigma2=float(s2),
+        d_eff=float(D),
+        outlier=outlier,
+        spike=spike,
+        ks=_ks(b, s2, D),
+        bbp=bbp_threshold(s2, N, D),
+        edge=float(edge),
+        threshold=float(threshold),
+        p_value=p_value,
+        n_rows=N,
+        n_bulk=n_bulk,
+        eigenvalues=lam,
+    )
 
 
 # -- statistics of a task family --------------------------------------------------------------------------
@@ -344,8 +388,9 @@ def truncate(R: np.ndarray, d: int) -> np.ndarray:
     return R[:, :d]
 
 
-def task_vector_matrices(words: Sequence[str], W: np.ndarray, path=None, *,
-                         min_pairs: int = 3) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def task_vector_matrices(
+    words: Sequence[str], W: np.ndarray, path=None, *, min_pairs: int = 3
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """``{category: (pairs, R)}`` for every analogy category with at least ``min_pairs`` in-vocabulary pairs.
 
     ``pairs`` is the ``(N, 2)`` array of word ids ``(a, b)`` (distinct pairs in order of appearance, as the
@@ -363,13 +408,16 @@ def task_vector_matrices(words: Sequence[str], W: np.ndarray, path=None, *,
     return out
 
 
-def random_pair_matrix(W: np.ndarray, n: int, rng: np.random.Generator, *,
-                       among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def random_pair_matrix(
+    W: np.ndarray, n: int, rng: np.random.Generator, *, among: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The null model: ``(pairs, R)`` for ``n`` random pairs of distinct words (from ``among`` if given)."""
     W = np.asarray(W)
     pool = np.arange(W.shape[0]) if among is None else np.unique(np.asarray(among))
     if n < 1 or len(pool) < 2:
-        raise ValueError(f"need n >= 1 and at least two words to pair, got n={n}, {len(pool)} words")
+        raise ValueError(
+            f"need n >= 1 and at least two words to pair, got n={n}, {len(pool)} words"
+        )
     a = rng.choice(pool, size=n)
     b = rng.choice(pool, size=n)
     same = a == b
@@ -380,7 +428,9 @@ def random_pair_matrix(W: np.ndarray, n: int, rng: np.random.Generator, *,
     return P, W[b].astype(np.float64) - W[a].astype(np.float64)
 
 
-def spiked_matrix(N: int, col_var: np.ndarray, ell: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def spiked_matrix(
+    N: int, col_var: np.ndarray, ell: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """A synthetic task-vector matrix ``R = 1 μᵀ + Z`` with ``Var Z_ij = col_var[j]`` and signal ``N|μ|² = ell``.
 
     ``μ`` points along a uniformly random unit direction; returns ``(R, mu)``.
@@ -406,7 +456,9 @@ def parallelogram_cosines(W: np.ndarray, items: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", q, Wn[items[:, 3]])
 
 
-def analogy_margins(W: np.ndarray, items: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:
+def analogy_margins(
+    W: np.ndarray, items: np.ndarray, batch: int = 1024
+) -> tuple[np.ndarray, np.ndarray]:
     """For 3CosAdd analogies ``(a, b, a', b')``: ``(target, rival)`` where ``target`` is the cosine of the
     query ``q = b̂ - â + â'`` (normalised) with ``b̂'`` and ``rival`` the largest cosine of ``q`` with any other
     word except ``a, b, a'``. The analogy is answered correctly exactly when ``target > rival``."""
@@ -419,15 +471,15 @@ def analogy_margins(W: np.ndarray, items: np.ndarray, batch: int = 1024) -> tupl
     target = np.empty(len(items))
     rival = np.empty(len(items))
     for s in range(0, len(items), batch):
-        it = items[s: s + batch]
+        it = items[s : s + batch]
         qv = Wn[it[:, 1]] - Wn[it[:, 0]] + Wn[it[:, 2]]
         qv /= np.maximum(np.linalg.norm(qv, axis=1, keepdims=True), 1e-12)
         sc = Wn @ qv.T
         cols = np.arange(len(it))
-        target[s: s + batch] = sc[it[:, 3], cols]
+        target[s : s + batch] = sc[it[:, 3], cols]
         for k in range(4):
             sc[it[:, k], cols] = -np.inf
-        rival[s: s + batch] = sc.max(axis=0)
+        rival[s : s + batch] = sc.max(axis=0)
     return target, rival
 
 
@@ -436,15 +488,23 @@ def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
     return np.array([task_snr(truncate(R, int(d))) for d in ds])
 
 
-def spearman_with_uncertainty(x: Sequence[float], y: Sequence[float], *, n_boot: int = 2000,
-                              n_perm: int = 10000, rng: np.random.Generator | None = None) -> dict[str, float]:
+def spearman_with_uncertainty(
+    x: Sequence[float],
+    y: Sequence[float],
+    *,
+    n_boot: int = 2000,
+    n_perm: int = 10000,
+    rng: np.random.Generator | None = None,
+) -> dict[str, float]:
     """Spearman's ρ of ``x`` and ``y`` with a percentile bootstrap 95% interval (resampling the pairs) and a
     one-sided permutation p-value for ρ > 0: ``{"rho", "lo", "hi", "p", "n"}``."""
     from scipy.stats import spearmanr
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1 or len(x) < 4:
-        raise ValueError(f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}")
+        raise ValueError(
+            f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}"
+        )
     rng = np.random.default_rng([config.SEED, 30_002]) if rng is None else rng
     rho = float(spearmanr(x, y).statistic)
     boots = []
@@ -462,8 +522,9 @@ def spearman_with_uncertainty(x: Sequence[float], y: Sequence[float], *, n_boot:
 
 
 # -- many eigen-dimensions of M* ----------------------------------------------------------------------
-def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *, method: str = "auto",
-                             use_cache: bool = True) -> tuple[list[str], np.ndarray, np.ndarray]:
+def wide_spectral_embeddings(
+    corpus, V: int, d: int, window: int = 16, *, method: str = "auto", use_cache: bool = True
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """svd(M*) embeddings with many columns: ``(words, W, lam)``, ``W = Q_[d] Λ_[d]^{1/2}`` (negative
     eigenvalues give zero columns), from a dense solve of the top ``d`` eigenpairs in float32:
     ``method="evr"`` is LAPACK on the CPU (``scipy.linalg.eigh(subset_by_index=…)``), ``"torch"`` is
@@ -484,10 +545,16 @@ def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *, method
         raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
     if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
         raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
-    cpath = _cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
+    cpath = (
+        _cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
+    )
     path = None
     if cpath is not None:
-        path = config.cache_dir() / "task_vectors" / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
+        path = (
+            config.cache_dir()
+            / "task_vectors"
+            / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
+        )
         hit = read_npz(path, ("W", "lam"))
         if hit is not None:
             return c.vocab(int(V)), hit["W"], hit["lam"]
@@ -495,12 +562,14 @@ def wide_spectral_embeddings(corpus, V: int, d: int, window: int = 16, *, method
     M = target_from_stats(P, pu, "mstar", dtype=np.float32)
     del P
     if method == "evr":
-        lam, U = sl.eigh(M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False)
+        lam, U = sl.eigh(
+            M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False
+        )
     else:
         import torch
 
         ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
-        lam, U = ev[V - d:].cpu().numpy(), vec[:, V - d:].cpu().numpy()
+        lam, U = ev[V - d :].cpu().numpy(), vec[:, V - d :].cpu().numpy()
         del ev, vec
     del M
     lam, U = lam[::-1].astype(np.float64), U[:, ::-1]

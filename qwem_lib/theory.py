@@ -81,13 +81,17 @@ def _check_symmetric(name: str, A: np.ndarray, tol: float = 1e-10) -> None:
     scale = max(float(np.max(np.abs(A))), 1e-300)
     asym = float(np.max(np.abs(A - A.T)))
     if asym > tol * scale:
-        raise ValueError(f"{name} must be symmetric; max |A - Aᵀ| = {asym:.3g} (relative {asym / scale:.3g})")
+        raise ValueError(
+            f"{name} must be symmetric; max |A - Aᵀ| = {asym:.3g} (relative {asym / scale:.3g})"
+        )
 
 
 def _check_joint(P_joint: Any) -> np.ndarray:
     P = _as_square("P_joint", P_joint)
     if np.any(P < 0):
-        raise ValueError(f"P_joint has negative entries (min {P.min():.3g}); it must be a probability table")
+        raise ValueError(
+            f"P_joint has negative entries (min {P.min():.3g}); it must be a probability table"
+        )
     _check_symmetric("P_joint", P)
     s = float(P.sum())
     if abs(s - 1.0) > PROB_TOL:
@@ -100,7 +104,9 @@ def _check_marginal(P_marginal: Any, P: np.ndarray) -> np.ndarray:
         return P.sum(axis=1)
     p = np.asarray(P_marginal, dtype=np.float64)
     if p.ndim != 1 or p.shape[0] != P.shape[0]:
-        raise ValueError(f"P_marginal must be a vector of length V={P.shape[0]}, got shape {p.shape}")
+        raise ValueError(
+            f"P_marginal must be a vector of length V={P.shape[0]}, got shape {p.shape}"
+        )
     if not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError("P_marginal must be finite and non-negative")
     s = float(p.sum())
@@ -167,8 +173,10 @@ def target_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
     G = A + B
     if np.any(G <= 0):
         i, j = np.argwhere(G <= 0)[0]
-        raise ValueError(f"G_ij = Ψ⁺P_ij + Ψ⁻P_iP_j is 0 at ({i}, {j}): M* is undefined there "
-                         "(a zero marginal or zero reweighting)")
+        raise ValueError(
+            f"G_ij = Ψ⁺P_ij + Ψ⁻P_iP_j is 0 at ({i}, {j}): M* is undefined there "
+            "(a zero marginal or zero reweighting)"
+        )
     return 2.0 * (A - B) / G
 
 
@@ -179,7 +187,9 @@ def equal_reweighting(P_joint, P_marginal=None) -> np.ndarray:
     p = _check_marginal(P_marginal, P)
     S = P + np.outer(p, p)
     if np.any(S <= 0):
-        raise ValueError("P_ij + P_iP_j is 0 somewhere (a zero marginal): the reweighting is undefined")
+        raise ValueError(
+            "P_ij + P_iP_j is 0 somewhere (a zero marginal): the reweighting is undefined"
+        )
     return 1.0 / S
 
 
@@ -272,8 +282,10 @@ def optimal_embeddings(M, d: int) -> np.ndarray:
     tol = 1e-12 * max(float(np.max(np.abs(lam))), 1e-300)
     if lam[d - 1] < -tol:
         npos = int(np.sum(lam > tol))
-        raise ValueError(f"the top-{d} eigenvalues of M are not all non-negative (λ_{d} = {lam[d - 1]:.4g}; "
-                         f"M has {npos} positive eigenvalues): Theorem 1 needs Λ[:d,:d] ⪰ 0")
+        raise ValueError(
+            f"the top-{d} eigenvalues of M are not all non-negative (λ_{d} = {lam[d - 1]:.4g}; "
+            f"M has {npos} positive eigenvalues): Theorem 1 needs Λ[:d,:d] ⪰ 0"
+        )
     return U[:, :d] * np.sqrt(np.clip(lam[:d], 0.0, None))
 
 
@@ -295,7 +307,7 @@ def factorisation_minimum(M, d: int, g: float = 1.0) -> float:
     d = _check_d(d, M.shape[0])
     lam, _ = _eigh_desc(M)
     kept = np.clip(lam[:d], 0.0, None)
-    return float(g / 4.0 * (np.sum(lam ** 2) - np.sum(kept ** 2)))
+    return float(g / 4.0 * (np.sum(lam**2) - np.sum(kept**2)))
 
 
 def rank_one_weighted_minimizer(M, g, d: int) -> np.ndarray:
@@ -332,7 +344,9 @@ def aligned_sigmoid(lam, s0_sq, t):
         safe = np.where(lam == 0, 1.0, lam)
         phi = np.where(lam == 0, t, -np.expm1(-lam * t) / safe)
         out = s0_sq / (e + s0_sq * phi)
-    out = np.where(np.isfinite(out), out, 0.0)  # inf/inf only when both terms overflow: decayed to 0
+    out = np.where(
+        np.isfinite(out), out, 0.0
+    )  # inf/inf only when both terms overflow: decayed to 0
     return out if out.ndim else float(out)
 
 
@@ -362,7 +376,9 @@ def procrustes_rotation(A, B) -> np.ndarray:
 def procrustes_distance(A, B) -> float:
     """min over orthogonal O of ‖AO − B‖_F (the distance between REquiv(A) and B)."""
     O = procrustes_rotation(A, B)
-    return float(np.linalg.norm(np.asarray(A, dtype=np.float64) @ O - np.asarray(B, dtype=np.float64)))
+    return float(
+        np.linalg.norm(np.asarray(A, dtype=np.float64) @ O - np.asarray(B, dtype=np.float64))
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -389,7 +405,7 @@ def mstar_series(x, order: int = 3):
     x = np.asarray(x, dtype=np.float64)
     out = np.zeros_like(x)
     for k in range(0, (order - 1) // 2 + 1):
-        out = out + x ** (2 * k + 1) / (4.0 ** k * (2 * k + 1))
+        out = out + x ** (2 * k + 1) / (4.0**k * (2 * k + 1))
     return out if out.ndim else float(out)
 
 
@@ -429,12 +445,21 @@ def logistic_loss_taylor(sign: int = +1, order: int = 4):
 # ----------------------------------------------------------------------------------------------
 # synthetic statistics for checks
 # ----------------------------------------------------------------------------------------------
-def synthetic_joint(V: int, rng: np.random.Generator, *, rank: int = 4, strength: float = 1.0,
-                    noise: float = 0.2, zipf: float = 1.0, decay: float = 0.8) -> np.ndarray:
+def synthetic_joint(
+    V: int,
+    rng: np.random.Generator,
+    *,
+    rank: int = 4,
+    strength: float = 1.0,
+    noise: float = 0.2,
+    zipf: float = 1.0,
+    decay: float = 0.8,
+) -> np.ndarray:
     """A random symmetric co-occurrence table with planted structure, for checks and exercises.
 
     P_ij ∝ p_ip_j exp(Σ_k a_k u_ik u_jk + ε_ij) with Zipf-like p_i ∝ (i+1)^{−zipf}, ``rank`` random unit
-    unit directions u_k with strengths a_k = strength·decay^k (entries of V·u_ku_kᵀ are O(1)), and symmetric Gaussian noise ε of
+    unit directions u_k with strengths a_k = strength·decay^k (entries of V·u_ku_kᵀ are O(1)), and
+    symmetric Gaussian noise ε of
     scale ``noise``. Entries are positive; the table sums to 1.
     """
     if V < 2:
@@ -473,10 +498,24 @@ class GDResult:
     """``track(W)`` at each recorded step (stacked), when a ``track`` function was given."""
 
 
-def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=None,
-                          init_scale: float = 1e-3, W0=None, lr: float | None = None,
-                          max_steps: int = 200_000, gtol: float = 1e-12, record_every: int = 10,
-                          seed: int = 0, device=None, progress: bool = False, track=None) -> GDResult:
+def gradient_descent_qwem(
+    P_joint,
+    psi_plus,
+    psi_minus,
+    d: int,
+    *,
+    P_marginal=None,
+    init_scale: float = 1e-3,
+    W0=None,
+    lr: float | None = None,
+    max_steps: int = 200_000,
+    gtol: float = 1e-12,
+    record_every: int = 10,
+    seed: int = 0,
+    device=None,
+    progress: bool = False,
+    track=None,
+) -> GDResult:
     """Full-batch gradient descent on :func:`qwem_loss` in its contrastive form (not the factorised one).
 
     The loss is evaluated term by term, Σ P_ijΨ⁺(x²/4 − x) + P_iP_jΨ⁻(x²/4 + x), in float64, and its
@@ -539,9 +578,13 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
                     gnorms.append(gn)
                     if track is not None:
                         t = track(W)
-                        tracked.append(t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t))
+                        tracked.append(
+                            t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+                        )
                 if not math.isfinite(gn):
-                    raise FloatingPointError(f"gradient descent diverged at step {step} (lr={lr:g}); lower lr")
+                    raise FloatingPointError(
+                        f"gradient descent diverged at step {step} (lr={lr:g}); lower lr"
+                    )
                 if gn < gtol:
                     converged = True
                     break
@@ -550,7 +593,13 @@ def gradient_descent_qwem(P_joint, psi_plus, psi_minus, d: int, *, P_marginal=No
                 W -= lr * grad
     finally:
         torch.set_num_threads(n_threads)
-    return GDResult(W=W.cpu().numpy(), steps=np.array(steps), loss=np.array(losses),
-                    grad_norm=np.array(gnorms), converged=converged, lr=float(lr),
-                    info={"V": V, "d": d, "init_scale": init_scale, "seed": seed},
-                    tracked=np.stack(tracked) if tracked else None)
+    return GDResult(
+        W=W.cpu().numpy(),
+        steps=np.array(steps),
+        loss=np.array(losses),
+        grad_norm=np.array(gnorms),
+        converged=converged,
+        lr=float(lr),
+        info={"V": V, "d": d, "init_scale": init_scale, "seed": seed},
+        tracked=np.stack(tracked) if tracked else None,
+    )

@@ -63,7 +63,9 @@ class StreamTokenizer:
             raise ValueError(f"initial_types must be a positive integer, got {initial_types!r}")
         if not isinstance(hash_mask, (int, np.integer)) or not 0 <= hash_mask <= _FULL_MASK:
             raise ValueError(f"hash_mask must be an integer in [0, 2**64), got {hash_mask!r}")
-        cap = 1 << max(2, int(initial_types - 1).bit_length() + 1)  # a power of two, >= 2 * initial_types
+        cap = 1 << max(
+            2, int(initial_types - 1).bit_length() + 1
+        )  # a power of two, >= 2 * initial_types
         self._table = np.full(cap, -1, dtype=np.int32)
         self._thash = np.empty(int(initial_types), dtype=np.uint64)
         self._tstart = np.empty(int(initial_types), dtype=np.int64)
@@ -99,12 +101,38 @@ class StreamTokenizer:
             buf = np.frombuffer(chunk, dtype=np.uint8)
         if buf.flags.writeable:
             buf = buf.view()
-            buf.flags.writeable = False  # one compiled signature: the kernel always sees read-only bytes
+            buf.flags.writeable = (
+                False  # one compiled signature: the kernel always sees read-only bytes
+            )
         out = np.empty(buf.size // 2 + 2, dtype=np.int32)
-        (n_out, self._table, self._thash, self._tstart, self._tlen, self._tcount, self._pool, self._carry,
-         self._n_types, self._pool_len, self._carry_len) = self._scan(
-            buf, final, out, self._table, self._thash, self._tstart, self._tlen, self._tcount, self._pool,
-            self._carry, self._n_types, self._pool_len, self._carry_len, self._mask)
+        (
+            n_out,
+            self._table,
+            self._thash,
+            self._tstart,
+            self._tlen,
+            self._tcount,
+            self._pool,
+            self._carry,
+            self._n_types,
+            self._pool_len,
+            self._carry_len,
+        ) = self._scan(
+            buf,
+            final,
+            out,
+            self._table,
+            self._thash,
+            self._tstart,
+            self._tlen,
+            self._tcount,
+            self._pool,
+            self._carry,
+            self._n_types,
+            self._pool_len,
+            self._carry_len,
+            self._mask,
+        )
         if n_out:
             self._parts.append(out[:n_out].copy())
             self._n_tokens += int(n_out)
@@ -132,14 +160,18 @@ class StreamTokenizer:
         T = self._n_types
         starts, lens, cnt = self._tstart[:T], self._tlen[:T], self._tcount[:T]
         pool = self._pool[: self._pool_len].tobytes()
-        text = pool.decode("ascii", errors="replace")  # one character per byte: offsets are unchanged
-        words_fa = [text[s: s + n] for s, n in zip(starts.tolist(), lens.tolist())]
+        text = pool.decode(
+            "ascii", errors="replace"
+        )  # one character per byte: offsets are unchanged
+        words_fa = [text[s : s + n] for s, n in zip(starts.tolist(), lens.tolist())]
         if pool.isascii():
             group = None
             words, counts = words_fa, cnt
         else:  # distinct byte strings that decode to the same word are one word of the reference
             index: dict[str, int] = {}
-            group = np.fromiter((index.setdefault(w, len(index)) for w in words_fa), dtype=np.int64, count=T)
+            group = np.fromiter(
+                (index.setdefault(w, len(index)) for w in words_fa), dtype=np.int64, count=T
+            )
             words = list(index)
             counts = np.zeros(len(words), dtype=np.int64)
             np.add.at(counts, group, cnt)
@@ -152,16 +184,22 @@ class StreamTokenizer:
         ids = np.empty(self._n_tokens, dtype=np.int32)
         pos = 0
         parts, self._parts = self._parts[::-1], []
-        while parts:  # free each part as soon as it is mapped: memory stays near one copy of the ids
+        while (
+            parts
+        ):  # free each part as soon as it is mapped: memory stays near one copy of the ids
             part = parts.pop()
-            np.take(rank, part, out=ids[pos: pos + part.size], mode="clip")  # ids < n_types by construction;
+            np.take(
+                rank, part, out=ids[pos : pos + part.size], mode="clip"
+            )  # ids < n_types by construction;
             # "clip" writes straight into ``out`` (the default mode buffers a copy of it)
             pos += part.size
         ranked_words = [words[k] for k in order.tolist()]
         return ids, ranked_words, counts[order].astype(np.int64)
 
 
-def tokenize_chunks(parts: Iterable[Iterable[bytes]], **kwargs) -> tuple[np.ndarray, list[str], np.ndarray]:
+def tokenize_chunks(
+    parts: Iterable[Iterable[bytes]], **kwargs
+) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Tokenise and rank several parts, each given as an iterable of byte chunks (see
     :class:`StreamTokenizer`; ``kwargs`` go to it). Equal to ``tokenize_ranked([part.decode("ascii",
     "replace") for part in parts])``, except that no tokens gives empty results rather than an error."""

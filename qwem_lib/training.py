@@ -56,8 +56,9 @@ import hashlib
 import json
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -172,8 +173,15 @@ def _stream_ids(ids: np.ndarray, V: int, oov: str, stream_vocab: int) -> np.ndar
     raise ValueError(f"oov must be 'authors', 'drop' or 'skip', got {oov!r}")
 
 
-def make_sampler(ids: np.ndarray, V: int, window: int = 16, *, oov: str = "authors",
-                 stream_vocab: int = STREAM_VOCAB, device: Any = None) -> PairSampler:
+def make_sampler(
+    ids: np.ndarray,
+    V: int,
+    window: int = 16,
+    *,
+    oov: str = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    device: Any = None,
+) -> PairSampler:
     """A :class:`PairSampler` for the token-id array ``ids`` (frequency ranks) and vocabulary size ``V``."""
     import torch
 
@@ -186,7 +194,9 @@ def make_sampler(ids: np.ndarray, V: int, window: int = 16, *, oov: str = "autho
     stream = _stream_ids(ids, int(V), oov, stream_vocab).astype(np.int64)
     n = stream.size
     if n <= window or int((stream < V).sum()) < 2:
-        raise DataError(f"the corpus is empty or too short for window {window} (stream of {n} tokens)")
+        raise DataError(
+            f"the corpus is empty or too short for window {window} (stream of {n} tokens)"
+        )
     jj = np.arange(1, window + 1)
     mass = w * (n - jj)
     # the weighted number of in-vocabulary ordered pairs, Σ C_ab (both directions), without building C
@@ -196,9 +206,15 @@ def make_sampler(ids: np.ndarray, V: int, window: int = 16, *, oov: str = "autho
     if acceptance <= 0:
         raise DataError(f"no pair of in-vocabulary words (V={V}) within the window")
     dev = torch.device(device) if device is not None else config.device()
-    return PairSampler(V=int(V), window=int(window), stream=torch.as_tensor(stream, device=dev),
-                       offset_p=torch.as_tensor(mass / mass.sum(), device=dev), acceptance=float(acceptance),
-                       vocab_tokens=torch.as_tensor(stream[inv], device=dev), device=dev)
+    return PairSampler(
+        V=int(V),
+        window=int(window),
+        stream=torch.as_tensor(stream, device=dev),
+        offset_p=torch.as_tensor(mass / mass.sum(), device=dev),
+        acceptance=float(acceptance),
+        vocab_tokens=torch.as_tensor(stream[inv], device=dev),
+        device=dev,
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -214,8 +230,8 @@ def qwem_pair_terms(x, positive: bool):
 def sgns_pair_terms(x, positive: bool):
     """SGNS's per-pair loss and derivative: ``(−log σ(x), −σ(−x))`` positive, ``(−log σ(−x), σ(x))``
     negative (torch tensors)."""
-    import torch.nn.functional as F
     import torch
+    import torch.nn.functional as F
 
     if positive:
         return F.softplus(-x), -torch.sigmoid(-x)
@@ -239,8 +255,9 @@ def _sgns_parts(P_joint, P_unigram, k: int, sample: float, power: float):
     return Pr, k * np.outer(m, Q)
 
 
-def sgns_population_loss(W, P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5,
-                         power: float = 0.75) -> float:
+def sgns_population_loss(
+    W, P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5, power: float = 0.75
+) -> float:
     """The expected SGNS minibatch loss of :func:`train_pairs`:
     ``Σ_ab P_ab r_ab [−log σ(x_ab)] + k Σ_ab m_a Q_b [−log σ(−x_ab)]`` with ``m_a = Σ_b P_ab r_ab``."""
     Pos, Neg = _sgns_parts(P_joint, P_unigram, k, sample, power)
@@ -248,8 +265,9 @@ def sgns_population_loss(W, P_joint, P_unigram, *, k: int = 1, sample: float = 1
     return float(np.sum(Pos * np.logaddexp(0.0, -X) + Neg * np.logaddexp(0.0, X)))
 
 
-def sgns_growth_matrix(P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5,
-                       power: float = 0.75) -> np.ndarray:
+def sgns_growth_matrix(
+    P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5, power: float = 0.75
+) -> np.ndarray:
     """``B``: at small ``W`` the SGNS gradient is ``−B W`` (``ℓ± ≈ log 2 ∓ x/2``), so ``W`` grows along the
     top eigenvectors of ``B = ½[(A + Aᵀ) − (N + Nᵀ)]``, ``A = P∘r`` the positive and ``N = k m Qᵀ`` the
     negative weights — the SGNS counterpart of M* in the early, linear phase."""
@@ -261,8 +279,9 @@ def sgns_growth_matrix(P_joint, P_unigram, *, k: int = 1, sample: float = 1e-5,
 # ----------------------------------------------------------------------------------------------
 # loss × reweighting: the four models of the ablation (chapter 25)
 # ----------------------------------------------------------------------------------------------
-def resolve_model(model: str | None = "qwem", loss: str | None = None,
-                  reweighting: str | None = None) -> tuple[str, str, str]:
+def resolve_model(
+    model: str | None = "qwem", loss: str | None = None, reweighting: str | None = None
+) -> tuple[str, str, str]:
     """``(name, loss, reweighting)`` of a run.
 
     ``model="qwem"`` is (quartic, setting31) and ``model="sgns"`` is (logistic, word2vec). ``loss`` and
@@ -271,7 +290,9 @@ def resolve_model(model: str | None = "qwem", loss: str | None = None,
     """
     if model is not None and model not in ("qwem", "sgns"):
         raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
-    base = {"qwem": ("quartic", "setting31"), "sgns": ("logistic", "word2vec"), None: (None, None)}[model]
+    base = {"qwem": ("quartic", "setting31"), "sgns": ("logistic", "word2vec"), None: (None, None)}[
+        model
+    ]
     lo = loss if loss is not None else base[0]
     rw = reweighting if reweighting is not None else base[1]
     if lo not in LOSSES:
@@ -281,8 +302,15 @@ def resolve_model(model: str | None = "qwem", loss: str | None = None,
     return _NAMED.get((lo, rw), f"{lo}-{rw}"), lo, rw
 
 
-def pair_weights(P_joint, P_unigram, reweighting: Reweighting, *, k: int = 1, sample: float = 1e-5,
-                 power: float = 0.75) -> tuple[np.ndarray, np.ndarray]:
+def pair_weights(
+    P_joint,
+    P_unigram,
+    reweighting: Reweighting,
+    *,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(A, N)``: the expected weight with which the trainer's minibatch counts each ordered pair ``(a, b)``
     as a positive (``A``) and as a negative (``N``), so that its expected loss is
     ``Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` whatever the loss.
@@ -313,8 +341,17 @@ def _loss_np(loss: str, X: np.ndarray, positive: bool) -> tuple[np.ndarray, np.n
     raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
 
 
-def population_loss(W, P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
-                    sample: float = 1e-5, power: float = 0.75) -> float:
+def population_loss(
+    W,
+    P_joint,
+    P_unigram,
+    *,
+    loss: Loss,
+    reweighting: Reweighting,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+) -> float:
     """The expected minibatch loss of :func:`train_pairs` for ``loss`` × ``reweighting``:
     ``Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with ``(A, N)`` from :func:`pair_weights`, ``x = WWᵀ``.
     (quartic × setting31 is Theorem 1's loss; logistic × word2vec is :func:`sgns_population_loss`.)"""
@@ -324,8 +361,17 @@ def population_loss(W, P_joint, P_unigram, *, loss: Loss, reweighting: Reweighti
     return float(np.sum(A * _loss_np(loss, X, True)[0] + N * _loss_np(loss, X, False)[0]))
 
 
-def population_gradient(W, P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
-                        sample: float = 1e-5, power: float = 0.75) -> np.ndarray:
+def population_gradient(
+    W,
+    P_joint,
+    P_unigram,
+    *,
+    loss: Loss,
+    reweighting: Reweighting,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+) -> np.ndarray:
     """The gradient of :func:`population_loss` in ``W``: ``(C + Cᵀ) W`` with
     ``C_ab = A_ab ℓ⁺′(x_ab) + N_ab ℓ⁻′(x_ab)`` (dense, for checks on small vocabularies)."""
     A, N = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
@@ -335,8 +381,16 @@ def population_gradient(W, P_joint, P_unigram, *, loss: Loss, reweighting: Rewei
     return (C + C.T) @ W
 
 
-def growth_matrix(P_joint, P_unigram, *, loss: Loss, reweighting: Reweighting, k: int = 1,
-                  sample: float = 1e-5, power: float = 0.75) -> np.ndarray:
+def growth_matrix(
+    P_joint,
+    P_unigram,
+    *,
+    loss: Loss,
+    reweighting: Reweighting,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+) -> np.ndarray:
     """``K``: at small ``W`` the population gradient is ``−K W``, so under the flow ``dW/dt = −½∇L``
     (time ``t = 2Ση``) each eigen-direction of ``K`` grows as ``s² ∝ e^{κ t}``, ``κ`` its eigenvalue.
 
@@ -383,7 +437,7 @@ def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
     out = np.empty((T, d))
     for k in range(1, d + 1):
         c = np.linalg.svd(ov[:, :k, :k], compute_uv=False).min(axis=1)
-        out[:, k - 1] = np.sqrt(np.clip(1.0 - c ** 2, 0.0, 1.0))
+        out[:, k - 1] = np.sqrt(np.clip(1.0 - c**2, 0.0, 1.0))
     return out
 
 
@@ -411,9 +465,21 @@ def sgd_time(lrs: np.ndarray) -> np.ndarray:
     return np.cumsum(np.asarray(lrs, dtype=np.float64)) / FLOW_TIME_SCALE
 
 
-def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev: Any, dt: Any, *,
-            k: int = 1, sample: float = 1e-5, power: float = 0.75, estimator: str = "split",
-            loss: str | None = None, reweighting: str | None = None) -> dict:
+def _tables(
+    model: str,
+    P: np.ndarray,
+    pu: np.ndarray,
+    sampler: PairSampler,
+    dev: Any,
+    dt: Any,
+    *,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    estimator: str = "split",
+    loss: str | None = None,
+    reweighting: str | None = None,
+) -> dict:
     """The device tables a run's minibatch needs (Ψ for Setting 3.1; ρ and P^power for word2vec's)."""
     import torch
 
@@ -422,27 +488,58 @@ def _tables(model: str, P: np.ndarray, pu: np.ndarray, sampler: PairSampler, dev
         raise ValueError(f"statistics of shape {P.shape}, {pu.shape} do not match V={sampler.V}")
     if estimator not in ("split", "sampled"):
         raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
-    base = dict(model=name, loss=lo, reweighting=rw, dtype=dt, inv_acc=1.0 / sampler.acceptance,
-                estimator=estimator if rw == "setting31" else "sampled")
+    base = dict(
+        model=name,
+        loss=lo,
+        reweighting=rw,
+        dtype=dt,
+        inv_acc=1.0 / sampler.acceptance,
+        estimator=estimator if rw == "setting31" else "sampled",
+    )
     if rw == "setting31":
         return dict(base, psi=torch.as_tensor(1.0 / (P + np.outer(pu, pu)), device=dev, dtype=dt))
-    Q = pu ** power
-    return dict(base, k=int(k), rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
-                Q=torch.as_tensor(Q / Q.sum(), device=dev, dtype=torch.float64))
+    Q = pu**power
+    return dict(
+        base,
+        k=int(k),
+        rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
+        Q=torch.as_tensor(Q / Q.sum(), device=dev, dtype=torch.float64),
+    )
 
 
-def make_tables(model: Model | None, P_joint: np.ndarray, P_unigram: np.ndarray, sampler: PairSampler, *,
-                dtype: Any = None, k: int = 1, sample: float = 1e-5, power: float = 0.75,
-                estimator: str = "split", loss: Loss | None = None,
-                reweighting: Reweighting | None = None) -> dict:
+def make_tables(
+    model: Model | None,
+    P_joint: np.ndarray,
+    P_unigram: np.ndarray,
+    sampler: PairSampler,
+    *,
+    dtype: Any = None,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    estimator: str = "split",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+) -> dict:
     """Public form of the per-run tables used by :func:`batch_loss_grad` (for tests and benchmarks);
     ``loss`` and ``reweighting`` override ``model`` as in :func:`resolve_model`."""
     import torch
 
     resolve_model(model, loss, reweighting)
-    return _tables(model, np.asarray(P_joint, np.float64), np.asarray(P_unigram, np.float64), sampler,
-                   sampler.device, dtype or torch.float64, k=k, sample=sample, power=power, estimator=estimator,
-                   loss=loss, reweighting=reweighting)
+    return _tables(
+        model,
+        np.asarray(P_joint, np.float64),
+        np.asarray(P_unigram, np.float64),
+        sampler,
+        sampler.device,
+        dtype or torch.float64,
+        k=k,
+        sample=sample,
+        power=power,
+        estimator=estimator,
+        loss=loss,
+        reweighting=reweighting,
+    )
 
 
 def pair_loss_grad(W, a, b, wp, na, nb, wn, model: str, batch: int):
@@ -514,8 +611,8 @@ def logistic_split_loss_grad(W, a, b, wp, batch: int):
     ``wp = Ψ_ab/α``). As for QWEM's split estimator, a rare pair then adds a bounded push and never a
     curvature ``Ψ_ab σ(1 − σ)``, which in the fully sampled estimator makes steps unstable.
     """
-    import torch.nn.functional as F
     import torch
+    import torch.nn.functional as F
 
     X = W @ W.T
     x = (W[a] * W[b]).sum(1)
@@ -537,7 +634,6 @@ def split_loss_grad(W, a, b, wp, na, nb, wn, batch: int):
     expectation as :func:`pair_loss_grad` with QWEM's terms, less variance, and no pair can make an
     unstable step: a sampled pair only adds a bounded push, never a curvature.
     """
-    import torch
 
     x = (W[a] * W[b]).sum(1)
     xn = (W[na] * W[nb]).sum(1)
@@ -553,8 +649,15 @@ def split_loss_grad(W, a, b, wp, na, nb, wn, batch: int):
     return loss, G
 
 
-def plan_schedule(lam: Sequence[float], d: int, sigma_sq: float, *, lr_factor: float = 0.1,
-                  horizon: float = 3.0, capacity: Sequence[float] | None = None) -> dict:
+def plan_schedule(
+    lam: Sequence[float],
+    d: int,
+    sigma_sq: float,
+    *,
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    capacity: Sequence[float] | None = None,
+) -> dict:
     """A constant learning rate and a step count from the target's own spectrum.
 
     ``lr = lr_factor/λ₁`` (stable: the largest curvature of ¼‖WWᵀ − M*‖² near the end is about 2λ₁) and
@@ -571,8 +674,11 @@ def plan_schedule(lam: Sequence[float], d: int, sigma_sq: float, *, lr_factor: f
         raise ValueError("lr_factor, horizon and sigma_sq must be positive")
     lr = lr_factor / lam[0]
     cap = lam[:d] if capacity is None else np.asarray(capacity, dtype=np.float64)[:d]
-    tau = np.log(cap / sigma_sq) / lam[:d] if capacity is not None else \
-        np.asarray(characteristic_time(lam[:d], sigma_sq))
+    tau = (
+        np.log(cap / sigma_sq) / lam[:d]
+        if capacity is not None
+        else np.asarray(characteristic_time(lam[:d], sigma_sq))
+    )
     t_end = horizon * float(tau[-1])
     steps = int(math.ceil(t_end / (2.0 * lr)))
     return dict(lr=float(lr), steps=steps, t_end=t_end, tau=tau)
@@ -605,9 +711,21 @@ class TrainResult:
     cached: bool = False
 
 
-def _check_hparams(V: int, d: int, steps: int, lr: float, batch: int, init_scale: float,
-                   decay_at: float | None, decay_factor: float, model: str, k: int) -> None:
-    if model not in ("qwem", "sgns") and model not in {f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS}:
+def _check_hparams(
+    V: int,
+    d: int,
+    steps: int,
+    lr: float,
+    batch: int,
+    init_scale: float,
+    decay_at: float | None,
+    decay_factor: float,
+    model: str,
+    k: int,
+) -> None:
+    if model not in ("qwem", "sgns") and model not in {
+        f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS
+    }:
         raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
     if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
         raise ValueError(f"d must be a positive integer, got {d!r}")
@@ -638,19 +756,43 @@ def _ref_key(reference: np.ndarray) -> str:
 
 def _cache_file(cfg: dict) -> Any:
     blob = json.dumps(cfg, sort_keys=True, default=str).encode()
-    return config.cache_dir() / "training" / f"{cfg['model']}-V{cfg['V']}-d{cfg['d']}-" \
+    return (
+        config.cache_dir() / "training" / f"{cfg['model']}-V{cfg['V']}-d{cfg['d']}-"
         f"{hashlib.sha256(blob).hexdigest()[:16]}.npz"
+    )
 
 
-def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", steps: int,
-                lr: float, batch: int = 50_000, init_scale: float = 1e-6, decay_at: float | None = None,
-                decay_factor: float = 0.1, log_steps: Sequence[int] | None = None, n_logs: int = 200,
-                reference: np.ndarray | None = None, k: int = 1, sample: float = 1e-5,
-                power: float = 0.75, window: int = 16, oov: str = "authors",
-                stream_vocab: int = STREAM_VOCAB, seed: int = 0, device: Any = None,
-                dtype: Any = None, use_cache: bool = True, progress: bool = True,
-                stats: tuple[np.ndarray, np.ndarray] | None = None, estimator: str = "split",
-                loss: Loss | None = None, reweighting: Reweighting | None = None) -> TrainResult:
+def train_pairs(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    model: Model = "qwem",
+    steps: int,
+    lr: float,
+    batch: int = 50_000,
+    init_scale: float = 1e-6,
+    decay_at: float | None = None,
+    decay_factor: float = 0.1,
+    log_steps: Sequence[int] | None = None,
+    n_logs: int = 200,
+    reference: np.ndarray | None = None,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    window: int = 16,
+    oov: str = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    seed: int = 0,
+    device: Any = None,
+    dtype: Any = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    stats: tuple[np.ndarray, np.ndarray] | None = None,
+    estimator: str = "split",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+) -> TrainResult:
     """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
 
     ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
@@ -664,7 +806,8 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
     eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
     same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
-    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic part ¼‖WWᵀ‖² exactly and samples the
+    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic
+    part ¼‖WWᵀ‖² exactly and samples the
     linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
 
     Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
@@ -686,35 +829,93 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
         log_steps = np.unique(np.round(np.linspace(0, steps, n_logs + 1)).astype(int))
     log_steps = np.unique(np.clip(np.asarray(log_steps, dtype=int), 0, steps))
     probe = hashlib.sha256(np.ascontiguousarray(np.asarray(c.ids)[:4096]).tobytes()).hexdigest()[:8]
-    cfg = dict(corpus=c.name, n=c.n_tokens, probe=probe, V=V, d=d, model=model, steps=steps, lr=float(lr),
-               batch=batch, init_scale=float(init_scale), decay_at=decay_at, decay_factor=decay_factor,
-               log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8], k=k, sample=sample, power=power,
-               window=window, oov=oov, stream_vocab=stream_vocab, seed=seed, device=dev.type,
-               estimator=estimator if reweighting == "setting31" else None,
-               dtype=str(dt), ref=None if reference is None else _ref_key(reference),
-               version=2)
+    cfg = dict(
+        corpus=c.name,
+        n=c.n_tokens,
+        probe=probe,
+        V=V,
+        d=d,
+        model=model,
+        steps=steps,
+        lr=float(lr),
+        batch=batch,
+        init_scale=float(init_scale),
+        decay_at=decay_at,
+        decay_factor=decay_factor,
+        log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
+        k=k,
+        sample=sample,
+        power=power,
+        window=window,
+        oov=oov,
+        stream_vocab=stream_vocab,
+        seed=seed,
+        device=dev.type,
+        estimator=estimator if reweighting == "setting31" else None,
+        dtype=str(dt),
+        ref=None if reference is None else _ref_key(reference),
+        version=2,
+    )
     path = _cache_file(cfg) if use_cache else None
-    z = read_npz(path, ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps")) \
-        if path is not None else None
+    z = (
+        read_npz(
+            path,
+            ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps"),
+        )
+        if path is not None
+        else None
+    )
     if z is not None:  # the cached run, read whole
-        return TrainResult(W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
-                           overlap=z["overlap"], cosines=z["cosines"],
-                           loss=z["loss"], seconds=float(z["seconds"]), pairs_per_s=float(z["pps"]),
-                           config=cfg, cached=True)
+        return TrainResult(
+            W=z["W"],
+            W0=z["W0"],
+            steps=z["steps"],
+            times=z["times"],
+            sv=z["sv"],
+            overlap=z["overlap"],
+            cosines=z["cosines"],
+            loss=z["loss"],
+            seconds=float(z["seconds"]),
+            pairs_per_s=float(z["pps"]),
+            config=cfg,
+            cached=True,
+        )
 
-    sampler = make_sampler(np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev)
+    sampler = make_sampler(
+        np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev
+    )
     if stats is None:
         _, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab)
     else:
         P, pu = stats
     gen = torch.Generator(device=dev)
     gen.manual_seed(int(config.SEED) * 1000 + int(seed))
-    W = (torch.randn(V, d, generator=gen, device=dev, dtype=torch.float64) * (init_scale / math.sqrt(d))).to(dt)
-    ref = None if reference is None else torch.as_tensor(np.linalg.qr(np.asarray(reference, np.float64))[0],
-                                                       device=dev, dtype=torch.float64)
+    W = (
+        torch.randn(V, d, generator=gen, device=dev, dtype=torch.float64)
+        * (init_scale / math.sqrt(d))
+    ).to(dt)
+    ref = (
+        None
+        if reference is None
+        else torch.as_tensor(
+            np.linalg.qr(np.asarray(reference, np.float64))[0], device=dev, dtype=torch.float64
+        )
+    )
 
-    tables = _tables(None, P, pu, sampler, dev, dt, k=k, sample=sample, power=power, estimator=estimator,
-                     loss=loss, reweighting=reweighting)
+    tables = _tables(
+        None,
+        P,
+        pu,
+        sampler,
+        dev,
+        dt,
+        k=k,
+        sample=sample,
+        power=power,
+        estimator=estimator,
+        loss=loss,
+        reweighting=reweighting,
+    )
 
     def step_grad(W):
         return batch_loss_grad(W, sampler, tables, gen, batch=batch)
@@ -734,7 +935,7 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
 
     lrs = np.full(steps, float(lr))
     if decay_at is not None:
-        lrs[int(round(decay_at * steps)):] *= decay_factor
+        lrs[int(round(decay_at * steps)) :] *= decay_factor
     t0 = time.time()
     it = range(steps)
     if progress:
@@ -748,8 +949,10 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
         for s in it:
             loss, G = step_grad(W)
             if not torch.isfinite(loss):
-                raise FloatingPointError(f"{model}: the loss became {float(loss)} at step {s}; lower the "
-                                         f"learning rate (lr={lr})")
+                raise FloatingPointError(
+                    f"{model}: the loss became {float(loss)} at step {s}; lower the "
+                    f"learning rate (lr={lr})"
+                )
             W -= float(lrs[s]) * G
             if s + 1 in log_set:
                 record(s + 1, W, loss)
@@ -759,16 +962,39 @@ def train_pairs(corpus: str | Corpus, V: int, d: int, *, model: Model = "qwem", 
     times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
     ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
     r = min(ov.shape[1], d)
-    cos = np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0) if r else np.zeros((len(steps_arr), 0))
-    res = TrainResult(W=W.to(torch.float32).cpu().numpy(), W0=W0, steps=steps_arr, times=times,
-                      sv=np.asarray(logs["sv"]), overlap=ov, cosines=cos, loss=np.asarray(logs["loss"]),
-                      seconds=seconds,
-                      pairs_per_s=per_step * steps / max(seconds, 1e-9), config=cfg)
+    cos = (
+        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
+        if r
+        else np.zeros((len(steps_arr), 0))
+    )
+    res = TrainResult(
+        W=W.to(torch.float32).cpu().numpy(),
+        W0=W0,
+        steps=steps_arr,
+        times=times,
+        sv=np.asarray(logs["sv"]),
+        overlap=ov,
+        cosines=cos,
+        loss=np.asarray(logs["loss"]),
+        seconds=seconds,
+        pairs_per_s=per_step * steps / max(seconds, 1e-9),
+        config=cfg,
+    )
     if path is not None:
         with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv,
-                     overlap=res.overlap, cosines=res.cosines, loss=res.loss,
-                     seconds=res.seconds, pps=res.pairs_per_s)
+            np.savez(
+                tmp,
+                W=res.W,
+                W0=res.W0,
+                steps=res.steps,
+                times=res.times,
+                sv=res.sv,
+                overlap=res.overlap,
+                cosines=res.cosines,
+                loss=res.loss,
+                seconds=res.seconds,
+                pps=res.pairs_per_s,
+            )
     return res
 
 
@@ -810,9 +1036,19 @@ def _top_eigs(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(lam, dtype=np.float64), Q
 
 
-def preset_schedule(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, d: int, *,
-                    init: Literal["small", "large"] = "small", lr_factor: float = 0.1, horizon: float = 3.0,
-                    polish: float = 3.0, sigma_sq_small: float = 1e-8, large_ratio: float = 0.1) -> dict:
+def preset_schedule(
+    model: Model,
+    P_joint: np.ndarray,
+    P_unigram: np.ndarray,
+    d: int,
+    *,
+    init: Literal["small", "large"] = "small",
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    polish: float = 3.0,
+    sigma_sq_small: float = 1e-8,
+    large_ratio: float = 0.1,
+) -> dict:
     """The schedule of :func:`run_preset` from the statistics alone (also used by ``bench/``).
 
     Returns ``dict(lam, Q, lam_B, Q_B, sigma_sq, lr, steps, main_steps, tau)``: the top ``d + 2``
@@ -832,24 +1068,79 @@ def preset_schedule(model: Model, P_joint: np.ndarray, P_unigram: np.ndarray, d:
     if model == "sgns":
         lam_B, Q_B = _top_eigs(sgns_growth_matrix(P_joint, P_unigram), d + 2)
         rates = lam_B
-        plan = plan_schedule(lam_B, d, sigma_sq, lr_factor=lr_factor, horizon=horizon,
-                             capacity=np.maximum(lam[:d], sigma_sq * math.e))
+        plan = plan_schedule(
+            lam_B,
+            d,
+            sigma_sq,
+            lr_factor=lr_factor,
+            horizon=horizon,
+            capacity=np.maximum(lam[:d], sigma_sq * math.e),
+        )
     else:
         rates = lam
-        plan = plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon) if init == "small" else \
-            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon, capacity=np.full(d, lam[0] * math.e))
+        plan = (
+            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon)
+            if init == "small"
+            else plan_schedule(
+                lam,
+                d,
+                sigma_sq,
+                lr_factor=lr_factor,
+                horizon=horizon,
+                capacity=np.full(d, lam[0] * math.e),
+            )
+        )
     n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
-    return dict(lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq), lr=plan["lr"],
-                steps=plan["steps"] + n_polish, main_steps=plan["steps"], tau=plan["tau"])
+    return dict(
+        lam=lam,
+        Q=Q,
+        lam_B=lam_B,
+        Q_B=Q_B,
+        sigma_sq=float(sigma_sq),
+        lr=plan["lr"],
+        steps=plan["steps"] + n_polish,
+        main_steps=plan["steps"],
+        tau=plan["tau"],
+    )
 
 
 TEXT_RUNS: dict[str, dict[str, Any]] = {
-    "smoke": dict(corpus="enwiki2015_1m7", V=300, d=2, batch=20_000, sigma_sq=1e-4, large_ratio=0.1,
-                  lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
-    "book": dict(corpus="enwiki2015_17m", V=500, d=6, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
-                 lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
-    "paper": dict(corpus="enwiki2015_70m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4, large_ratio=0.1,
-                  lr_factor=0.05, horizon=3.0, polish=3.0, n_logs=200),
+    "smoke": dict(
+        corpus="enwiki2015_1m7",
+        V=300,
+        d=2,
+        batch=20_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
+    "book": dict(
+        corpus="enwiki2015_17m",
+        V=500,
+        d=6,
+        batch=50_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
+    "paper": dict(
+        corpus="enwiki2015_70m",
+        V=10_000,
+        d=200,
+        batch=50_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
 }
 """The sizes of the training runs of chapters 23 and 24, per preset. Both chapters read them from here, so
 that identical inputs give one cached run that the two chapters share."""
@@ -857,14 +1148,35 @@ that identical inputs give one cached run that the two chapters share."""
 
 def text_run_kwargs(P: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of :func:`run_preset` from a chapter's sizes (built on :data:`TEXT_RUNS`)."""
-    return dict(batch=P["batch"], lr_factor=P["lr_factor"], horizon=P["horizon"], polish=P["polish"],
-                n_logs=P["n_logs"], large_ratio=P["large_ratio"], sigma_sq_small=P["sigma_sq"])
+    return dict(
+        batch=P["batch"],
+        lr_factor=P["lr_factor"],
+        horizon=P["horizon"],
+        polish=P["polish"],
+        n_logs=P["n_logs"],
+        large_ratio=P["large_ratio"],
+        sigma_sq_small=P["sigma_sq"],
+    )
 
 
-def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Literal["small", "large"] = "small",
-               batch: int = 50_000, lr_factor: float = 0.1, horizon: float = 3.0, polish: float = 3.0,
-               sigma_sq_small: float = 1e-8, large_ratio: float = 0.1, n_logs: int = 200, seed: int = 0,
-               progress: bool = True, device: Any = None) -> PresetRun:
+def run_preset(
+    model: Model,
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    init: Literal["small", "large"] = "small",
+    batch: int = 50_000,
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    polish: float = 3.0,
+    sigma_sq_small: float = 1e-8,
+    large_ratio: float = 0.1,
+    n_logs: int = 200,
+    seed: int = 0,
+    progress: bool = True,
+    device: Any = None,
+) -> PresetRun:
     """The runs of chapters 23–24: statistics, spectrum, schedule and training, all from the inputs.
 
     * statistics of the corpus by the authors' protocol (:func:`cooccurrence`), M* and its top ``d + 2``
@@ -881,19 +1193,59 @@ def run_preset(model: Model, corpus: str | Corpus, V: int, d: int, *, init: Lite
     """
     c = resolve_corpus(corpus)
     words, P, pu = cooccurrence(c, V)
-    sch = preset_schedule(model, P, pu, d, init=init, lr_factor=lr_factor, horizon=horizon, polish=polish,
-                          sigma_sq_small=sigma_sq_small, large_ratio=large_ratio)
+    sch = preset_schedule(
+        model,
+        P,
+        pu,
+        d,
+        init=init,
+        lr_factor=lr_factor,
+        horizon=horizon,
+        polish=polish,
+        sigma_sq_small=sigma_sq_small,
+        large_ratio=large_ratio,
+    )
     lam, Q, lam_B, Q_B, sigma_sq = sch["lam"], sch["Q"], sch["lam_B"], sch["Q_B"], sch["sigma_sq"]
     steps, main = sch["steps"], sch["main_steps"]
     plan = dict(lr=sch["lr"], steps=main, tau=sch["tau"])
     # logs: n_logs over the constant-rate phase (where the steps happen), n_logs/4 over the polish phase
-    log_steps = np.unique(np.concatenate([np.linspace(0, main, n_logs + 1),
-                                          np.linspace(main, steps, n_logs // 4 + 1)]).round().astype(int))
-    res = train_pairs(c, V, d, model=model, steps=steps, lr=plan["lr"], batch=batch,
-                      init_scale=math.sqrt(sigma_sq), decay_at=plan["steps"] / steps, log_steps=log_steps,
-                      reference=Q, seed=seed, device=device, progress=progress, stats=(P, pu))
-    return PresetRun(result=res, words=words, lam=lam, Q=Q, lam_B=lam_B, Q_B=Q_B, sigma_sq=float(sigma_sq),
-                     lr=plan["lr"], steps=steps, main_steps=plan["steps"], tau=plan["tau"])
+    log_steps = np.unique(
+        np.concatenate(
+            [np.linspace(0, main, n_logs + 1), np.linspace(main, steps, n_logs // 4 + 1)]
+        )
+        .round()
+        .astype(int)
+    )
+    res = train_pairs(
+        c,
+        V,
+        d,
+        model=model,
+        steps=steps,
+        lr=plan["lr"],
+        batch=batch,
+        init_scale=math.sqrt(sigma_sq),
+        decay_at=plan["steps"] / steps,
+        log_steps=log_steps,
+        reference=Q,
+        seed=seed,
+        device=device,
+        progress=progress,
+        stats=(P, pu),
+    )
+    return PresetRun(
+        result=res,
+        words=words,
+        lam=lam,
+        Q=Q,
+        lam_B=lam_B,
+        Q_B=Q_B,
+        sigma_sq=float(sigma_sq),
+        lr=plan["lr"],
+        steps=steps,
+        main_steps=plan["steps"],
+        tau=plan["tau"],
+    )
 
 
 @dataclass
@@ -912,11 +1264,25 @@ class AblationRun:
     u: np.ndarray
 
 
-def run_ablation(corpus: str | Corpus, V: int, d: int, *, sigma_sq: float, lr_factor: float, steps: int,
-                 batch: int = 50_000, n_logs: int = 400, seed: int = 0, k: int = 1,
-                 losses: Sequence[str] = LOSSES, reweightings: Sequence[str] = REWEIGHTINGS,
-                 stats: tuple[np.ndarray, np.ndarray] | None = None, reference: np.ndarray | None = None,
-                 progress: bool = True, device: Any = None) -> dict[tuple[str, str], AblationRun]:
+def run_ablation(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    sigma_sq: float,
+    lr_factor: float,
+    steps: int,
+    batch: int = 50_000,
+    n_logs: int = 400,
+    seed: int = 0,
+    k: int = 1,
+    losses: Sequence[str] = LOSSES,
+    reweightings: Sequence[str] = REWEIGHTINGS,
+    stats: tuple[np.ndarray, np.ndarray] | None = None,
+    reference: np.ndarray | None = None,
+    progress: bool = True,
+    device: Any = None,
+) -> dict[tuple[str, str], AblationRun]:
     """The ablation of chapter 25: every ``loss × reweighting``, from the same ``W(0)`` (same seed and
     ``init_scale = √σ²``), on the same corpus stream, for the same number of ``steps`` at a constant rate.
 
@@ -931,8 +1297,12 @@ def run_ablation(corpus: str | Corpus, V: int, d: int, *, sigma_sq: float, lr_fa
         _, P, pu = cooccurrence(c, V)
     else:
         P, pu = stats
-    if not (math.isfinite(sigma_sq) and sigma_sq > 0 and math.isfinite(lr_factor) and lr_factor > 0):
-        raise ValueError(f"sigma_sq and lr_factor must be positive, got {sigma_sq!r}, {lr_factor!r}")
+    if not (
+        math.isfinite(sigma_sq) and sigma_sq > 0 and math.isfinite(lr_factor) and lr_factor > 0
+    ):
+        raise ValueError(
+            f"sigma_sq and lr_factor must be positive, got {sigma_sq!r}, {lr_factor!r}"
+        )
     out: dict[tuple[str, str], AblationRun] = {}
     for lo in losses:
         for rw in reweightings:
@@ -942,16 +1312,47 @@ def run_ablation(corpus: str | Corpus, V: int, d: int, *, sigma_sq: float, lr_fa
             if kappa[0] <= 0:
                 raise ValueError(f"{name}: the growth matrix has no positive eigenvalue")
             lr = float(lr_factor / kappa[0])
-            res = train_pairs(c, V, d, loss=lo, reweighting=rw, steps=steps, lr=lr, batch=batch,
-                              init_scale=math.sqrt(sigma_sq), n_logs=n_logs, reference=reference, k=k,
-                              seed=seed, device=device, progress=progress, stats=(P, pu))
-            out[(lo, rw)] = AblationRun(name=name, loss=lo, reweighting=rw, result=res, kappa=kappa, lr=lr,
-                                        u=kappa[0] * res.times)
+            res = train_pairs(
+                c,
+                V,
+                d,
+                loss=lo,
+                reweighting=rw,
+                steps=steps,
+                lr=lr,
+                batch=batch,
+                init_scale=math.sqrt(sigma_sq),
+                n_logs=n_logs,
+                reference=reference,
+                k=k,
+                seed=seed,
+                device=device,
+                progress=progress,
+                stats=(P, pu),
+            )
+            out[(lo, rw)] = AblationRun(
+                name=name,
+                loss=lo,
+                reweighting=rw,
+                result=res,
+                kappa=kappa,
+                lr=lr,
+                u=kappa[0] * res.times,
+            )
     return out
 
 
-def plot_steps(ax, t: np.ndarray, s_sq: np.ndarray, theory: np.ndarray | None = None, *, run_label: str,
-               theory_label: str = "", t_max: float | None = None, faint: bool = False) -> np.ndarray:
+def plot_steps(
+    ax,
+    t: np.ndarray,
+    s_sq: np.ndarray,
+    theory: np.ndarray | None = None,
+    *,
+    run_label: str,
+    theory_label: str = "",
+    t_max: float | None = None,
+    faint: bool = False,
+) -> np.ndarray:
     """Draw the squared singular values ``s_sq`` (T, d) against ``t`` (T,), one colour per mode, with the
     matching ``theory`` curves (T, d) dashed; returns the colours. ``faint`` draws a thin, light
     background run (for comparisons)."""
@@ -960,10 +1361,23 @@ def plot_steps(ax, t: np.ndarray, s_sq: np.ndarray, theory: np.ndarray | None = 
     d = s_sq.shape[1]
     colors = plt.cm.viridis(np.linspace(0, 0.9, d))
     for k in range(d):
-        ax.plot(t, s_sq[:, k], color=colors[k], lw=0.8 if faint else 1.6, alpha=0.35 if faint else 1.0,
-                label=run_label if k == 0 else None)
+        ax.plot(
+            t,
+            s_sq[:, k],
+            color=colors[k],
+            lw=0.8 if faint else 1.6,
+            alpha=0.35 if faint else 1.0,
+            label=run_label if k == 0 else None,
+        )
         if theory is not None:
-            ax.plot(t, theory[:, k], color=colors[k], lw=1.0, ls="--", label=theory_label if k == 0 else None)
+            ax.plot(
+                t,
+                theory[:, k],
+                color=colors[k],
+                lw=1.0,
+                ls="--",
+                label=theory_label if k == 0 else None,
+            )
     if t_max is not None:
         ax.set_xlim(0, t_max)
     return colors

@@ -46,11 +46,17 @@ from .cache import atomic_path, read_npz
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
-__all__ = ["w2v_corpus_file", "train_word2vec", "W2V_DEFAULTS", "subsample_keep_probability",
-           "subsampled_fraction"]
+__all__ = [
+    "w2v_corpus_file",
+    "train_word2vec",
+    "W2V_DEFAULTS",
+    "subsample_keep_probability",
+    "subsampled_fraction",
+]
 
-W2V_DEFAULTS = dict(sg=1, sample=1e-5, window=16, epochs=5, workers=2, alpha=0.025, min_alpha=1e-4,
-                    ns_exponent=0.75)
+W2V_DEFAULTS = dict(
+    sg=1, sample=1e-5, window=16, epochs=5, workers=2, alpha=0.025, min_alpha=1e-4, ns_exponent=0.75
+)
 """Fixed settings of the reference run (gensim's own defaults for the learning rate schedule)."""
 
 LINE_TOKENS = 10_000
@@ -105,14 +111,25 @@ def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
         raise DataError(f"corpus {c.name!r} has fewer than two tokens among its top {V} words")
     with atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as f:
         for s in range(0, kept.size, LINE_TOKENS):
-            f.write(" ".join(words[kept[s: s + LINE_TOKENS]]))
+            f.write(" ".join(words[kept[s : s + LINE_TOKENS]]))
             f.write("\n")
     return path
 
 
-def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, epochs: int = 5,
-                   window: int = 16, sample: float = 1e-5, workers: int = 2, seed: int | None = None,
-                   use_cache: bool = True, verbose: bool = False) -> tuple[list[str], np.ndarray, dict]:
+def train_word2vec(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    negative: int = 1,
+    *,
+    epochs: int = 5,
+    window: int = 16,
+    sample: float = 1e-5,
+    workers: int = 2,
+    seed: int | None = None,
+    use_cache: bool = True,
+    verbose: bool = False,
+) -> tuple[list[str], np.ndarray, dict]:
     """Train (or load from the cache) gensim skip-gram with ``negative`` negatives on the top-``V`` words.
 
     Returns ``(words, W, info)``: ``words`` are the corpus' top-``V`` words in frequency order, ``W`` the
@@ -128,11 +145,21 @@ def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, e
     if negative < 1:
         raise ValueError(f"negative must be at least 1, got {negative}")
     seed = config.SEED if seed is None else int(seed)
-    settings = dict(W2V_DEFAULTS, window=int(window), epochs=int(epochs), sample=float(sample),
-                    workers=int(workers), negative=int(negative), vector_size=int(d), seed=seed,
-                    min_count=1, hs=0)
-    key_text = json.dumps(dict(settings, corpus=_corpus_key(c, int(V)), gensim=gensim.__version__),
-                          sort_keys=True)
+    settings = dict(
+        W2V_DEFAULTS,
+        window=int(window),
+        epochs=int(epochs),
+        sample=float(sample),
+        workers=int(workers),
+        negative=int(negative),
+        vector_size=int(d),
+        seed=seed,
+        min_count=1,
+        hs=0,
+    )
+    key_text = json.dumps(
+        dict(settings, corpus=_corpus_key(c, int(V)), gensim=gensim.__version__), sort_keys=True
+    )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     out = config.cache_dir() / "w2v" / f"model-{_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
     cached = read_npz(out, ("W", "info")) if use_cache else None
@@ -147,12 +174,20 @@ def train_word2vec(corpus: str | Corpus, V: int, d: int, negative: int = 1, *, e
     kv = model.wv
     missing = [w for w in words if w not in kv.key_to_index]
     if missing or len(kv.key_to_index) != len(words):
-        raise DataError(f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing, "
-                        f"{len(kv.key_to_index)} learned)")
+        raise DataError(
+            f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing, "
+            f"{len(kv.key_to_index)} learned)"
+        )
     order = np.fromiter((kv.key_to_index[w] for w in words), dtype=np.int64, count=len(words))
     W = np.ascontiguousarray(kv.vectors[order], dtype=np.float32)
-    info = dict(settings, wall_s=wall, gensim=gensim.__version__, corpus=c.name, V=int(V),
-                train_tokens=int(model.corpus_total_words))
+    info = dict(
+        settings,
+        wall_s=wall,
+        gensim=gensim.__version__,
+        corpus=c.name,
+        V=int(V),
+        train_tokens=int(model.corpus_total_words),
+    )
     if use_cache:
         with atomic_path(out, ".npz") as tmp:
             np.savez(tmp, W=W, info=np.array(json.dumps(info)))

@@ -40,7 +40,9 @@ def toy_corpus(n=600, types=12, seed=0) -> Corpus:
     rank[order] = np.arange(types)
     ids = rank[raw].astype(np.int32)
     words = [f"w{i}" for i in range(types)]
-    return Corpus("toy-not-registered", ids, words, np.bincount(ids, minlength=types).astype(np.int64))
+    return Corpus(
+        "toy-not-registered", ids, words, np.bincount(ids, minlength=types).astype(np.int64)
+    )
 
 
 @pytest.mark.parametrize("weighting", ["linear", "flat"])
@@ -87,8 +89,12 @@ def test_targets_formulas():
     pmi = cs.pmi_from_stats(P, pu)
     np.testing.assert_allclose(pmi, np.log(P / Q + 1e-25))
     np.testing.assert_allclose(cs.ppmi_from_stats(P, pu), np.maximum(pmi, 0))
-    np.testing.assert_allclose(cs.target_from_stats(P, pu, "mstar", dtype=np.float32),
-                               2 * (P - Q) / (P + Q), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        cs.target_from_stats(P, pu, "mstar", dtype=np.float32),
+        2 * (P - Q) / (P + Q),
+        rtol=1e-6,
+        atol=1e-6,
+    )
     # blocked evaluation gives the same matrix as one block
     np.testing.assert_allclose(cs._rowwise(P, pu, lambda a, b: a - b, np.float64, block=3), P - Q)
     # a pair that never co-occurs has M* = -2 exactly
@@ -133,18 +139,24 @@ def test_authors_rule_keeps_slots_of_words_ranked_between_V_and_stream_vocab():
     np.testing.assert_array_equal(got, [[0, 2], [2, 0]])
     np.testing.assert_array_equal(got, brute_counts(ids, 2, 2, "flat", "authors", stream_vocab=3))
     # with stream_vocab <= V the rule is "drop"
-    np.testing.assert_array_equal(cs.cooccurrence_counts(ids, 2, 2, oov="authors", stream_vocab=2),
-                                  cs.cooccurrence_counts(ids, 2, 2, oov="drop"))
+    np.testing.assert_array_equal(
+        cs.cooccurrence_counts(ids, 2, 2, oov="authors", stream_vocab=2),
+        cs.cooccurrence_counts(ids, 2, 2, oov="drop"),
+    )
 
 
 def test_authors_rule_is_the_default_and_sits_between_drop_and_skip():
     ids = toy_corpus(n=3000, types=30, seed=3).ids
     default = cs.cooccurrence_counts(ids, 8, 4)
-    np.testing.assert_array_equal(default, cs.cooccurrence_counts(ids, 8, 4, oov="authors", stream_vocab=20_000))
+    np.testing.assert_array_equal(
+        default, cs.cooccurrence_counts(ids, 8, 4, oov="authors", stream_vocab=20_000)
+    )
     # with every type inside the authors' stream, nothing is removed: the same as "skip"
     np.testing.assert_array_equal(default, cs.cooccurrence_counts(ids, 8, 4, oov="skip"))
     mid = cs.cooccurrence_counts(ids, 8, 4, oov="authors", stream_vocab=15)
-    assert not np.array_equal(mid, default) and not np.array_equal(mid, cs.cooccurrence_counts(ids, 8, 4, oov="drop"))
+    assert not np.array_equal(mid, default) and not np.array_equal(
+        mid, cs.cooccurrence_counts(ids, 8, 4, oov="drop")
+    )
     np.testing.assert_array_equal(mid, brute_counts(ids, 8, 4, oov="authors", stream_vocab=15))
 
 
@@ -156,13 +168,15 @@ def test_bad_oov_rules_rejected(bad):
 
 # --- inputs refused or converted at the public API, chunked counting (issue 16) ------------------------
 
+
 def test_chunked_counting_equals_one_pass():
     ids = np.random.default_rng(4).integers(0, 30, size=5000)
     for oov in ("drop", "skip", "authors"):
         one = cs.cooccurrence_counts(ids, 12, 5, oov=oov, stream_vocab=20)
         for chunk in (20, 97, 1000):  # the smallest is four windows: chunk boundaries everywhere
-            np.testing.assert_array_equal(cs.cooccurrence_counts(ids, 12, 5, oov=oov, stream_vocab=20,
-                                                                 chunk=chunk), one)
+            np.testing.assert_array_equal(
+                cs.cooccurrence_counts(ids, 12, 5, oov=oov, stream_vocab=20, chunk=chunk), one
+            )
         np.testing.assert_array_equal(one, brute_counts(ids, 12, 5, oov=oov, stream_vocab=20))
 
 
@@ -170,17 +184,23 @@ def test_memory_mapped_ids_are_counted_in_chunks(tmp_path):
     ids = np.random.default_rng(6).integers(0, 9, size=3000).astype(np.int32)
     np.save(tmp_path / "ids.npy", ids)
     mm = np.load(tmp_path / "ids.npy", mmap_mode="r")
-    np.testing.assert_array_equal(cs.cooccurrence_counts(mm, 6, 3, chunk=64), brute_counts(ids, 6, 3, oov="skip"))
+    np.testing.assert_array_equal(
+        cs.cooccurrence_counts(mm, 6, 3, chunk=64), brute_counts(ids, 6, 3, oov="skip")
+    )
 
 
 def test_token_ids_are_validated_not_truncated():
     # lists work; whole-number floats are accepted and give the integer result
     np.testing.assert_array_equal(cs.cooccurrence_counts([0, 1, 0], 2, 2), [[2.0, 4.0], [4.0, 0.0]])
-    np.testing.assert_array_equal(cs.cooccurrence_counts(np.array([0.0, 1.0, 0.0]), 2, 2), [[2.0, 4.0], [4.0, 0.0]])
+    np.testing.assert_array_equal(
+        cs.cooccurrence_counts(np.array([0.0, 1.0, 0.0]), 2, 2), [[2.0, 4.0], [4.0, 0.0]]
+    )
     with pytest.raises(ValueError, match="non-integer"):
         cs.cooccurrence_counts(np.array([0.0, 1.7, 0.0]), 2, 2)  # used to count 1.7 as 1
     with pytest.raises(ValueError, match="NaN"):
-        cs.cooccurrence_counts(np.array([0.0, np.nan, 1.0, 0.0]), 2, 2)  # used to drop the NaN silently
+        cs.cooccurrence_counts(
+            np.array([0.0, np.nan, 1.0, 0.0]), 2, 2
+        )  # used to drop the NaN silently
     with pytest.raises(TypeError):
         cs.cooccurrence_counts(np.array(["a", "b"]), 2, 2)
     with pytest.raises(ValueError, match="non-negative"):
@@ -192,7 +212,9 @@ def test_token_ids_are_validated_not_truncated():
 def test_huge_vocabulary_refused_before_allocating(monkeypatch):
     ids = np.arange(10)
     with pytest.raises(MemoryError, match="GiB"):
-        cs.cooccurrence_counts(ids, 1_000_000, 2)  # 7 TiB of table: refused with a message, nothing allocated
+        cs.cooccurrence_counts(
+            ids, 1_000_000, 2
+        )  # 7 TiB of table: refused with a message, nothing allocated
     monkeypatch.setattr(cs, "MAX_TABLE_BYTES", 1000)
     with pytest.raises(MemoryError, match="QWEM_MAX_TABLE_BYTES"):
         cs.cooccurrence_counts(ids, 20, 2)
@@ -202,8 +224,10 @@ def test_targets_by_hand():
     # two words; P and P_i chosen so that every entry can be checked on paper
     P = np.array([[0.30, 0.20], [0.20, 0.30]])
     pu = np.array([0.5, 0.5])  # P_i P_j = 0.25 everywhere
-    np.testing.assert_allclose(cs.mstar_from_stats(P, pu), [[2 * 0.05 / 0.55, -2 * 0.05 / 0.45],
-                                                            [-2 * 0.05 / 0.45, 2 * 0.05 / 0.55]])
+    np.testing.assert_allclose(
+        cs.mstar_from_stats(P, pu),
+        [[2 * 0.05 / 0.55, -2 * 0.05 / 0.45], [-2 * 0.05 / 0.45, 2 * 0.05 / 0.55]],
+    )
     np.testing.assert_allclose(cs.pmi_from_stats(P, pu), np.log([[1.2, 0.8], [0.8, 1.2]]))
     np.testing.assert_allclose(cs.ppmi_from_stats(P, pu), [[np.log(1.2), 0.0], [0.0, np.log(1.2)]])
 
@@ -212,7 +236,9 @@ def test_target_inputs_are_validated():
     pu = np.array([0.5, 0.5])
     counts = np.array([[30.0, 20.0], [20.0, 30.0]])
     with pytest.raises(ValueError, match="raw counts"):
-        cs.mstar_from_stats(counts, pu)  # counts, not probabilities: used to give a plausible-looking M*
+        cs.mstar_from_stats(
+            counts, pu
+        )  # counts, not probabilities: used to give a plausible-looking M*
     with pytest.raises(ValueError, match="NaN"):
         cs.mstar_from_stats(np.array([[np.nan, 0.2], [0.2, 0.3]]), pu)
     with pytest.raises(ValueError, match="negative"):
@@ -220,8 +246,10 @@ def test_target_inputs_are_validated():
     with pytest.raises(ValueError, match="sum"):
         cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), np.array([5.0, 5.0]))
     # lists are converted
-    np.testing.assert_allclose(cs.mstar_from_stats([[0.3, 0.2], [0.2, 0.3]], [0.5, 0.5]),
-                               cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), pu))
+    np.testing.assert_allclose(
+        cs.mstar_from_stats([[0.3, 0.2], [0.2, 0.3]], [0.5, 0.5]),
+        cs.mstar_from_stats(np.array([[0.3, 0.2], [0.2, 0.3]]), pu),
+    )
 
 
 # -- the compiled kernels: thread split, in-place symmetrisation, normalisation, fused M* -------------------
@@ -249,10 +277,18 @@ def test_row_bounds_split_token_mass_evenly_and_cover_every_row():
         b = cs._row_bounds(zipf, parts)
         assert b[0] == 0 and b[-1] == zipf.size and b.size == parts + 1 and np.all(np.diff(b) >= 0)
         shares = np.add.reduceat(zipf, b[:-1][np.diff(b) > 0]) / zipf.sum()
-        assert shares.max() <= 1 / parts + zipf[0] / zipf.sum() + 1e-12  # off by at most one row's mass
-    assert cs._row_bounds(zipf, 2)[1] < 100  # equal *rows* would give one thread almost all the work
-    np.testing.assert_array_equal(cs._row_bounds(np.zeros(5, dtype=np.int64), 2), [0, 2, 5])  # no mass: rows
-    b = cs._row_bounds(np.array([0, 0, 7, 0]), 3)  # all the mass in one row: empty parts are harmless
+        assert (
+            shares.max() <= 1 / parts + zipf[0] / zipf.sum() + 1e-12
+        )  # off by at most one row's mass
+    assert (
+        cs._row_bounds(zipf, 2)[1] < 100
+    )  # equal *rows* would give one thread almost all the work
+    np.testing.assert_array_equal(
+        cs._row_bounds(np.zeros(5, dtype=np.int64), 2), [0, 2, 5]
+    )  # no mass: rows
+    b = cs._row_bounds(
+        np.array([0, 0, 7, 0]), 3
+    )  # all the mass in one row: empty parts are harmless
     assert b[0] == 0 and b[-1] == 4 and np.all(np.diff(b) >= 0)
 
 
@@ -303,8 +339,13 @@ def test_target_from_counts_is_bit_identical_to_the_statistics_path(kind, dtype)
 def test_target_from_counts_validates_its_inputs():
     pu = np.full(3, 1 / 3)
     C = np.ones((3, 3), dtype=np.int32)
-    for bad, err in ((C[:2], ValueError), (-C, ValueError), (np.zeros((3, 3), dtype=np.int32), ValueError),
-                     (np.full((3, 3), np.nan), ValueError), (C.astype(complex), TypeError)):
+    for bad, err in (
+        (C[:2], ValueError),
+        (-C, ValueError),
+        (np.zeros((3, 3), dtype=np.int32), ValueError),
+        (np.full((3, 3), np.nan), ValueError),
+        (C.astype(complex), TypeError),
+    ):
         with pytest.raises(err):
             cs.target_from_counts(bad, pu)
     for bad_pu in (np.array([0.5, 0.5, 0.0]), np.array([2.0, 1.0, 1.0]), np.ones((3, 1)) / 3):
@@ -332,7 +373,9 @@ def test_target_from_counts_in_the_count_tables_memory():
     with pytest.raises(ValueError):  # a view that is not the same table entry for entry
         cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=C64.view(np.float32)[:, :40])
     with pytest.raises(ValueError):
-        cs.target_from_counts(C64, pu, "mstar", dtype=np.float32, out=np.zeros((40, 40)))  # wrong dtype
+        cs.target_from_counts(
+            C64, pu, "mstar", dtype=np.float32, out=np.zeros((40, 40))
+        )  # wrong dtype
 
 
 @pytest.mark.parametrize("V,B", [(1, 64), (5, 2), (64, 64), (130, 64), (131, 7)])

@@ -16,7 +16,7 @@ TEXT = " the cat sat on the mat the end cat"
 
 def _register_tiny(tmp_path: Path, text: str = TEXT, name: str = "tiny", parts: int = 1) -> Dataset:
     specs = []
-    chunks = [text] if parts == 1 else [text[: len(text) // 2], text[len(text) // 2:]]
+    chunks = [text] if parts == 1 else [text[: len(text) // 2], text[len(text) // 2 :]]
     for k, chunk in enumerate(chunks):
         rel = f"corpus/{name}_{k}.txt.xz"
         p = tmp_path / rel
@@ -34,7 +34,7 @@ def env(data_env):
 def test_tokenize_ranks_by_frequency_then_alphabet(env):
     _register_tiny(env)
     c = data.load_corpus("tiny")
-    assert c.words[:2] == ["the", "cat"]          # 3 and 2 occurrences
+    assert c.words[:2] == ["the", "cat"]  # 3 and 2 occurrences
     assert c.words[2:] == ["end", "mat", "on", "sat"]  # ties broken alphabetically
     assert [c.words[i] for i in c.ids] == TEXT.split()
     assert c.ids.dtype == np.int32 and c.n_tokens == 9
@@ -45,7 +45,10 @@ def test_cache_round_trip_and_multi_part(env):
     _register_tiny(env, name="tiny2", parts=2)
     fresh = data.load_corpus("tiny2", use_cache=True)
     cached = data.load_corpus("tiny2")
-    assert np.array_equal(np.asarray(fresh.ids), np.asarray(cached.ids)) and fresh.words == cached.words
+    assert (
+        np.array_equal(np.asarray(fresh.ids), np.asarray(cached.ids))
+        and fresh.words == cached.words
+    )
     assert len(list((env / "cache" / "corpus").iterdir())) == 1
 
 
@@ -70,7 +73,7 @@ def test_checksum_mismatch_stops(env):
     ds = _register_tiny(env)
     p = env / ds.files[0].path
     raw = bytearray(p.read_bytes())
-    raw[-1] ^= 0xFF                                   # same size, different content
+    raw[-1] ^= 0xFF  # same size, different content
     p.write_bytes(bytes(raw))
     with pytest.raises(DataError, match="checksum mismatch"):
         data.load_corpus("tiny")
@@ -101,8 +104,14 @@ def test_unknown_dataset_and_vocab_bounds(env):
 
 
 def _register_remote() -> None:
-    data.register(Dataset("remote", "eval", "a file with a public address",
-                          (FileSpec("eval/remote.txt", None, None, url="https://example.invalid/remote.txt"),)))
+    data.register(
+        Dataset(
+            "remote",
+            "eval",
+            "a file with a public address",
+            (FileSpec("eval/remote.txt", None, None, url="https://example.invalid/remote.txt"),),
+        )
+    )
 
 
 def test_offline_download_refused_with_address(env):
@@ -133,8 +142,11 @@ def test_no_partial_file_left_by_failed_download(env, monkeypatch):
 
 def _shared_folder() -> str:
     """The shared data folder: QWEM_DATA_DIR when it is one (CI sets it), else ../shared/data."""
-    for cand in (os.environ.get("QWEM_DATA_DIR_SHARED"), os.environ.get("QWEM_DATA_DIR"),
-                 str(Path(__file__).resolve().parents[2] / "shared" / "data")):
+    for cand in (
+        os.environ.get("QWEM_DATA_DIR_SHARED"),
+        os.environ.get("QWEM_DATA_DIR"),
+        str(Path(__file__).resolve().parents[2] / "shared" / "data"),
+    ):
         if cand and Path(cand, "SHA256SUMS").exists():
             return cand
     return ""
@@ -163,11 +175,27 @@ def test_content_checksum_of_archive(env):
     with zipfile.ZipFile(p, "w") as z:
         z.writestr("t8", TEXT)
     good = hashlib.sha256(TEXT.encode()).hexdigest()
-    data.register(Dataset("tiny", "corpus", "zip", (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
-                          extract="t8", content_sha256=good))
+    data.register(
+        Dataset(
+            "tiny",
+            "corpus",
+            "zip",
+            (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
+            extract="t8",
+            content_sha256=good,
+        )
+    )
     assert data.load_corpus("tiny", use_cache=False).n_tokens == 9
-    data.register(Dataset("tiny", "corpus", "zip", (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
-                          extract="t8", content_sha256="0" * 64))
+    data.register(
+        Dataset(
+            "tiny",
+            "corpus",
+            "zip",
+            (FileSpec("corpus/t8.zip", None, p.stat().st_size),),
+            extract="t8",
+            content_sha256="0" * 64,
+        )
+    )
     with pytest.raises(DataError, match="decompressed text"):
         data.load_corpus("tiny", use_cache=False)
 
@@ -179,7 +207,9 @@ def test_head_corpus_is_reranked_and_named(env):
     assert head.name == "tiny[:5]" and head.n_tokens == 5
     words = [full.words[i] for i in np.asarray(full.ids[:5])]
     assert [head.words[i] for i in head.ids] == words  # same tokens
-    assert np.all(np.diff(head.counts) <= 0) and head.counts.sum() == 5  # ids are frequency ranks again
+    assert (
+        np.all(np.diff(head.counts) <= 0) and head.counts.sum() == 5
+    )  # ids are frequency ranks again
     assert set(head.words) == set(words)
     with pytest.raises(ValueError):
         data.load_corpus("tiny[:1]")
@@ -236,7 +266,9 @@ def test_damaged_corpus_cache_is_rebuilt_with_a_warning(env):
     good = data.load_corpus("tiny")
     cdir = next((env / "cache" / "corpus").glob("tiny-*"))
     words = cdir / "words.txt"
-    words.write_text("\n".join(words.read_text().split("\n")[:3]))  # truncated: half the types are gone
+    words.write_text(
+        "\n".join(words.read_text().split("\n")[:3])
+    )  # truncated: half the types are gone
     with pytest.warns(RuntimeWarning, match="words.txt is damaged"):
         again = data.load_corpus("tiny")
     assert again.words == good.words and np.array_equal(np.asarray(again.ids), np.asarray(good.ids))

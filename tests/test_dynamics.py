@@ -36,8 +36,9 @@ def test_gradient_matches_autograd():
     Mt = torch.tensor(M)
     L = 0.25 * ((W @ W.T - Mt) ** 2).sum()
     (g,) = torch.autograd.grad(L, W)
-    np.testing.assert_allclose(dy.factorisation_gradient(W.detach().numpy(), M), g.numpy(), rtol=1e-12,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        dy.factorisation_gradient(W.detach().numpy(), M), g.numpy(), rtol=1e-12, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("method,tol", [("rk4", 1e-9), ("gd", 3e-2)])
@@ -48,8 +49,8 @@ def test_aligned_flow_follows_lemma_3_1(method, tol):
     W0 = dy.aligned_init(Q[:, :3], s0, O)
     T = np.linspace(0, 12, 121)
     tr = dy.train_factorisation(M, W0, T, dt=0.01, method=method, device="cpu", progress=False)
-    pred = dy.aligned_singular_values(lam[:3], s0 ** 2, T)
-    got = np.sort(tr.sv ** 2, axis=1)[:, ::-1]
+    pred = dy.aligned_singular_values(lam[:3], s0**2, T)
+    got = np.sort(tr.sv**2, axis=1)[:, ::-1]
     order = np.argsort(-lam[:3])
     err = np.max(np.abs(got - np.sort(pred, axis=1)[:, ::-1]) / lam[order][None, :])
     assert err < tol
@@ -61,7 +62,9 @@ def test_time_scale_one_is_twice_as_fast():
     W0 = dy.aligned_init(Q[:, :3], s0)
     T = np.linspace(0, 4, 41)
     tr = dy.train_factorisation(M, W0, T, dt=0.005, time_scale=1.0, device="cpu", progress=False)
-    np.testing.assert_allclose(tr.sv ** 2, dy.aligned_singular_values(lam[:3], s0 ** 2, 2 * T), rtol=1e-8)
+    np.testing.assert_allclose(
+        tr.sv**2, dy.aligned_singular_values(lam[:3], s0**2, 2 * T), rtol=1e-8
+    )
 
 
 def test_solve_ivp_reference_matches_closed_form():
@@ -71,7 +74,7 @@ def test_solve_ivp_reference_matches_closed_form():
     T = np.linspace(0, 15, 31)
     Ws = dy.solve_flow_ivp(M, W0, T)
     sv2 = np.linalg.svd(Ws, compute_uv=False) ** 2
-    pred = np.sort(dy.aligned_singular_values(lam[:3], s0 ** 2, T), axis=1)[:, ::-1]
+    pred = np.sort(dy.aligned_singular_values(lam[:3], s0**2, T), axis=1)[:, ::-1]
     assert np.max(np.abs(sv2 - pred) / pred) < 1e-7
 
 
@@ -83,7 +86,7 @@ def test_gd_error_is_first_order():
     errs = []
     for dt in (0.02, 0.01, 0.005):
         tr = dy.train_factorisation(M, W0, T, dt=dt, method="gd", device="cpu", progress=False)
-        errs.append(np.max(np.abs(tr.sv ** 2 - dy.aligned_singular_values(lam[:3], s0 ** 2, T))))
+        errs.append(np.max(np.abs(tr.sv**2 - dy.aligned_singular_values(lam[:3], s0**2, T))))
     assert 1.8 < errs[0] / errs[1] < 2.2 and 1.8 < errs[1] / errs[2] < 2.2
 
 
@@ -91,9 +94,19 @@ def test_time_unit_batches_equal_separate_runs():
     M, lam, Q, rng = small_problem()
     W0 = 1e-3 * rng.standard_normal((12, 3))
     T = np.linspace(0, 3, 7)
-    both = dy.train_factorisation(M, np.stack([W0, W0]), T, dt=0.01, time_unit=[1.0, 2.0], basis=Q[:, :3],
-                                  device="cpu", progress=False)
-    one = dy.train_factorisation(M, W0, 2 * T, dt=0.02, basis=Q[:, :3], device="cpu", progress=False)
+    both = dy.train_factorisation(
+        M,
+        np.stack([W0, W0]),
+        T,
+        dt=0.01,
+        time_unit=[1.0, 2.0],
+        basis=Q[:, :3],
+        device="cpu",
+        progress=False,
+    )
+    one = dy.train_factorisation(
+        M, W0, 2 * T, dt=0.02, basis=Q[:, :3], device="cpu", progress=False
+    )
     np.testing.assert_allclose(both.flow_times[1], 2 * T)
     np.testing.assert_allclose(both.sv[1], one.sv, rtol=1e-10)
     np.testing.assert_allclose(both.proj[1], one.proj, rtol=1e-8, atol=1e-14)
@@ -104,21 +117,24 @@ def test_recorded_projection_and_overlap_are_consistent():
     M, lam, Q, rng = small_problem()
     W0 = 1e-2 * rng.standard_normal((12, 3))
     T = np.linspace(0, 5, 6)
-    tr = dy.train_factorisation(M, W0, T, dt=0.01, basis=Q, left_overlap=True, keep_W=True, device="cpu",
-                                progress=False)
+    tr = dy.train_factorisation(
+        M, W0, T, dt=0.01, basis=Q, left_overlap=True, keep_W=True, device="cpu", progress=False
+    )
     for i in range(len(T)):
         W = tr.W[i]
         np.testing.assert_allclose(tr.proj[i], Q.T @ W, atol=1e-12)
         U, s, _ = np.linalg.svd(W, full_matrices=False)
         np.testing.assert_allclose(np.abs(tr.left_overlap[i]), np.abs(Q.T @ U), atol=1e-9)
-        np.testing.assert_allclose(tr.resid_sq[i], 0.0, atol=1e-20)   # full basis: nothing outside
+        np.testing.assert_allclose(tr.resid_sq[i], 0.0, atol=1e-20)  # full basis: nothing outside
 
 
 def test_divergence_raises():
     M, lam, Q, rng = small_problem()
     W0 = rng.standard_normal((12, 3))
     with pytest.raises(FloatingPointError):
-        dy.train_factorisation(M, W0, [0.0, 2000.0], dt=50.0, method="gd", device="cpu", progress=False)
+        dy.train_factorisation(
+            M, W0, [0.0, 2000.0], dt=50.0, method="gd", device="cpu", progress=False
+        )
 
 
 def test_bad_inputs_raise():
@@ -137,7 +153,9 @@ def test_midpoint_ratio_is_exact_and_tends_to_half():
     lam = 2.0
     for s0 in (1e-1, 1e-3, 1e-9):
         tau = characteristic_time(lam, s0)
-        assert math.isclose(aligned_sigmoid(lam, s0, tau) / lam, dy.midpoint_ratio(lam, s0), rel_tol=1e-12)
+        assert math.isclose(
+            aligned_sigmoid(lam, s0, tau) / lam, dy.midpoint_ratio(lam, s0), rel_tol=1e-12
+        )
     assert abs(dy.midpoint_ratio(lam, 1e-9) - 0.5) < 1e-9
 
 
@@ -151,7 +169,7 @@ def test_matched_initial_singular_values():
     W0 = rng.standard_normal((12, 3))
     s0, Qr = dy.matched_initial_singular_values(W0, Q[:, :3])
     A = Q[:, :3].T @ W0
-    L = A @ Qr                                     # should be lower triangular with diagonal s0
+    L = A @ Qr  # should be lower triangular with diagonal s0
     np.testing.assert_allclose(np.triu(L, 1), 0.0, atol=1e-12)
     np.testing.assert_allclose(np.diag(L), s0, rtol=1e-12)
 
@@ -188,15 +206,18 @@ def test_learning_times_on_exact_sigmoid():
     t = np.linspace(0, 20, 20001)
     s2 = dy.aligned_singular_values(lam, s0, t)
     got = dy.learning_times(t, s2, lam)
-    exact = np.log((lam - s0) / s0) / lam     # s² = λ/2 exactly there
+    exact = np.log((lam - s0) / s0) / lam  # s² = λ/2 exactly there
     np.testing.assert_allclose(got, exact, atol=1e-5)
     assert np.isnan(dy.learning_times(t[:10], s2[:10], lam)).all()
 
 
 def test_pair_condition_threshold_by_hand():
     lam = [1.0, 0.8, 0.1]
-    rhs = {(0, 1): -(0.8 / 0.2) * math.log(0.8 / 0.2), (0, 2): -(0.1 / 0.9) * math.log(0.1 / 0.9),
-           (1, 2): -(0.08 / 0.7) * math.log(0.1 / 0.7)}
+    rhs = {
+        (0, 1): -(0.8 / 0.2) * math.log(0.8 / 0.2),
+        (0, 2): -(0.1 / 0.9) * math.log(0.1 / 0.9),
+        (1, 2): -(0.08 / 0.7) * math.log(0.1 / 0.7),
+    }
     val, pair = dy.pair_condition_threshold(lam)
     assert pair == min(rhs, key=rhs.get) and math.isclose(val, min(rhs.values()))
     # scaling the spectrum by c scales the threshold by c
@@ -209,7 +230,7 @@ def test_pair_condition_threshold_by_hand():
 def test_gap_exponent():
     assert math.isclose(dy.gap_exponent([5.0, 3.5, 2.45, 0.1], 3), 0.5 * 0.3)
     assert math.isclose(dy.gap_exponent([4.0, 1.0, -1.0], 2), 0.5 * 0.75)
-    assert math.isclose(dy.gap_exponent([4.0, -0.5, -1.0], 1), 0.5)   # no close pair: the σ term
+    assert math.isclose(dy.gap_exponent([4.0, -0.5, -1.0], 1), 0.5)  # no close pair: the σ term
 
 
 def test_half_time():
@@ -223,13 +244,16 @@ def test_half_time():
 def test_random_init_sweep_small():
     M, lam, Q, rng = small_problem(V=20, top=(4.0, 2.0, 1.0), bulk=0.3)
     Z = rng.standard_normal((20, 3))
-    res = dy.random_init_sweep(M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, device="cpu", progress=False)
+    res = dy.random_init_sweep(
+        M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, device="cpu", progress=False
+    )
     assert res.distance.shape == (2, 120) and res.s_aligned_sq.shape == (2, 120, 3)
     # smaller initialisation, closer to the aligned trajectory; and learned in order
     assert res.distance[1].max() < res.distance[0].max()
     assert np.all(np.diff(res.learn[1]) > 0)
-    full = dy.random_init_sweep(M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, full_basis=True, device="cpu",
-                                progress=False)
+    full = dy.random_init_sweep(
+        M, lam, Q, 3, [1e-3, 1e-8], Z, n_records=120, full_basis=True, device="cpu", progress=False
+    )
     np.testing.assert_allclose(full.distance, res.distance, rtol=1e-8, atol=1e-12)
     # the distance at t = 0 is the Procrustes distance of W0 to the matched aligned start
     s0, _ = dy.matched_initial_singular_values(np.sqrt(1e-3) * Z, Q[:, :3])
@@ -253,7 +277,9 @@ def test_step_sharpness_of_lemma_sigmoid_and_of_a_ramp():
     np.testing.assert_allclose(sigmoid_sharpness(lam, s0), expect, rtol=1e-12)
     np.testing.assert_allclose(out["t_mid"], np.log((lam - s0) / s0) / lam, rtol=1e-4)
     # the unit of time does not matter
-    np.testing.assert_allclose(step_sharpness(7.0 * t, s_sq, lam)["sharpness"], out["sharpness"], rtol=1e-9)
+    np.testing.assert_allclose(
+        step_sharpness(7.0 * t, s_sq, lam)["sharpness"], out["sharpness"], rtol=1e-9
+    )
     # a linear ramp from 0 to 1 on [0, 1]: t10 = .1, t50 = .5, t90 = .9, S = .5/.8
     tr_ = np.linspace(0, 1, 1001)
     ramp = step_sharpness(tr_, tr_[:, None], [1.0])

@@ -35,7 +35,8 @@ def test_environment_yml_matches_pyproject():
     assert sorted(pip) == sorted(deps), (
         "environment.yml and pyproject.toml differ:\n"
         f"  only in environment.yml: {sorted(set(pip) - set(deps))}\n"
-        f"  only in pyproject.toml:  {sorted(set(deps) - set(pip))}")
+        f"  only in pyproject.toml:  {sorted(set(deps) - set(pip))}"
+    )
 
 
 def test_python_version_consistent():
@@ -49,11 +50,23 @@ def test_python_version_consistent():
 
 def test_torch_pinned_to_cpu_wheel_version():
     deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert "torch==2.13.0" in deps, "torch must stay pinned (an open range pulls a multi-GB CUDA build)"
+    assert "torch==2.13.0" in deps, (
+        "torch must stay pinned (an open range pulls a multi-GB CUDA build)"
+    )
 
 
 def test_design_card_layout():
-    for p in ["notebooks", "qwem_lib", "data", "tests", "environment.yml", "README.md", "jupytext.toml"]:
+    for p in [
+        "notebooks",
+        "qwem_lib",
+        "data",
+        "tests",
+        "environment.yml",
+        "README.md",
+        "jupytext.toml",
+    ]:
         assert (ROOT / p).exists(), f"{p} is part of the client's design card"
-    assert {_name(d) for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]} >= {
-        "jupyterlab", "jupytext", "numpy", "scipy", "torch", "matplotlib", "seaborn", "nbval"}
+    assert {
+        _name(d)
+        for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    } >= {"jupyterlab", "jupytext", "numpy", "scipy", "torch", "matplotlib", "seaborn", "nbval"}

@@ -106,7 +106,11 @@ def test_errors(qfile):
 
 def _have_real_data() -> bool:
     try:
-        fetch("google_analogy", download=False), fetch("men", download=False), fetch("ws353", download=False)
+        (
+            fetch("google_analogy", download=False),
+            fetch("men", download=False),
+            fetch("ws353", download=False),
+        )
         return True
     except DataError:
         return False
@@ -118,7 +122,14 @@ def test_real_files_parse():
     assert len(cats) == 14 and sum(len(q) for _, q in cats) == 19_544
     allw = sorted({w for _, qs in cats for q in qs for w in q})
     assert len(ev.analogy_items(allw, protocol="questions")[0]) == 19_544
-    assert len(ev.similarity_pairs(sorted({w for r in ev._similarity_rows("men") for w in r[:2]}), "men")[0]) == 3000
+    assert (
+        len(
+            ev.similarity_pairs(
+                sorted({w for r in ev._similarity_rows("men") for w in r[:2]}), "men"
+            )[0]
+        )
+        == 3000
+    )
     assert len(ev._similarity_rows("ws353")) == 353
 
 
@@ -134,7 +145,9 @@ def test_gap_se_and_competitive_rule():
     assert se == pytest.approx(np.sqrt(0.5 / 100))
     assert ev.gap_se(0.0, 1.0, 10) == 0.0
     ok, m = ev.is_competitive(0.45, 0.50, 100)
-    assert m == pytest.approx(3 * ev.gap_se(0.45, 0.5, 100)) and ok  # 5 points below, margin 21 points
+    assert (
+        m == pytest.approx(3 * ev.gap_se(0.45, 0.5, 100)) and ok
+    )  # 5 points below, margin 21 points
     ok, m = ev.is_competitive(0.40, 0.50, 10_000)
     assert not ok and m == pytest.approx(3 * ev.gap_se(0.4, 0.5, 10_000))
     assert ev.is_competitive(0.9, 0.5, 10_000)[0]  # above the reference is competitive
@@ -149,7 +162,19 @@ def test_gap_se_and_competitive_rule():
 
 
 def test_3cosmul_matches_loop(qfile):
-    words = ["paris", "france", "rome", "italy", "berlin", "germany", "cat", "cats", "dog", "oslo", "norway"]
+    words = [
+        "paris",
+        "france",
+        "rome",
+        "italy",
+        "berlin",
+        "germany",
+        "cat",
+        "cats",
+        "dog",
+        "oslo",
+        "norway",
+    ]
     W = np.random.default_rng(3).standard_normal((len(words), 6))
     items, _ = ev.analogy_items(words, qfile)
     Wn = ev.normalize_rows(W).astype(np.float64)
@@ -181,11 +206,15 @@ def test_exclusion_decides_the_answer_by_hand(tmp_path):
     p = tmp_path / "q.txt"
     p.write_text(": cat\na b c d\n")
     words = ["a", "b", "c", "d", "e"]
-    W = np.array([[1.0, 0.0, 0.0],    # a
-                  [1.0, 0.05, 0.0],   # b: b - a is tiny, so the query is almost c
-                  [0.0, 1.0, 0.0],    # c
-                  [0.0, 0.9, 0.3],    # d: second closest to the query, first once a, b, c are out
-                  [0.0, 0.0, 1.0]])   # e
+    W = np.array(
+        [
+            [1.0, 0.0, 0.0],  # a
+            [1.0, 0.05, 0.0],  # b: b - a is tiny, so the query is almost c
+            [0.0, 1.0, 0.0],  # c
+            [0.0, 0.9, 0.3],  # d: second closest to the query, first once a, b, c are out
+            [0.0, 0.0, 1.0],
+        ]
+    )  # e
     items, _ = ev.analogy_items(words, p, "questions")
     assert items.tolist() == [[0, 1, 2, 3]]
     assert ev._analogy_hits(ev.normalize_rows(W), items).tolist() == [True]
@@ -205,7 +234,7 @@ def test_per_category_scores_by_hand(tmp_path):
     base = {w: rng.standard_normal(16) for w in words}
     base["b"] = base["a"] + 5 * np.eye(16)[0]  # first category: exact parallelogram a:b = c:d
     base["d"] = base["c"] + 5 * np.eye(16)[0]
-    W = np.array([base[w] for w in words])     # second category: random, (e, f), (g, h) unrelated
+    W = np.array([base[w] for w in words])  # second category: random, (e, f), (g, h) unrelated
     acc, n, per = ev.analogy_accuracy(words, W, p, per_category=True)
     # "pairs" protocol: each category has 2 ordered pairs of its 2 pairs
     assert n == 4 and set(per) == {"first", "second"}

@@ -20,17 +20,20 @@ def test_mu_vectors():
         fc.zipf_mu(5, exponent=-1)
 
 
-@pytest.mark.parametrize("kw, msg", [
-    (dict(nc=3, nw=100, L=5, K=10), "divisible"),
-    (dict(nc=3, nw=12, L=0, K=10), "L must"),
-    (dict(nc=3, nw=12, L=5, K=0), "K must"),
-    (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5, 0.5, 0.5]), "sum to 1"),
-    (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5, 0.5, -0.5]), "non-negative"),
-    (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5]), "length"),
-    (dict(nc=3, nw=12, L=5, K=10, mu="pareto"), "uniform"),
-    (dict(nc=2, nw=4, L=2, K=5), "distinct"),
-    (dict(nc=1, nw=4, L=2, K=1), "nc must"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(nc=3, nw=100, L=5, K=10), "divisible"),
+        (dict(nc=3, nw=12, L=0, K=10), "L must"),
+        (dict(nc=3, nw=12, L=5, K=0), "K must"),
+        (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5, 0.5, 0.5]), "sum to 1"),
+        (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5, 0.5, -0.5]), "non-negative"),
+        (dict(nc=3, nw=12, L=5, K=10, mu=[0.5, 0.5]), "length"),
+        (dict(nc=3, nw=12, L=5, K=10, mu="pareto"), "uniform"),
+        (dict(nc=2, nw=4, L=2, K=5), "distinct"),
+        (dict(nc=1, nw=4, L=2, K=1), "nc must"),
+    ],
+)
 def test_make_task_rejects_bad_input(kw, msg):
     with pytest.raises(ValueError, match=msg):
         fc.make_task(**kw)
@@ -40,7 +43,7 @@ def test_task_layout_and_seeding():
     t = fc.make_task(3, 12, 5, 20, "zipf", seed=3)
     assert t.sc == 4 and t.latents.shape == (20, 5)
     assert t.latents.min() >= 0 and t.latents.max() <= 2
-    assert len({tuple(r) for r in t.latents}) == 20          # distinct latent variables
+    assert len({tuple(r) for r in t.latents}) == 20  # distinct latent variables
     t2 = fc.make_task(3, 12, 5, 20, "zipf", seed=3)
     assert np.array_equal(t.latents, t2.latents) and t.fingerprint() == t2.fingerprint()
     assert t.fingerprint() != fc.make_task(3, 12, 5, 20, "uniform", seed=3).fingerprint()
@@ -52,9 +55,9 @@ def test_sentences_follow_latents_and_frequencies():
     t = fc.make_task(3, 30, 6, 40, "zipf", seed=0)
     x, y = fc.sample_sentences(t, 500, seed=1)
     assert x.shape == (40 * 500, 6) and y.shape == (40 * 500,)
-    assert np.array_equal(x // t.sc, t.latents[y])               # each word belongs to its concept
+    assert np.array_equal(x // t.sc, t.latents[y])  # each word belongs to its concept
     freq = np.bincount((x % t.sc).ravel(), minlength=t.sc) / x.size
-    assert np.abs(freq - t.mu).max() < 0.01                     # 120k draws: error ~ 1e-3
+    assert np.abs(freq - t.mu).max() < 0.01  # 120k draws: error ~ 1e-3
     x2, _ = fc.sample_sentences(t, 500, seed=1)
     assert np.array_equal(x, x2)
     with pytest.raises(ValueError):
@@ -78,7 +81,7 @@ def test_network_shapes_init_and_layernorm():
     x = torch.randint(0, 12, (3, 5))
     assert net(x).shape == (3, 7)
     assert net.u().shape == (7, 5, 8)
-    assert net.embed.weight.std().item() < 5e-3                   # default N(0,1) / 1000
+    assert net.embed.weight.std().item() < 5e-3  # default N(0,1) / 1000
     assert net.linear.weight.abs().max().item() <= 1e-3 / np.sqrt(40) + 1e-12
     # u_{k,l} is the block of U that multiplies the l-th embedding
     e = net.embed(x)
@@ -87,7 +90,7 @@ def test_network_shapes_init_and_layernorm():
     ln = fc.FCNet(nw=12, d=8, L=5, K=7, layer_norm=True, init_scale=1.0)
     f = ln.word_features()
     assert np.allclose(f.mean(1), 0, atol=1e-6)
-    assert np.allclose(np.linalg.norm(f, axis=1), np.sqrt(8), rtol=1e-3)   # LN => norm sqrt(d)
+    assert np.allclose(np.linalg.norm(f, axis=1), np.sqrt(8), rtol=1e-3)  # LN => norm sqrt(d)
     with pytest.raises(ValueError):
         fc.FCNet(nw=0, d=8, L=5, K=7)
 
@@ -100,11 +103,19 @@ def test_torch_weight_decay_is_the_papers_lambda():
     y = torch.randint(0, 5, (10,))
     lam_w, lam_u, lr = 0.3, 0.7, 0.1
     W0, U0 = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
-    risk = (torch.nn.functional.cross_entropy(net(x), y) + lam_w / 2 * net.embed.weight.pow(2).sum()
-            + lam_u / 2 * net.linear.weight.pow(2).sum())
+    risk = (
+        torch.nn.functional.cross_entropy(net(x), y)
+        + lam_w / 2 * net.embed.weight.pow(2).sum()
+        + lam_u / 2 * net.linear.weight.pow(2).sum()
+    )
     gW, gU = torch.autograd.grad(risk, [net.embed.weight, net.linear.weight])
-    opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": lam_w},
-                           {"params": [net.linear.weight], "weight_decay": lam_u}], lr=lr)
+    opt = torch.optim.SGD(
+        [
+            {"params": [net.embed.weight], "weight_decay": lam_w},
+            {"params": [net.linear.weight], "weight_decay": lam_u},
+        ],
+        lr=lr,
+    )
     opt.zero_grad()
     torch.nn.functional.cross_entropy(net(x), y).backward()
     opt.step()
@@ -117,17 +128,21 @@ def test_train_learns_and_caches(tmp_path, monkeypatch):
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     t = fc.make_task(3, 30, 6, 12, "uniform", seed=0)
     d = fc.make_dataset(t, nspl=20, seed=1)
-    cfg = fc.FCTrainConfig(epochs=30, d=8, layer_norm=True, wd_W=0.0, lr=0.1, batch=20,
-                           eval_every=10, seed=0)
+    cfg = fc.FCTrainConfig(
+        epochs=30, d=8, layer_norm=True, wd_W=0.0, lr=0.1, batch=20, eval_every=10, seed=0
+    )
     r = fc.train_fc(d, cfg, device="cpu", progress=False)
     assert not r.cached
     assert list(r.history["epoch"]) == [0, 10, 20, 30]
-    assert r.history["test_acc"][0] < 0.5 and r.test_acc > 0.9       # chance is 1/12
+    assert r.history["test_acc"][0] < 0.5 and r.test_acc > 0.9  # chance is 1/12
     assert r.features.shape == (30, 8) and r.U.shape == (12, 6, 8)
     r2 = fc.train_fc(d, cfg, device="cpu", progress=False)
-    assert r2.cached and np.array_equal(r.U, r2.U) and np.array_equal(r.history["test_acc"],
-                                                                      r2.history["test_acc"])
-    r3 = fc.train_fc(d, cfg, device="cpu", progress=False, cache=False)   # seeded: same numbers
+    assert (
+        r2.cached
+        and np.array_equal(r.U, r2.U)
+        and np.array_equal(r.history["test_acc"], r2.history["test_acc"])
+    )
+    r3 = fc.train_fc(d, cfg, device="cpu", progress=False, cache=False)  # seeded: same numbers
     assert np.allclose(r.U, r3.U)
 
 
@@ -158,7 +173,7 @@ def test_collapse_metrics_on_exact_configurations():
     assert np.allclose(fc.concept_mean_angles(means), fc.simplex_angle(4))
     assert fc.simplex_angle(3) == pytest.approx(120.0)
     sv = fc.top_singular_values(X, 5)
-    assert sv[2] > 1e-6 and sv[3] < 1e-10                   # nc - 1 = 3 directions
+    assert sv[2] > 1e-6 and sv[3] < 1e-10  # nc - 1 = 3 directions
     assert np.allclose(fc.word_norms(X), 1.7)
     # type-III: directions collapse, norms do not
     r = rng.uniform(0.2, 2.0, size=20)
@@ -174,9 +189,9 @@ def test_collapse_metrics_on_exact_configurations():
 
 def test_metrics_reject_bad_input():
     with pytest.raises(ValueError):
-        fc.collapse_ratio(np.ones((4, 2)), np.zeros(4))          # one group
+        fc.collapse_ratio(np.ones((4, 2)), np.zeros(4))  # one group
     with pytest.raises(ValueError):
-        fc.collapse_ratio(np.ones((4, 2)), np.zeros(3))          # wrong label length
+        fc.collapse_ratio(np.ones((4, 2)), np.zeros(3))  # wrong label length
     with pytest.raises(ValueError):
         fc.simplex_angle(1)
     with pytest.raises(ValueError):
@@ -192,7 +207,7 @@ def test_word_counts():
     d = fc.make_dataset(t, nspl=3, seed=1)
     c = fc.word_counts(d)
     assert c.shape == (30,) and c.sum() == d.x_train.size
-    assert c[0] > c[9]                     # rank 0 of concept 0 is far more frequent than rank 9
+    assert c[0] > c[9]  # rank 0 of concept 0 is far more frequent than rank 9
 
 
 def test_train_restores_threads_and_rejects_bad_threads(tmp_path, monkeypatch):
@@ -213,17 +228,24 @@ def test_train_restores_threads_and_rejects_bad_threads(tmp_path, monkeypatch):
 def test_sgd_epoch_matches_torch_sgd(layer_norm):
     """sgd_epoch (hand-written gradients, fused update) gives the weights of autograd + torch.optim.SGD."""
     t = fc.make_task(3, 30, 5, 20, "zipf", seed=0)
-    d = fc.make_dataset(t, nspl=7, seed=1)                       # 140 sentences: last batch of 32 is short
+    d = fc.make_dataset(t, nspl=7, seed=1)  # 140 sentences: last batch of 32 is short
     torch.manual_seed(0)
     net = fc.FCNet(30, 8, 5, 20, layer_norm=layer_norm, init_scale=0.3)
     E, U = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
-    opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": 1e-2},
-                           {"params": [net.linear.weight], "weight_decay": 3e-2}], lr=0.5)
+    opt = torch.optim.SGD(
+        [
+            {"params": [net.embed.weight], "weight_decay": 1e-2},
+            {"params": [net.linear.weight], "weight_decay": 3e-2},
+        ],
+        lr=0.5,
+    )
     x, y = torch.as_tensor(d.x_train), torch.as_tensor(d.y_train)
     for _ in range(3):
         perm = torch.randperm(x.shape[0])
         fc.autograd_epoch(net, opt, x[perm], y[perm], batch=32)
-        fc.sgd_epoch(E, U, x[perm], y[perm], lr=0.5, wd_W=1e-2, wd_U=3e-2, batch=32, layer_norm=layer_norm)
+        fc.sgd_epoch(
+            E, U, x[perm], y[perm], lr=0.5, wd_W=1e-2, wd_U=3e-2, batch=32, layer_norm=layer_norm
+        )
     assert torch.allclose(E, net.embed.weight, atol=1e-5, rtol=1e-5)
     assert torch.allclose(U, net.linear.weight, atol=1e-5, rtol=1e-5)
     assert (E - net.embed.weight).abs().max() < 1e-3 * E.abs().max()
@@ -239,7 +261,9 @@ def test_sgd_epoch_bfloat16_tracks_float32():
     E16, U16 = E32.clone(), U32.clone()
     for _ in range(5):
         fc.sgd_epoch(E32, U32, x, y, lr=0.5, wd_W=1e-3, wd_U=1e-3, batch=25)
-        fc.sgd_epoch(E16, U16, x, y, lr=0.5, wd_W=1e-3, wd_U=1e-3, batch=25, matmul_dtype=torch.bfloat16)
+        fc.sgd_epoch(
+            E16, U16, x, y, lr=0.5, wd_W=1e-3, wd_U=1e-3, batch=25, matmul_dtype=torch.bfloat16
+        )
     assert E16.dtype == torch.float32 and U16.dtype == torch.float32
     assert (E16 - E32).norm() < 0.05 * E32.norm()
     assert (U16 - U32).norm() < 0.05 * U32.norm()
@@ -250,7 +274,7 @@ def test_precision_option_and_history_steps(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="precision"):
         fc.FCTrainConfig(epochs=1, precision="float16")
     t = fc.make_task(3, 12, 4, 10, "uniform", seed=0)
-    d = fc.make_dataset(t, nspl=9, seed=1)                        # 90 sentences, batch 20: 5 steps an epoch
+    d = fc.make_dataset(t, nspl=9, seed=1)  # 90 sentences, batch 20: 5 steps an epoch
     cfg = fc.FCTrainConfig(epochs=4, d=4, batch=20, eval_every=2, precision="bfloat16")
     r = fc.train_fc(d, cfg, device="cpu", progress=False, cache=False)
     assert list(r.history["epoch"]) == [0, 2, 4]

@@ -10,7 +10,9 @@ from qwem_lib import fc
 def _brute_ratio(X, labels):
     """Within/between ratio by explicit loops (independent of the vectorised implementation)."""
     groups = sorted(set(labels.tolist()))
-    means = {g: sum(X[i] for i in range(len(X)) if labels[i] == g) / sum(labels == g) for g in groups}
+    means = {
+        g: sum(X[i] for i in range(len(X)) if labels[i] == g) / sum(labels == g) for g in groups
+    }
     within = np.sqrt(sum(np.sum((X[i] - means[labels[i]]) ** 2) for i in range(len(X))) / len(X))
     dists = [np.linalg.norm(means[a] - means[b]) for a in groups for b in groups if a != b]
     return within / np.mean(dists)
@@ -55,8 +57,10 @@ def test_collapse_stats_random_vectors_are_not_collapsed():
     assert s.ratio > 1.0 and not s.collapsed and abs(s.cos_median) < 0.5
 
 
-@pytest.mark.parametrize("bad", [(np.zeros(5), np.zeros(5)), (np.zeros((5, 2)), np.zeros(4)),
-                                 (np.zeros((5, 2)), np.zeros(5))])
+@pytest.mark.parametrize(
+    "bad",
+    [(np.zeros(5), np.zeros(5)), (np.zeros((5, 2)), np.zeros(4)), (np.zeros((5, 2)), np.zeros(5))],
+)
 def test_collapse_stats_rejects_bad_input(bad):
     with pytest.raises(ValueError):
         fc.collapse_stats(*bad)
@@ -72,7 +76,9 @@ def test_learnable_layernorm_network_and_validation():
     with torch.no_grad():
         ref.weight.fill_(2.0)
         ref.bias.fill_(0.5)
-    assert torch.allclose(torch.as_tensor(net.word_features()).float(), ref(net.embed.weight), atol=1e-6)
+    assert torch.allclose(
+        torch.as_tensor(net.word_features()).float(), ref(net.embed.weight), atol=1e-6
+    )
     with pytest.raises(ValueError, match="layer_norm"):
         fc.FCNet(12, 4, 3, 5, layer_norm=False, ln_affine=True)
     with pytest.raises(ValueError, match="layer_norm"):
@@ -80,7 +86,9 @@ def test_learnable_layernorm_network_and_validation():
     E, U = torch.zeros(12, 4), torch.zeros(5, 12)
     x, y = torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, dtype=torch.long)
     with pytest.raises(ValueError, match="both"):
-        fc.sgd_epoch(E, U, x, y, lr=0.1, wd_W=0, wd_U=0, batch=2, layer_norm=True, ln_gain=torch.ones(4))
+        fc.sgd_epoch(
+            E, U, x, y, lr=0.1, wd_W=0, wd_U=0, batch=2, layer_norm=True, ln_gain=torch.ones(4)
+        )
 
 
 def test_sgd_epoch_with_learnable_layernorm_matches_torch_sgd():
@@ -89,24 +97,45 @@ def test_sgd_epoch_with_learnable_layernorm_matches_torch_sgd():
     d = fc.make_dataset(t, nspl=7, seed=1)
     torch.manual_seed(0)
     net = fc.FCNet(30, 8, 5, 20, layer_norm=True, ln_affine=True, init_scale=0.3)
-    with torch.no_grad():                       # start away from (1, 0) so the gain's gradient matters
+    with torch.no_grad():  # start away from (1, 0) so the gain's gradient matters
         net.ln_gain.uniform_(0.5, 1.5)
         net.ln_bias.uniform_(-0.2, 0.2)
     E, U = net.embed.weight.detach().clone(), net.linear.weight.detach().clone()
     g, b = net.ln_gain.detach().clone(), net.ln_bias.detach().clone()
     g0 = g.clone()
-    opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": 0.0},
-                           {"params": [net.linear.weight], "weight_decay": 3e-2},
-                           {"params": [net.ln_gain, net.ln_bias], "weight_decay": 0.0}], lr=0.5)
+    opt = torch.optim.SGD(
+        [
+            {"params": [net.embed.weight], "weight_decay": 0.0},
+            {"params": [net.linear.weight], "weight_decay": 3e-2},
+            {"params": [net.ln_gain, net.ln_bias], "weight_decay": 0.0},
+        ],
+        lr=0.5,
+    )
     x, y = torch.as_tensor(d.x_train), torch.as_tensor(d.y_train)
     for _ in range(3):
         perm = torch.randperm(x.shape[0])
         fc.autograd_epoch(net, opt, x[perm], y[perm], batch=32)
-        fc.sgd_epoch(E, U, x[perm], y[perm], lr=0.5, wd_W=0.0, wd_U=3e-2, batch=32, layer_norm=True,
-                     ln_gain=g, ln_bias=b)
-    for mine, ref in ((E, net.embed.weight), (U, net.linear.weight), (g, net.ln_gain), (b, net.ln_bias)):
+        fc.sgd_epoch(
+            E,
+            U,
+            x[perm],
+            y[perm],
+            lr=0.5,
+            wd_W=0.0,
+            wd_U=3e-2,
+            batch=32,
+            layer_norm=True,
+            ln_gain=g,
+            ln_bias=b,
+        )
+    for mine, ref in (
+        (E, net.embed.weight),
+        (U, net.linear.weight),
+        (g, net.ln_gain),
+        (b, net.ln_bias),
+    ):
         assert torch.allclose(mine, ref, atol=1e-5, rtol=1e-4)
-    assert (g - g0).abs().max() > 1e-3           # the gain did move
+    assert (g - g0).abs().max() > 1e-3  # the gain did move
 
 
 def test_train_fc_learnable_layernorm_caches_parameters(tmp_path, monkeypatch):
@@ -117,13 +146,20 @@ def test_train_fc_learnable_layernorm_caches_parameters(tmp_path, monkeypatch):
     r1 = fc.train_fc(d, cfg, progress=False)
     r2 = fc.train_fc(d, cfg, progress=False)
     assert r2.cached and not r1.cached
-    assert r1.ln_gain.shape == (6,) and np.allclose(r1.ln_gain, r2.ln_gain) and np.allclose(r1.ln_bias, r2.ln_bias)
-    plain = fc.train_fc(d, fc.FCTrainConfig(epochs=3, d=6, layer_norm=True, wd_W=0.0, eval_every=1), progress=False)
+    assert (
+        r1.ln_gain.shape == (6,)
+        and np.allclose(r1.ln_gain, r2.ln_gain)
+        and np.allclose(r1.ln_bias, r2.ln_bias)
+    )
+    plain = fc.train_fc(
+        d, fc.FCTrainConfig(epochs=3, d=6, layer_norm=True, wd_W=0.0, eval_every=1), progress=False
+    )
     assert plain.ln_gain is None and not plain.cached
 
 
 def test_pca_scatter_draws_the_principal_coordinates():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -137,7 +173,7 @@ def test_pca_scatter_draws_the_principal_coordinates():
     assert len(ax.collections) == 3 and ax.get_xlabel() == "PC 1" and ax.get_title() == "t"
     coords, _ = fc.pca_2d(X, center=False)
     got = np.concatenate([c.get_offsets() for c in ax.collections])
-    assert np.allclose(np.abs(got), np.abs(coords))          # PCA coordinates up to the sign of each axis
+    assert np.allclose(np.abs(got), np.abs(coords))  # PCA coordinates up to the sign of each axis
     with pytest.raises(ValueError):
         plotting.pca_scatter(ax, X, g[:5], "t")
     plt.close(fig)

@@ -6,16 +6,41 @@ import numpy as np
 import pytest
 
 import qwem_lib
-from qwem_lib.fc.theory import (ExactRisk, fc_all_latents, fc_collapse_risk_latents, fc_collapse_weights,
-                                fc_dH, fc_equiangular, fc_thm1_eta, fc_H, fc_H_star, fc_hamming_counts,
-                                fc_layernorm, fc_minimise_exact, fc_thm1_norms, fc_thm1_tau,
-                                fc_thm2_lambda_bound, fc_thm2_residuals, fc_thm2_solve, fc_thm3_tau,
-                                fc_thm3_u_norm, fc_type3_weights, fc_zero_threshold)
+from qwem_lib.fc.theory import (
+    ExactRisk,
+    fc_all_latents,
+    fc_collapse_risk_latents,
+    fc_collapse_weights,
+    fc_dH,
+    fc_equiangular,
+    fc_H,
+    fc_H_star,
+    fc_hamming_counts,
+    fc_layernorm,
+    fc_minimise_exact,
+    fc_thm1_eta,
+    fc_thm1_norms,
+    fc_thm1_tau,
+    fc_thm2_lambda_bound,
+    fc_thm2_residuals,
+    fc_thm2_solve,
+    fc_thm3_tau,
+    fc_thm3_u_norm,
+    fc_type3_weights,
+    fc_zero_threshold,
+)
 
 
 def test_top_level_names():
-    for name in ("fc_thm1_tau", "fc_thm1_norms", "fc_thm3_tau", "fc_thm3_u_norm", "fc_thm2_solve",
-                 "fc_H", "fc_H_star"):
+    for name in (
+        "fc_thm1_tau",
+        "fc_thm1_norms",
+        "fc_thm3_tau",
+        "fc_thm3_u_norm",
+        "fc_thm2_solve",
+        "fc_H",
+        "fc_H_star",
+    ):
         assert hasattr(qwem_lib, name), name
 
 
@@ -49,21 +74,26 @@ def test_H_limits():
     # t = 0: every logit is 0. With all latents (K = nc^L) the risk is log K; for K < nc^L the
     # symmetry assumption counts K - K/nc^L competing classes instead of K - 1
     assert math.isclose(float(fc_H(0.0, 3, 12, 4, 81, 0.1)), math.log(81), rel_tol=1e-14)
-    assert math.isclose(float(fc_H(0.0, 3, 12, 4, 50, 0.1)), math.log(1 + 50 - 50 / 81), rel_tol=1e-14)
+    assert math.isclose(
+        float(fc_H(0.0, 3, 12, 4, 50, 0.1)), math.log(1 + 50 - 50 / 81), rel_tol=1e-14
+    )
     # t -> infinity: data term -> 0, H ~ lam t
     assert math.isclose(float(fc_H(1e9, 3, 12, 4, 50, 0.1)), 1e8, rel_tol=1e-12)
     # all latents (K = nc^L): H = L log(1 + (nc-1) e^{-eta t}) + lam t
     t, nc, nw, L = 7.0, 3, 6, 3
-    K = nc ** L
+    K = nc**L
     eta = nc / (nc - 1) / math.sqrt(nw * K * L)
-    assert math.isclose(float(fc_H(t, nc, nw, L, K, 0.01)),
-                        L * math.log1p((nc - 1) * math.exp(-eta * t)) + 0.01 * t, rel_tol=1e-13)
+    assert math.isclose(
+        float(fc_H(t, nc, nw, L, K, 0.01)),
+        L * math.log1p((nc - 1) * math.exp(-eta * t)) + 0.01 * t,
+        rel_tol=1e-13,
+    )
 
 
 def test_tau_zero_above_threshold():
     # H'(0) = lam - eta K L (nc-1)/nc / (1 + K - K/nc^L): tau = 0 exactly when this is >= 0
     nc, nw, L, K = 3, 1200, 15, 1000
-    lam0 = fc_thm1_eta(nc, nw, L, K) * K * L * (nc - 1) / nc / (1 + K - K / nc ** L)
+    lam0 = fc_thm1_eta(nc, nw, L, K) * K * L * (nc - 1) / nc / (1 + K - K / nc**L)
     assert fc_thm1_tau(nc, nw, L, K, 1.01 * lam0) == 0.0
     assert fc_thm1_tau(nc, nw, L, K, 0.99 * lam0) > 0.0
 
@@ -95,31 +125,34 @@ def test_thm2_uniform_matches_thm1():
     # uniform mu, K = nc^L: the type-III critical point is the type-I collapse of Theorem 1
     nc, sc, L, lam = 3, 4, 3, 0.01
     c, r = fc_thm2_solve(np.full(sc, 1 / sc), nc, L, lam)
-    w, u = fc_thm1_norms(nc, nc * sc, L, nc ** L, lam)
+    w, u = fc_thm1_norms(nc, nc * sc, L, nc**L, lam)
     assert np.allclose(r, w, rtol=1e-9) and math.isclose(c, u, rel_tol=1e-9)
 
 
 def test_thm2_bound_raises():
     mu = np.full(4, 0.25)
     b = fc_thm2_lambda_bound(mu, 3, 3)
-    assert math.isclose(b, math.sqrt(3 * 0.25 / 3 ** 4))
+    assert math.isclose(b, math.sqrt(3 * 0.25 / 3**4))
     with pytest.raises(ValueError, match="bound"):
         fc_thm2_solve(mu, 3, 3, 1.0001 * b)
     fc_thm2_solve(mu, 3, 3, 0.5 * b)
 
 
 # -- bad input --------------------------------------------------------------------------------
-@pytest.mark.parametrize("call", [
-    lambda: fc_thm1_tau(3, 1201, 15, 1000, 1e-3),      # nw not divisible by nc
-    lambda: fc_thm1_tau(3, 1200, 15, 1000, 0.0),       # lam = 0
-    lambda: fc_thm1_tau(3, 1200, 15, 1000, -1.0),      # lam < 0
-    lambda: fc_thm1_tau(1, 1200, 15, 1000, 1e-3),      # one concept
-    lambda: fc_thm1_tau(3, 12, 2, 10, 1e-3),           # K > nc^L
-    lambda: fc_thm3_tau(3, 15, 1000, 1, 1e-3),         # d too small
-    lambda: fc_thm2_solve([0.5, 0.4], 3, 3, 1e-3),     # mu does not sum to 1
-    lambda: fc_thm2_solve([1.2, -0.2], 3, 3, 1e-3),    # negative frequency
-    lambda: fc_thm2_solve([0.5, 0.5], 3, 3, float("nan")),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: fc_thm1_tau(3, 1201, 15, 1000, 1e-3),  # nw not divisible by nc
+        lambda: fc_thm1_tau(3, 1200, 15, 1000, 0.0),  # lam = 0
+        lambda: fc_thm1_tau(3, 1200, 15, 1000, -1.0),  # lam < 0
+        lambda: fc_thm1_tau(1, 1200, 15, 1000, 1e-3),  # one concept
+        lambda: fc_thm1_tau(3, 12, 2, 10, 1e-3),  # K > nc^L
+        lambda: fc_thm3_tau(3, 15, 1000, 1, 1e-3),  # d too small
+        lambda: fc_thm2_solve([0.5, 0.4], 3, 3, 1e-3),  # mu does not sum to 1
+        lambda: fc_thm2_solve([1.2, -0.2], 3, 3, 1e-3),  # negative frequency
+        lambda: fc_thm2_solve([0.5, 0.5], 3, 3, float("nan")),
+    ],
+)
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()
@@ -139,7 +172,7 @@ def test_equiangular():
 def test_hamming_counts_all_latents():
     z = fc_all_latents(3, 4)
     counts = fc_hamming_counts(z)
-    expect = [math.comb(4, r) * 2 ** r for r in range(5)]
+    expect = [math.comb(4, r) * 2**r for r in range(5)]
     assert np.all(counts == np.array(expect))
 
 
@@ -150,10 +183,15 @@ def test_exact_risk_equals_H_at_collapse():
     R = ExactRisk(z, np.full(sc, 1 / sc), lam, nc=nc)
     F = fc_equiangular(nc, d, rng=np.random.default_rng(1))
     for t in (0.5, 20.0):
-        W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(t / nw), u_norm=math.sqrt(t / (K * L)))
+        W, U = fc_collapse_weights(
+            F, z, sc, word_norm=math.sqrt(t / nw), u_norm=math.sqrt(t / (K * L))
+        )
         assert math.isclose(float(R(W, U)), float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
-        assert math.isclose(float(fc_collapse_risk_latents(z, t, nc=nc, nw=nw, lam=lam)[0]),
-                            float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
+        assert math.isclose(
+            float(fc_collapse_risk_latents(z, t, nc=nc, nw=nw, lam=lam)[0]),
+            float(fc_H(t, nc, nw, L, K, lam)),
+            rel_tol=1e-12,
+        )
 
 
 def test_exact_risk_layernorm_equals_H_star():
@@ -163,7 +201,9 @@ def test_exact_risk_layernorm_equals_H_star():
     R = ExactRisk(z, np.array([0.8, 0.2]), lam, layernorm=True, nc=nc)
     F = fc_equiangular(nc, d, mean_zero=True, rng=np.random.default_rng(2))
     t = 4.0
-    W, U = fc_collapse_weights(F, z, sc, word_norm=math.sqrt(d), u_norm=t / math.sqrt(K * L), layernorm=True)
+    W, U = fc_collapse_weights(
+        F, z, sc, word_norm=math.sqrt(d), u_norm=t / math.sqrt(K * L), layernorm=True
+    )
     assert np.allclose(fc_layernorm(W), W)
     assert math.isclose(float(R(W, U)), float(fc_H_star(t, nc, L, K, d, lam)), rel_tol=1e-12)
 
@@ -191,7 +231,7 @@ def test_type3_critical_point_is_critical():
     Wt = torch.tensor(W, requires_grad=True)
     Ut = torch.tensor(U, requires_grad=True)
     R(Wt, Ut).backward()
-    gn = math.sqrt(float((Wt.grad ** 2).sum() + (Ut.grad ** 2).sum()))
+    gn = math.sqrt(float((Wt.grad**2).sum() + (Ut.grad**2).sum()))
     assert gn < 1e-12
 
 
@@ -207,8 +247,11 @@ def test_minimiser_reaches_theorem1():
 
 def test_zero_threshold_equals_thm2_bound_for_all_latents():
     mu = np.array([0.5, 0.3, 0.2])
-    assert math.isclose(fc_zero_threshold(fc_all_latents(3, 3), mu, nc=3), fc_thm2_lambda_bound(mu, 3, 3),
-                        rel_tol=1e-12)
+    assert math.isclose(
+        fc_zero_threshold(fc_all_latents(3, 3), mu, nc=3),
+        fc_thm2_lambda_bound(mu, 3, 3),
+        rel_tol=1e-12,
+    )
 
 
 def test_zero_threshold_is_sharp_for_exact_risk():

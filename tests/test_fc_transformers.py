@@ -24,8 +24,8 @@ def test_classifier_shapes_uses_torch_modules_and_validates():
     x = torch.randint(0, 12, (3, 5))
     assert net(x).shape == (3, 7)
     assert net.word_embeddings().shape == (12, 16)
-    assert net.body.tok.weight.shape == (13, 16)              # 12 words + the classification token
-    assert abs(net.body.tok.weight.std().item() - 0.02) < 0.005   # GPT-2 initialisation
+    assert net.body.tok.weight.shape == (13, 16)  # 12 words + the classification token
+    assert abs(net.body.tok.weight.std().item() - 0.02) < 0.005  # GPT-2 initialisation
     with pytest.raises(ValueError):
         net(torch.randint(0, 12, (3, 4)))
     with pytest.raises(ValueError, match="divisible"):
@@ -50,7 +50,7 @@ def test_language_model_is_causal_and_tied():
     x = torch.randint(0, 12, (2, 6))
     out = lm(x)
     assert out.shape == (2, 6, 12)
-    for t in range(6):                                          # changing token t moves no logit before t
+    for t in range(6):  # changing token t moves no logit before t
         x2 = x.clone()
         x2[:, t] = (x[:, t] + 5) % 12
         out2 = lm(x2)
@@ -67,20 +67,27 @@ def test_train_transformer_learns_is_deterministic_and_caches(tmp_path, monkeypa
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     t = fc.make_task(3, 12, 4, 5, "uniform", seed=0)
     d = fc.make_dataset(t, nspl=40, n_test=20, seed=1)
-    cfg = tf.TransformerTrainConfig(task="classify", epochs=8, d_model=16, n_heads=2, n_layers=1, lr=3e-3,
-                                    batch=20)
+    cfg = tf.TransformerTrainConfig(
+        task="classify", epochs=8, d_model=16, n_heads=2, n_layers=1, lr=3e-3, batch=20
+    )
     r1 = tf.train_transformer(d, cfg, n_evals=4, progress=False, cache=False)
     r2 = tf.train_transformer(d, cfg, n_evals=4, progress=False, cache=False)
-    assert np.array_equal(r1.embeddings, r2.embeddings)       # same seed, same data: same weights
+    assert np.array_equal(r1.embeddings, r2.embeddings)  # same seed, same data: same weights
     assert r1.embeddings.shape == (12, 16)
     assert r1.history["step"][-1] == 8 * 10 and len(r1.history["step"]) == 5
     assert r1.test_acc > 0.9 > r1.history["test_acc"][0]
     r3 = tf.train_transformer(d, cfg, n_evals=4, progress=False)
     r4 = tf.train_transformer(d, cfg, n_evals=4, progress=False)
     assert r4.cached and np.array_equal(r3.embeddings, r4.embeddings)
-    lm = tf.train_transformer(d, tf.TransformerTrainConfig(task="next_token", epochs=2, d_model=16, n_heads=2,
-                                                           n_layers=1, batch=20, seed=1),
-                              n_evals=2, progress=False, cache=False)
+    lm = tf.train_transformer(
+        d,
+        tf.TransformerTrainConfig(
+            task="next_token", epochs=2, d_model=16, n_heads=2, n_layers=1, batch=20, seed=1
+        ),
+        n_evals=2,
+        progress=False,
+        cache=False,
+    )
     assert lm.embeddings.shape == (12, 16) and np.isfinite(lm.history["test_loss"]).all()
 
 

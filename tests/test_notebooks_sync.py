@@ -34,17 +34,22 @@ def test_pair_in_sync(py: Path):
     assert ipynb.exists(), f"{py.name} has no paired {ipynb.name}; run tools/build_book.py {py}"
     src = _cells(jupytext.read(py))
     nb = nbformat.read(ipynb, as_version=4)
-    assert _cells(nb) == src, f"{ipynb.name} is stale: its cells differ from {py.name} (the .py wins)"
+    assert _cells(nb) == src, (
+        f"{ipynb.name} is stale: its cells differ from {py.name} (the .py wins)"
+    )
 
 
 @pytest.mark.parametrize("py", PAIRS, ids=[p.stem for p in PAIRS])
 def test_chapter_is_executed_and_percent_format(py: Path):
     text = py.read_text()
-    assert "# %%" in text and "kernelspec" in text, f"{py.name} must be jupytext percent format with a kernelspec"
+    assert "# %%" in text and "kernelspec" in text, (
+        f"{py.name} must be jupytext percent format with a kernelspec"
+    )
     nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert code and all(c.get("execution_count") for c in code), (
-        f"{py.stem}.ipynb is not fully executed; readers would see no outputs")
+        f"{py.stem}.ipynb is not fully executed; readers would see no outputs"
+    )
     errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{py.stem}.ipynb was committed with an error output"
 
@@ -65,6 +70,13 @@ def test_figures_are_saved(py: Path):
     if not shows:
         return
     nb = nbformat.read(py.with_suffix(".ipynb"), as_version=4)
-    images = sum(1 for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                 if "image/png" in o.get("data", {}))
-    assert images > 0, f"{py.stem}.ipynb calls plt.show() {shows} times but saves no figure; re-run tools/build_book.py"
+    images = sum(
+        1
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    )
+    assert images > 0, (
+        f"{py.stem}.ipynb calls plt.show() {shows} times but saves no figure; re-run tools/build_book.py"
+    )

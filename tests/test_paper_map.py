@@ -19,14 +19,27 @@ def _claim(id, kind="finding", passed=True, paper=None):
 
 
 def _entry(**kw):
-    e = {"id": "p.1", "paper": "QWEM", "where": "Theorem 1", "statement": "s", "paper_value": None,
-         "verdict": "reproduced", "evidence": ["c.f"], "why": "w", "planned": ""}
+    e = {
+        "id": "p.1",
+        "paper": "QWEM",
+        "where": "Theorem 1",
+        "statement": "s",
+        "paper_value": None,
+        "verdict": "reproduced",
+        "evidence": ["c.f"],
+        "why": "w",
+        "planned": "",
+    }
     e.update(kw)
     return e
 
 
-CL = [_claim("c.f", paper=0.663), _claim("c.c", kind="consistency"), _claim("c.bad", passed=False),
-      _claim("c.nopaper")]
+CL = [
+    _claim("c.f", paper=0.663),
+    _claim("c.c", kind="consistency"),
+    _claim("c.bad", passed=False),
+    _claim("c.nopaper"),
+]
 
 
 def test_a_sound_entry_passes():
@@ -34,20 +47,23 @@ def test_a_sound_entry_passes():
     assert validate([_entry(verdict="not yet tested", evidence=[], planned="chapter 25")], CL) == []
 
 
-@pytest.mark.parametrize("entry, message", [
-    (_entry(evidence=["c.missing"]), "no chapter records"),
-    (_entry(evidence=["c.bad"]), "did not pass"),
-    (_entry(evidence=["c.c"]), "only findings are evidence"),
-    (_entry(evidence=[]), "cites no finding"),
-    (_entry(verdict="contradicted", evidence=[]), "cites no finding"),
-    (_entry(verdict="not yet tested", evidence=["c.f"], planned="x"), "cites evidence"),
-    (_entry(verdict="not yet tested", evidence=[]), "must say in 'planned'"),
-    (_entry(verdict="proved"), "verdict must be one of"),
-    (_entry(paper="Other"), "paper must be one of"),
-    (_entry(paper_value=0.66), "quotes the paper as 0.663"),
-    (_entry(paper_value=None), "quotes the paper as 0.663"),
-    ({"id": "p.2"}, "lacks fields"),
-])
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (_entry(evidence=["c.missing"]), "no chapter records"),
+        (_entry(evidence=["c.bad"]), "did not pass"),
+        (_entry(evidence=["c.c"]), "only findings are evidence"),
+        (_entry(evidence=[]), "cites no finding"),
+        (_entry(verdict="contradicted", evidence=[]), "cites no finding"),
+        (_entry(verdict="not yet tested", evidence=["c.f"], planned="x"), "cites evidence"),
+        (_entry(verdict="not yet tested", evidence=[]), "must say in 'planned'"),
+        (_entry(verdict="proved"), "verdict must be one of"),
+        (_entry(paper="Other"), "paper must be one of"),
+        (_entry(paper_value=0.66), "quotes the paper as 0.663"),
+        (_entry(paper_value=None), "quotes the paper as 0.663"),
+        ({"id": "p.2"}, "lacks fields"),
+    ],
+)
 def test_each_defect_is_caught(entry, message):
     errors = validate([entry], CL)
     assert any(message in e for e in errors), errors
@@ -58,9 +74,15 @@ def test_duplicate_ids_are_caught():
 
 
 def test_counts():
-    es = [_entry(), _entry(id="p.2", verdict="contradicted"), _entry(id="p.3", verdict="contradicted")]
+    es = [
+        _entry(),
+        _entry(id="p.2", verdict="contradicted"),
+        _entry(id="p.3", verdict="contradicted"),
+    ]
     assert verdict_counts(es)["contradicted"] == 2
-    assert counts_sentence(es).startswith("Of 3 statements of the papers: 1 reproduced, 0 reproduced with")
+    assert counts_sentence(es).startswith(
+        "Of 3 statements of the papers: 1 reproduced, 0 reproduced with"
+    )
 
 
 # -- the committed map ------------------------------------------------------------------------------
@@ -79,7 +101,9 @@ def test_readme_and_report_quote_the_map_counts():
     readme = (config.REPO_ROOT / "README.md").read_text()
     report = (config.REPO_ROOT / "REPRODUCTION.md").read_text()
     assert sentence in readme, f"README.md must quote the map's counts: {sentence!r}"
-    assert sentence in report, "REPRODUCTION.md is older than the map; run python -m qwem_lib.report"
+    assert sentence in report, (
+        "REPRODUCTION.md is older than the map; run python -m qwem_lib.report"
+    )
 
 
 @needs_map

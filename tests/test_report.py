@@ -15,7 +15,15 @@ def records(monkeypatch, tmp_path):
 
 def test_close_records_and_passes(records):
     rep = Report("99_test", quiet=True)
-    c = rep.close("t.one", "one is about one", value=1.0 + 1e-9, target=1.0, tol=1e-6, paper=1.0, kind="finding")
+    c = rep.close(
+        "t.one",
+        "one is about one",
+        value=1.0 + 1e-9,
+        target=1.0,
+        tol=1e-6,
+        paper=1.0,
+        kind="finding",
+    )
     assert c.passed
     rows = json.loads((records / "99_test.json").read_text())
     assert [r["id"] for r in rows] == ["t.one"]
@@ -68,7 +76,9 @@ def test_numpy_values_are_serialised(records):
 
 def test_aggregate_writes_json_and_markdown(records, tmp_path):
     Report("98_a", quiet=True).close("a.x", "x", value=1, target=1, tol=0, kind="consistency")
-    Report("99_b", quiet=True).close("b.y", "y | with bar", value=2, target=2, tol=0, paper=2.1, kind="finding")
+    Report("99_b", quiet=True).close(
+        "b.y", "y | with bar", value=2, target=2, tol=0, paper=2.1, kind="finding"
+    )
     claims = report.aggregate(records, tmp_path / "out")
     assert [c["id"] for c in claims] == ["a.x", "b.y"]
     data = json.loads((tmp_path / "out" / "reproduction" / "claims.json").read_text())
@@ -114,7 +124,11 @@ def test_kind_is_required_and_validated(records):
 
 def test_records_without_kind_are_refused(records, tmp_path):
     records.mkdir(parents=True, exist_ok=True)
-    row = {k: None for k in KEYS if k != "kind"} | {"id": "old.claim", "chapter": "97_old", "passed": True}
+    row = {k: None for k in KEYS if k != "kind"} | {
+        "id": "old.claim",
+        "chapter": "97_old",
+        "passed": True,
+    }
     (records / "97_old.json").write_text(json.dumps([row]))
     with pytest.raises(ValueError, match="lacks keys"):
         report.load_records(records)

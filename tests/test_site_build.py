@@ -12,31 +12,57 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("qwem_site_build_for_tests", ROOT / "website" / "build.py")
+_spec = importlib.util.spec_from_file_location(
+    "qwem_site_build_for_tests", ROOT / "website" / "build.py"
+)
 build = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = build
 _spec.loader.exec_module(build)
 
 
 def _notebook(path: Path, cells: list[tuple[str, str]]) -> None:
-    nb = {"cells": [{"cell_type": t, "metadata": {}, "source": s, **({"outputs": [], "execution_count": None}
-                                                                     if t == "code" else {})} for t, s in cells],
-          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {
+                "cell_type": t,
+                "metadata": {},
+                "source": s,
+                **({"outputs": [], "execution_count": None} if t == "code" else {}),
+            }
+            for t, s in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb))
 
 
 @pytest.fixture
 def book(tmp_path):
     (tmp_path / "notebooks").mkdir()
-    for name in ["44_fc_new.ipynb", "00_intro.ipynb", "31_linear.ipynb", "draft.ipynb", "7_bad.ipynb"]:
-        _notebook(tmp_path / "notebooks" / name, [("markdown", f"# {name[:2]} · Title of {name}\n\nText.")])
+    for name in [
+        "44_fc_new.ipynb",
+        "00_intro.ipynb",
+        "31_linear.ipynb",
+        "draft.ipynb",
+        "7_bad.ipynb",
+    ]:
+        _notebook(
+            tmp_path / "notebooks" / name,
+            [("markdown", f"# {name[:2]} · Title of {name}\n\nText.")],
+        )
     return tmp_path
 
 
 def test_chapters_found_by_number_and_filed_by_part(book):
     chapters = build.find_chapters(book)
     assert [c.stem for c in chapters] == ["00_intro", "31_linear", "44_fc_new"]
-    assert [build.part_of(c) for c in chapters] == ["Introduction", "Linear structure", "Feature collapse"]
+    assert [build.part_of(c) for c in chapters] == [
+        "Introduction",
+        "Linear structure",
+        "Feature collapse",
+    ]
 
 
 def test_unknown_part_digit_gets_a_generic_name(tmp_path):
@@ -55,12 +81,18 @@ def test_index_replaces_readme_table_by_the_chapter_map(book):
     chapters = build.find_chapters(book)
     for c in chapters:
         c.title = f"Title {c.number}"
-    readme = ("# Book\n\nIntro.\n\n## Chapters\n\n| | chapter | result |\n|---|---|---|\n"
-              "| 00 | [Intro](notebooks/00_intro.ipynb) | old row |\n\nAfter the table.\n\n## Next\n\nMore.\n")
+    readme = (
+        "# Book\n\nIntro.\n\n## Chapters\n\n| | chapter | result |\n|---|---|---|\n"
+        "| 00 | [Intro](notebooks/00_intro.ipynb) | old row |\n\nAfter the table.\n\n## Next\n\nMore.\n"
+    )
     index = build.stage_index(readme, chapters, ["REPRODUCTION"])
     assert "old row" not in index
     assert "After the table." in index and "## Next" in index and "Intro." in index
-    for digit, name in [("0", "Introduction"), ("3", "Linear structure"), ("4", "Feature collapse")]:
+    for digit, name in [
+        ("0", "Introduction"),
+        ("3", "Linear structure"),
+        ("4", "Feature collapse"),
+    ]:
         assert f"### Part {digit} · {name}" in index
         assert f":caption: {digit} · {name}" in index
     assert "notebooks/31_linear\n" in index and "[Title 44](notebooks/44_fc_new.ipynb)" in index
@@ -89,11 +121,21 @@ def test_reexports_are_documented_once_where_defined():
 def test_library_use_resolves_aliases_and_from_imports():
     modules = build.library_modules()
     index = build.symbol_index(modules)
-    nb = {"cells": [{"cell_type": "code", "source": "%matplotlib inline\nimport qwem_lib as q\n"
-                     "from qwem_lib.report import Report\nfrom qwem_lib import theory as th\n"
-                     "rep = Report('x')\nM = th.target_matrix(P, 1, 1)\nq.not_a_name\n"}]}
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "source": "%matplotlib inline\nimport qwem_lib as q\n"
+                "from qwem_lib.report import Report\nfrom qwem_lib import theory as th\n"
+                "rep = Report('x')\nM = th.target_matrix(P, 1, 1)\nq.not_a_name\n",
+            }
+        ]
+    }
     symbols, used = build.library_use(nb, index, modules)
-    assert symbols == ["qwem_lib.report.Report", "qwem_lib.theory.target_matrix"]    # in order of first use
+    assert symbols == [
+        "qwem_lib.report.Report",
+        "qwem_lib.theory.target_matrix",
+    ]  # in order of first use
     assert used == ["qwem_lib", "qwem_lib.report", "qwem_lib.theory"]
 
 
@@ -117,21 +159,29 @@ def test_files_a_page_links_are_staged(tmp_path, monkeypatch):
     (root / "data" / "table.json").write_text("{}")
     monkeypatch.setattr(build, "ROOT", root)
     src, staged, docs = tmp_path / "src", set(), []
-    md = ("![a](figures/a.png) <img src=\"figures/b.svg\" width=3> [data](../data/README.md#top) "
-          "[gone](figures/missing.png) [web](https://example.org/x.png) [other](12_other.ipynb)")
+    md = (
+        '![a](figures/a.png) <img src="figures/b.svg" width=3> [data](../data/README.md#top) '
+        "[gone](figures/missing.png) [web](https://example.org/x.png) [other](12_other.ipynb)"
+    )
     build.stage_linked(md, Path("notebooks"), src, staged, docs)
     assert (src / "notebooks" / "figures" / "a.png").read_bytes() == b"png"
     assert (src / "notebooks" / "figures" / "b.svg").is_file()
     assert (src / "data" / "README.md").is_file() and (src / "data" / "table.json").is_file()
     assert docs == ["data/README"]
-    assert not (src / "notebooks" / "figures" / "missing.png").exists()   # left broken: Sphinx reports it
+    assert not (
+        src / "notebooks" / "figures" / "missing.png"
+    ).exists()  # left broken: Sphinx reports it
 
 
 def test_data_is_documented_where_assigned_not_where_reexported(tmp_path, monkeypatch):
     pkg = tmp_path / "fakepkg"
     pkg.mkdir()
-    (pkg / "__init__.py").write_text('"""Fake."""\nfrom .core import LIMIT, f\n__all__ = ["LIMIT", "f", "TOP"]\nTOP = 1\n')
-    (pkg / "core.py").write_text('"""Core."""\n__all__ = ["LIMIT", "f"]\nLIMIT: int = 5\n\ndef f():\n    """F."""\n')
+    (pkg / "__init__.py").write_text(
+        '"""Fake."""\nfrom .core import LIMIT, f\n__all__ = ["LIMIT", "f", "TOP"]\nTOP = 1\n'
+    )
+    (pkg / "core.py").write_text(
+        '"""Core."""\n__all__ = ["LIMIT", "f"]\nLIMIT: int = 5\n\ndef f():\n    """F."""\n'
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert build.library_modules("fakepkg") == ["fakepkg", "fakepkg.core"]
     assert build.documented_members("fakepkg") == ["TOP"]

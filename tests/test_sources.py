@@ -13,23 +13,32 @@ import pytest
 from qwem_lib import data, sources
 from qwem_lib.data import DataError
 
-SHARED = Path(os.environ.get("QWEM_DATA_DIR_SHARED") or Path(__file__).resolve().parents[2] / "shared" / "data")
+SHARED = Path(
+    os.environ.get("QWEM_DATA_DIR_SHARED")
+    or Path(__file__).resolve().parents[2] / "shared" / "data"
+)
 SHARED_SOURCES = SHARED / "sources" / "wikiVisual-1c0fac92"
 
 
 # -- the text8 recipe ------------------------------------------------------------------------------
-@pytest.mark.parametrize("raw, want", [
-    ("Hello, World!", "hello world"),
-    ("In 1998 it rained", "in one nine nine eight it rained"),
-    ("x2y", "x two y"),
-    ("Tom &amp; Jerry &lt;3 caf&eacute;", "tom jerry three caf"),        # entities unescaped, é dropped
-    ("a <ref name=x>b</ref> c", "a b c"),                                  # tags removed, text kept
-    ("see formula_12 and codice_3 here", "see and here"),                 # placeholders removed
-    ("formula_12x stays", "formula one two x stays"),                      # not a whole placeholder word
-    ("<" + "z" * 201 + "> tail", "z" * 201 + " tail"),                    # tags longer than 200 are text
-    ("&amp;lt;b&amp;gt; bold", "lt b gt bold"),                            # unescaped once, after tags
-    ("   \n\t  ", ""),
-])
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("Hello, World!", "hello world"),
+        ("In 1998 it rained", "in one nine nine eight it rained"),
+        ("x2y", "x two y"),
+        (
+            "Tom &amp; Jerry &lt;3 caf&eacute;",
+            "tom jerry three caf",
+        ),  # entities unescaped, é dropped
+        ("a <ref name=x>b</ref> c", "a b c"),  # tags removed, text kept
+        ("see formula_12 and codice_3 here", "see and here"),  # placeholders removed
+        ("formula_12x stays", "formula one two x stays"),  # not a whole placeholder word
+        ("<" + "z" * 201 + "> tail", "z" * 201 + " tail"),  # tags longer than 200 are text
+        ("&amp;lt;b&amp;gt; bold", "lt b gt bold"),  # unescaped once, after tags
+        ("   \n\t  ", ""),
+    ],
+)
 def test_normalise(raw, want):
     assert sources.normalise(raw) == want
 
@@ -40,24 +49,40 @@ def test_tag_removal_happens_before_unescaping():
 
 
 def test_articles_drop_titles_and_empty_bodies():
-    text = ('<doc id="1" url="u" title="First">\nFirst\n\nBody one, 2 words.\n</doc>\n'
-            '<doc id="2" url="u" title="Empty">\nEmpty\n\n12!\n</doc>\n'  # digits only -> not empty
-            '<doc id="3" url="u" title="Blank">\nBlank\n\n&nbsp; ??\n</doc>\n'
-            '<doc id="4" url="u" title="Last">\nLast\nline a\nline b\n</doc>\n')
+    text = (
+        '<doc id="1" url="u" title="First">\nFirst\n\nBody one, 2 words.\n</doc>\n'
+        '<doc id="2" url="u" title="Empty">\nEmpty\n\n12!\n</doc>\n'  # digits only -> not empty
+        '<doc id="3" url="u" title="Blank">\nBlank\n\n&nbsp; ??\n</doc>\n'
+        '<doc id="4" url="u" title="Last">\nLast\nline a\nline b\n</doc>\n'
+    )
     got = list(sources.articles(text))
     assert got == ["body one two words", "one two", "line a line b"]
     assert "".join(sources.stream_from([text])) == " body one two words one two line a line b"
 
 
-@pytest.mark.parametrize("limit, want", [(100, " ab cd ef"), (9, " ab cd ef"), (8, " ab cd"), (6, " ab cd"),
-                                         (5, " ab"), (4, " ab"), (3, " ab")])
+@pytest.mark.parametrize(
+    "limit, want",
+    [
+        (100, " ab cd ef"),
+        (9, " ab cd ef"),
+        (8, " ab cd"),
+        (6, " ab cd"),
+        (5, " ab"),
+        (4, " ab"),
+        (3, " ab"),
+    ],
+)
 def test_cut_at_token(limit, want):
     assert sources.cut_at_token(" ab cd ef", limit) == want
 
 
 def test_source_table_is_the_pinned_one():
     files = sources.source_files()
-    assert len(files) == 400 and files[0].path == "text/AA/wiki_00" and files[-1].path == "text/AD/wiki_99"
+    assert (
+        len(files) == 400
+        and files[0].path == "text/AA/wiki_00"
+        and files[-1].path == "text/AD/wiki_99"
+    )
     assert len({f.sha256 for f in files}) == 400
 
 
@@ -76,8 +101,10 @@ def _copy_sources(dst: Path, n: int = 10) -> Path:
     return dst
 
 
-needs_shared = pytest.mark.skipif(not (SHARED_SOURCES / "text" / "AA" / "wiki_09").exists(),
-                                  reason="the shared folder's source files are not present")
+needs_shared = pytest.mark.skipif(
+    not (SHARED_SOURCES / "text" / "AA" / "wiki_09").exists(),
+    reason="the shared folder's source files are not present",
+)
 
 
 @needs_shared
@@ -86,7 +113,10 @@ def test_rebuild_enwiki2015_1m7_byte_exact(empty_data, monkeypatch):
     (path,) = sources.build_corpus("enwiki2015_1m7")
     text = lzma.decompress(path.read_bytes())
     assert len(text) == 9_999_994
-    assert hashlib.sha256(text).hexdigest() == "4795d422b66cd80021df5f66cc310facac517ffdb2b6536fdaace80f19165b9f"
+    assert (
+        hashlib.sha256(text).hexdigest()
+        == "4795d422b66cd80021df5f66cc310facac517ffdb2b6536fdaace80f19165b9f"
+    )
     assert text.startswith(b" anarchism is a political philosophy")
     # the registry accepts the rebuilt file by its content, though its .xz bytes are the book's own
     assert data.fetch("enwiki2015_1m7") == [path]
@@ -94,7 +124,9 @@ def test_rebuild_enwiki2015_1m7_byte_exact(empty_data, monkeypatch):
 
 
 @needs_shared
-def test_fetch_builds_a_missing_corpus_when_downloads_are_allowed(empty_data, monkeypatch, tmp_path):
+def test_fetch_builds_a_missing_corpus_when_downloads_are_allowed(
+    empty_data, monkeypatch, tmp_path
+):
     monkeypatch.setenv("QWEM_SOURCE_URL", _copy_sources(tmp_path / "mirror").as_uri())
     monkeypatch.setattr(data, "SHIPPED_DIR", tmp_path / "nothing-shipped")
     (path,) = data.fetch("enwiki2015_1m7")
@@ -142,7 +174,11 @@ def test_offline_missing_corpus_says_how_to_get_it(empty_data, monkeypatch, tmp_
     with pytest.raises(DataError) as err:
         data.fetch("enwiki2015_17m")
     msg = str(err.value)
-    assert "enwiki2015_17m" in msg and "QWEM_OFFLINE" in msg and "python -m qwem_lib.sources enwiki2015_17m" in msg
+    assert (
+        "enwiki2015_17m" in msg
+        and "QWEM_OFFLINE" in msg
+        and "python -m qwem_lib.sources enwiki2015_17m" in msg
+    )
     with pytest.raises(DataError, match="downloads are off"):
         sources.fetch_source(sources.source_files()[0], download=False)
 

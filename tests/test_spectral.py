@@ -64,7 +64,7 @@ def test_inertia_and_count():
 def test_eigen_features_sign_and_order():
     words = [f"w{i}" for i in range(6)]
     U = np.array([[0.1], [-0.9], [0.3], [0.2], [-0.1], [0.0]])
-    (pos, neg), = sp.eigen_features(words, U, k=2)
+    ((pos, neg),) = sp.eigen_features(words, U, k=2)
     assert pos == ["w1", "w4"]  # sign flipped so that the largest-magnitude entry is positive
     assert neg == ["w2", "w3"]
 
@@ -83,7 +83,9 @@ def test_spectral_embeddings_on_tiny_corpus_and_errors():
     rank = np.empty(12, dtype=np.int32)
     rank[order] = np.arange(12)
     ids = rank[ids]
-    c = Corpus("tiny-unregistered", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12))
+    c = Corpus(
+        "tiny-unregistered", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12)
+    )
     for target in ("mstar", "pmi", "ppmi"):
         words, W = sp.spectral_embeddings(c, 10, 3, target, window=4)
         assert words == c.words[:10] and W.shape == (10, 3) and np.all(np.isfinite(W))
@@ -101,6 +103,7 @@ def test_spectral_embeddings_on_tiny_corpus_and_errors():
 
 # --- hard spectra: every method against a dense float64 eigh (issue 16) ---------------------------------
 
+
 def _with_spectrum(lam, seed=0):
     rng = np.random.default_rng(seed)
     Q, _ = np.linalg.qr(rng.standard_normal((lam.size, lam.size)))
@@ -112,11 +115,21 @@ def hard_spectra():
     V = 300
     yield "identity", np.eye(V)
     yield "two_values", _with_spectrum(np.repeat([5.0, -1.0], V // 2), 1)
-    yield "repeated_top", _with_spectrum(np.concatenate([np.full(8, 10.0), np.linspace(5, -5, V - 8)]), 2)
-    yield "clustered_top", _with_spectrum(np.concatenate([10 + 1e-3 * rng.standard_normal(12),
-                                                          rng.uniform(-3, 3, V - 12)]), 3)
+    yield (
+        "repeated_top",
+        _with_spectrum(np.concatenate([np.full(8, 10.0), np.linspace(5, -5, V - 8)]), 2),
+    )
+    yield (
+        "clustered_top",
+        _with_spectrum(
+            np.concatenate([10 + 1e-3 * rng.standard_normal(12), rng.uniform(-3, 3, V - 12)]), 3
+        ),
+    )
     yield "slow_decay", _with_spectrum(1.0 / np.arange(1, V + 1) ** 0.3, 4)
-    yield "large_negative", _with_spectrum(np.concatenate([np.linspace(3, 0, V - 2), [-2000.0, -400.0]]), 5)
+    yield (
+        "large_negative",
+        _with_spectrum(np.concatenate([np.linspace(3, 0, V - 2), [-2000.0, -400.0]]), 5),
+    )
 
 
 @pytest.mark.parametrize("method", ["krylov", "eigsh", "torch", "eigh"])
@@ -127,8 +140,12 @@ def test_hard_spectra(method, name, M):
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error", sp.EigenConvergenceWarning)  # a non-converged answer fails the test
-        if method == "eigsh" and name == "two_values":  # ARPACK cannot: it must say so, not answer wrongly
+        warnings.simplefilter(
+            "error", sp.EigenConvergenceWarning
+        )  # a non-converged answer fails the test
+        if (
+            method == "eigsh" and name == "two_values"
+        ):  # ARPACK cannot: it must say so, not answer wrongly
             with pytest.raises(RuntimeError, match="did not converge"):
                 sp.top_eigenpairs(M, d, method=method)
             return
@@ -191,6 +208,7 @@ def test_top_eigenpairs_validates_input():
 
 # --- spectral_embeddings against an independent computation, through its cache (issue 16) ---------------
 
+
 def _tiny_registered(tmp_path, monkeypatch):
     import hashlib
     import lzma
@@ -209,8 +227,14 @@ def _tiny_registered(tmp_path, monkeypatch):
     f = tmp_path / rel
     f.parent.mkdir(parents=True, exist_ok=True)
     f.write_bytes(lzma.compress(text.encode()))
-    data.register(data.Dataset("spec_tiny", "corpus", "test", (data.FileSpec(rel, hashlib.sha256(
-        f.read_bytes()).hexdigest(), f.stat().st_size),)))
+    data.register(
+        data.Dataset(
+            "spec_tiny",
+            "corpus",
+            "test",
+            (data.FileSpec(rel, hashlib.sha256(f.read_bytes()).hexdigest(), f.stat().st_size),),
+        )
+    )
     return data.load_corpus("spec_tiny")
 
 
@@ -227,8 +251,11 @@ def _independent_W(corpus, V, d, target, window):
     pu = np.asarray(corpus.counts[:V], dtype=float)
     pu /= pu.sum()
     Q = np.outer(pu, pu)
-    X = {"mstar": 2 * (P - Q) / (P + Q), "pmi": np.log(P / Q + 1e-25),
-         "ppmi": np.maximum(np.log(P / Q + 1e-25), 0)}[target]
+    X = {
+        "mstar": 2 * (P - Q) / (P + Q),
+        "pmi": np.log(P / Q + 1e-25),
+        "ppmi": np.maximum(np.log(P / Q + 1e-25), 0),
+    }[target]
     lam, U = np.linalg.eigh(X)
     lam, U = lam[::-1][:d], U[:, ::-1][:, :d]
     return (U * np.maximum(lam, 0)) @ U.T
@@ -266,7 +293,9 @@ def test_read_only_cache_folder_does_not_stop_the_book(tmp_path, monkeypatch):
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
-    if os.access(ro, os.W_OK):  # running as root: permissions are not enforced, use an uncreatable path
+    if os.access(
+        ro, os.W_OK
+    ):  # running as root: permissions are not enforced, use an uncreatable path
         (tmp_path / "file").write_text("x")
         bad = tmp_path / "file" / "cache"
     else:
@@ -278,7 +307,9 @@ def test_read_only_cache_folder_does_not_stop_the_book(tmp_path, monkeypatch):
     assert d != bad and d.is_dir() and os.access(d, os.W_OK)
     (tmp_path / "data").mkdir()
     _tiny_registered(tmp_path / "data", monkeypatch)
-    monkeypatch.setenv("QWEM_CACHE_DIR", str(bad))  # the corpus, counts and embeddings are cached in the fallback
+    monkeypatch.setenv(
+        "QWEM_CACHE_DIR", str(bad)
+    )  # the corpus, counts and embeddings are cached in the fallback
     words, W = sp.spectral_embeddings("spec_tiny", 8, 2)
     assert W.shape == (8, 2) and (d / "spectral").is_dir()
     assert sp.spectral_embeddings("spec_tiny", 8, 2, use_cache=False)[1].shape == (8, 2)
@@ -294,13 +325,21 @@ def test_compiled_symmetry_check_agrees_with_the_numpy_reference(V, dtype):
     M = (A + A.T).astype(dtype)
     sp._check_symmetric_finite(M)  # symmetric: both paths accept
     sp._check_symmetric_finite(np.asfortranarray(M))
-    for i, j in ((0, V - 1), (V - 1, 3), (V // 2, V // 2 + 1)):  # one entry off, anywhere in the tiles
+    for i, j in (
+        (0, V - 1),
+        (V - 1, 3),
+        (V // 2, V // 2 + 1),
+    ):  # one entry off, anywhere in the tiles
         bad = M.copy()
         bad[i, j] += 1e-2
         for arr in (bad, np.asfortranarray(bad)):
             with pytest.raises(ValueError, match="not symmetric"):
                 sp._check_symmetric_finite(arr)
-    for i, j, v in ((V - 1, V - 1, np.nan), (5, V - 2, np.inf), (V - 2, 5, -np.inf)):  # diagonal, both triangles
+    for i, j, v in (
+        (V - 1, V - 1, np.nan),
+        (5, V - 2, np.inf),
+        (V - 2, 5, -np.inf),
+    ):  # diagonal, both triangles
         bad = M.copy()
         bad[i, j] = v
         for arr in (bad, np.asfortranarray(bad)):

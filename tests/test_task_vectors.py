@@ -55,12 +55,15 @@ def test_gram_spectrum_matches_dense_eigh():
         np.testing.assert_allclose(tv.gram_spectrum(R), np.clip(ref, 0, None), atol=1e-10)
 
 
-@pytest.mark.parametrize("bad,msg", [
-    (np.ones((2, 5)), "at least 3"),
-    (np.zeros((5, 4)), "all zeros"),
-    (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "non-finite"),
-    (np.ones(5), "2-d"),
-])
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        (np.ones((2, 5)), "at least 3"),
+        (np.zeros((5, 4)), "all zeros"),
+        (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "non-finite"),
+        (np.ones(5), "2-d"),
+    ],
+)
 def test_fit_rejects_degenerate_input(bad, msg):
     with pytest.raises(ValueError, match=msg):
         tv.fit_spiked_mp(bad)
@@ -76,8 +79,12 @@ def test_fit_rejects_flat_spectrum_and_non_array():
 def test_fit_recovers_equal_variance_parameters_over_draws():
     rng = np.random.default_rng(3)
     N, d, s2 = 40, 300, 0.7
-    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100)
-            for _ in range(40)]
+    fits = [
+        tv.fit_spiked_mp(
+            tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100
+        )
+        for _ in range(40)
+    ]
     assert all(f.outlier is not None for f in fits)
     assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.05)
     assert np.mean([f.d_eff for f in fits]) == pytest.approx(d, rel=0.06)
@@ -88,7 +95,7 @@ def test_fit_recovers_equal_variance_parameters_over_draws():
 def test_fit_recovers_unequal_variance_effective_values():
     rng = np.random.default_rng(4)
     N, cv = 40, np.linspace(0.1, 2.0, 500) ** 2
-    s2, de = (cv ** 2).sum() / cv.sum(), cv.sum() ** 2 / (cv ** 2).sum()
+    s2, de = (cv**2).sum() / cv.sum(), cv.sum() ** 2 / (cv**2).sum()
     fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0]) for _ in range(40)]
     assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.06)
     assert np.mean([f.d_eff for f in fits]) == pytest.approx(de, rel=0.06)
@@ -99,10 +106,20 @@ def test_fit_outlier_detection_below_and_above_bbp():
     rng = np.random.default_rng(5)
     N, d = 30, 200
     bbp = math.sqrt(N * d)
-    below = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0], n_null=100).outlier
-                     is not None for _ in range(60)])
-    above = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0], n_null=100).outlier
-                     is not None for _ in range(60)])
+    below = np.mean(
+        [
+            tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0], n_null=100).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
+    above = np.mean(
+        [
+            tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0], n_null=100).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
     assert below < 0.15 and above > 0.97
 
 
@@ -132,8 +149,10 @@ def test_parallelogram_cosine_exact_for_exact_analogy():
 def test_task_vector_matrices_and_null_model():
     words = ["athens", "greece", "paris", "france", "rome", "italy", "berlin", "germany"]
     W = np.arange(len(words) * 3, dtype=float).reshape(-1, 3) ** 1.5
-    path_lines = (": capital-common-countries\nathens greece paris france\nrome italy berlin germany\n"
-                  "athens greece rome italy\n")
+    path_lines = (
+        ": capital-common-countries\nathens greece paris france\nrome italy berlin germany\n"
+        "athens greece rome italy\n"
+    )
     import tempfile
 
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
@@ -152,8 +171,13 @@ def test_task_vector_matrices_and_null_model():
 def test_tw_null_and_argument_validation():
     rng = np.random.default_rng(8)
     N, d = 30, 200
-    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0], null="tw").outlier is not None
-                  for _ in range(100)])
+    fa = np.mean(
+        [
+            tv.fit_spiked_mp(tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0], null="tw").outlier
+            is not None
+            for _ in range(100)
+        ]
+    )
     assert fa < 0.15  # nominal 1%; the leave-top-out bulk is a little narrow at N = 30
     R = tv.spiked_matrix(N, np.ones(d), 0.0, rng)[0]
     with pytest.raises(ValueError, match="level"):
@@ -167,10 +191,19 @@ def test_tw_null_and_argument_validation():
 def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
     rng = np.random.default_rng(9)
     cv = np.arange(1, 201) ** -0.5
-    fa = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier is not None
-                  for _ in range(60)])
-    fa_tw = np.mean([tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
-                     for _ in range(100)])
+    fa = np.mean(
+        [
+            tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
+    fa_tw = np.mean(
+        [
+            tv.fit_spiked_mp(tv.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
+            for _ in range(100)
+        ]
+    )
     assert fa < 0.07 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
 
 
@@ -193,10 +226,12 @@ def test_analogy_margins_agree_with_analogy_accuracy():
 
 def test_spearman_with_uncertainty():
     x = np.arange(10.0)
-    out = tv.spearman_with_uncertainty(x, x ** 3, n_boot=200, n_perm=500)
+    out = tv.spearman_with_uncertainty(x, x**3, n_boot=200, n_perm=500)
     assert out["rho"] == pytest.approx(1.0) and out["p"] < 0.01 and out["n"] == 10
     rng = np.random.default_rng(0)
-    out = tv.spearman_with_uncertainty(rng.standard_normal(12), rng.standard_normal(12), n_boot=200, n_perm=500)
+    out = tv.spearman_with_uncertainty(
+        rng.standard_normal(12), rng.standard_normal(12), n_boot=200, n_perm=500
+    )
     assert out["lo"] < out["rho"] < out["hi"]
     with pytest.raises(ValueError):
         tv.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
@@ -208,13 +243,19 @@ def test_wide_spectral_embeddings_match_the_dense_spectral_path():
 
     rng = np.random.default_rng(11)
     ids = np.minimum(rng.zipf(1.3, 4000) - 1, 11).astype(np.int64)
-    c = Corpus("tiny-unregistered-tv", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12))
+    c = Corpus(
+        "tiny-unregistered-tv", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12)
+    )
     words, W, lam = tv.wide_spectral_embeddings(c, 10, 4, window=4)
     w2, W2 = sp.spectral_embeddings(c, 10, 4, "mstar", window=4, method="eigh", dtype=np.float64)
     assert words == w2 and W.shape == (10, 4)
-    np.testing.assert_allclose(W @ W.T, W2 @ W2.T, atol=1e-4)  # same Gram matrix: equal up to column signs
+    np.testing.assert_allclose(
+        W @ W.T, W2 @ W2.T, atol=1e-4
+    )  # same Gram matrix: equal up to column signs
     assert np.all(np.diff(lam) <= 0)
-    _, Wt, lam_t = tv.wide_spectral_embeddings(c, 10, 4, window=4, method="torch")  # torch on config.device()
+    _, Wt, lam_t = tv.wide_spectral_embeddings(
+        c, 10, 4, window=4, method="torch"
+    )  # torch on config.device()
     np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-4)
     np.testing.assert_allclose(lam_t, lam, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError):

@@ -83,7 +83,9 @@ def test_proposition2_identity_general_G():
     c = q.qwem_loss_constant(P, pp, pm)
     for _ in range(4):
         W = rng.standard_normal((8, 2))
-        assert q.qwem_loss(W, P, pp, pm) - q.weighted_factorisation_loss(W, M, G) == pytest.approx(c, rel=1e-11)
+        assert q.qwem_loss(W, P, pp, pm) - q.weighted_factorisation_loss(W, M, G) == pytest.approx(
+            c, rel=1e-11
+        )
 
 
 def test_gradient_matches_autograd_and_finite_difference():
@@ -133,7 +135,9 @@ def test_optimal_embeddings_negative_eigenvalue_raises():
         q.optimal_embeddings(np.diag([1.0, -2.0]), 2)
     with pytest.raises(ValueError, match="not all non-negative"):
         q.optimal_embeddings(np.diag([-1.0, -2.0]), 1)
-    np.testing.assert_allclose(np.abs(q.optimal_embeddings(np.diag([1.0, -2.0]), 1)), [[1.0], [0.0]])
+    np.testing.assert_allclose(
+        np.abs(q.optimal_embeddings(np.diag([1.0, -2.0]), 1)), [[1.0], [0.0]]
+    )
     # the true minimiser drops the negative part
     np.testing.assert_allclose(q.psd_truncation(np.diag([1.0, -2.0]), 2), np.diag([1.0, 0.0]))
     assert q.factorisation_minimum(np.diag([1.0, -2.0]), 2) == pytest.approx(1.0)  # ¼·(−2)²
@@ -149,8 +153,10 @@ def test_psd_truncation_is_not_eckart_young():
     M = (M + M.T) / 2
     X = q.psd_truncation(M, 2)
     np.testing.assert_allclose(X, (Q[:, :2] * lam[:2]) @ Q[:, :2].T, atol=1e-12)
-    ey = (Q[:, [0, 5]] * lam[[0, 5]]) @ Q[:, [0, 5]].T      # Eckart–Young: |λ| = 4 and 3
-    assert np.linalg.norm(ey - M) < np.linalg.norm(X - M)    # better unconstrained, but not a Gram matrix
+    ey = (Q[:, [0, 5]] * lam[[0, 5]]) @ Q[:, [0, 5]].T  # Eckart–Young: |λ| = 4 and 3
+    assert np.linalg.norm(ey - M) < np.linalg.norm(
+        X - M
+    )  # better unconstrained, but not a Gram matrix
     assert np.linalg.eigvalsh(ey).min() < -1.0
     # brute force over Gram matrices: no random rank-2 WWᵀ beats the PSD truncation
     best = 0.25 * np.linalg.norm(X - M) ** 2
@@ -170,12 +176,18 @@ def test_rank_one_weighted_minimizer_by_hand():
     M = np.diag([1.0, 2.0])
     g = np.array([4.0, 1.0])
     # ΓMΓ = diag(4, 2) → keep diag(4, 0) → Γ⁻¹ · Γ⁻¹ = diag(1, 0); unweighted would keep diag(0, 2)
-    np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, g, 1), np.diag([1.0, 0.0]), atol=1e-14)
+    np.testing.assert_allclose(
+        q.rank_one_weighted_minimizer(M, g, 1), np.diag([1.0, 0.0]), atol=1e-14
+    )
     G = np.outer(g, g)
     assert q.weighted_factorisation_loss(np.array([[1.0], [0.0]]), M, G) == pytest.approx(1.0)
-    assert q.weighted_factorisation_loss(np.array([[0.0], [np.sqrt(2)]]), M, G) == pytest.approx(4.0)
+    assert q.weighted_factorisation_loss(np.array([[0.0], [np.sqrt(2)]]), M, G) == pytest.approx(
+        4.0
+    )
     # g constant reduces to the unweighted truncation; full rank PSD M is returned as is
-    np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, np.ones(2), 1), np.diag([0.0, 2.0]), atol=1e-14)
+    np.testing.assert_allclose(
+        q.rank_one_weighted_minimizer(M, np.ones(2), 1), np.diag([0.0, 2.0]), atol=1e-14
+    )
     np.testing.assert_allclose(q.rank_one_weighted_minimizer(M, g, 2), M, atol=1e-14)
 
 
@@ -204,7 +216,7 @@ def test_aligned_sigmoid_values_and_ode():
     tau = q.characteristic_time(lam, s0)
     assert tau == pytest.approx(np.log(2.0 / 1e-3) / 2.0)
     # at t = τ: s² = λ²/(2λ − s0²) ≈ λ/2
-    assert q.aligned_sigmoid(lam, s0, tau) == pytest.approx(lam ** 2 / (2 * lam - s0), rel=1e-12)
+    assert q.aligned_sigmoid(lam, s0, tau) == pytest.approx(lam**2 / (2 * lam - s0), rel=1e-12)
     t = np.linspace(0, 10, 101)
     s = q.aligned_sigmoid(lam, s0, t)
     h = 1e-6
@@ -231,9 +243,13 @@ def test_aligned_sigmoid_overflow_and_edge_cases():
 
 # --- Procrustes ---------------------------------------------------------------------------------
 def test_procrustes_by_hand():
-    assert q.procrustes_distance(np.eye(2), np.array([[0.0, 1.0], [-1.0, 0.0]])) == pytest.approx(0, abs=1e-15)
+    assert q.procrustes_distance(np.eye(2), np.array([[0.0, 1.0], [-1.0, 0.0]])) == pytest.approx(
+        0, abs=1e-15
+    )
     assert q.procrustes_distance(np.eye(2), np.diag([1.0, -1.0])) == pytest.approx(0, abs=1e-15)
-    assert q.procrustes_distance(np.array([[1.0], [0.0]]), np.array([[0.0], [1.0]])) == pytest.approx(np.sqrt(2))
+    assert q.procrustes_distance(
+        np.array([[1.0], [0.0]]), np.array([[0.0], [1.0]])
+    ) == pytest.approx(np.sqrt(2))
     rng = np.random.default_rng(7)
     A = rng.standard_normal((10, 3))
     O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
@@ -250,8 +266,12 @@ def test_procrustes_by_hand():
 # --- M* and PMI ---------------------------------------------------------------------------------
 def test_pmi_series_exact_coefficients():
     c = q.pmi_series_coefficients(7)
-    assert {k: Fraction(str(v)) for k, v in c.items()} == {1: 1, 3: Fraction(1, 12), 5: Fraction(1, 80),
-                                                           7: Fraction(1, 448)}
+    assert {k: Fraction(str(v)) for k, v in c.items()} == {
+        1: 1,
+        3: Fraction(1, 12),
+        5: Fraction(1, 80),
+        7: Fraction(1, 448),
+    }
 
 
 def test_pmi_mstar_maps_and_series():
@@ -274,7 +294,10 @@ def test_logistic_taylor():
     import sympy as sp
 
     x = sp.symbols("x")
-    assert sp.simplify(q.logistic_loss_taylor(+1, 4) - (sp.log(2) - x / 2 + x**2 / 8 - x**4 / 192)) == 0
+    assert (
+        sp.simplify(q.logistic_loss_taylor(+1, 4) - (sp.log(2) - x / 2 + x**2 / 8 - x**4 / 192))
+        == 0
+    )
     assert sp.simplify(q.logistic_loss_taylor(-1, 2) - (sp.log(2) + x / 2 + x**2 / 8)) == 0
     with pytest.raises(ValueError):
         q.logistic_loss_taylor(0)
@@ -285,27 +308,33 @@ def test_gradient_descent_reaches_theorem1_minimiser():
     P, _ = rand_problem(10, seed=9)
     psi = q.equal_reweighting(P)
     M = q.target_matrix(P, psi, psi)
-    r = q.gradient_descent_qwem(P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1,
-                                device="cpu")
+    r = q.gradient_descent_qwem(
+        P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1, device="cpu"
+    )
     assert r.converged
     W = q.optimal_embeddings(M, 2)
     assert q.procrustes_distance(r.W, W) / np.linalg.norm(W) < 1e-8
-    assert r.loss[-1] == pytest.approx(q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, 2),
-                                       rel=1e-12)
+    assert r.loss[-1] == pytest.approx(
+        q.qwem_loss_constant(P, psi, psi) + q.factorisation_minimum(M, 2), rel=1e-12
+    )
     # same seed, same numbers
-    r2 = q.gradient_descent_qwem(P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1,
-                                 device="cpu")
+    r2 = q.gradient_descent_qwem(
+        P, psi, psi, 2, init_scale=1e-3, max_steps=50_000, gtol=1e-11, seed=1, device="cpu"
+    )
     np.testing.assert_array_equal(r.W, r2.W)
 
 
 # --- failure modes ------------------------------------------------------------------------------
-@pytest.mark.parametrize("P, msg", [
-    (np.array([[0.3, 0.2], [0.0, 0.5]]), "symmetric"),
-    (np.array([[0.6, -0.1], [-0.1, 0.6]]), "negative"),
-    (np.array([[0.3, 0.1], [0.1, 0.4]]), "sum to 1"),
-    (np.ones(4) / 4, "square"),
-    (np.array([[np.nan, 0.1], [0.1, 0.5]]), "non-finite"),
-])
+@pytest.mark.parametrize(
+    "P, msg",
+    [
+        (np.array([[0.3, 0.2], [0.0, 0.5]]), "symmetric"),
+        (np.array([[0.6, -0.1], [-0.1, 0.6]]), "negative"),
+        (np.array([[0.3, 0.1], [0.1, 0.4]]), "sum to 1"),
+        (np.ones(4) / 4, "square"),
+        (np.array([[np.nan, 0.1], [0.1, 0.5]]), "non-finite"),
+    ],
+)
 def test_bad_joint(P, msg):
     with pytest.raises(ValueError, match=msg):
         q.target_matrix(P, 1.0, 1.0)
@@ -362,10 +391,20 @@ def test_synthetic_joint_is_a_valid_table():
 def test_gradient_descent_options_and_errors():
     P, rng = rand_problem(6, seed=12)
     W0 = 0.1 * rng.standard_normal((6, 2))
-    r = q.gradient_descent_qwem(P, 1.0, 1.0, 2, W0=W0, max_steps=30, gtol=0.0, record_every=10, device="cpu",
-                                track=lambda W: (W ** 2).sum())
+    r = q.gradient_descent_qwem(
+        P,
+        1.0,
+        1.0,
+        2,
+        W0=W0,
+        max_steps=30,
+        gtol=0.0,
+        record_every=10,
+        device="cpu",
+        track=lambda W: (W**2).sum(),
+    )
     assert list(r.steps) == [0, 10, 20, 30] and not r.converged
-    assert r.tracked.shape == (4,) and r.tracked[0] == pytest.approx(np.sum(W0 ** 2))
+    assert r.tracked.shape == (4,) and r.tracked[0] == pytest.approx(np.sum(W0**2))
     assert r.loss[0] == pytest.approx(q.qwem_loss(W0, P, 1.0, 1.0), rel=1e-14)
     with pytest.raises(ValueError, match="W0 must have d=3"):
         q.gradient_descent_qwem(P, 1.0, 1.0, 3, W0=W0, device="cpu")

@@ -22,7 +22,7 @@ def reference(parts: list[bytes]):
 
 
 def chunked(b: bytes, size: int) -> list[bytes]:
-    return [b[i: i + size] for i in range(0, len(b), size)]
+    return [b[i : i + size] for i in range(0, len(b), size)]
 
 
 def assert_same(got, want):
@@ -39,7 +39,9 @@ def random_part(rng: random.Random, alphabet: bytes, n: int) -> bytes:
 
 def test_separators_are_exactly_what_str_split_splits_on():
     assert SEPARATORS == bytes(SEPS)
-    for b in range(256):  # independent: ask Python which decoded characters are whitespace to split()
+    for b in range(
+        256
+    ):  # independent: ask Python which decoded characters are whitespace to split()
         ch = bytes([b]).decode("ascii", errors="replace")
         assert (("a" + ch + "b").split() == ["a", "b"]) == (b in SEPARATORS), b
 
@@ -59,9 +61,13 @@ def test_random_streams_equal_the_reference(seed):
 def test_tokens_are_carried_across_chunks_but_not_across_parts():
     ids, words, freq = tokenize_chunks([[b"ab", b"c", b"d e", b"f"]])
     assert sorted(words) == ["abcd", "ef"]
-    ids, words, freq = tokenize_chunks([[b"ab"], [b"cd"]])  # two files: two tokens, as [t.split() for t]
+    ids, words, freq = tokenize_chunks(
+        [[b"ab"], [b"cd"]]
+    )  # two files: two tokens, as [t.split() for t]
     assert words == ["ab", "cd"] and list(ids) == [0, 1]
-    ids, words, freq = tokenize_chunks([[b"x" * 1000], [b"x" * 999 + b" " + b"x" * 1000]], initial_types=1)
+    ids, words, freq = tokenize_chunks(
+        [[b"x" * 1000], [b"x" * 999 + b" " + b"x" * 1000]], initial_types=1
+    )
     assert words == ["x" * 1000, "x" * 999] and list(freq) == [2, 1] and list(ids) == [0, 1, 0]
 
 
@@ -97,9 +103,14 @@ def test_non_ascii_bytes_give_the_reference_words_and_counts():
     assert got[1][0] == "caf\ufffd\ufffd" and got[2][0] == 4  # merged: 2 + 2 occurrences
     rng = random.Random(3)
     for _ in range(20):
-        parts = [random_part(rng, b"ab\x80\xe9\xff\x00" + bytes(SEPS), rng.randint(0, 200)) for _ in range(2)]
+        parts = [
+            random_part(rng, b"ab\x80\xe9\xff\x00" + bytes(SEPS), rng.randint(0, 200))
+            for _ in range(2)
+        ]
         if any(p.split() for p in parts):
-            assert_same(tokenize_chunks([chunked(p, rng.randint(1, 20)) for p in parts]), reference(parts))
+            assert_same(
+                tokenize_chunks([chunked(p, rng.randint(1, 20)) for p in parts]), reference(parts)
+            )
 
 
 def test_no_tokens_gives_empty_results():
@@ -152,7 +163,9 @@ def test_load_corpus_streams_every_format_like_the_reference(env, monkeypatch, s
     rng = random.Random(11)
     parts = [random_part(rng, b"abcde" * 4 + bytes(SEPS) + b"\xe9", 3000) for _ in range(3)]
     specs = tuple(_write(env, f"corpus/tok_{k}{suffix}", p) for k, p in enumerate(parts))
-    data.register(Dataset("tok", "corpus", "random", specs, extract="member" if suffix == ".zip" else None))
+    data.register(
+        Dataset("tok", "corpus", "random", specs, extract="member" if suffix == ".zip" else None)
+    )
     monkeypatch.setattr(data, "CHUNK_BYTES", 13)
     c = data.load_corpus("tok")
     assert_same((np.asarray(c.ids), c.words, c.counts), reference(parts))
@@ -161,17 +174,23 @@ def test_load_corpus_streams_every_format_like_the_reference(env, monkeypatch, s
 
 
 def test_whitespace_only_corpus_is_a_clear_error(env):
-    data.register(Dataset("tok", "corpus", "blank", (_write(env, "corpus/blank.txt.xz", bytes(SEPS) * 50),)))
+    data.register(
+        Dataset("tok", "corpus", "blank", (_write(env, "corpus/blank.txt.xz", bytes(SEPS) * 50),))
+    )
     with pytest.raises(DataError, match="no tokens"):
         data.load_corpus("tok", use_cache=False)
 
 
 def test_archive_damaged_mid_stream_is_a_clear_error(env, monkeypatch):
     rng = random.Random(5)
-    raw = random_part(rng, b"abcdefghijklmnopqrstuvwxyz ", 200_000)  # compresses to many xz blocks' worth
+    raw = random_part(
+        rng, b"abcdefghijklmnopqrstuvwxyz ", 200_000
+    )  # compresses to many xz blocks' worth
     spec = _write(env, "corpus/cut.txt.xz", raw)
     p = env / spec.path
-    p.write_bytes(p.read_bytes()[: p.stat().st_size // 2])  # no size or sha in the spec: found while reading
+    p.write_bytes(
+        p.read_bytes()[: p.stat().st_size // 2]
+    )  # no size or sha in the spec: found while reading
     data.register(Dataset("tok", "corpus", "truncated", (spec,)))
     monkeypatch.setattr(data, "CHUNK_BYTES", 4096)
     seen = []
@@ -188,9 +207,13 @@ def test_content_checksum_is_computed_on_the_stream(env, monkeypatch):
     raw = b"one two  three\nfour two\r\n" * 100
     spec = _write(env, "corpus/c.txt.xz", raw)
     monkeypatch.setattr(data, "CHUNK_BYTES", 17)
-    data.register(Dataset("tok", "corpus", "c", (spec,), content_sha256=hashlib.sha256(raw).hexdigest()))
+    data.register(
+        Dataset("tok", "corpus", "c", (spec,), content_sha256=hashlib.sha256(raw).hexdigest())
+    )
     assert data.load_corpus("tok", use_cache=False).n_tokens == 500
-    data.register(Dataset("tok", "corpus", "c", (spec,), content_sha256=hashlib.sha256(raw[:-1]).hexdigest()))
+    data.register(
+        Dataset("tok", "corpus", "c", (spec,), content_sha256=hashlib.sha256(raw[:-1]).hexdigest())
+    )
     with pytest.raises(DataError, match="decompressed text has sha256"):
         data.load_corpus("tok", use_cache=False)
 
@@ -225,4 +248,6 @@ def test_enwiki_1m7_streaming_equals_the_reference_path():
     paths = data.fetch(name, download=False)
     c = data.load_corpus(name, use_cache=False)
     assert c.n_tokens == ds.tokens
-    assert_same((c.ids, c.words, c.counts), data.tokenize_ranked([data._read_text(ds, p) for p in paths]))
+    assert_same(
+        (c.ids, c.words, c.counts), data.tokenize_ranked([data._read_text(ds, p) for p in paths])
+    )

@@ -22,8 +22,9 @@ def tiny_corpus(n=3000, types=12, seed=0) -> Corpus:
     p /= p.sum()
     ids = rng.choice(types, size=n, p=p)
     follow = rng.random(n) < 0.3
-    ids[1:][follow[1:] & (ids[:-1] % 2 == 0)] = np.minimum(ids[:-1][follow[1:] & (ids[:-1] % 2 == 0)] + 1,
-                                                             types - 1)
+    ids[1:][follow[1:] & (ids[:-1] % 2 == 0)] = np.minimum(
+        ids[:-1][follow[1:] & (ids[:-1] % 2 == 0)] + 1, types - 1
+    )
     # relabel to frequency ranks, as the data layer does
     counts = np.bincount(ids, minlength=types)
     order = np.argsort(-counts, kind="stable")
@@ -51,8 +52,17 @@ def test_pair_loss_by_hand():
     W = torch.tensor([[1.0, 0.0], [1.0, 1.0]], dtype=torch.float64)
     a, b = torch.tensor([0]), torch.tensor([1])
     na, nb = torch.tensor([1]), torch.tensor([1])
-    loss, G = tr.pair_loss_grad(W, a, b, torch.tensor([2.0], dtype=torch.float64), na, nb,
-                                torch.tensor([1.0], dtype=torch.float64), "qwem", batch=1)
+    loss, G = tr.pair_loss_grad(
+        W,
+        a,
+        b,
+        torch.tensor([2.0], dtype=torch.float64),
+        na,
+        nb,
+        torch.tensor([1.0], dtype=torch.float64),
+        "qwem",
+        batch=1,
+    )
     # 2·(−1 + 1/4) + (2 + 1) = 1.5
     assert math.isclose(float(loss), 1.5)
     # d/dW: positive slope 2·(−1 + 1/2) = −1 times ∂x_01 = (w_1 on row 0, w_0 on row 1);
@@ -68,7 +78,10 @@ def test_gradient_matches_autograd(model):  # noqa: D103
     W = torch.randn(V, d, generator=g, dtype=torch.float64)
     a, b = torch.randint(0, V, (n,), generator=g), torch.randint(0, V, (n,), generator=g)
     na, nb = torch.randint(0, V, (n,), generator=g), torch.randint(0, V, (n,), generator=g)
-    wp, wn = torch.rand(n, generator=g, dtype=torch.float64), torch.rand(n, generator=g, dtype=torch.float64)
+    wp, wn = (
+        torch.rand(n, generator=g, dtype=torch.float64),
+        torch.rand(n, generator=g, dtype=torch.float64),
+    )
     a[0] = b[0] = 2  # a diagonal pair: x = |w_2|², ∂x/∂w_2 = 2 w_2
     loss, G = tr.pair_loss_grad(W, a, b, wp, na, nb, wn, model, batch=n)
     Wr = W.clone().requires_grad_(True)
@@ -83,7 +96,10 @@ def test_split_gradient_matches_autograd():
     V, d, n = 7, 3, 40
     W = torch.randn(V, d, generator=g, dtype=torch.float64)
     idx = [torch.randint(0, V, (n,), generator=g) for _ in range(4)]
-    wp, wn = torch.rand(n, generator=g, dtype=torch.float64), torch.rand(n, generator=g, dtype=torch.float64)
+    wp, wn = (
+        torch.rand(n, generator=g, dtype=torch.float64),
+        torch.rand(n, generator=g, dtype=torch.float64),
+    )
     loss, G = tr.split_loss_grad(W, idx[0], idx[1], wp, idx[2], idx[3], wn, n)
     Wr = W.clone().requires_grad_(True)
     loss2, _ = tr.split_loss_grad(Wr, idx[0], idx[1], wp, idx[2], idx[3], wn, n)
@@ -91,8 +107,10 @@ def test_split_gradient_matches_autograd():
     np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-12, atol=1e-12)
     # the exact quadratic part is ¼ Σ_ab x_ab² over all ordered pairs
     X = W @ W.T
-    lin = ((wn * (W[idx[2]] * W[idx[3]]).sum(1)).sum() - (wp * (W[idx[0]] * W[idx[1]]).sum(1)).sum()) / n
-    assert math.isclose(float(loss), float(0.25 * (X ** 2).sum() + lin), rel_tol=1e-12)
+    lin = (
+        (wn * (W[idx[2]] * W[idx[3]]).sum(1)).sum() - (wp * (W[idx[0]] * W[idx[1]]).sum(1)).sum()
+    ) / n
+    assert math.isclose(float(loss), float(0.25 * (X**2).sum() + lin), rel_tol=1e-12)
 
 
 # -- the sampler ---------------------------------------------------------------------------------
@@ -108,7 +126,9 @@ def test_sampler_draws_pairs_with_probability_P(oov):
     # acceptance: the fraction of draws inside the V x V block
     acc = valid.double().mean().item()
     assert abs(acc - s.acceptance) <= 5 * math.sqrt(s.acceptance * (1 - s.acceptance) / n)
-    H = np.bincount((a[valid] * V + b[valid]).numpy(), minlength=V * V).reshape(V, V) / int(valid.sum())
+    H = np.bincount((a[valid] * V + b[valid]).numpy(), minlength=V * V).reshape(V, V) / int(
+        valid.sum()
+    )
     se = np.sqrt(P * (1 - P) / int(valid.sum()))
     assert np.all(np.abs(H - P) < 5 * se + 1e-12)
     u = s.unigram(n, g).numpy()
@@ -125,7 +145,12 @@ def _mc_gradient(model, W, s, tables, n_batches=400, batch=2_000):
         Gs.append(G.numpy())
         Ls.append(float(L))
     Gs = np.array(Gs)
-    return np.mean(Ls), np.std(Ls) / math.sqrt(n_batches), Gs.mean(0), Gs.std(0) / math.sqrt(n_batches)
+    return (
+        np.mean(Ls),
+        np.std(Ls) / math.sqrt(n_batches),
+        Gs.mean(0),
+        Gs.std(0) / math.sqrt(n_batches),
+    )
 
 
 @pytest.mark.parametrize("estimator", ["split", "sampled"])
@@ -162,7 +187,7 @@ def test_expected_sgns_gradient_is_population_gradient():
     Lpop = tr.sgns_population_loss(W, P, pu, sample=0.05)
     Wr = torch.tensor(W, requires_grad=True)
     rho = tr.subsampling_keep(pu, 0.05)
-    Q = pu ** 0.75 / np.sum(pu ** 0.75)
+    Q = pu**0.75 / np.sum(pu**0.75)
     Pos = torch.tensor(P * np.outer(rho, rho))
     Neg = torch.tensor(np.outer((P * np.outer(rho, rho)).sum(1), Q))
     X = Wr @ Wr.T
@@ -183,15 +208,27 @@ def test_sgns_growth_matrix_is_the_small_W_gradient():
     h = 1e-4
     # finite differences of the population loss in the direction E give −⟨BW, E⟩ at small W
     E = np.random.default_rng(3).standard_normal((6, 2))
-    fd = (tr.sgns_population_loss(W + h * E, P, pu) - tr.sgns_population_loss(W - h * E, P, pu)) / (2 * h)
+    fd = (tr.sgns_population_loss(W + h * E, P, pu) - tr.sgns_population_loss(W - h * E, P, pu)) / (
+        2 * h
+    )
     lin = -np.sum((B @ W) * E)
     assert abs(fd - lin) < 1e-6 * abs(lin) + 1e-12
 
 
 # -- the trainer ---------------------------------------------------------------------------------
 def _train(c, **kw):
-    args = dict(steps=30, lr=0.05, batch=500, init_scale=0.1, window=4, stream_vocab=9, use_cache=False,
-                progress=False, device="cpu", n_logs=5)
+    args = dict(
+        steps=30,
+        lr=0.05,
+        batch=500,
+        init_scale=0.1,
+        window=4,
+        stream_vocab=9,
+        use_cache=False,
+        progress=False,
+        device="cpu",
+        n_logs=5,
+    )
     args.update(kw)
     return tr.train_pairs(c, 6, 2, **args)
 
@@ -222,9 +259,23 @@ def test_qwem_sgd_approaches_svd_mstar():
     lam, Q = np.linalg.eigh(M)
     lam, Q = lam[::-1], Q[:, ::-1]
     assert lam[1] > lam[2] > 0 or lam[1] > 0
-    r = tr.train_pairs(c, V, d, steps=1500, lr=0.1 / lam[0], batch=4000, init_scale=1e-3, decay_at=0.6,
-                       window=4, stream_vocab=9, use_cache=False, progress=False, device="cpu",
-                       reference=Q[:, :d], n_logs=10)
+    r = tr.train_pairs(
+        c,
+        V,
+        d,
+        steps=1500,
+        lr=0.1 / lam[0],
+        batch=4000,
+        init_scale=1e-3,
+        decay_at=0.6,
+        window=4,
+        stream_vocab=9,
+        use_cache=False,
+        progress=False,
+        device="cpu",
+        reference=Q[:, :d],
+        n_logs=10,
+    )
     np.testing.assert_allclose(r.sv[-1] ** 2, lam[:d], rtol=0.1)
     assert r.cosines[-1].min() > 0.95
 
@@ -241,18 +292,21 @@ def test_cache_roundtrip(tmp_path, monkeypatch):
     np.testing.assert_array_equal(r1.W, r2.W)
 
 
-@pytest.mark.parametrize("kw, msg", [
-    (dict(lr=-0.1), "learning rate"),
-    (dict(lr=float("nan")), "learning rate"),
-    (dict(d=7), "exceeds the vocabulary"),
-    (dict(d=0), "d must be"),
-    (dict(steps=0), "steps"),
-    (dict(batch=0), "batch"),
-    (dict(init_scale=0.0), "init_scale"),
-    (dict(decay_at=1.5), "decay_at"),
-    (dict(model="glove"), "model"),
-    (dict(k=0, model="sgns"), "negatives"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(lr=-0.1), "learning rate"),
+        (dict(lr=float("nan")), "learning rate"),
+        (dict(d=7), "exceeds the vocabulary"),
+        (dict(d=0), "d must be"),
+        (dict(steps=0), "steps"),
+        (dict(batch=0), "batch"),
+        (dict(init_scale=0.0), "init_scale"),
+        (dict(decay_at=1.5), "decay_at"),
+        (dict(model="glove"), "model"),
+        (dict(k=0, model="sgns"), "negatives"),
+    ],
+)
 def test_bad_hyperparameters_rejected(kw, msg):
     c = tiny_corpus()
     d = kw.pop("d", 2)
@@ -309,7 +363,9 @@ def test_logged_overlaps_and_nested_sines():
     np.testing.assert_allclose(r.cosines[-1], tr.principal_cosines(r.W, ref[:, :2]), atol=1e-5)
     ns = tr.nested_subspace_sines(r.overlap)
     assert ns.shape == (len(r.steps), 2) and np.all((ns >= 0) & (ns <= 1))
-    np.testing.assert_allclose(ns[-1, 1], np.sqrt(1 - tr.principal_cosines(r.W, ref[:, :2]).min() ** 2), atol=1e-4)
+    np.testing.assert_allclose(
+        ns[-1, 1], np.sqrt(1 - tr.principal_cosines(r.W, ref[:, :2]).min() ** 2), atol=1e-4
+    )
     np.testing.assert_allclose(r.W0, _train(c, reference=ref, init_scale=1.0).W0)
 
 
@@ -338,7 +394,9 @@ def test_plot_steps():
 
     fig, ax = plt.subplots()
     t = np.linspace(0, 1, 5)
-    colors = tr.plot_steps(ax, t, np.ones((5, 3)), np.zeros((5, 3)), run_label="run", theory_label="th", t_max=0.5)
+    colors = tr.plot_steps(
+        ax, t, np.ones((5, 3)), np.zeros((5, 3)), run_label="run", theory_label="th", t_max=0.5
+    )
     assert len(colors) == 3 and len(ax.lines) == 6 and ax.get_xlim() == (0.0, 0.5)
     plt.close(fig)
 
@@ -350,8 +408,16 @@ ALL_RUNS = [(lo, rw) for lo in tr.LOSSES for rw in tr.REWEIGHTINGS]
 def test_resolve_model_names_and_validation():
     assert tr.resolve_model("qwem") == ("qwem", "quartic", "setting31")
     assert tr.resolve_model("sgns") == ("sgns", "logistic", "word2vec")
-    assert tr.resolve_model("qwem", reweighting="word2vec") == ("quartic-word2vec", "quartic", "word2vec")
-    assert tr.resolve_model(None, "logistic", "setting31") == ("logistic-setting31", "logistic", "setting31")
+    assert tr.resolve_model("qwem", reweighting="word2vec") == (
+        "quartic-word2vec",
+        "quartic",
+        "word2vec",
+    )
+    assert tr.resolve_model(None, "logistic", "setting31") == (
+        "logistic-setting31",
+        "logistic",
+        "setting31",
+    )
     assert tr.resolve_model(None, "logistic", "word2vec")[0] == "sgns"
     with pytest.raises(ValueError, match="loss must be one of"):
         tr.resolve_model(None, "cubic", "setting31")
@@ -388,13 +454,15 @@ def test_population_gradient_matches_autograd(loss, reweighting):
     Wr = torch.tensor(W, requires_grad=True)
     X = Wr @ Wr.T
     if loss == "quartic":
-        Lt = (A * (-X + X ** 2 / 4) + N * (X + X ** 2 / 4)).sum()
+        Lt = (A * (-X + X**2 / 4) + N * (X + X**2 / 4)).sum()
     else:
         Lt = (A * torch.nn.functional.softplus(-X) + N * torch.nn.functional.softplus(X)).sum()
     (Gt,) = torch.autograd.grad(Lt, Wr)
     kw = dict(loss=loss, reweighting=reweighting, sample=0.05)
     assert math.isclose(tr.population_loss(W, P, pu, **kw), float(Lt), rel_tol=1e-12)
-    np.testing.assert_allclose(tr.population_gradient(W, P, pu, **kw), Gt.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(
+        tr.population_gradient(W, P, pu, **kw), Gt.numpy(), rtol=1e-10, atol=1e-12
+    )
 
 
 def test_population_loss_agrees_with_the_named_models():
@@ -403,37 +471,62 @@ def test_population_loss_agrees_with_the_named_models():
     W = np.random.default_rng(5).standard_normal((6, 2)) * 0.5
     psi = equal_reweighting(P, pu)
     # quartic × setting31 is Theorem 1's loss; its gradient is (WWᵀ − M*)W
-    assert math.isclose(tr.population_loss(W, P, pu, loss="quartic", reweighting="setting31"),
-                        qwem_loss(W, P, psi, psi, pu), rel_tol=1e-12)
+    assert math.isclose(
+        tr.population_loss(W, P, pu, loss="quartic", reweighting="setting31"),
+        qwem_loss(W, P, psi, psi, pu),
+        rel_tol=1e-12,
+    )
     M = 2 * (P - np.outer(pu, pu)) / (P + np.outer(pu, pu))
-    np.testing.assert_allclose(tr.population_gradient(W, P, pu, loss="quartic", reweighting="setting31"),
-                               (W @ W.T - M) @ W, rtol=1e-10, atol=1e-12)
-    assert math.isclose(tr.population_loss(W, P, pu, loss="logistic", reweighting="word2vec"),
-                        tr.sgns_population_loss(W, P, pu), rel_tol=1e-12)
+    np.testing.assert_allclose(
+        tr.population_gradient(W, P, pu, loss="quartic", reweighting="setting31"),
+        (W @ W.T - M) @ W,
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    assert math.isclose(
+        tr.population_loss(W, P, pu, loss="logistic", reweighting="word2vec"),
+        tr.sgns_population_loss(W, P, pu),
+        rel_tol=1e-12,
+    )
 
 
 def test_growth_matrices():
     c = tiny_corpus()
     _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
     M = 2 * (P - np.outer(pu, pu)) / (P + np.outer(pu, pu))
-    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="quartic", reweighting="setting31"), M, atol=1e-12)
-    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="logistic", reweighting="setting31"), M / 2,
-                               atol=1e-12)
-    np.testing.assert_allclose(tr.growth_matrix(P, pu, loss="logistic", reweighting="word2vec"),
-                               tr.sgns_growth_matrix(P, pu), atol=1e-15)
+    np.testing.assert_allclose(
+        tr.growth_matrix(P, pu, loss="quartic", reweighting="setting31"), M, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        tr.growth_matrix(P, pu, loss="logistic", reweighting="setting31"), M / 2, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        tr.growth_matrix(P, pu, loss="logistic", reweighting="word2vec"),
+        tr.sgns_growth_matrix(P, pu),
+        atol=1e-15,
+    )
     # every K is minus the small-W gradient (the dense gradient is checked against autograd above);
     # the cubic terms are O(|W|²) relative: 1e-8 at |W| = 1e-4
     W = np.random.default_rng(2).standard_normal((6, 2)) * 1e-4
     for lo, rw in ALL_RUNS:
         K = tr.growth_matrix(P, pu, loss=lo, reweighting=rw)
-        np.testing.assert_allclose(B := tr.population_gradient(W, P, pu, loss=lo, reweighting=rw), -K @ W,
-                                   rtol=1e-6, atol=1e-6 * np.abs(K @ W).max())
+        np.testing.assert_allclose(
+            B := tr.population_gradient(W, P, pu, loss=lo, reweighting=rw),
+            -K @ W,
+            rtol=1e-6,
+            atol=1e-6 * np.abs(K @ W).max(),
+        )
         assert np.abs(B).max() > 0
 
 
-@pytest.mark.parametrize("loss, reweighting, estimator", [("quartic", "word2vec", "sampled"),
-                                                        ("logistic", "setting31", "split"),
-                                                        ("logistic", "setting31", "sampled")])
+@pytest.mark.parametrize(
+    "loss, reweighting, estimator",
+    [
+        ("quartic", "word2vec", "sampled"),
+        ("logistic", "setting31", "split"),
+        ("logistic", "setting31", "sampled"),
+    ],
+)
 def test_expected_gradient_of_the_mixed_runs(loss, reweighting, estimator):
     """The minibatch gradient of the two mixed runs has the dense population gradient as its mean, and
     the test rejects the other reweighting's population."""
@@ -441,7 +534,9 @@ def test_expected_gradient_of_the_mixed_runs(loss, reweighting, estimator):
     V, d = 6, 2
     _, P, pu = cooccurrence(c, V, window=4, stream_vocab=9, use_cache=False)
     s = tr.make_sampler(c.ids, V, window=4, stream_vocab=9, device="cpu")
-    tables = tr.make_tables(None, P, pu, s, sample=0.05, loss=loss, reweighting=reweighting, estimator=estimator)
+    tables = tr.make_tables(
+        None, P, pu, s, sample=0.05, loss=loss, reweighting=reweighting, estimator=estimator
+    )
     assert tables["model"] == f"{loss}-{reweighting}" and tables["estimator"] == estimator
     W = np.random.default_rng(6).standard_normal((V, d)) * 0.7
     kw = dict(loss=loss, sample=0.05)
@@ -459,7 +554,9 @@ def test_mixed_runs_train_and_cache_apart(tmp_path, monkeypatch):
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     c = tiny_corpus()
     _, P, pu = cooccurrence(c, 6, window=4, stream_vocab=9, use_cache=False)
-    kap = np.linalg.eigvalsh(tr.growth_matrix(P, pu, loss="quartic", reweighting="word2vec", sample=0.05))[-1]
+    kap = np.linalg.eigvalsh(
+        tr.growth_matrix(P, pu, loss="quartic", reweighting="word2vec", sample=0.05)
+    )[-1]
     lr = 0.05 / kap
     r1 = _train(c, loss="quartic", reweighting="word2vec", lr=lr, sample=0.05, use_cache=True)
     assert r1.config["model"] == "quartic-word2vec" and np.all(np.isfinite(r1.W))

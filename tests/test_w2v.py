@@ -20,8 +20,12 @@ def corpus(tmp_path, monkeypatch):
     rank = np.empty(40, dtype=np.int32)
     rank[order] = np.arange(40)
     ids = rank[raw]
-    return Corpus("w2v-test-unregistered", ids, [f"t{i}" for i in range(40)],
-                  np.bincount(ids, minlength=40).astype(np.int64))
+    return Corpus(
+        "w2v-test-unregistered",
+        ids,
+        [f"t{i}" for i in range(40)],
+        np.bincount(ids, minlength=40).astype(np.int64),
+    )
 
 
 def test_corpus_file_drops_oov(corpus):
@@ -60,7 +64,7 @@ def test_subsample_probability_matches_gensim():
     rng = np.random.default_rng(1)
     p = 1.0 / np.arange(1, 31)
     toks = rng.choice(30, size=30_000, p=p / p.sum())
-    sentences = [[f"w{t}" for t in toks[s: s + 1000]] for s in range(0, toks.size, 1000)]
+    sentences = [[f"w{t}" for t in toks[s : s + 1000]] for s in range(0, toks.size, 1000)]
     for sample in (1e-2, 1e-3):
         m = Word2Vec(vector_size=4, min_count=1, sample=sample, workers=1)
         m.build_vocab(sentences)
@@ -96,10 +100,16 @@ def test_word2vec_learns_planted_topics(tmp_path, monkeypatch):
     rank = np.empty(counts.size, dtype=np.int32)
     rank[order] = np.arange(counts.size)
     ids = rank[raw]
-    c = Corpus("w2v-topics-unregistered", ids, [f"t{i}" for i in range(counts.size)],
-               np.bincount(ids, minlength=counts.size).astype(np.int64))
+    c = Corpus(
+        "w2v-topics-unregistered",
+        ids,
+        [f"t{i}" for i in range(counts.size)],
+        np.bincount(ids, minlength=counts.size).astype(np.int64),
+    )
     topic = {f"t{rank[i]}": topic_of[i] for i in range(n_words)}
-    words, W, _ = w2v.train_word2vec(c, n_words, 8, negative=5, epochs=20, window=3, workers=1, sample=0)
+    words, W, _ = w2v.train_word2vec(
+        c, n_words, 8, negative=5, epochs=20, window=3, workers=1, sample=0
+    )
     assert sorted(words, key=lambda w: int(w[1:])) == words and set(words) == set(topic)
     Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
     cos = Wn @ Wn.T

@@ -33,13 +33,15 @@ def chapters(selected: list[str]) -> list[Path]:
 
 def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
     import jupytext
-    import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = jupytext.read(py)
-    nb.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                 "name": "python3"}
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
     from traitlets.config import Config
 
     t0 = time.time()
@@ -49,8 +51,13 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
     cfg.KernelManager.transport = "ipc"
     sockets = tempfile.mkdtemp(prefix="qwem-kernel-")
     cfg.KernelManager.ip = sockets + "/kernel"  # the socket files live here, not in the repository
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", config=cfg,
-                            resources={"metadata": {"path": str(py.parent)}})
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        config=cfg,
+        resources={"metadata": {"path": str(py.parent)}},
+    )
     ok, err = True, ""
     try:
         client.execute()
@@ -64,9 +71,15 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
         for cell in nb.cells:
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error":
-                    ok, err = False, f"error output: {out.get('ename')}: {out.get('evalue', '')[:200]}"
-                elif out.get("output_type") == "stream" and out.get("name") == "stderr" and \
-                        "Traceback (most recent call last)" in out.get("text", ""):
+                    ok, err = (
+                        False,
+                        f"error output: {out.get('ename')}: {out.get('evalue', '')[:200]}",
+                    )
+                elif (
+                    out.get("output_type") == "stream"
+                    and out.get("name") == "stderr"
+                    and "Traceback (most recent call last)" in out.get("text", "")
+                ):
                     ok, err = False, "a traceback was printed to stderr"
     tidy_streams(nb)
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
@@ -87,8 +100,12 @@ def tidy_streams(nb) -> None:
             continue
         merged = []
         for out in cell.get("outputs", []):
-            if (out.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream"
-                    and merged[-1].get("name") == out.get("name")):
+            if (
+                out.get("output_type") == "stream"
+                and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")
+            ):
                 merged[-1]["text"] += out["text"]
             else:
                 merged.append(out)
@@ -96,8 +113,11 @@ def tidy_streams(nb) -> None:
             if out.get("output_type") == "stream":
                 lines = out["text"].split("\n")
                 out["text"] = "\n".join(line.rsplit("\r", 1)[-1] for line in lines)
-        cell["outputs"] = [nbformat.from_dict(o) for o in merged if o.get("output_type") != "stream"
-                           or o["text"].strip()]
+        cell["outputs"] = [
+            nbformat.from_dict(o)
+            for o in merged
+            if o.get("output_type") != "stream" or o["text"].strip()
+        ]
 
 
 def target_for(py: Path) -> Path:
@@ -112,12 +132,19 @@ def target_for(py: Path) -> Path:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("chapters", nargs="*", help="chapter .py files (default: all)")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
-    ap.add_argument("--no-report", action="store_true", help="do not regenerate the reproduction report")
-    ap.add_argument("--tidy-only", action="store_true",
-                    help="only tidy the stream outputs of the existing .ipynb files (no execution)")
+    ap.add_argument(
+        "--no-report", action="store_true", help="do not regenerate the reproduction report"
+    )
+    ap.add_argument(
+        "--tidy-only",
+        action="store_true",
+        help="only tidy the stream outputs of the existing .ipynb files (no execution)",
+    )
     args = ap.parse_args()
     if args.tidy_only:
         import nbformat
@@ -153,10 +180,14 @@ def main() -> int:
     for name, ok, dt, err in rows:
         print(f"| {name} | {'ok' if ok else 'FAILED: ' + err} | {dt / 60:.1f} |")
     if claims:
-        print(f"\nReproduction report: {report.headline(claims)} -> {report.report_root()}/REPRODUCTION.md")
+        print(
+            f"\nReproduction report: {report.headline(claims)} -> {report.report_root()}/REPRODUCTION.md"
+        )
     if config.preset() != "book":
-        print(f"(preset {config.preset()}: executed notebooks are in {target_for(todo[0]).parent}, "
-              "the committed ones are untouched)")
+        print(
+            f"(preset {config.preset()}: executed notebooks are in {target_for(todo[0]).parent}, "
+            "the committed ones are untouched)"
+        )
     return 0 if all(ok for _, ok, _, _ in rows) and all(c["passed"] for c in claims) else 1
 
 

@@ -39,17 +39,19 @@ PARTS = {
     "4": "Feature collapse",
 }
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+\.ipynb$")
-LINK_RE = re.compile(r"\]\(([^)\s]+)\)|<img\b[^>]*\bsrc=[\"']([^\"']+)")   # [..](x), ![..](x), <img src=x>
+LINK_RE = re.compile(
+    r"\]\(([^)\s]+)\)|<img\b[^>]*\bsrc=[\"']([^\"']+)"
+)  # [..](x), ![..](x), <img src=x>
 
 
 @dataclass
 class Chapter:
     number: str
-    path: Path                      # the committed notebook
+    path: Path  # the committed notebook
     title: str = ""
-    summary: str = ""               # README's "result" column, when the README lists the chapter
-    symbols: list[str] = field(default_factory=list)   # qwem_lib objects used, canonical names
-    modules: list[str] = field(default_factory=list)   # qwem_lib modules used
+    summary: str = ""  # README's "result" column, when the README lists the chapter
+    symbols: list[str] = field(default_factory=list)  # qwem_lib objects used, canonical names
+    modules: list[str] = field(default_factory=list)  # qwem_lib modules used
 
     @property
     def stem(self) -> str:
@@ -58,8 +60,11 @@ class Chapter:
 
 def find_chapters(root: Path = ROOT) -> list[Chapter]:
     """Every ``notebooks/NN_slug.ipynb``, in chapter order."""
-    chapters = [Chapter(m.group(1), p) for p in sorted((root / "notebooks").glob("*.ipynb"))
-                if (m := CHAPTER_RE.match(p.name))]
+    chapters = [
+        Chapter(m.group(1), p)
+        for p in sorted((root / "notebooks").glob("*.ipynb"))
+        if (m := CHAPTER_RE.match(p.name))
+    ]
     if not chapters:
         raise SystemExit("no notebooks/NN_*.ipynb found")
     return chapters
@@ -81,6 +86,7 @@ def _title(nb: dict, fallback: str) -> str:
 # ------------------------------------------------------------------------------------------------
 # The library: modules and the objects each documents
 # ------------------------------------------------------------------------------------------------
+
 
 def library_modules(package: str = "qwem_lib") -> list[str]:
     """Every importable module of the package (sub-packages included), by walking it."""
@@ -114,7 +120,7 @@ def documented_members(modname: str) -> list[str]:
             if home != modname:
                 continue
         elif getattr(mod, "__all__", None) is None or name not in _assigned_names(mod):
-            continue                 # data: documented where the source assigns it, not where re-exported
+            continue  # data: documented where the source assigns it, not where re-exported
         out.append(name)
     return out
 
@@ -129,7 +135,13 @@ def _assigned_names(mod) -> set[str]:
         return set()
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
         for t in targets:
             for n in ast.walk(t):
                 if isinstance(n, ast.Name):
@@ -166,7 +178,7 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
     except SyntaxError:
         return [], []
     aliases: dict[str, object] = {}
-    first: dict[str, tuple[int, int]] = {}          # canonical name -> (line, column) of first use
+    first: dict[str, tuple[int, int]] = {}  # canonical name -> (line, column) of first use
     mods: dict[str, tuple[int, int]] = {}
 
     def note(obj, node) -> None:
@@ -187,7 +199,11 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
                     mod = importlib.import_module(a.name)
                     aliases[a.asname or a.name] = mod
                     note(mod, node)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "qwem_lib":
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[0] == "qwem_lib"
+        ):
             mod = importlib.import_module(node.module)
             note(mod, node)
             for a in node.names:
@@ -211,6 +227,7 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
 # Staging
 # ------------------------------------------------------------------------------------------------
 
+
 def chapter_header(ch: Chapter, first_here: list[str]) -> str:
     """The Markdown cell put under a chapter's title: its sources and the library it uses."""
     lines = [
@@ -232,10 +249,18 @@ def stage_chapter(ch: Chapter, src: Path, first_here: list[str]) -> None:
     header = {"cell_type": "markdown", "metadata": {}, "source": chapter_header(ch, first_here)}
     if nb.get("nbformat", 4) >= 4 and nb.get("nbformat_minor", 0) >= 5:
         header["id"] = "site-chapter-header"
-    at = next((i + 1 for i, c in enumerate(nb["cells"])
-               if c["cell_type"] == "markdown" and re.search(r"^#\s", "".join(c["source"]), re.M)), 0)
+    at = next(
+        (
+            i + 1
+            for i, c in enumerate(nb["cells"])
+            if c["cell_type"] == "markdown" and re.search(r"^#\s", "".join(c["source"]), re.M)
+        ),
+        0,
+    )
     nb["cells"].insert(at, header)
-    (src / "notebooks" / ch.path.name).write_text(json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8")
+    (src / "notebooks" / ch.path.name).write_text(
+        json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
     raw = src / "_raw" / "notebooks"
     shutil.copy2(ch.path, raw / ch.path.name)
     py = ch.path.with_suffix(".py")
@@ -257,10 +282,14 @@ def chapter_map(chapters: list[Chapter]) -> str:
     for digit in sorted({c.number[0] for c in chapters}):
         part = [c for c in chapters if c.number[0] == digit]
         name = PARTS.get(digit, f"Part {digit}")
-        rows = "\n".join(f"| {c.number} | [{c.title}](notebooks/{c.stem}.ipynb) | {c.summary} |" for c in part)
+        rows = "\n".join(
+            f"| {c.number} | [{c.title}](notebooks/{c.stem}.ipynb) | {c.summary} |" for c in part
+        )
         toc = "\n".join(f"notebooks/{c.stem}" for c in part)
-        blocks.append(f"### Part {digit} · {name}\n\n| | chapter | result |\n|---|---|---|\n{rows}\n\n"
-                      f"```{{toctree}}\n:caption: {digit} · {name}\n:hidden:\n\n{toc}\n```\n")
+        blocks.append(
+            f"### Part {digit} · {name}\n\n| | chapter | result |\n|---|---|---|\n{rows}\n\n"
+            f"```{{toctree}}\n:caption: {digit} · {name}\n:hidden:\n\n{toc}\n```\n"
+        )
     return "\n".join(blocks)
 
 
@@ -268,11 +297,14 @@ def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> 
     """README with its chapter table replaced by the chapter map by part, and the site's toctrees."""
     m = re.search(r"^## Chapters\n(.*?)(?=^## )", readme, re.M | re.S)
     table = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M) if m else None
-    cmap = "*The chapters by part; each page links its notebook and its `.py` source.*\n\n" + chapter_map(chapters)
+    cmap = (
+        "*The chapters by part; each page links its notebook and its `.py` source.*\n\n"
+        + chapter_map(chapters)
+    )
     if m and table:
         body = m.group(1)
-        body = body[:table.start()] + cmap + body[table.end():]
-        readme = readme[:m.start(1)] + body + readme[m.end(1):]
+        body = body[: table.start()] + cmap + body[table.end() :]
+        readme = readme[: m.start(1)] + body + readme[m.end(1) :]
     else:
         readme = readme.rstrip() + "\n\n## Chapters\n\n" + cmap
     ref = "\n".join(extra_docs + ["api/index"])
@@ -285,16 +317,16 @@ def stage_linked(text: str, rel_dir: Path, src: Path, staged: set[Path], docs: l
         target = (md_target or img_target).split("#", 1)[0]
         if not target or re.match(r"^[a-z]+:", target) or target.startswith("/"):
             continue
-        rel = (rel_dir / target)
+        rel = rel_dir / target
         path = (ROOT / rel).resolve()
         try:
             rel = path.relative_to(ROOT)
         except ValueError:
             continue
         if rel in staged or not path.is_file():
-            continue                   # missing files stay broken links: Sphinx reports them
+            continue  # missing files stay broken links: Sphinx reports them
         if rel.parts[0] == "notebooks" and path.suffix == ".ipynb":
-            continue                   # chapters are staged on their own
+            continue  # chapters are staged on their own
         staged.add(rel)
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, src / rel)
@@ -311,18 +343,27 @@ def stage_api(src: Path, modules: list[str]) -> None:
         opts = f"   :members: {', '.join(members)}\n" if members else ""
         (api / f"{modname}.md").write_text(
             f"# `{modname}`\n\n```{{eval-rst}}\n.. automodule:: {modname}\n{opts}   :show-inheritance:\n```\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     rows = []
     for modname in modules:
-        doc = (importlib.import_module(modname).__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = (
+            (importlib.import_module(modname).__doc__ or "")
+            .strip()
+            .split("\n\n")[0]
+            .replace("\n", " ")
+        )
         doc = doc.replace("|", "\\|")
         rows.append(f"| [`{modname}`]({modname}.md) | {_md_inline(doc)} |")
     toc = "\n".join(modules)
     (api / "index.md").write_text(
         "# API reference: `qwem_lib`\n\nThe library every chapter imports, one page per module, generated from its "
         "docstrings. The module list is found by walking the package, so a new module appears here by itself.\n\n"
-        "| module | what it is |\n|---|---|\n" + "\n".join(rows) +
-        f"\n\n```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toc}\n```\n", encoding="utf-8")
+        "| module | what it is |\n|---|---|\n"
+        + "\n".join(rows)
+        + f"\n\n```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toc}\n```\n",
+        encoding="utf-8",
+    )
 
 
 def _md_inline(text: str) -> str:
@@ -355,7 +396,7 @@ def stage(src: Path) -> list[Chapter]:
     staged: set[Path] = set()
     docs: list[str] = []
     stage_linked(readme, Path("."), src, staged, docs)
-    for ch in chapters:                     # what the chapters link to (e.g. ../REPRODUCTION.md)
+    for ch in chapters:  # what the chapters link to (e.g. ../REPRODUCTION.md)
         nb = json.loads(ch.path.read_text(encoding="utf-8"))
         md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         stage_linked(md, Path("notebooks"), src, staged, docs)
@@ -369,7 +410,9 @@ def stage(src: Path) -> list[Chapter]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "_site", help="build folder (default: _site/)")
+    ap.add_argument(
+        "--out", type=Path, default=ROOT / "_site", help="build folder (default: _site/)"
+    )
     ap.add_argument("--jobs", default="1", help="sphinx-build -j (default 1)")
     args = ap.parse_args(argv)
     out = args.out.resolve()
@@ -378,8 +421,24 @@ def main(argv: list[str] | None = None) -> int:
     print(f"staged {len(chapters)} chapters under {src}")
     if html.exists():
         shutil.rmtree(html)
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-j", str(args.jobs),
-           "-c", str(CONF_DIR), "-d", str(out / "doctrees"), str(src), str(html)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-W",
+        "--keep-going",
+        "-q",
+        "-b",
+        "html",
+        "-j",
+        str(args.jobs),
+        "-c",
+        str(CONF_DIR),
+        "-d",
+        str(out / "doctrees"),
+        str(src),
+        str(html),
+    ]
     rc = subprocess.call(cmd, cwd=ROOT)
     if rc == 0:
         print(f"site built: {html / 'index.html'}")

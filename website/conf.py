@@ -28,12 +28,12 @@ extensions = [
 
 # --- notebooks: render what is committed, never execute --------------------------------------------
 nb_execution_mode = "off"
-nb_output_stderr = "remove"          # tqdm progress bars and other stderr residue
-nb_merge_streams = True              # one block per cell for the claim lines printed to stdout
-nb_render_markdown_format = "myst"   # the prose() outputs carry $…$ math: parse them like the cells
+nb_output_stderr = "remove"  # tqdm progress bars and other stderr residue
+nb_merge_streams = True  # one block per cell for the claim lines printed to stdout
+nb_render_markdown_format = "myst"  # the prose() outputs carry $…$ math: parse them like the cells
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
-myst_dmath_double_inline = True      # `$$…$$` inside a paragraph is display math too
-myst_heading_anchors = 3             # README's `[Data](#data)` style links
+myst_dmath_double_inline = True  # `$$…$$` inside a paragraph is display math too
+myst_heading_anchors = 3  # README's `[Data](#data)` style links
 
 exclude_patterns = ["_raw/**", "**/.ipynb_checkpoints"]
 # Cosmetic only, never a broken reference or a missing image: widget views of tqdm.auto (if a notebook ever
@@ -47,7 +47,6 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = True
 
 
-
 def _rst_problems(text: str, env=None) -> list[str]:
     """docutils' warnings and errors for a docstring read as reStructuredText, Sphinx's roles aside."""
     import io
@@ -55,22 +54,40 @@ def _rst_problems(text: str, env=None) -> list[str]:
     from docutils.core import publish_doctree
     from docutils.utils import SystemMessage
 
-    text = re.sub(r":[\w:+-]+:`([^`]*)`", r"``\1``", text)     # :func:`x` and friends need Sphinx
+    text = re.sub(r":[\w:+-]+:`([^`]*)`", r"``\1``", text)  # :func:`x` and friends need Sphinx
     stream = io.StringIO()
     try:
-        publish_doctree(text, settings_overrides={"report_level": 2, "halt_level": 5, "warning_stream": stream,
-                                                  "file_insertion_enabled": False, "raw_enabled": False,
-                                                  "env": env})
-    except SystemMessage as exc:      # pragma: no cover - halt_level 5 never halts
+        publish_doctree(
+            text,
+            settings_overrides={
+                "report_level": 2,
+                "halt_level": 5,
+                "warning_stream": stream,
+                "file_insertion_enabled": False,
+                "raw_enabled": False,
+                "env": env,
+            },
+        )
+    except SystemMessage as exc:  # pragma: no cover - halt_level 5 never halts
         return [str(exc)]
-    lines = [ln for ln in stream.getvalue().splitlines() if re.match(r"^<string>:\d+: \((WARNING|ERROR|SEVERE)", ln)]
-    return [ln for ln in lines if "Unknown interpreted text role" not in ln and "Unknown directive type" not in ln]
+    lines = [
+        ln
+        for ln in stream.getvalue().splitlines()
+        if re.match(r"^<string>:\d+: \((WARNING|ERROR|SEVERE)", ln)
+    ]
+    return [
+        ln
+        for ln in lines
+        if "Unknown interpreted text role" not in ln and "Unknown directive type" not in ln
+    ]
 
 
 def _has_section_title(lines: list[str]) -> bool:
     """A text line underlined with ``---``/``===``/… : a section title, which autodoc cannot place."""
-    return any(prev.strip() and re.fullmatch(r"\s*([=\-~^\"'`#*+])\1{2,}\s*", line)
-               for prev, line in zip(lines, lines[1:]))
+    return any(
+        prev.strip() and re.fullmatch(r"\s*([=\-~^\"'`#*+])\1{2,}\s*", line)
+        for prev, line in zip(lines, lines[1:])
+    )
 
 
 def _plain_docstrings(app, what, name, obj, options, lines: list[str]) -> None:
@@ -98,7 +115,9 @@ def _mathjax_es5() -> Path:
     """The ``es5`` folder (MathJax's browser build) inside the installed django-static-mathjax wheel."""
     spec = importlib.util.find_spec("mathjax")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("MathJax is missing: install the site's dependencies with `pip install -e .[site]`")
+        raise RuntimeError(
+            "MathJax is missing: install the site's dependencies with `pip install -e .[site]`"
+        )
     es5 = Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax" / "es5"
     if not (es5 / "tex-mml-chtml.js").is_file():
         raise RuntimeError(f"MathJax's tex-mml-chtml.js not found under {es5}")
@@ -110,7 +129,7 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
-html_show_sourcelink = False         # each chapter links its .ipynb and .py itself, at the top
+html_show_sourcelink = False  # each chapter links its .ipynb and .py itself, at the top
 html_theme_options = {
     "use_download_button": False,
     "use_fullscreen_button": False,
@@ -131,7 +150,11 @@ def _copy_mathjax(app, exception) -> None:
 
 
 def setup(app):
-    app.set_html_assets_policy("always")   # MathJax on every page: chapter titles with math in the sidebar
-    _mathjax_es5()                   # fail early, with a clear message, when MathJax is not installed
+    app.set_html_assets_policy(
+        "always"
+    )  # MathJax on every page: chapter titles with math in the sidebar
+    _mathjax_es5()  # fail early, with a clear message, when MathJax is not installed
     app.connect("build-finished", _copy_mathjax)
-    app.connect("autodoc-process-docstring", _plain_docstrings, priority=600)   # after napoleon (500)
+    app.connect(
+        "autodoc-process-docstring", _plain_docstrings, priority=600
+    )  # after napoleon (500)

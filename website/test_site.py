@@ -42,25 +42,32 @@ PAGE_TIMEOUT_S = 60
 
 _spec = importlib.util.spec_from_file_location("qwem_site_build", ROOT / "website" / "build.py")
 site_build = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = site_build             # dataclasses look their module up there
+sys.modules[_spec.name] = site_build  # dataclasses look their module up there
 _spec.loader.exec_module(site_build)
 CHAPTERS = site_build.find_chapters(ROOT)
 
 
 def _figures_in(nb_path: Path) -> int:
     nb = json.loads(nb_path.read_text(encoding="utf-8"))
-    return sum(1 for c in nb["cells"] for o in c.get("outputs", [])
-               if any(k.startswith("image/") for k in o.get("data", {})))
+    return sum(
+        1
+        for c in nb["cells"]
+        for o in c.get("outputs", [])
+        if any(k.startswith("image/") for k in o.get("data", {}))
+    )
 
 
 # ------------------------------------------------------------------------------------------------
 # Fixtures: a local server and one browser for the session
 # ------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def base_url():
     if not (SITE / "index.html").is_file():
-        pytest.fail(f"no site at {SITE}: run `make site` first (or `make site-test`, which builds it)")
+        pytest.fail(
+            f"no site at {SITE}: run `make site` first (or `make site-test`, which builds it)"
+        )
     handler = functools.partial(_QuietHandler, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -79,19 +86,30 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def browser():
     for exe in (CHROMIUM, CHROMEDRIVER):
         if not Path(exe).is_file():
-            pytest.fail(f"{exe} is missing: `apt-get install chromium chromium-driver` (Debian), "
-                        "or set CHROMIUM / CHROMEDRIVER")
-    os.environ.setdefault("SE_OFFLINE", "true")          # never let Selenium Manager look for downloads
+            pytest.fail(
+                f"{exe} is missing: `apt-get install chromium chromium-driver` (Debian), "
+                "or set CHROMIUM / CHROMEDRIVER"
+            )
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager look for downloads
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     profile = tempfile.mkdtemp(prefix="qwem-site-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--window-size=1280,1600",
-                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"):   # nothing else resolves
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,1600",
+        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    ):  # nothing else resolves
         opts.add_argument(flag)
     driver = webdriver.Chrome(options=opts, service=Service(executable_path=CHROMEDRIVER))
     driver.set_page_load_timeout(PAGE_TIMEOUT_S)
@@ -107,20 +125,29 @@ def _open(driver, url: str) -> dict:
 
     driver.get(url)
     WebDriverWait(driver, PAGE_TIMEOUT_S).until(
-        lambda d: d.execute_script("return document.readyState") == "complete")
-    has_math = driver.execute_script("return document.querySelectorAll('span.math, div.math').length > 0")
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+    has_math = driver.execute_script(
+        "return document.querySelectorAll('span.math, div.math').length > 0"
+    )
     if has_math:
-        WebDriverWait(driver, PAGE_TIMEOUT_S).until(lambda d: d.execute_script(
-            "return !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"))
+        WebDriverWait(driver, PAGE_TIMEOUT_S).until(
+            lambda d: d.execute_script(
+                "return !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"
+            )
+        )
         err = driver.execute_async_script("""
             const done = arguments[arguments.length - 1];
             MathJax.startup.promise.then(() => done(null)).catch(e => done(String(e)));""")
         assert err is None, f"{url}: MathJax failed: {err}"
     # Bring every image into view once (in case the theme loads them lazily), then wait for them.
-    driver.execute_script("document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; });"
-                          "window.scrollTo(0, document.body.scrollHeight); window.scrollTo(0, 0);")
-    WebDriverWait(driver, PAGE_TIMEOUT_S).until(lambda d: d.execute_script(
-        "return [...document.images].every(i => i.complete)"))
+    driver.execute_script(
+        "document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; });"
+        "window.scrollTo(0, document.body.scrollHeight); window.scrollTo(0, 0);"
+    )
+    WebDriverWait(driver, PAGE_TIMEOUT_S).until(
+        lambda d: d.execute_script("return [...document.images].every(i => i.complete)")
+    )
     return driver.execute_script(r"""
         const q = s => [...document.querySelectorAll(s)];
         const maths = q('span.math, div.math');
@@ -147,25 +174,32 @@ def _assert_offline(page: dict, url: str, base: str) -> None:
     assert not outside, f"{url} loaded resources from outside the site: {outside[:5]}"
 
 
-RAW_TEX = re.compile(r"\$[^$\s][^$\n]*?\\[A-Za-z]+[^$\n]*?\$")   # $…\cmd…$ left untypeset
-PROGRESS = re.compile(r"\d+%\|[█▏▎▍▌▋▊▉ #]*\|")               # tqdm bar residue
+RAW_TEX = re.compile(r"\$[^$\s][^$\n]*?\\[A-Za-z]+[^$\n]*?\$")  # $…\cmd…$ left untypeset
+PROGRESS = re.compile(r"\d+%\|[█▏▎▍▌▋▊▉ #]*\|")  # tqdm bar residue
 
 
 # ------------------------------------------------------------------------------------------------
 # Tests
 # ------------------------------------------------------------------------------------------------
 
+
 def test_html_references_nothing_outside():
     """No page or style sheet pulls a script, style sheet, font or image from the network."""
     bad = []
     for page in SITE.rglob("*.html"):
         html = page.read_text(encoding="utf-8", errors="replace")
-        for m in re.finditer(r"<(script|link|img|iframe)\b[^>]*\b(src|href)=[\"']((?:https?:)?//[^\"']+)", html):
-            if m.group(1) == "link" and not re.search(r"rel=[\"']?(stylesheet|preload|icon)", m.group(0)):
+        for m in re.finditer(
+            r"<(script|link|img|iframe)\b[^>]*\b(src|href)=[\"']((?:https?:)?//[^\"']+)", html
+        ):
+            if m.group(1) == "link" and not re.search(
+                r"rel=[\"']?(stylesheet|preload|icon)", m.group(0)
+            ):
                 continue
             bad.append(f"{page.relative_to(SITE)}: {m.group(3)}")
     for css in SITE.rglob("*.css"):
-        for m in re.finditer(r"(?:url\(|@import\s+)[\"']?((?:https?:)?//[^\"')]+)", css.read_text(errors="replace")):
+        for m in re.finditer(
+            r"(?:url\(|@import\s+)[\"']?((?:https?:)?//[^\"')]+)", css.read_text(errors="replace")
+        ):
             bad.append(f"{css.relative_to(SITE)}: {m.group(1)}")
     assert not bad, "external resources:\n" + "\n".join(bad[:20])
 
@@ -176,8 +210,10 @@ def test_chapter_page(chapter, browser, base_url):
     page = _open(browser, url)
     SHOTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(SHOTS / f"{chapter.stem}.png"))
-    if browser.execute_script("const i = document.querySelector('main img, article img');"
-                              "if (i) { i.scrollIntoView(); return true; } return false;"):
+    if browser.execute_script(
+        "const i = document.querySelector('main img, article img');"
+        "if (i) { i.scrollIntoView(); return true; } return false;"
+    ):
         browser.save_screenshot(str(SHOTS / f"{chapter.stem}-figure.png"))
         browser.execute_script("window.scrollTo(0, 0);")
 
@@ -192,7 +228,9 @@ def test_chapter_page(chapter, browser, base_url):
     # Figures: every image loaded, and every figure of the notebook is on the page.
     broken = [i["src"] for i in page["images"] if not i["ok"]]
     assert not broken, f"{url}: images that did not load: {broken}"
-    assert page["figures"] >= _figures_in(chapter.path), f"{url}: fewer images than the notebook's figures"
+    assert page["figures"] >= _figures_in(chapter.path), (
+        f"{url}: fewer images than the notebook's figures"
+    )
     # No progress-bar residue.
     assert page["stderr"] == 0 and not PROGRESS.search(page["text"]), f"{url}: progress-bar residue"
     # Links to the chapter's sources; the .ipynb is the committed one, byte for byte.
@@ -201,10 +239,14 @@ def test_chapter_page(chapter, browser, base_url):
         assert hrefs, f"{url}: no link to {chapter.stem}{suffix}"
         with urllib.request.urlopen(urllib.parse.urljoin(url, hrefs[0])) as resp:
             body = resp.read()
-        assert body == chapter.path.with_suffix(suffix).read_bytes(), f"{hrefs[0]} is not the committed file"
+        assert body == chapter.path.with_suffix(suffix).read_bytes(), (
+            f"{hrefs[0]} is not the committed file"
+        )
     # The library it uses is linked to the API reference.
     if chapter.modules or "qwem_lib" in chapter.path.with_suffix(".py").read_text(encoding="utf-8"):
-        assert any("api/qwem_lib" in h for h in page["links"]), f"{url}: no link to the API reference"
+        assert any("api/qwem_lib" in h for h in page["links"]), (
+            f"{url}: no link to the API reference"
+        )
 
 
 def test_navigation_reaches_every_chapter(browser, base_url):
@@ -212,8 +254,10 @@ def test_navigation_reaches_every_chapter(browser, base_url):
     from selenium.webdriver.common.by import By
 
     browser.get(base_url + "index.html")
-    sidebar = {urllib.parse.urljoin(browser.current_url, a.get_attribute("href")).split("#")[0]
-               for a in browser.find_elements(By.CSS_SELECTOR, "nav.bd-docs-nav a[href]")}
+    sidebar = {
+        urllib.parse.urljoin(browser.current_url, a.get_attribute("href")).split("#")[0]
+        for a in browser.find_elements(By.CSS_SELECTOR, "nav.bd-docs-nav a[href]")
+    }
     want = [urllib.parse.urljoin(base_url, f"notebooks/{c.stem}.html") for c in CHAPTERS]
     missing = [u for u in want if u not in sidebar]
     assert not missing, f"chapters not in the sidebar: {missing}"
@@ -242,7 +286,9 @@ def test_index_and_reference_pages(browser, base_url):
     pages += [f"api/{m}.html" for m in site_build.library_modules()]
     for rel in pages:
         page = _open(browser, base_url + rel)
-        assert page["n_merror"] == 0 and page["n_typeset"] == page["n_math"], f"{rel}: math not typeset"
+        assert page["n_merror"] == 0 and page["n_typeset"] == page["n_math"], (
+            f"{rel}: math not typeset"
+        )
         assert "$$" not in page["text"], f"{rel}: raw $$"
         assert all(i["ok"] for i in page["images"]), f"{rel}: an image did not load"
     api = _open(browser, base_url + "api/index.html")
@@ -257,15 +303,21 @@ def test_search_finds_a_chapter(browser, base_url):
     browser.get(base_url + "search.html?q=eigenvalue")
     try:
         WebDriverWait(browser, PAGE_TIMEOUT_S).until(
-            lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results ul.search li"))
+            lambda d: d.find_elements(By.CSS_SELECTOR, "#search-results ul.search li")
+        )
     except Exception:
         SHOTS.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(SHOTS / "search-failed.png"))
         html = browser.execute_script("return document.querySelector('main, body').outerHTML")
         logs = browser.get_log("browser")
         pytest.fail(f"search showed no results; page: {html[:3000]}\nconsole: {logs}")
-    hits = [a.get_attribute("href") for a in browser.find_elements(By.CSS_SELECTOR, "#search-results li a")]
-    assert any("/notebooks/" in h for h in hits), f"search for 'eigenvalue' found no chapter: {hits[:5]}"
+    hits = [
+        a.get_attribute("href")
+        for a in browser.find_elements(By.CSS_SELECTOR, "#search-results li a")
+    ]
+    assert any("/notebooks/" in h for h in hits), (
+        f"search for 'eigenvalue' found no chapter: {hits[:5]}"
+    )
 
 
 def test_docstrings_that_are_not_rst_are_shown_verbatim():

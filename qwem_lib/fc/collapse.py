@@ -29,9 +29,18 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "COLLAPSED_RATIO", "ALIGNED_COSINE", "CollapseStats", "collapse_stats",
-    "concept_means", "collapse_ratio", "concept_mean_angles", "simplex_angle",
-    "word_norms", "direction_cosines", "top_singular_values", "pca_2d",
+    "COLLAPSED_RATIO",
+    "ALIGNED_COSINE",
+    "CollapseStats",
+    "collapse_stats",
+    "concept_means",
+    "collapse_ratio",
+    "concept_mean_angles",
+    "simplex_angle",
+    "word_norms",
+    "direction_cosines",
+    "top_singular_values",
+    "pca_2d",
 ]
 
 COLLAPSED_RATIO = 0.1
@@ -62,16 +71,22 @@ class CollapseStats:
         return self.cos_median > ALIGNED_COSINE
 
     def __str__(self) -> str:
-        return (f"ratio {self.ratio:.4f}{' (collapsed)' if self.collapsed else ''}, median cosine "
-                f"{self.cos_median:.4f} ({self.n} vectors, {self.groups} groups)")
+        return (
+            f"ratio {self.ratio:.4f}{' (collapsed)' if self.collapsed else ''}, median cosine "
+            f"{self.cos_median:.4f} ({self.n} vectors, {self.groups} groups)"
+        )
 
 
 def collapse_stats(X: np.ndarray, labels: np.ndarray) -> CollapseStats:
     """The shared collapse metric of the rows of ``X`` grouped by ``labels`` (at least two groups)."""
     X, labels = _check_labels(X, labels)
     ngroups = np.unique(labels).size
-    return CollapseStats(collapse_ratio(X, labels), float(np.median(direction_cosines(X, labels))),
-                         int(X.shape[0]), int(ngroups))
+    return CollapseStats(
+        collapse_ratio(X, labels),
+        float(np.median(direction_cosines(X, labels))),
+        int(X.shape[0]),
+        int(ngroups),
+    )
 
 
 def _check_labels(X: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,14 +12,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
 __all__ = [
-    "FCTask", "FCData", "uniform_mu", "zipf_mu", "make_task", "sample_sentences", "make_dataset",
-    "word_concepts", "u_concepts", "word_counts",
+    "FCTask",
+    "FCData",
+    "uniform_mu",
+    "zipf_mu",
+    "make_task",
+    "sample_sentences",
+    "make_dataset",
+    "word_concepts",
+    "u_concepts",
+    "word_counts",
 ]
 
 
@@ -70,7 +78,9 @@ class FCTask:
 
     def describe(self) -> str:
         kind = "uniform" if np.allclose(self.mu, self.mu[0]) else "non-uniform"
-        return f"FCTask(nc={self.nc}, nw={self.nw}, sc={self.sc}, L={self.L}, K={self.K}, mu={kind})"
+        return (
+            f"FCTask(nc={self.nc}, nw={self.nw}, sc={self.sc}, L={self.L}, K={self.K}, mu={kind})"
+        )
 
     def fingerprint(self) -> str:
         """A short hash of everything that defines the task (used as a cache key)."""
@@ -92,7 +102,9 @@ def _validate(nc: int, nw: int, L: int, K: int, mu: np.ndarray) -> None:
     if nc < 2:
         raise ValueError(f"nc must be >= 2 (a single concept carries no information), got {nc}")
     if nw % nc:
-        raise ValueError(f"nw={nw} must be divisible by nc={nc} (every concept has sc = nw/nc words)")
+        raise ValueError(
+            f"nw={nw} must be divisible by nc={nc} (every concept has sc = nw/nc words)"
+        )
     sc = nw // nc
     if mu.ndim != 1 or mu.shape[0] != sc:
         raise ValueError(f"mu must be a vector of length sc = nw/nc = {sc}, got shape {mu.shape}")
@@ -102,8 +114,15 @@ def _validate(nc: int, nw: int, L: int, K: int, mu: np.ndarray) -> None:
         raise ValueError(f"mu must sum to 1, sums to {mu.sum():.10g}")
 
 
-def make_task(nc: int, nw: int, L: int, K: int, mu: str | Sequence[float] | np.ndarray = "uniform",
-              seed: int | np.random.Generator = 0, distinct: bool = True) -> FCTask:
+def make_task(
+    nc: int,
+    nw: int,
+    L: int,
+    K: int,
+    mu: str | Sequence[float] | np.ndarray = "uniform",
+    seed: int | np.random.Generator = 0,
+    distinct: bool = True,
+) -> FCTask:
     """Draw a task: K latent variables uniformly from ``{0..nc-1}^L`` (mutually distinct by default).
 
     ``mu`` is ``"uniform"``, ``"zipf"`` (``∝ 1/beta``) or an explicit length-``sc`` vector.
@@ -113,7 +132,9 @@ def make_task(nc: int, nw: int, L: int, K: int, mu: str | Sequence[float] | np.n
         if not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     if nc >= 1 and nw % nc:
-        raise ValueError(f"nw={nw} must be divisible by nc={nc} (every concept has sc = nw/nc words)")
+        raise ValueError(
+            f"nw={nw} must be divisible by nc={nc} (every concept has sc = nw/nc words)"
+        )
     sc = nw // nc
     if isinstance(mu, str):
         if mu == "uniform":
@@ -126,7 +147,9 @@ def make_task(nc: int, nw: int, L: int, K: int, mu: str | Sequence[float] | np.n
         mu_arr = np.asarray(mu, dtype=float)
     _validate(int(nc), int(nw), int(L), int(K), mu_arr)
     if distinct and float(nc) ** L < K:
-        raise ValueError(f"cannot draw K={K} distinct latent variables from nc^L = {nc}^{L} sequences")
+        raise ValueError(
+            f"cannot draw K={K} distinct latent variables from nc^L = {nc}^{L} sequences"
+        )
     rng = _as_rng(seed)
     z = rng.integers(0, nc, size=(K, L))
     if distinct:
@@ -142,7 +165,9 @@ def make_task(nc: int, nw: int, L: int, K: int, mu: str | Sequence[float] | np.n
     return FCTask(int(nc), int(nw), int(L), int(K), mu_arr.copy(), z.astype(np.int64))
 
 
-def sample_sentences(task: FCTask, nspl: int, seed: int | np.random.Generator = 1) -> tuple[np.ndarray, np.ndarray]:
+def sample_sentences(
+    task: FCTask, nspl: int, seed: int | np.random.Generator = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """``nspl`` sentences per latent variable: returns ``(x, y)`` with x of shape (K*nspl, L), y of (K*nspl,).
 
     Every word is drawn independently from its concept with the frequencies ``task.mu`` (vectorised:
@@ -152,7 +177,7 @@ def sample_sentences(task: FCTask, nspl: int, seed: int | np.random.Generator = 
         raise ValueError(f"nspl must be a positive integer, got {nspl!r}")
     rng = _as_rng(seed)
     y = np.repeat(np.arange(task.K, dtype=np.int64), nspl)
-    concepts = task.latents[y]                                   # (N, L)
+    concepts = task.latents[y]  # (N, L)
     cdf = np.cumsum(task.mu)
     cdf[-1] = 1.0
     ranks = np.searchsorted(cdf, rng.random(concepts.shape), side="right")

@@ -17,8 +17,8 @@ collapse by that symbol.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import torch
@@ -26,8 +26,15 @@ from torch import nn
 
 from .training import cpu_threads
 
-__all__ = ["Grammar", "make_grammar", "sample_grammar", "grammar_log_prob", "GrammarNet", "train_grammar_net",
-           "level_representations"]
+__all__ = [
+    "Grammar",
+    "make_grammar",
+    "sample_grammar",
+    "grammar_log_prob",
+    "GrammarNet",
+    "train_grammar_net",
+    "level_representations",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -51,10 +58,12 @@ class Grammar:
     @property
     def length(self) -> int:
         """Words per sentence, ``m ** depth``."""
-        return self.m ** self.depth
+        return self.m**self.depth
 
 
-def make_grammar(sizes: Sequence[int], m: int = 8, n_rules: int = 5, seed: int | np.random.Generator = 0) -> Grammar:
+def make_grammar(
+    sizes: Sequence[int], m: int = 8, n_rules: int = 5, seed: int | np.random.Generator = 0
+) -> Grammar:
     """Draw every right-hand side uniformly at random: ``m`` independent uniform symbols of the level below.
 
     ``sizes = (n_words, n_concepts, ..., K)`` lists the alphabet size of every level, words first and
@@ -64,14 +73,20 @@ def make_grammar(sizes: Sequence[int], m: int = 8, n_rules: int = 5, seed: int |
     if len(sizes) < 2 or any(s < 1 for s in sizes):
         raise ValueError(f"sizes must list at least two positive alphabet sizes, got {sizes}")
     if int(m) != m or m < 1 or int(n_rules) != n_rules or n_rules < 1:
-        raise ValueError(f"m and n_rules must be positive integers, got m={m!r}, n_rules={n_rules!r}")
+        raise ValueError(
+            f"m and n_rules must be positive integers, got m={m!r}, n_rules={n_rules!r}"
+        )
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    rules = tuple(rng.integers(0, sizes[l - 1], size=(sizes[l], int(n_rules), int(m))) for l in range(1, len(sizes)))
+    rules = tuple(
+        rng.integers(0, sizes[l - 1], size=(sizes[l], int(n_rules), int(m)))
+        for l in range(1, len(sizes))
+    )
     return Grammar(sizes, int(m), int(n_rules), rules)
 
 
-def sample_grammar(g: Grammar, n: int, seed: int | np.random.Generator = 0,
-                   labels: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+def sample_grammar(
+    g: Grammar, n: int, seed: int | np.random.Generator = 0, labels: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """``n`` sentences: returns ``(words (n, m**D), labels (n,), parse)``.
 
     ``labels`` are uniform over the ``K`` classes unless given. ``parse[l]`` (``l = 0..D``) is the
@@ -87,9 +102,9 @@ def sample_grammar(g: Grammar, n: int, seed: int | np.random.Generator = 0,
         raise ValueError(f"labels must be {n} integers in 0..{g.K - 1}")
     levels = [y[:, None]]
     for l in range(g.depth, 0, -1):
-        parent = levels[-1]                                          # (n, m ** (D - l))
+        parent = levels[-1]  # (n, m ** (D - l))
         choice = rng.integers(0, g.n_rules, size=parent.shape)
-        child = g.rules[l - 1][parent, choice]                       # (n, m ** (D - l), m)
+        child = g.rules[l - 1][parent, choice]  # (n, m ** (D - l), m)
         levels.append(child.reshape(parent.shape[0], -1))
     parse = levels[::-1]
     return parse[0], y, parse
@@ -105,13 +120,13 @@ def grammar_log_prob(g: Grammar, words: np.ndarray, label: int) -> float:
     if w.shape != (g.length,):
         raise ValueError(f"a sentence has {g.length} words, got shape {w.shape}")
     # inside[j, s] = P(span j of the current level | symbol s of the level above generated it), level by level
-    inside = (w[:, None] == np.arange(g.sizes[0])[None, :]).astype(float)          # (m**D, n_words)
+    inside = (w[:, None] == np.arange(g.sizes[0])[None, :]).astype(float)  # (m**D, n_words)
     for l in range(1, g.depth + 1):
-        spans = inside.reshape(-1, g.m, g.sizes[l - 1])                            # (n_spans, m, n_child)
-        R = g.rules[l - 1]                                                         # (n_parent, n_rules, m)
+        spans = inside.reshape(-1, g.m, g.sizes[l - 1])  # (n_spans, m, n_child)
+        R = g.rules[l - 1]  # (n_parent, n_rules, m)
         # P(span | rhs) = prod_i inside[span, i, rhs_i]; average over the n_rules right-hand sides
-        pieces = spans[:, np.arange(g.m)[None, None, :], R]                        # (n_spans, n_parent, n_rules, m)
-        inside = pieces.prod(axis=-1).mean(axis=-1)                                # (n_spans, n_parent)
+        pieces = spans[:, np.arange(g.m)[None, None, :], R]  # (n_spans, n_parent, n_rules, m)
+        inside = pieces.prod(axis=-1).mean(axis=-1)  # (n_spans, n_parent)
     p = float(inside[0, int(label)])
     return float(np.log(p)) if p > 0 else float("-inf")
 
@@ -125,9 +140,18 @@ class GrammarNet(nn.Module):
     Linear(hidden, K). :meth:`levels` returns the hidden representations of every level.
     """
 
-    def __init__(self, n_words: int, K: int, m: int, depth: int, d: int = 32, hidden: int = 64) -> None:
+    def __init__(
+        self, n_words: int, K: int, m: int, depth: int, d: int = 32, hidden: int = 64
+    ) -> None:
         super().__init__()
-        for name, v in (("n_words", n_words), ("K", K), ("m", m), ("depth", depth), ("d", d), ("hidden", hidden)):
+        for name, v in (
+            ("n_words", n_words),
+            ("K", K),
+            ("m", m),
+            ("depth", depth),
+            ("d", d),
+            ("hidden", hidden),
+        ):
             if int(v) != v or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         if depth < 2:
@@ -135,14 +159,19 @@ class GrammarNet(nn.Module):
         self.m, self.depth, self.d = int(m), int(depth), int(d)
         self.embed = nn.Embedding(n_words, d)
         self.blocks = nn.ModuleList(
-            nn.Sequential(nn.Linear(m * d, hidden), nn.ReLU(), nn.Linear(hidden, d), nn.LayerNorm(d))
-            for _ in range(depth - 1))
+            nn.Sequential(
+                nn.Linear(m * d, hidden), nn.ReLU(), nn.Linear(hidden, d), nn.LayerNorm(d)
+            )
+            for _ in range(depth - 1)
+        )
         self.out = nn.Sequential(nn.Linear(m * d, hidden), nn.ReLU(), nn.Linear(hidden, K))
 
     def levels(self, x: torch.Tensor) -> list[torch.Tensor]:
         """``[h_1, ..., h_{D-1}]`` with ``h_l`` of shape (B, m**(D-l), d), the level-``l`` representations."""
-        if x.ndim != 2 or x.shape[1] != self.m ** self.depth:
-            raise ValueError(f"expected word ids of shape (B, {self.m ** self.depth}), got {tuple(x.shape)}")
+        if x.ndim != 2 or x.shape[1] != self.m**self.depth:
+            raise ValueError(
+                f"expected word ids of shape (B, {self.m**self.depth}), got {tuple(x.shape)}"
+            )
         h = self.embed(x)
         out = []
         for block in self.blocks:
@@ -155,9 +184,21 @@ class GrammarNet(nn.Module):
         return self.out(h.reshape(h.shape[0], self.m * self.d))
 
 
-def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, hidden: int = 64, lr: float = 1e-3,
-                      weight_decay: float = 0.0, n_test: int = 500, n_evals: int = 10, seed: int = 0,
-                      progress: bool = True, threads: int | None = 1) -> tuple[GrammarNet, dict[str, np.ndarray]]:
+def train_grammar_net(
+    g: Grammar,
+    *,
+    steps: int,
+    batch: int = 32,
+    d: int = 32,
+    hidden: int = 64,
+    lr: float = 1e-3,
+    weight_decay: float = 0.0,
+    n_test: int = 500,
+    n_evals: int = 10,
+    seed: int = 0,
+    progress: bool = True,
+    threads: int | None = 1,
+) -> tuple[GrammarNet, dict[str, np.ndarray]]:
     """Train :class:`GrammarNet` by AdamW on fresh sentences (a new minibatch of ``batch`` every step).
 
     Returns the network and a history (``step``, ``test_acc``, ``train_loss``) over ``n_evals + 1``
@@ -182,8 +223,10 @@ def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, h
         def evaluate(step: int) -> None:
             net.eval()
             with torch.no_grad():
-                correct = sum((net(xte[i:i + 100]).argmax(1) == yte[i:i + 100]).sum().item()
-                              for i in range(0, n_test, 100))
+                correct = sum(
+                    (net(xte[i : i + 100]).argmax(1) == yte[i : i + 100]).sum().item()
+                    for i in range(0, n_test, 100)
+                )
             acc = correct / n_test
             hist["step"].append(step)
             hist["test_acc"].append(acc)
@@ -192,7 +235,9 @@ def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, h
             net.train()
 
         evaluate(0)
-        for step in tqdm(range(1, steps + 1), desc="grammar net", disable=not progress, mininterval=2.0):
+        for step in tqdm(
+            range(1, steps + 1), desc="grammar net", disable=not progress, mininterval=2.0
+        ):
             x, y, _ = sample_grammar(g, batch, rng)
             loss = nn.functional.cross_entropy(net(torch.as_tensor(x)), torch.as_tensor(y))
             opt.zero_grad(set_to_none=True)
@@ -204,8 +249,9 @@ def train_grammar_net(g: Grammar, *, steps: int, batch: int = 32, d: int = 32, h
     return net, {k: np.asarray(v) for k, v in hist.items()}
 
 
-def level_representations(net: GrammarNet, g: Grammar, n: int, seed: int = 0
-                          ) -> list[tuple[np.ndarray, np.ndarray]]:
+def level_representations(
+    net: GrammarNet, g: Grammar, n: int, seed: int = 0
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """For ``n`` fresh sentences: ``[(H_l, s_l) for l = 1..D-1]``, the level-``l`` representations of every
     span, in rows (``n * m**(D-l)``, d), and the symbol that generated each span (the shared collapse metric
     groups ``H_l`` by ``s_l``)."""
@@ -213,4 +259,7 @@ def level_representations(net: GrammarNet, g: Grammar, n: int, seed: int = 0
     net.eval()
     with torch.no_grad():
         hs = net.levels(torch.as_tensor(x))
-    return [(h.reshape(-1, h.shape[-1]).double().numpy(), parse[l + 1].reshape(-1)) for l, h in enumerate(hs)]
+    return [
+        (h.reshape(-1, h.shape[-1]).double().numpy(), parse[l + 1].reshape(-1))
+        for l, h in enumerate(hs)
+    ]

@@ -26,15 +26,26 @@ class FCNet(torch.nn.Module):
     ``torch.nn.LayerNorm(d)``.
     """
 
-    def __init__(self, nw: int, d: int, L: int, K: int, layer_norm: bool = False,
-                 init_scale: float = 1e-3, ln_eps: float = 1e-5, ln_affine: bool = False) -> None:
+    def __init__(
+        self,
+        nw: int,
+        d: int,
+        L: int,
+        K: int,
+        layer_norm: bool = False,
+        init_scale: float = 1e-3,
+        ln_eps: float = 1e-5,
+        ln_affine: bool = False,
+    ) -> None:
         super().__init__()
         for name, v in (("nw", nw), ("d", d), ("L", L), ("K", K)):
             if int(v) != v or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         self.nw, self.d, self.L, self.K = int(nw), int(d), int(L), int(K)
         if ln_affine and not layer_norm:
-            raise ValueError("ln_affine=True needs layer_norm=True (there is no LayerNorm to give parameters)")
+            raise ValueError(
+                "ln_affine=True needs layer_norm=True (there is no LayerNorm to give parameters)"
+            )
         self.layer_norm = bool(layer_norm)
         self.ln_affine = bool(ln_affine)
         self.ln_eps = float(ln_eps)
@@ -52,11 +63,13 @@ class FCNet(torch.nn.Module):
         if not self.layer_norm:
             return e
         if self.ln_affine:
-            return torch.nn.functional.layer_norm(e, (self.d,), self.ln_gain, self.ln_bias, eps=self.ln_eps)
+            return torch.nn.functional.layer_norm(
+                e, (self.d,), self.ln_gain, self.ln_bias, eps=self.ln_eps
+            )
         return torch.nn.functional.layer_norm(e, (self.d,), eps=self.ln_eps)
 
     def forward(self, x):
-        e = self.represent(self.embed(x))            # (B, L, d)
+        e = self.represent(self.embed(x))  # (B, L, d)
         return self.linear(e.reshape(e.shape[0], -1))
 
     def word_features(self) -> np.ndarray:

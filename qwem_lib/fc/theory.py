@@ -39,18 +39,35 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy.optimize import brentq
 
 __all__ = [
-    "fc_H", "fc_H_star", "fc_dH", "fc_dH_star", "fc_thm1_eta", "fc_thm3_eta",
-    "fc_thm1_tau", "fc_thm1_norms", "fc_thm3_tau", "fc_thm3_u_norm",
-    "fc_thm2_lambda_bound", "fc_thm2_residuals", "fc_thm2_solve", "fc_zero_threshold",
-    "fc_all_latents", "fc_equiangular", "fc_collapse_weights", "fc_type3_weights",
-    "fc_layernorm", "ExactRisk", "fc_collapse_risk_latents", "fc_hamming_counts",
+    "fc_H",
+    "fc_H_star",
+    "fc_dH",
+    "fc_dH_star",
+    "fc_thm1_eta",
+    "fc_thm3_eta",
+    "fc_thm1_tau",
+    "fc_thm1_norms",
+    "fc_thm3_tau",
+    "fc_thm3_u_norm",
+    "fc_thm2_lambda_bound",
+    "fc_thm2_residuals",
+    "fc_thm2_solve",
+    "fc_zero_threshold",
+    "fc_all_latents",
+    "fc_equiangular",
+    "fc_collapse_weights",
+    "fc_type3_weights",
+    "fc_layernorm",
+    "ExactRisk",
+    "fc_collapse_risk_latents",
+    "fc_hamming_counts",
     "fc_minimise_exact",
 ]
 
@@ -68,8 +85,8 @@ def _check_common(nc: int, L: int, K: int, lam: float) -> tuple[int, int, int, f
     nc = _check_int("nc (number of concepts)", nc, 2)
     L = _check_int("L (sentence length)", L, 1)
     K = _check_int("K (number of classes)", K, 2)
-    if K > nc ** L:
-        raise ValueError(f"K={K} distinct latent variables cannot exceed nc^L = {nc}^{L} = {nc ** L}")
+    if K > nc**L:
+        raise ValueError(f"K={K} distinct latent variables cannot exceed nc^L = {nc}^{L} = {nc**L}")
     lam = float(lam)
     if not (math.isfinite(lam) and lam > 0):
         raise ValueError(f"the weight decay lam must be a finite positive number, got {lam!r}")
@@ -79,7 +96,9 @@ def _check_common(nc: int, L: int, K: int, lam: float) -> tuple[int, int, int, f
 def _check_nw(nw: int, nc: int) -> int:
     nw = _check_int("nw (number of words)", nw, 1)
     if nw % nc:
-        raise ValueError(f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words")
+        raise ValueError(
+            f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words"
+        )
     return nw
 
 
@@ -90,8 +109,10 @@ def _check_latents(latents, nc) -> np.ndarray:
     otherwise change the answer silently.
     """
     if nc is None:
-        raise TypeError("pass nc= (the number of concepts) explicitly: inferring it from the latents would "
-                        "silently change it when a concept is unused")
+        raise TypeError(
+            "pass nc= (the number of concepts) explicitly: inferring it from the latents would "
+            "silently change it when a concept is unused"
+        )
     nc = _check_int("nc (number of concepts)", nc, 2)
     z = np.asarray(latents)
     if z.dtype.kind == "f":
@@ -103,14 +124,18 @@ def _check_latents(latents, nc) -> np.ndarray:
     if z.ndim != 2 or z.shape[0] < 1 or z.shape[1] < 1:
         raise ValueError(f"latents must be a non-empty (K, L) array, got shape {z.shape}")
     if z.min() < 0 or z.max() >= nc:
-        raise ValueError(f"latent concepts must lie in 0..{nc - 1} (nc={nc}); found {int(z.min())}..{int(z.max())}")
+        raise ValueError(
+            f"latent concepts must lie in 0..{nc - 1} (nc={nc}); found {int(z.min())}..{int(z.max())}"
+        )
     return z
 
 
 def _check_mu(mu: Sequence[float]) -> np.ndarray:
     m = np.asarray(mu, dtype=float)
     if m.ndim != 1 or m.size == 0:
-        raise ValueError(f"mu must be a non-empty 1-D array of word frequencies, got shape {m.shape}")
+        raise ValueError(
+            f"mu must be a non-empty 1-D array of word frequencies, got shape {m.shape}"
+        )
     if not np.all(np.isfinite(m)) or np.any(m <= 0):
         raise ValueError("every word frequency mu_beta must be finite and strictly positive")
     if abs(m.sum() - 1.0) > 1e-9:
@@ -123,7 +148,7 @@ def _check_mu(mu: Sequence[float]) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------
 def _log_partition(eta_t: np.ndarray | float, nc: int, L: int, K: int) -> np.ndarray:
     """log(1 - a + a (1 + (nc-1) e^{-eta t})^L) with a = K/nc^L, computed stably for large eta t."""
-    a = K / nc ** L
+    a = K / nc**L
     x = np.asarray(eta_t, dtype=float)
     s = (nc - 1) * np.exp(-x)
     return np.log1p(a * np.expm1(L * np.log1p(s)))
@@ -131,7 +156,7 @@ def _log_partition(eta_t: np.ndarray | float, nc: int, L: int, K: int) -> np.nda
 
 def _dlog_partition(eta_t: np.ndarray | float, nc: int, L: int, K: int) -> np.ndarray:
     """d/dx of _log_partition at x = eta t (a negative number)."""
-    a = K / nc ** L
+    a = K / nc**L
     x = np.asarray(eta_t, dtype=float)
     s = (nc - 1) * np.exp(-x)
     g = np.exp((L - 1) * np.log1p(s))  # (1+s)^(L-1)
@@ -175,7 +200,7 @@ def fc_H_star(t, nc: int, L: int, K: int, d: int, lam: float):
     nc, L, K, lam = _check_common(nc, L, K, lam)
     d = _check_int("d (embedding dimension)", d, 2)
     t = np.asarray(t, dtype=float)
-    return _log_partition(fc_thm3_eta(nc, L, K, d) * t, nc, L, K) + 0.5 * lam * t ** 2
+    return _log_partition(fc_thm3_eta(nc, L, K, d) * t, nc, L, K) + 0.5 * lam * t**2
 
 
 def fc_dH_star(t, nc: int, L: int, K: int, d: int, lam: float):
@@ -229,11 +254,12 @@ def fc_thm2_lambda_bound(mu: Sequence[float], nc: int, L: int) -> float:
     m = _check_mu(mu)
     nc = _check_int("nc (number of concepts)", nc, 2)
     L = _check_int("L (sentence length)", L, 1)
-    return math.sqrt(L * float(np.sum(m ** 2)) / nc ** (L + 1))
+    return math.sqrt(L * float(np.sum(m**2)) / nc ** (L + 1))
 
 
-def fc_thm2_residuals(c: float, r: np.ndarray, mu: Sequence[float], nc: int, L: int,
-                      lam: float) -> np.ndarray:
+def fc_thm2_residuals(
+    c: float, r: np.ndarray, mu: Sequence[float], nc: int, L: int, lam: float
+) -> np.ndarray:
     """Residuals of (7) (one per word, relative to mu_b) and of (8) (relative), last entry."""
     m = np.asarray(mu, dtype=float)
     r = np.asarray(r, dtype=float)
@@ -253,8 +279,12 @@ def _phi(c: float, target: np.ndarray, nc: int, iters: int = 200) -> np.ndarray:
     log_t = np.log(target)
 
     def h(x):
-        return (np.log(x) + np.logaddexp(0.0, math.log(gam) + (1 + gam) * c * c * x)
-                - math.log1p(gam) - log_t)
+        return (
+            np.log(x)
+            + np.logaddexp(0.0, math.log(gam) + (1 + gam) * c * c * x)
+            - math.log1p(gam)
+            - log_t
+        )
 
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
@@ -281,8 +311,10 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
         raise ValueError(f"the weight decay lam must be a finite positive number, got {lam!r}")
     bound = fc_thm2_lambda_bound(m, nc, L)
     if lam >= bound:
-        raise ValueError(f"lam={lam:g} violates Theorem 2's bound lam < sqrt(L sum mu^2 / nc^(L+1)) = "
-                         f"{bound:.6g} (nc={nc}, L={L}); the system (7)-(8) has no non-trivial solution")
+        raise ValueError(
+            f"lam={lam:g} violates Theorem 2's bound lam < sqrt(L sum mu^2 / nc^(L+1)) = "
+            f"{bound:.6g} (nc={nc}, L={L}); the system (7)-(8) has no non-trivial solution"
+        )
     target = L * m / (lam * nc)
     need = L * nc ** (L - 1)
 
@@ -293,8 +325,10 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
     while F(hi) > 0:  # bracket the root; F decreases, but a tiny lam puts it beyond float64's range
         hi *= 2.0
         if not math.isfinite(hi) or hi > 1e300:
-            raise ValueError(f"lam={lam:g} is too small: the root of Theorem 2's system lies beyond float64's "
-                             f"range (no c <= 1e300 brackets it)")
+            raise ValueError(
+                f"lam={lam:g} is too small: the root of Theorem 2's system lies beyond float64's "
+                f"range (no c <= 1e300 brackets it)"
+            )
     c = brentq(F, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     r = c * _phi(c, target, nc)
     return float(c), r
@@ -318,7 +352,7 @@ def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float], *, nc: int) -> f
     Zc = onehot - onehot.mean(0, keepdims=True)
     M = Zc.reshape(K * L, nc)
     smax = math.sqrt(max(np.linalg.eigvalsh(M.T @ M).max(), 0.0))
-    return math.sqrt(float(np.sum(m ** 2))) * smax / K
+    return math.sqrt(float(np.sum(m**2))) * smax / K
 
 
 # ----------------------------------------------------------------------------------------------
@@ -337,14 +371,15 @@ def fc_hamming_counts(latents: np.ndarray) -> np.ndarray:
     K, L = z.shape
     out = np.zeros((K, L + 1), dtype=np.int64)
     for k0 in range(0, K, 512):
-        dist = (z[k0:k0 + 512, None, :] != z[None, :, :]).sum(-1)
+        dist = (z[k0 : k0 + 512, None, :] != z[None, :, :]).sum(-1)
         for r in range(L + 1):
-            out[k0:k0 + 512, r] = (dist == r).sum(1)
+            out[k0 : k0 + 512, r] = (dist == r).sum(1)
     return out
 
 
-def fc_equiangular(nc: int, d: int, *, mean_zero: bool = False,
-                   rng: np.random.Generator | None = None) -> np.ndarray:
+def fc_equiangular(
+    nc: int, d: int, *, mean_zero: bool = False, rng: np.random.Generator | None = None
+) -> np.ndarray:
     """A d x nc matrix F of equiangular columns: F 1 = 0, F^T F = nc/(nc-1) I - 1/(nc-1) 1 1^T.
 
     With ``mean_zero`` the columns are also orthogonal to 1_d (needs d >= nc). A random rotation is
@@ -354,14 +389,16 @@ def fc_equiangular(nc: int, d: int, *, mean_zero: bool = False,
     d = _check_int("d", d, 2)
     need = nc if mean_zero else nc - 1
     if d < need:
-        raise ValueError(f"d={d} is too small for {nc} {'mean-zero ' if mean_zero else ''}equiangular vectors")
+        raise ValueError(
+            f"d={d} is too small for {nc} {'mean-zero ' if mean_zero else ''}equiangular vectors"
+        )
     S = np.sqrt(nc / (nc - 1)) * (np.eye(nc) - 1.0 / nc)  # nc x nc, columns equiangular in R^nc
     # orthonormal basis of the target subspace: d-dim space, orthogonal to 1_d if mean_zero
-    G = (rng.standard_normal((d, d)) if rng is not None else np.eye(d))
+    G = rng.standard_normal((d, d)) if rng is not None else np.eye(d)
     if mean_zero:
         G = np.concatenate([np.ones((d, 1)), G], axis=1)
     Q, _ = np.linalg.qr(G)
-    basis = Q[:, 1:nc + 1] if mean_zero else Q[:, :nc]
+    basis = Q[:, 1 : nc + 1] if mean_zero else Q[:, :nc]
     return basis @ S
 
 
@@ -378,8 +415,15 @@ def fc_layernorm(W):
     return c / np.sqrt((c * c).mean(-1, keepdims=True))
 
 
-def fc_collapse_weights(F: np.ndarray, latents: np.ndarray, sc: int, *, word_norm: float,
-                        u_norm: float, layernorm: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def fc_collapse_weights(
+    F: np.ndarray,
+    latents: np.ndarray,
+    sc: int,
+    *,
+    word_norm: float,
+    u_norm: float,
+    layernorm: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """Weights (W (nw, d), U (K, L, d)) in a type-I (``layernorm=False``) or type-II collapse.
 
     Type-I: w_(a,b) = word_norm f_a. Type-II: pass ``word_norm=sqrt(d)`` and mean-zero F, so that
@@ -392,11 +436,15 @@ def fc_collapse_weights(F: np.ndarray, latents: np.ndarray, sc: int, *, word_nor
     W = word_norm * F[:, concept_of_word].T
     U = u_norm * np.transpose(F[:, z], (1, 2, 0))
     if layernorm and np.abs(F.sum(0)).max() > 1e-10 * max(1.0, np.abs(F).max()):
-        raise ValueError("a type-II collapse needs mean-zero equiangular vectors (columns of F summing to 0)")
+        raise ValueError(
+            "a type-II collapse needs mean-zero equiangular vectors (columns of F summing to 0)"
+        )
     return W, U
 
 
-def fc_type3_weights(F: np.ndarray, latents: np.ndarray, r: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray]:
+def fc_type3_weights(
+    F: np.ndarray, latents: np.ndarray, r: np.ndarray, c: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Weights in a type-III collapse: w_(a,b) = r_b f_a, u_(k,l) = c f_{z_k,l}."""
     F = np.asarray(F, dtype=float)
     r = np.asarray(r, dtype=float)
@@ -440,18 +488,23 @@ class ExactRisk:
         self.nc = int(self.nc)
         self.sc = self.mu.size
         self.nw = self.nc * self.sc
-        n_sent = self.K * self.sc ** self.L
+        n_sent = self.K * self.sc**self.L
         if n_sent * self.K > 6e8:
-            raise ValueError(f"{n_sent} sentences x {self.K} classes is too many to enumerate exactly")
-        betas = np.array(list(itertools.product(range(self.sc), repeat=self.L)), dtype=np.int64)  # (B, L)
+            raise ValueError(
+                f"{n_sent} sentences x {self.K} classes is too many to enumerate exactly"
+            )
+        betas = np.array(
+            list(itertools.product(range(self.sc), repeat=self.L)), dtype=np.int64
+        )  # (B, L)
         logp = np.log(self.mu)[betas].sum(1)  # (B,)
         words = (z[:, None, :] * self.sc + betas[None, :, :]).reshape(-1, self.L)  # (K*B, L)
         labels = np.repeat(np.arange(self.K), betas.shape[0])
         dev = torch.device(self.device)
         self._words = torch.as_tensor(words, device=dev)
         self._labels = torch.as_tensor(labels, device=dev)
-        self._weights = torch.as_tensor(np.tile(np.exp(logp), self.K) / self.K, device=dev,
-                                        dtype=torch.float64)
+        self._weights = torch.as_tensor(
+            np.tile(np.exp(logp), self.K) / self.K, device=dev, dtype=torch.float64
+        )
 
     def data_risk(self, W, U):
         """The unregularised risk R0 (torch float64; differentiable)."""
@@ -470,8 +523,13 @@ class ExactRisk:
         """The regularised risk R (no LayerNorm) or R* (LayerNorm) at (W, U); numpy or torch inputs."""
         import torch
 
-        to = lambda a: a if isinstance(a, torch.Tensor) else torch.as_tensor(  # noqa: E731
-            np.asarray(a, dtype=float), device=self._words.device)
+        to = lambda a: (
+            a
+            if isinstance(a, torch.Tensor)
+            else torch.as_tensor(  # noqa: E731
+                np.asarray(a, dtype=float), device=self._words.device
+            )
+        )
         W, U = to(W), to(U)
         reg = (U * U).sum() if self.layernorm else (W * W).sum() + (U * U).sum()
         return self.data_risk(W, U) + 0.5 * self.lam * reg
@@ -488,7 +546,9 @@ def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: f
     z = _check_latents(latents, nc)
     nw = _check_int("nw (number of words)", nw, 1)
     if nw % nc:
-        raise ValueError(f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words")
+        raise ValueError(
+            f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words"
+        )
     K, L = z.shape
     counts = fc_hamming_counts(z)[:, 1:]  # (K, L), r = 1..L
     eta = fc_thm1_eta(nc, nw, L, K)
@@ -500,9 +560,17 @@ def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: f
     return out
 
 
-def fc_minimise_exact(risk: ExactRisk, d: int, *, seed: int, init_scale: float = 0.5,
-                      max_iter: int = 4000, tol: float = 1e-13, polish_iter: int = 300,
-                      threads: int | None = None) -> dict:
+def fc_minimise_exact(
+    risk: ExactRisk,
+    d: int,
+    *,
+    seed: int,
+    init_scale: float = 0.5,
+    max_iter: int = 4000,
+    tol: float = 1e-13,
+    polish_iter: int = 300,
+    threads: int | None = None,
+) -> dict:
     """Minimise the exact risk from a random start with float64 L-BFGS (strong Wolfe line search),
     then polish with up to ``polish_iter`` L-BFGS steps without line search (see the comment inside).
 
@@ -514,7 +582,9 @@ def fc_minimise_exact(risk: ExactRisk, d: int, *, seed: int, init_scale: float =
 
     n_logits = risk._words.shape[0] * risk.K
     if threads is None:
-        threads = 1 if (risk._words.device.type == "cpu" and n_logits < 1e6) else torch.get_num_threads()
+        threads = (
+            1 if (risk._words.device.type == "cpu" and n_logits < 1e6) else torch.get_num_threads()
+        )
     old = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
@@ -523,16 +593,38 @@ def fc_minimise_exact(risk: ExactRisk, d: int, *, seed: int, init_scale: float =
         torch.set_num_threads(old)
 
 
-def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: int, tol: float,
-              polish_iter: int) -> dict:
+def _minimise(
+    risk: ExactRisk,
+    d: int,
+    seed: int,
+    init_scale: float,
+    max_iter: int,
+    tol: float,
+    polish_iter: int,
+) -> dict:
     import torch
 
     g = torch.Generator().manual_seed(int(seed))
     dev = risk._words.device
-    W = (init_scale * torch.randn(risk.nw, d, generator=g, dtype=torch.float64)).to(dev).requires_grad_(True)
-    U = (init_scale * torch.randn(risk.K, risk.L, d, generator=g, dtype=torch.float64)).to(dev).requires_grad_(True)
-    opt = torch.optim.LBFGS([W, U], lr=1.0, max_iter=max_iter, history_size=50, tolerance_grad=tol,
-                            tolerance_change=1e-16, line_search_fn="strong_wolfe")
+    W = (
+        (init_scale * torch.randn(risk.nw, d, generator=g, dtype=torch.float64))
+        .to(dev)
+        .requires_grad_(True)
+    )
+    U = (
+        (init_scale * torch.randn(risk.K, risk.L, d, generator=g, dtype=torch.float64))
+        .to(dev)
+        .requires_grad_(True)
+    )
+    opt = torch.optim.LBFGS(
+        [W, U],
+        lr=1.0,
+        max_iter=max_iter,
+        history_size=50,
+        tolerance_grad=tol,
+        tolerance_change=1e-16,
+        line_search_fn="strong_wolfe",
+    )
     state = {"n": 0}
 
     def closure_for(optimiser):
@@ -542,6 +634,7 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
             f.backward()
             state["n"] += 1
             return f
+
         return closure
 
     opt.step(closure_for(opt))
@@ -551,7 +644,7 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
             p.grad = None
         f = risk(W, U)
         f.backward()
-        return float(f.detach()), math.sqrt(float((W.grad ** 2).sum() + (U.grad ** 2).sum()))
+        return float(f.detach()), math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
 
     # Polish. Near the minimum a line search on the risk stalls at round-off (a step lowers R by about
     # |grad|^2 / curvature, ~1e-16 when |grad| ~ 1e-9 along the weak directions whose curvature is lam).
@@ -560,8 +653,14 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
     f1, g1 = grad_norm()
     keep = (W.detach().clone(), U.detach().clone())
     if polish_iter > 0 and g1 > tol:
-        opt2 = torch.optim.LBFGS([W, U], lr=1.0, max_iter=polish_iter, history_size=50,
-                                 tolerance_grad=tol, tolerance_change=0.0)
+        opt2 = torch.optim.LBFGS(
+            [W, U],
+            lr=1.0,
+            max_iter=polish_iter,
+            history_size=50,
+            tolerance_grad=tol,
+            tolerance_change=0.0,
+        )
         opt2.step(closure_for(opt2))
         f2, g2 = grad_norm()
         if not (math.isfinite(f2) and g2 < g1 and f2 <= f1 + 1e-13 * max(1.0, abs(f1))):
@@ -572,6 +671,11 @@ def _minimise(risk: ExactRisk, d: int, seed: int, init_scale: float, max_iter: i
     f_t = risk(W, U)
     f_t.backward()
     f = float(f_t.detach())
-    gn = math.sqrt(float((W.grad ** 2).sum() + (U.grad ** 2).sum()))
-    return {"risk": f, "grad_norm": gn, "W": W.detach().cpu().numpy(), "U": U.detach().cpu().numpy(),
-            "evals": state["n"]}
+    gn = math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
+    return {
+        "risk": f,
+        "grad_norm": gn,
+        "W": W.detach().cpu().numpy(),
+        "U": U.detach().cpu().numpy(),
+        "evals": state["n"],
+    }

@@ -16,10 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,8 +30,15 @@ from ..cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
 
-__all__ = ["FCTrainConfig", "FCResult", "train_fc", "sgd_epoch", "autograd_epoch", "steps_per_second",
-           "cpu_threads"]
+__all__ = [
+    "FCTrainConfig",
+    "FCResult",
+    "train_fc",
+    "sgd_epoch",
+    "autograd_epoch",
+    "steps_per_second",
+    "cpu_threads",
+]
 
 
 @contextmanager
@@ -51,6 +59,7 @@ def cpu_threads(threads: int | None, device: Any = "cpu") -> Iterator[None]:
     finally:
         torch.set_num_threads(old)
 
+
 _CACHE_VERSION = "fc-v2"
 
 
@@ -66,11 +75,11 @@ class FCTrainConfig:
     wd_W: float = 1e-3
     wd_U: float = 1e-3
     init_scale: float = 1e-3
-    eval_every: int = 10           # epochs between evaluations
-    eval_train_max: int = 5000     # training sentences used to measure train accuracy/loss
+    eval_every: int = 10  # epochs between evaluations
+    eval_train_max: int = 5000  # training sentences used to measure train accuracy/loss
     seed: int = 0
-    precision: str = "float32"     # dtype of the three matrix products ("float32" or "bfloat16")
-    ln_affine: bool = False        # learnable LayerNorm gain and bias (Appendix A.2; needs layer_norm)
+    precision: str = "float32"  # dtype of the three matrix products ("float32" or "bfloat16")
+    ln_affine: bool = False  # learnable LayerNorm gain and bias (Appendix A.2; needs layer_norm)
 
     def __post_init__(self) -> None:
         if int(self.epochs) != self.epochs or self.epochs < 1:
@@ -92,7 +101,8 @@ class FCResult:
     """The outcome of :func:`train_fc`.
 
     ``features`` are the word representations (after the LayerNorm for h*), ``embeddings`` the raw
-    rows of the embedding table, ``U`` the (K, L, d) linear weights. ``history`` maps ``epoch``, ``step`` (SGD steps so far),
+    rows of the embedding table, ``U`` the (K, L, d) linear weights. ``history`` maps ``epoch``,
+    ``step`` (SGD steps so far),
     ``train_acc``, ``test_acc``, ``train_loss``, ``test_loss``, ``norm_mean``, ``norm_std`` (word
     representation norms) and ``u_norm_mean`` to arrays over the evaluation points. ``ln_gain`` and
     ``ln_bias`` hold the trained LayerNorm parameters when ``config.ln_affine`` (else ``None``).
@@ -121,25 +131,34 @@ def _evaluate(net, x, y, chunk: int = 2000) -> tuple[float, float]:
     correct, loss = 0.0, 0.0
     with torch.no_grad():
         for i in range(0, x.shape[0], chunk):
-            out = net(x[i:i + chunk])
-            loss += torch.nn.functional.cross_entropy(out, y[i:i + chunk], reduction="sum").item()
-            correct += (out.argmax(1) == y[i:i + chunk]).sum().item()
+            out = net(x[i : i + chunk])
+            loss += torch.nn.functional.cross_entropy(out, y[i : i + chunk], reduction="sum").item()
+            correct += (out.argmax(1) == y[i : i + chunk]).sum().item()
     return correct / x.shape[0], loss / x.shape[0]
 
 
 def _cache_path(data: FCData, cfg: FCTrainConfig) -> Path:
     fields = asdict(cfg)
-    if not fields["ln_affine"]:        # runs cached before the option existed keep their keys
+    if not fields["ln_affine"]:  # runs cached before the option existed keep their keys
         del fields["ln_affine"]
-    key = hashlib.sha256(json.dumps([_CACHE_VERSION, data.fingerprint(), fields],
-                                    sort_keys=True).encode()).hexdigest()[:20]
+    key = hashlib.sha256(
+        json.dumps([_CACHE_VERSION, data.fingerprint(), fields], sort_keys=True).encode()
+    ).hexdigest()[:20]
     d = config.cache_dir() / "fc"
     d.mkdir(parents=True, exist_ok=True)
     return d / f"run_{key}.npz"
 
 
-def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: bool = True,
-             progress: bool = True, desc: str = "train", threads: int | None = 1) -> FCResult:
+def train_fc(
+    data: FCData,
+    cfg: FCTrainConfig,
+    *,
+    device: Any = None,
+    cache: bool = True,
+    progress: bool = True,
+    desc: str = "train",
+    threads: int | None = 1,
+) -> FCResult:
     """Train ``h`` or ``h*`` on ``data`` by minibatch SGD with separate weight decays for W and U.
 
     One epoch = one pass over a fresh random permutation of the training set in minibatches of
@@ -156,24 +175,51 @@ def train_fc(data: FCData, cfg: FCTrainConfig, *, device: Any = None, cache: boo
     z = read_npz(path, ("embeddings", "features", "U", "seconds")) if cache else None
     if z is not None:
         hist = {k[2:]: z[k] for k in z if k.startswith("h_")}
-        return FCResult(cfg, z["embeddings"], z["features"], z["U"], hist, float(z["seconds"]), cached=True,
-                        ln_gain=z.get("ln_gain"), ln_bias=z.get("ln_bias"))
+        return FCResult(
+            cfg,
+            z["embeddings"],
+            z["features"],
+            z["U"],
+            hist,
+            float(z["seconds"]),
+            cached=True,
+            ln_gain=z.get("ln_gain"),
+            ln_bias=z.get("ln_bias"),
+        )
 
     dev = torch.device(device) if device is not None else config.device()
     with cpu_threads(threads, dev):
         res = _train(data, cfg, dev, progress, desc)
     if cache:
         with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, embeddings=res.embeddings, features=res.features, U=res.U, seconds=res.seconds,
-                     **{f"h_{k}": v for k, v in res.history.items()},
-                     **({"ln_gain": res.ln_gain, "ln_bias": res.ln_bias} if cfg.ln_affine else {}))
+            np.savez(
+                tmp,
+                embeddings=res.embeddings,
+                features=res.features,
+                U=res.U,
+                seconds=res.seconds,
+                **{f"h_{k}": v for k, v in res.history.items()},
+                **({"ln_gain": res.ln_gain, "ln_bias": res.ln_bias} if cfg.ln_affine else {}),
+            )
     return res
 
 
-def sgd_epoch(E: torch.Tensor, U: torch.Tensor, xs: torch.Tensor, ys: torch.Tensor, *, lr: float,
-              wd_W: float, wd_U: float, batch: int, layer_norm: bool = False, ln_eps: float = 1e-5,
-              matmul_dtype: torch.dtype = torch.float32, ln_gain: torch.Tensor | None = None,
-              ln_bias: torch.Tensor | None = None) -> None:
+def sgd_epoch(
+    E: torch.Tensor,
+    U: torch.Tensor,
+    xs: torch.Tensor,
+    ys: torch.Tensor,
+    *,
+    lr: float,
+    wd_W: float,
+    wd_U: float,
+    batch: int,
+    layer_norm: bool = False,
+    ln_eps: float = 1e-5,
+    matmul_dtype: torch.dtype = torch.float32,
+    ln_gain: torch.Tensor | None = None,
+    ln_bias: torch.Tensor | None = None,
+) -> None:
     """One epoch of minibatch SGD on ``h`` / ``h*``, in place, without autograd.
 
     ``E`` (nw, d) embeddings and ``U`` (K, L*d) linear weights (float32, updated in place); ``xs``
@@ -209,9 +255,9 @@ def sgd_epoch(E: torch.Tensor, U: torch.Tensor, xs: torch.Tensor, ys: torch.Tens
     low = matmul_dtype != torch.float32
     with torch.no_grad():
         for i in range(0, n, batch):
-            xb, yb = xs[i:i + batch], ys[i:i + batch]
+            xb, yb = xs[i : i + batch], ys[i : i + batch]
             B = xb.shape[0]
-            e = E[xb]                                            # (B, L, d)
+            e = E[xb]  # (B, L, d)
             if layer_norm:
                 mu = e.mean(-1, keepdim=True)
                 xc = e - mu
@@ -222,46 +268,57 @@ def sgd_epoch(E: torch.Tensor, U: torch.Tensor, xs: torch.Tensor, ys: torch.Tens
                 Xl, Ul = X.to(matmul_dtype), U.to(matmul_dtype)
                 G = torch.softmax((Xl @ Ul.T).float(), dim=1)
             else:
-                G = torch.softmax(X @ U.T, dim=1)                # (B, K)
+                G = torch.softmax(X @ U.T, dim=1)  # (B, K)
             G[torch.arange(B), yb] -= 1.0
-            G.div_(B)                                            # d(mean CE)/d(scores)
+            G.div_(B)  # d(mean CE)/d(scores)
             if low:
                 Gl = G.to(matmul_dtype)
                 gX = (Gl @ Ul).float()
                 U.mul_(dec_U).add_((Gl.T @ Xl).float(), alpha=-lr)
             else:
-                gX = G @ U                                       # (B, L*d), before U moves
+                gX = G @ U  # (B, L*d), before U moves
                 U.addmm_(G.T, X, beta=dec_U, alpha=-lr)
             gX = gX.reshape(B, L, d)
-            if affine:                                           # backward of gain * xhat + bias
+            if affine:  # backward of gain * xhat + bias
                 g_gain = (gX * e).sum((0, 1))
                 g_bias = gX.sum((0, 1))
                 gX = gX * ln_gain
                 ln_gain.add_(g_gain, alpha=-lr)
                 ln_bias.add_(g_bias, alpha=-lr)
-            if layer_norm:                                       # backward of the normalisation
+            if layer_norm:  # backward of the normalisation
                 gX = rstd * (gX - gX.mean(-1, keepdim=True) - e * (gX * e).mean(-1, keepdim=True))
             if dec_W != 1.0:
                 E.mul_(dec_W)
             E.index_add_(0, xb.reshape(-1), gX.reshape(B * L, d), alpha=-lr)
 
 
-def autograd_epoch(net: FCNet, opt: torch.optim.Optimizer, xs: torch.Tensor, ys: torch.Tensor,
-                   batch: int) -> None:
+def autograd_epoch(
+    net: FCNet, opt: torch.optim.Optimizer, xs: torch.Tensor, ys: torch.Tensor, batch: int
+) -> None:
     """Reference epoch: the textbook loop (autograd, ``optimizer.step``) that :func:`sgd_epoch` replaces.
 
     Kept for the unit tests (both must give the same weights) and for :func:`steps_per_second`.
     """
     for i in range(0, xs.shape[0], batch):
-        loss = torch.nn.functional.cross_entropy(net(xs[i:i + batch]), ys[i:i + batch])
+        loss = torch.nn.functional.cross_entropy(net(xs[i : i + batch]), ys[i : i + batch])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
 
-def steps_per_second(K: int, *, nw: int = 1200, d: int = 100, L: int = 15, batch: int = 100,
-                     layer_norm: bool = False, impl: str = "fused", steps: int = 50,
-                     threads: int | None = 1, seed: int = 0) -> float:
+def steps_per_second(
+    K: int,
+    *,
+    nw: int = 1200,
+    d: int = 100,
+    L: int = 15,
+    batch: int = 100,
+    layer_norm: bool = False,
+    impl: str = "fused",
+    steps: int = 50,
+    threads: int | None = 1,
+    seed: int = 0,
+) -> float:
     """Measured SGD steps per second of ``h`` / ``h*`` at these sizes (random tokens, one thread).
 
     ``impl="fused"`` times :func:`sgd_epoch` (what :func:`train_fc` runs), ``"autograd"`` the reference
@@ -279,14 +336,29 @@ def steps_per_second(K: int, *, nw: int = 1200, d: int = 100, L: int = 15, batch
     try:
         net = FCNet(nw, d, L, K, layer_norm=layer_norm)
         if impl == "autograd":
-            opt = torch.optim.SGD([{"params": [net.embed.weight], "weight_decay": 1e-3},
-                                   {"params": [net.linear.weight], "weight_decay": 1e-3}], lr=0.1)
+            opt = torch.optim.SGD(
+                [
+                    {"params": [net.embed.weight], "weight_decay": 1e-3},
+                    {"params": [net.linear.weight], "weight_decay": 1e-3},
+                ],
+                lr=0.1,
+            )
             run = lambda a, b: autograd_epoch(net, opt, xs[a:b], ys[a:b], batch)  # noqa: E731
         else:
             dt = torch.bfloat16 if impl == "fused-bf16" else torch.float32
             E, U = net.embed.weight.data, net.linear.weight.data
-            run = lambda a, b: sgd_epoch(E, U, xs[a:b], ys[a:b], lr=0.1, wd_W=1e-3,  # noqa: E731
-                                         wd_U=1e-3, batch=batch, layer_norm=layer_norm, matmul_dtype=dt)
+            run = lambda a, b: sgd_epoch(
+                E,
+                U,
+                xs[a:b],
+                ys[a:b],
+                lr=0.1,
+                wd_W=1e-3,  # noqa: E731
+                wd_U=1e-3,
+                batch=batch,
+                layer_norm=layer_norm,
+                matmul_dtype=dt,
+            )
         run(0, batch)
         t0 = time.perf_counter()
         run(batch, batch * (steps + 1))
@@ -300,10 +372,17 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
 
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
-    net = FCNet(task.nw, cfg.d, task.L, task.K, layer_norm=cfg.layer_norm,
-                init_scale=cfg.init_scale, ln_affine=cfg.ln_affine).to(dev)
+    net = FCNet(
+        task.nw,
+        cfg.d,
+        task.L,
+        task.K,
+        layer_norm=cfg.layer_norm,
+        init_scale=cfg.init_scale,
+        ln_affine=cfg.ln_affine,
+    ).to(dev)
     affine = dict(ln_gain=net.ln_gain.data, ln_bias=net.ln_bias.data) if cfg.ln_affine else {}
-    E, U = net.embed.weight.data, net.linear.weight.data   # trained in place by sgd_epoch
+    E, U = net.embed.weight.data, net.linear.weight.data  # trained in place by sgd_epoch
     mm_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16}[cfg.precision]
     xtr = torch.as_tensor(data.x_train, device=dev)
     ytr = torch.as_tensor(data.y_train, device=dev)
@@ -314,8 +393,17 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
     eval_idx = torch.randperm(xtr.shape[0], generator=gen)[:n_eval].to(dev)
     xev, yev = xtr[eval_idx], ytr[eval_idx]
 
-    keys = ("epoch", "step", "train_acc", "test_acc", "train_loss", "test_loss", "norm_mean", "norm_std",
-            "u_norm_mean")
+    keys = (
+        "epoch",
+        "step",
+        "train_acc",
+        "test_acc",
+        "train_loss",
+        "test_loss",
+        "norm_mean",
+        "norm_std",
+        "u_norm_mean",
+    )
     hist: dict[str, list[float]] = {k: [] for k in keys}
     n = xtr.shape[0]
     steps_per_epoch = -(-n // cfg.batch)
@@ -327,8 +415,20 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
         with torch.no_grad():
             norms = net.represent(net.embed.weight).norm(dim=1)
             un = net.linear.weight.reshape(task.K, task.L, cfg.d).norm(dim=2)
-        for k, v in zip(keys, (epoch, epoch * steps_per_epoch, tr_acc, te_acc, tr_loss, te_loss,
-                               norms.mean().item(), norms.std().item(), un.mean().item())):
+        for k, v in zip(
+            keys,
+            (
+                epoch,
+                epoch * steps_per_epoch,
+                tr_acc,
+                te_acc,
+                tr_loss,
+                te_loss,
+                norms.mean().item(),
+                norms.std().item(),
+                un.mean().item(),
+            ),
+        ):
             hist[k].append(float(v))
         net.train()
 
@@ -337,13 +437,40 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
     bar = tqdm(range(1, cfg.epochs + 1), desc=desc, disable=not progress, mininterval=2.0)
     for epoch in bar:
         perm = torch.randperm(n, generator=gen).to(dev)
-        sgd_epoch(E, U, xtr[perm], ytr[perm], lr=cfg.lr, wd_W=cfg.wd_W, wd_U=cfg.wd_U, batch=cfg.batch,
-                  layer_norm=cfg.layer_norm, ln_eps=net.ln_eps, matmul_dtype=mm_dtype, **affine)
+        sgd_epoch(
+            E,
+            U,
+            xtr[perm],
+            ytr[perm],
+            lr=cfg.lr,
+            wd_W=cfg.wd_W,
+            wd_U=cfg.wd_U,
+            batch=cfg.batch,
+            layer_norm=cfg.layer_norm,
+            ln_eps=net.ln_eps,
+            matmul_dtype=mm_dtype,
+            **affine,
+        )
         if epoch % cfg.eval_every == 0 or epoch == cfg.epochs:
             record(epoch)
-            bar.set_postfix(test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}")
+            bar.set_postfix(
+                test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}"
+            )
     seconds = time.time() - t0
-    ln = ({"ln_gain": net.ln_gain.detach().cpu().double().numpy(),
-           "ln_bias": net.ln_bias.detach().cpu().double().numpy()} if cfg.ln_affine else {})
-    return FCResult(cfg, net.embeddings(), net.word_features(), net.u(),
-                    {k: np.asarray(v) for k, v in hist.items()}, seconds, **ln)
+    ln = (
+        {
+            "ln_gain": net.ln_gain.detach().cpu().double().numpy(),
+            "ln_bias": net.ln_bias.detach().cpu().double().numpy(),
+        }
+        if cfg.ln_affine
+        else {}
+    )
+    return FCResult(
+        cfg,
+        net.embeddings(),
+        net.word_features(),
+        net.u(),
+        {k: np.asarray(v) for k, v in hist.items()},
+        seconds,
+        **ln,
+    )

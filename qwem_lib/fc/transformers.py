@@ -32,8 +32,14 @@ from ..cache import atomic_path, read_npz
 from .data import FCData
 from .training import cpu_threads
 
-__all__ = ["FCTransformerClassifier", "FCTransformerLM", "causal_mask", "TransformerTrainConfig",
-           "TransformerResult", "train_transformer"]
+__all__ = [
+    "FCTransformerClassifier",
+    "FCTransformerLM",
+    "causal_mask",
+    "TransformerTrainConfig",
+    "TransformerResult",
+    "train_transformer",
+]
 
 
 def causal_mask(n: int, device: Any = None) -> torch.Tensor:
@@ -46,11 +52,24 @@ def causal_mask(n: int, device: Any = None) -> torch.Tensor:
 class _Backbone(nn.Module):
     """Token + positional embeddings, ``n_layers`` pre-LN encoder layers, final LayerNorm."""
 
-    def __init__(self, vocab: int, length: int, d_model: int, n_heads: int, n_layers: int,
-                 d_ff: int | None, dropout: float) -> None:
+    def __init__(
+        self,
+        vocab: int,
+        length: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        d_ff: int | None,
+        dropout: float,
+    ) -> None:
         super().__init__()
-        for name, v in (("vocab", vocab), ("length", length), ("d_model", d_model), ("n_heads", n_heads),
-                        ("n_layers", n_layers)):
+        for name, v in (
+            ("vocab", vocab),
+            ("length", length),
+            ("d_model", d_model),
+            ("n_heads", n_heads),
+            ("n_layers", n_layers),
+        ):
             if int(v) != v or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
         if d_model % n_heads:
@@ -60,14 +79,23 @@ class _Backbone(nn.Module):
         self.length = int(length)
         self.tok = nn.Embedding(vocab, d_model)
         self.pos = nn.Embedding(length, d_model)
-        layer = nn.TransformerEncoderLayer(d_model, n_heads, d_ff or 4 * d_model, dropout=dropout,
-                                           activation="gelu", batch_first=True, norm_first=True)
+        layer = nn.TransformerEncoderLayer(
+            d_model,
+            n_heads,
+            d_ff or 4 * d_model,
+            dropout=dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
         self.encoder = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
         self.ln_f = nn.LayerNorm(d_model)
 
     def forward(self, ids: torch.Tensor, causal: bool) -> torch.Tensor:
         if ids.ndim != 2 or ids.shape[1] > self.length:
-            raise ValueError(f"expected token ids of shape (B, <= {self.length}), got {tuple(ids.shape)}")
+            raise ValueError(
+                f"expected token ids of shape (B, <= {self.length}), got {tuple(ids.shape)}"
+            )
         n = ids.shape[1]
         h = self.tok(ids) + self.pos(torch.arange(n, device=ids.device))
         mask = causal_mask(n, ids.device) if causal else None
@@ -92,8 +120,17 @@ class FCTransformerClassifier(nn.Module):
     head reads the final representation there. Defaults: the paper's 2 layers, 8 heads, width 512.
     """
 
-    def __init__(self, nw: int, L: int, K: int, d_model: int = 512, n_heads: int = 8, n_layers: int = 2,
-                 d_ff: int | None = None, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        nw: int,
+        L: int,
+        K: int,
+        d_model: int = 512,
+        n_heads: int = 8,
+        n_layers: int = 2,
+        d_ff: int | None = None,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         if int(K) != K or K < 2:
             raise ValueError(f"K must be an integer >= 2, got {K!r}")
@@ -121,8 +158,16 @@ class FCTransformerLM(nn.Module):
     GPT-2). Defaults: 2 layers, 8 heads, width 512.
     """
 
-    def __init__(self, nw: int, L: int, d_model: int = 512, n_heads: int = 8, n_layers: int = 2,
-                 d_ff: int | None = None, dropout: float = 0.0) -> None:
+    def __init__(
+        self,
+        nw: int,
+        L: int,
+        d_model: int = 512,
+        n_heads: int = 8,
+        n_layers: int = 2,
+        d_ff: int | None = None,
+        dropout: float = 0.0,
+    ) -> None:
         super().__init__()
         self.nw, self.L = int(nw), int(L)
         self.body = _Backbone(self.nw, self.L, d_model, n_heads, n_layers, d_ff, dropout)
@@ -185,25 +230,38 @@ class TransformerResult:
         return float(self.history["test_acc"][-1])
 
 
-def _loss_acc(model: nn.Module, task: str, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _loss_acc(
+    model: nn.Module, task: str, x: torch.Tensor, y: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     if task == "classify":
         out = model(x)
         return nn.functional.cross_entropy(out, y), (out.argmax(1) == y).float().mean()
-    out = model(x[:, :-1])                                    # predict word l+1 from words 0..l
+    out = model(x[:, :-1])  # predict word l+1 from words 0..l
     tgt = x[:, 1:]
-    return (nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), tgt.reshape(-1)),
-            (out.argmax(-1) == tgt).float().mean())
+    return (
+        nn.functional.cross_entropy(out.reshape(-1, out.shape[-1]), tgt.reshape(-1)),
+        (out.argmax(-1) == tgt).float().mean(),
+    )
 
 
 def _cache_key(data: FCData, cfg: TransformerTrainConfig) -> str:
-    return hashlib.sha256(json.dumps(["fc-transformer-v1", data.fingerprint(), asdict(cfg)],
-                                     sort_keys=True).encode()).hexdigest()[:20]
+    return hashlib.sha256(
+        json.dumps(["fc-transformer-v1", data.fingerprint(), asdict(cfg)], sort_keys=True).encode()
+    ).hexdigest()[:20]
 
 
-def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int = 10, device: Any = None,
-                      cache: bool = True, progress: bool = True, desc: str = "transformer",
-                      return_model: bool = False, threads: int | None = 1
-                      ) -> TransformerResult | tuple[TransformerResult, nn.Module]:
+def train_transformer(
+    data: FCData,
+    cfg: TransformerTrainConfig,
+    *,
+    n_evals: int = 10,
+    device: Any = None,
+    cache: bool = True,
+    progress: bool = True,
+    desc: str = "transformer",
+    return_model: bool = False,
+    threads: int | None = 1,
+) -> TransformerResult | tuple[TransformerResult, nn.Module]:
     """Train an A.3 classifier or an A.4 language model on ``data`` with AdamW; evaluate ``n_evals`` times.
 
     Seeded by ``config.SEED + cfg.seed`` (initialisation and minibatch order); with the same seed and
@@ -219,32 +277,45 @@ def train_transformer(data: FCData, cfg: TransformerTrainConfig, *, n_evals: int
     if cache and not return_model:
         z = read_npz(path, ("embeddings", "seconds"))
         if z is not None:
-            return TransformerResult(cfg, z["embeddings"], {k[2:]: z[k] for k in z if k.startswith("h_")},
-                                     float(z["seconds"]), cached=True)
+            return TransformerResult(
+                cfg,
+                z["embeddings"],
+                {k[2:]: z[k] for k in z if k.startswith("h_")},
+                float(z["seconds"]),
+                cached=True,
+            )
     dev = torch.device(device) if device is not None else config.device()
     with cpu_threads(threads, dev):
         res, model = _train_transformer(data, cfg, n_evals, dev, progress, desc)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, embeddings=res.embeddings, seconds=res.seconds,
-                     **{f"h_{k}": v for k, v in res.history.items()})
+            np.savez(
+                tmp,
+                embeddings=res.embeddings,
+                seconds=res.seconds,
+                **{f"h_{k}": v for k, v in res.history.items()},
+            )
     return (res, model) if return_model else res
 
 
-def _train_transformer(data: FCData, cfg: TransformerTrainConfig, n_evals: int, dev: Any, progress: bool,
-                       desc: str) -> tuple[TransformerResult, nn.Module]:
+def _train_transformer(
+    data: FCData, cfg: TransformerTrainConfig, n_evals: int, dev: Any, progress: bool, desc: str
+) -> tuple[TransformerResult, nn.Module]:
     from tqdm import tqdm
 
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
     if cfg.task == "classify":
-        model: nn.Module = FCTransformerClassifier(task.nw, task.L, task.K, cfg.d_model, cfg.n_heads, cfg.n_layers)
+        model: nn.Module = FCTransformerClassifier(
+            task.nw, task.L, task.K, cfg.d_model, cfg.n_heads, cfg.n_layers
+        )
     else:
         model = FCTransformerLM(task.nw, task.L, cfg.d_model, cfg.n_heads, cfg.n_layers)
     model.to(dev)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
-                            betas=(cfg.beta1, cfg.beta2))
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay, betas=(cfg.beta1, cfg.beta2)
+    )
     n = data.x_train.shape[0] if cfg.n_train is None else min(cfg.n_train, data.x_train.shape[0])
     xtr = torch.as_tensor(data.x_train[:n], device=dev)
     ytr = torch.as_tensor(data.y_train[:n], device=dev)
@@ -260,8 +331,12 @@ def _train_transformer(data: FCData, cfg: TransformerTrainConfig, n_evals: int, 
     def evaluate(step: int) -> None:
         model.eval()
         with torch.no_grad():
-            losses, accs = zip(*(_loss_acc(model, cfg.task, xte[i:i + 1000], yte[i:i + 1000])
-                                 for i in range(0, xte.shape[0], 1000)))
+            losses, accs = zip(
+                *(
+                    _loss_acc(model, cfg.task, xte[i : i + 1000], yte[i : i + 1000])
+                    for i in range(0, xte.shape[0], 1000)
+                )
+            )
         w = np.diff([0, *range(1000, xte.shape[0], 1000), xte.shape[0]])
         hist["step"].append(step)
         hist["train_loss"].append(float(np.mean(recent)) if recent else float("nan"))
@@ -276,7 +351,7 @@ def _train_transformer(data: FCData, cfg: TransformerTrainConfig, n_evals: int, 
     for _ in range(cfg.epochs):
         perm = torch.randperm(n, generator=gen).to(dev)
         for i in range(0, n, cfg.batch):
-            idx = perm[i:i + cfg.batch]
+            idx = perm[i : i + cfg.batch]
             loss, _ = _loss_acc(model, cfg.task, xtr[idx], ytr[idx])
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -288,6 +363,7 @@ def _train_transformer(data: FCData, cfg: TransformerTrainConfig, n_evals: int, 
                 evaluate(step)
                 bar.set_postfix(test_acc=f"{hist['test_acc'][-1]:.3f}")
     bar.close()
-    res = TransformerResult(cfg, model.word_embeddings(), {k: np.asarray(v) for k, v in hist.items()},
-                            time.time() - t0)
+    res = TransformerResult(
+        cfg, model.word_embeddings(), {k: np.asarray(v) for k, v in hist.items()}, time.time() - t0
+    )
     return res, model
