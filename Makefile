@@ -1,6 +1,7 @@
 # Two commands for a fresh Linux machine with Python 3.11+:
 #   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
 #   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
+#   make lint   ruff (lint + format check), mypy on qwem_lib, and the import contracts of pyproject.toml
 #   make site   render the committed notebooks (no execution) into the website _site/html/index.html
 #   make site-test  build the site, then check it in headless Chromium (needs /usr/bin/chromium, chromedriver)
 PYTHON ?= python3
@@ -8,7 +9,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 
-.PHONY: book test env clean-cache bench mutants site site-test
+.PHONY: book test env lint format clean-cache bench mutants site site-test
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +25,21 @@ $(VENV)/.site-installed: $(VENV)/.installed pyproject.toml
 	$(PY) -m pip install --quiet -e '.[site]'
 	touch $@
 
+# The maintainer's checks (pyproject's optional group `dev`): lint, format, types, the import contracts.
+$(VENV)/.dev-installed: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+format: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
 site: $(VENV)/.site-installed
 	$(PY) website/build.py
 
@@ -33,7 +49,7 @@ site-test: site
 book: env
 	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py
 
-test: env
+test: env $(VENV)/.dev-installed
 	MPLBACKEND=Agg $(PY) -m pytest
 
 bench: env

@@ -26,7 +26,7 @@ def data_env(monkeypatch, tmp_path):
     monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
+    data.files._VERIFIED.clear()
     before = dict(data.REGISTRY)
     yield tmp_path
     data.REGISTRY.clear()

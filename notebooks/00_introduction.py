@@ -76,7 +76,7 @@
 # * `paper` — the papers' own scale (for example $V = 10{,}000$, $d = 200$ on the 70M-token corpus). Use a GPU.
 #
 # The code path is the same in all three; only the numbers change. The device is CUDA when torch sees a GPU,
-# else the CPU; `QWEM_DEVICE=cpu` forces the CPU. All randomness derives from one seed in `qwem_lib.config`.
+# else the CPU; `QWEM_DEVICE=cpu` forces the CPU. All randomness derives from one seed in `qwem_lib.book.config`.
 #
 # Data is found through `QWEM_DATA_DIR` (default `data/`). Every file is checked against its sha256 before
 # use; a missing or damaged file stops with a message that says what is missing and how to get it.
@@ -106,7 +106,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("00_introduction")

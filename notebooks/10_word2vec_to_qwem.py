@@ -41,7 +41,7 @@ import torch
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("10_word2vec_to_qwem")

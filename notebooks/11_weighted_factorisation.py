@@ -35,7 +35,7 @@ import numpy as np
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("11_weighted_factorisation")

@@ -36,7 +36,7 @@ import sympy as sp
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("12_aligned_dynamics")

@@ -37,7 +37,7 @@ import sympy as sp
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("14_mstar_vs_pmi")

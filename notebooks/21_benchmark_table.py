@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 import qwem_lib as q
 from qwem_lib import config, plotting
-from qwem_lib.report import Report, prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("21_benchmark_table")

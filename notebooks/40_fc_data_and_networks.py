@@ -34,8 +34,8 @@ import torch
 from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, fc, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc.theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("40_fc_data_and_networks")

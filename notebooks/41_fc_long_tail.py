@@ -35,8 +35,8 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, fc, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc.theory import fc_thm3_u_norm
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("41_fc_long_tail")

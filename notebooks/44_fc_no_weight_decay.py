@@ -37,7 +37,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, fc, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("44_fc_no_weight_decay")

@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from qwem_lib import Report, config, fc, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc import transformers as tf
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("45_fc_transformers")

@@ -33,8 +33,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from qwem_lib import Report, config, fc, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc import grammar as gr
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("46_fc_grammar")

@@ -1,46 +1,36 @@
 """qwem_lib — the shared library of the textbook on QWEM and Feature Collapse.
 
-Modules:
+The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproject.toml):
 
-``config``
-    presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
-``report``
-    assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
-``data``
-    checksummed dataset registry, downloads, cached corpus tokenisation
-``tokenizer``
-    the compiled streaming byte-level tokeniser behind data.load_corpus
-``plotting``
-    the book's single visual style
-``theory``
-    QWEM theory: target matrix, loss, Theorem 1, Proposition 2, Lemma 3.1 (Part I)
-``dynamics``
-    gradient-descent trainers and alignment measurements for QWEM (Part I)
-``corpus_stats``, ``spectral``, ``evaluation``, ``w2v``
-    co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks, the gensim baseline (Part II)
-``training``
-    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
-``task_vectors``
-    analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
-``fc``
-    Feature Collapse (Part IV), a subpackage: fc.data, fc.networks, fc.training, fc.collapse (the shared
-    collapse metric), fc.theory (theorem solvers, exact risk), fc.transformers, fc.grammar
+``book`` — the book's own machinery, below everything
+    ``config`` (presets, device, seeds, cache directory), ``report`` (assert-and-record claims, the
+    report), ``paper_map`` (the papers' statements and verdicts), ``plotting`` (the visual style)
+``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
+    (tokenise, cache); ``data.cache`` (atomic writes, checked reads) serves every computation
+QWEM's concepts (Parts I–III)
+    ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
+    ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
+    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``training`` (models trained on
+    corpus pairs), ``task_vectors`` (Marchenko–Pastur bulk, outlier, SNR)
+``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
+    fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
 The public names of every module are re-exported here (each module lists them in ``__all__``).
 """
 
-from . import config, data, plotting, report  # noqa: F401
+from . import book, data  # noqa: F401
+from .book import config, paper_map, plotting, report  # noqa: F401
+from .book.report import Report  # noqa: F401
 from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
+from .data.tokenizer import *  # noqa: F401,F403
 from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
-from .report import Report  # noqa: F401
 from .spectral import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
-from .tokenizer import *  # noqa: F401,F403
 from .training import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 

@@ -37,9 +37,9 @@ from typing import Literal
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
 from .data import Corpus, DataError, dataset, load_corpus
+from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "cooccurrence_counts",
@@ -55,7 +55,6 @@ __all__ = [
     "STREAM_VOCAB",
     "as_token_ids",
     "check_table_size",
-    "warm_up_kernels",
 ]
 
 Weighting = Literal["linear", "flat"]
@@ -256,38 +255,6 @@ def _kernels() -> dict:
     return _KERNELS
 
 
-def warm_up_kernels() -> float:
-    """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
-
-    The kernels: the tokeniser (:mod:`qwem_lib.tokenizer`), the count, the symmetrisation, the normalisation,
-    the fused M* (float32 and float64) and the symmetry check of :mod:`qwem_lib.spectral`'s input.
-
-    The first call on a machine compiles them (seconds); later processes load the cached machine code. The
-    benchmark calls this before timing, as gensim's compiled extension is built before its timing too.
-    """
-    import time
-
-    from .tokenizer import tokenize_chunks
-
-    t0 = time.perf_counter()
-    tokenize_chunks([[b"a warm up", b" b"]])  # the tokeniser of qwem_lib.data
-    ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
-    for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
-        C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
-        pu = np.full(V, 1.0 / V)
-        for dt in (np.float32, np.float64):
-            target_from_counts(C, pu, "mstar", dtype=dt)
-        P = np.zeros(C.shape)
-        _kernels()["normalise"](C, _count_total(C), P)
-    from .spectral import (
-        _check_symmetric_finite,
-    )  # the eigensolver's input check (compiled from V = 512)
-
-    for dt in (np.float32, np.float64):
-        _check_symmetric_finite(np.eye(512, dtype=dt))
-    return time.perf_counter() - t0
-
-
 def tile_pairs(V: int, B: int = 64) -> np.ndarray:
     """The ``B x B`` tiles on or above the diagonal of a ``V x V`` matrix, one row ``(i0, i1, j0, j1)`` each.
 
@@ -404,7 +371,7 @@ def _cooc_cache_path(
 ) -> Path | None:
     """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
     try:
-        from .data import _cache_key
+        from .data.corpus import _cache_key
 
         key = _cache_key(dataset(corpus.name))
     except DataError:

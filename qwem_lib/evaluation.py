@@ -362,7 +362,10 @@ def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[s
     from .w2v import train_word2vec
 
     if method.startswith("svd_"):
-        return spectral_embeddings(corpus, V, d, method[4:], **kw)
+        target = method[4:]
+        if target not in ("mstar", "pmi", "ppmi"):
+            raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+        return spectral_embeddings(corpus, V, d, target, **kw)  # type: ignore[arg-type]
     if method.startswith("w2v_k"):
         words, W, _ = train_word2vec(corpus, V, d, negative=int(method[5:]), **kw)
         return words, W

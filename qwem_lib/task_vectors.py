@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
+from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "TW1_Q99",

@@ -22,7 +22,7 @@ M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½ G_ij) gives
 and under Setting 3.1 (G_ij = g) L = (g/4)‖WWᵀ − M*‖²_F − (g/4)‖M*‖²_F.
 
 Everything here is NumPy (float64) except :func:`gradient_descent_qwem`, which trains with torch on
-:func:`qwem_lib.config.device`.
+:func:`qwem_lib.book.config.device`.
 """
 
 from __future__ import annotations
@@ -527,7 +527,7 @@ def gradient_descent_qwem(
     """
     import torch
 
-    from . import config
+    from .book import config
 
     A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
     V = A.shape[0]

@@ -62,10 +62,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
 from .corpus_stats import STREAM_VOCAB, _offset_weights, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
+from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "TEXT_RUNS",

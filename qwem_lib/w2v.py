@@ -41,10 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
+from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "w2v_corpus_file",

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from qwem_lib import config, paper_map
-from qwem_lib.paper_map import counts_sentence, load_map, validate, verdict_counts
+from qwem_lib.book.paper_map import counts_sentence, load_map, validate, verdict_counts
 
 CLAIMS = config.REPO_ROOT / "reproduction" / "claims.json"
 
@@ -102,7 +102,7 @@ def test_readme_and_report_quote_the_map_counts():
     report = (config.REPO_ROOT / "REPRODUCTION.md").read_text()
     assert sentence in readme, f"README.md must quote the map's counts: {sentence!r}"
     assert sentence in report, (
-        "REPRODUCTION.md is older than the map; run python -m qwem_lib.report"
+        "REPRODUCTION.md is older than the map; run python -m qwem_lib.book.report"
     )
 
 

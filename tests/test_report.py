@@ -3,7 +3,7 @@ import json
 import pytest
 
 from qwem_lib import report
-from qwem_lib.report import KEYS, Report
+from qwem_lib.book.report import KEYS, Report
 
 
 @pytest.fixture

@@ -106,16 +106,18 @@ def test_readme_summaries_read_the_real_table():
 
 def test_library_modules_walk_the_package():
     modules = build.library_modules()
-    assert "qwem_lib" in modules and "qwem_lib.report" in modules and "qwem_lib.theory" in modules
+    assert (
+        "qwem_lib" in modules and "qwem_lib.book.report" in modules and "qwem_lib.theory" in modules
+    )
     assert all(m == "qwem_lib" or m.startswith("qwem_lib.") for m in modules)
 
 
 def test_reexports_are_documented_once_where_defined():
-    from qwem_lib.report import Report
+    from qwem_lib.book.report import Report
 
-    assert "Report" in build.documented_members("qwem_lib.report")
+    assert "Report" in build.documented_members("qwem_lib.book.report")
     assert "Report" not in build.documented_members("qwem_lib")
-    assert Report.__module__ == "qwem_lib.report"
+    assert Report.__module__ == "qwem_lib.book.report"
 
 
 def test_library_use_resolves_aliases_and_from_imports():
@@ -126,17 +128,17 @@ def test_library_use_resolves_aliases_and_from_imports():
             {
                 "cell_type": "code",
                 "source": "%matplotlib inline\nimport qwem_lib as q\n"
-                "from qwem_lib.report import Report\nfrom qwem_lib import theory as th\n"
+                "from qwem_lib.book.report import Report\nfrom qwem_lib import theory as th\n"
                 "rep = Report('x')\nM = th.target_matrix(P, 1, 1)\nq.not_a_name\n",
             }
         ]
     }
     symbols, used = build.library_use(nb, index, modules)
     assert symbols == [
-        "qwem_lib.report.Report",
+        "qwem_lib.book.report.Report",
         "qwem_lib.theory.target_matrix",
     ]  # in order of first use
-    assert used == ["qwem_lib", "qwem_lib.report", "qwem_lib.theory"]
+    assert used == ["qwem_lib", "qwem_lib.book.report", "qwem_lib.theory"]
 
 
 def test_chapter_header_links_sources_and_first_uses(book):

@@ -218,7 +218,7 @@ def _tiny_registered(tmp_path, monkeypatch):
     monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
+    data.files._VERIFIED.clear()
     rng = np.random.default_rng(8)
     vocab = [f"w{chr(97 + i)}" for i in range(14)]
     p = 1.0 / np.arange(1, 15)

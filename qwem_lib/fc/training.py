@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import config
-from ..cache import atomic_path, read_npz
+from ..book import config
+from ..data.cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
 

@@ -27,8 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .. import config
-from ..cache import atomic_path, read_npz
+from ..book import config
+from ..data.cache import atomic_path, read_npz
 from .data import FCData
 from .training import cpu_threads
 

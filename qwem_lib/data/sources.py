@@ -18,7 +18,7 @@ Where the source files come from
 Which files each corpus needs: ``enwiki2015_1m7`` the first 10 (about 10 MB), ``enwiki2015_17m`` the 100
 of ``text/AA/`` (about 100 MB), ``enwiki2015_70m`` all 400 (about 420 MB).
 
-Run ``python -m qwem_lib.sources enwiki2015_17m`` to build one by hand.
+Run ``python -m qwem_lib.data.sources enwiki2015_17m`` to build one by hand.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from . import config
+from ..book import config
 from .cache import atomic_path
-from .data import DataError, data_dir
+from .registry import DataError, data_dir
 
 __all__ = [
     "SOURCE_REPO",
@@ -272,7 +272,7 @@ def build_corpus(name: str, *, download: bool | None = None) -> list[Path]:
     bytes depend on the compressor, so the registry accepts a rebuilt file by its content). Returns the
     paths written. ``download`` defaults to True unless ``QWEM_OFFLINE`` is set.
     """
-    from .data import _offline, dataset
+    from .registry import _offline, dataset
 
     if name not in BUILDS:
         raise DataError(

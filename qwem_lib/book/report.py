@@ -19,7 +19,7 @@ evidence.
 
 Each check writes one record (id, chapter, kind, statement, paper value, this book's value, tolerance,
 pass/fail, preset, device) to ``<records dir>/<chapter>.json`` at once, and raises ``AssertionError``
-when the claim fails, so nbval fails with it. ``python -m qwem_lib.report`` (run by ``make book``)
+when the claim fails, so nbval fails with it. ``python -m qwem_lib.book.report`` (run by ``make book``)
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
 
 The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
+from .formatting import _fmt
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -305,18 +306,6 @@ def load_records(directory: Path | None = None) -> list[dict[str, Any]]:
                 )
         out.extend(rows)
     return out
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
-    if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v[:8]) + (", …" if len(v) > 8 else "") + "]"
-    return str(v).replace("|", "\\|")
 
 
 def tally(claims: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
+from .formatting import _fmt
 
 __all__ = [
     "VERDICTS",
@@ -79,7 +80,7 @@ def _numbers(x: Any) -> Iterable[float]:
     """Every number inside a (nested) paper value."""
     if isinstance(x, bool) or x is None:
         return
-    if isinstance(x, numbers.Number):
+    if isinstance(x, numbers.Real):
         yield float(x)
     elif isinstance(x, dict):
         for v in x.values():
@@ -163,7 +164,6 @@ def counts_sentence(entries: list[dict[str, Any]]) -> str:
 
 def _cell(x: Any) -> str:
     """A table cell: the report's number formatting, on one line."""
-    from .report import _fmt
 
     return _fmt(x).replace("\n", " ")
 

@@ -31,7 +31,7 @@ DEFAULT_PRESET = "book"
 SEED = 20250527
 """The one global seed. Chapters derive any further seeds from it (``config.rng(offset)``)."""
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def preset() -> str:

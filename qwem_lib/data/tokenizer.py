@@ -35,10 +35,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ._separators import SEPARATORS
+
 __all__ = ["SEPARATORS", "StreamTokenizer", "tokenize_chunks"]
 
-SEPARATORS: bytes = bytes([9, 10, 11, 12, 13, 28, 29, 30, 31, 32])
-"""The bytes that end a token (``str.split()``'s whitespace within ASCII)."""
 
 _FULL_MASK = (1 << 64) - 1
 
