@@ -11,15 +11,17 @@ Modules:
 ``tokenizer``
     the compiled streaming byte-level tokeniser behind data.load_corpus
 ``plotting``
-    the book's single visual style
+    the book's single visual style, and the figure helpers the chapters share
 ``theory``
     QWEM theory: target matrix, loss, Theorem 1, Proposition 2, Lemma 3.1 (Part I)
 ``dynamics``
     gradient-descent trainers and alignment measurements for QWEM (Part I)
 ``corpus_stats``, ``spectral``, ``evaluation``, ``w2v``
     co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks, the gensim baseline (Part II)
-``training``
-    QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
+``pairs``, ``trainers``, ``runs``, ``measures``
+    QWEM and SGNS trained on a corpus (Part II): pair sampling, reweightings and estimators; the SGD
+    trainer on sampled pairs and the noiseless trainer on the exact expected gradient; the chapters'
+    preset and ablation runs; subspace and step measurements of trained runs
 ``task_vectors``
     analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
 ``fc``
@@ -36,12 +38,16 @@ from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
+from .measures import *  # noqa: F401,F403
+from .pairs import *  # noqa: F401,F403
+from .plotting import plot_steps  # noqa: F401
 from .report import Report  # noqa: F401
+from .runs import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
 from .tokenizer import *  # noqa: F401,F403
-from .training import *  # noqa: F401,F403
+from .trainers import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

@@ -1,0 +1,366 @@
+"""The trainers of Part II: minibatch SGD on sampled word pairs (:func:`train_pairs`).
+
+Each step draws a minibatch of pairs (:mod:`qwem_lib.pairs`) and follows its gradient. A step
+``W ← W − η ĝ`` advances the paper's time (the flow ``dW/dt = −½∇L`` of Lemma 3.1,
+:data:`qwem_lib.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η`` (:func:`sgd_time`).
+
+**Cost.** No Python loop per pair: one ``torch.randint``/``multinomial`` per batch, gathers, one
+``index_add_`` for the gradient. The learning rate may follow a step decay (``decay_at``, ``decay_factor``;
+the authors multiply it by 0.1 at 3M of 4M steps). Singular values of ``W`` and its principal-angle
+cosines with a reference subspace (the top eigenvectors of M*) are logged at chosen steps.
+
+Trained runs are cached under ``config.cache_dir()/training`` keyed by every input (corpus, sizes,
+hyper-parameters, seed, device), so a later chapter reuses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import config
+from .cache import atomic_path, read_npz
+from .corpus_stats import STREAM_VOCAB, cooccurrence, resolve_corpus
+from .data import Corpus, DataError
+from .pairs import (
+    LOSSES,
+    REWEIGHTINGS,
+    Loss,
+    Model,
+    Reweighting,
+    _tables,
+    batch_loss_grad,
+    make_sampler,
+    resolve_model,
+)
+
+__all__ = [
+    "sgd_time",
+    "TrainResult",
+    "train_pairs",
+]
+
+
+def sgd_time(lrs: np.ndarray) -> np.ndarray:
+    """The paper's time reached after each SGD step: ``t = Σ η / FLOW_TIME_SCALE`` (= 2 Σ η)."""
+    from .dynamics import FLOW_TIME_SCALE
+
+    return np.cumsum(np.asarray(lrs, dtype=np.float64)) / FLOW_TIME_SCALE
+
+
+@dataclass
+class TrainResult:
+    """A trained run. ``W`` (V, d) float32 and ``W0`` its initial value; ``steps`` (T,) logged steps
+    (0 = init); ``times`` (T,) the paper's time ``2 Σ η`` at those steps; ``sv`` (T, d) singular values of
+    ``W``; ``overlap`` (T, r, d) the signed overlaps ``q_iᵀu_k`` of the reference vectors (columns of
+    ``reference``, e.g. M*'s top eigenvectors) with the left singular vectors ``u_k`` of ``W``;
+    ``cosines`` (T, min(r, d)) the principal-angle cosines between ``W``'s column space and the first
+    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps; ``seconds`` wall
+    time; ``pairs_per_s`` sampled pairs (positive + negative) per second; ``config`` the inputs."""
+
+    W: np.ndarray
+    W0: np.ndarray
+    steps: np.ndarray
+    times: np.ndarray
+    sv: np.ndarray
+    overlap: np.ndarray
+    cosines: np.ndarray
+    loss: np.ndarray
+    seconds: float
+    pairs_per_s: float
+    config: dict = field(default_factory=dict)
+    cached: bool = False
+
+
+def _check_hparams(
+    V: int,
+    d: int,
+    steps: int,
+    lr: float,
+    batch: int,
+    init_scale: float,
+    decay_at: float | None,
+    decay_factor: float,
+    model: str,
+    k: int,
+) -> None:
+    if model not in ("qwem", "sgns") and model not in {
+        f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS
+    }:
+        raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    if d > V:
+        raise ValueError(f"d={d} exceeds the vocabulary size V={V}: W has rank at most V")
+    if not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+        raise ValueError(f"the learning rate must be a positive finite number, got {lr!r}")
+    if not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    if not (math.isfinite(init_scale) and init_scale > 0):
+        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
+    if decay_at is not None and not 0 < decay_at < 1:
+        raise ValueError(f"decay_at must lie in (0, 1) (a fraction of the steps), got {decay_at!r}")
+    if not 0 < decay_factor <= 1:
+        raise ValueError(f"decay_factor must lie in (0, 1], got {decay_factor!r}")
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
+
+
+def _ref_key(reference: np.ndarray) -> str:
+    """A key for a reference basis that ignores column signs and last-bit noise of the eigensolver."""
+    R = np.asarray(reference, dtype=np.float64)
+    R = R * np.where(R[np.argmax(np.abs(R), axis=0), np.arange(R.shape[1])] < 0, -1.0, 1.0)
+    return hashlib.sha256(np.round(R, 4).astype(np.float32).tobytes()).hexdigest()[:8]
+
+
+def _cache_file(cfg: dict) -> Any:
+    blob = json.dumps(cfg, sort_keys=True, default=str).encode()
+    return (
+        config.cache_dir() / "training" / f"{cfg['model']}-V{cfg['V']}-d{cfg['d']}-"
+        f"{hashlib.sha256(blob).hexdigest()[:16]}.npz"
+    )
+
+
+def train_pairs(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    model: Model = "qwem",
+    steps: int,
+    lr: float,
+    batch: int = 50_000,
+    init_scale: float = 1e-6,
+    decay_at: float | None = None,
+    decay_factor: float = 0.1,
+    log_steps: Sequence[int] | None = None,
+    n_logs: int = 200,
+    reference: np.ndarray | None = None,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    window: int = 16,
+    oov: str = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    seed: int = 0,
+    device: Any = None,
+    dtype: Any = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    stats: tuple[np.ndarray, np.ndarray] | None = None,
+    estimator: str = "split",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+) -> TrainResult:
+    """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
+
+    ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
+    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. ``loss``
+    (``"quartic"`` | ``"logistic"``) and ``reweighting`` (``"setting31"`` | ``"word2vec"``), when given,
+    replace the corresponding half of ``model`` (:func:`resolve_model`): the four runs of the ablation
+    of chapter 25; their expected loss is :func:`population_loss`. Each step draws ``batch`` positive
+    pairs and ``batch`` (Setting 3.1) or ``k·batch`` (word2vec's reweighting) negative pairs.
+    ``W(0) = init_scale/√d · N(0, 1)`` (the authors' init; the projection of ``W(0)`` on any unit
+    vector then has squared norm ≈ ``init_scale²``). Learning rate ``lr``, multiplied by
+    ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
+    eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
+    same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
+    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic
+    part ¼‖WWᵀ‖² exactly and samples the
+    linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
+
+    Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
+    :class:`~qwem_lib.data.DataError` for an empty corpus.
+    """
+    import torch
+
+    c = resolve_corpus(corpus)
+    if c.n_tokens == 0:
+        raise DataError(f"corpus {c.name!r} is empty")
+    if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
+        raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    model, loss, reweighting = resolve_model(model, loss, reweighting)
+    _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, model, k)
+    V, d, steps, batch = int(V), int(d), int(steps), int(batch)
+    dev = torch.device(device) if device is not None else config.device()
+    dt = dtype or (torch.float32 if dev.type == "cuda" else torch.float64)
+    if log_steps is None:
+        log_steps = np.unique(np.round(np.linspace(0, steps, n_logs + 1)).astype(int))
+    log_steps = np.unique(np.clip(np.asarray(log_steps, dtype=int), 0, steps))
+    probe = hashlib.sha256(np.ascontiguousarray(np.asarray(c.ids)[:4096]).tobytes()).hexdigest()[:8]
+    cfg = dict(
+        corpus=c.name,
+        n=c.n_tokens,
+        probe=probe,
+        V=V,
+        d=d,
+        model=model,
+        steps=steps,
+        lr=float(lr),
+        batch=batch,
+        init_scale=float(init_scale),
+        decay_at=decay_at,
+        decay_factor=decay_factor,
+        log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
+        k=k,
+        sample=sample,
+        power=power,
+        window=window,
+        oov=oov,
+        stream_vocab=stream_vocab,
+        seed=seed,
+        device=dev.type,
+        estimator=estimator if reweighting == "setting31" else None,
+        dtype=str(dt),
+        ref=None if reference is None else _ref_key(reference),
+        version=2,
+    )
+    path = _cache_file(cfg) if use_cache else None
+    z = (
+        read_npz(
+            path,
+            ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps"),
+        )
+        if path is not None
+        else None
+    )
+    if z is not None:  # the cached run, read whole
+        return TrainResult(
+            W=z["W"],
+            W0=z["W0"],
+            steps=z["steps"],
+            times=z["times"],
+            sv=z["sv"],
+            overlap=z["overlap"],
+            cosines=z["cosines"],
+            loss=z["loss"],
+            seconds=float(z["seconds"]),
+            pairs_per_s=float(z["pps"]),
+            config=cfg,
+            cached=True,
+        )
+
+    sampler = make_sampler(
+        np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev
+    )
+    if stats is None:
+        _, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab)
+    else:
+        P, pu = stats
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
+    W = (
+        torch.randn(V, d, generator=gen, device=dev, dtype=torch.float64)
+        * (init_scale / math.sqrt(d))
+    ).to(dt)
+    ref = (
+        None
+        if reference is None
+        else torch.as_tensor(
+            np.linalg.qr(np.asarray(reference, np.float64))[0], device=dev, dtype=torch.float64
+        )
+    )
+
+    tables = _tables(
+        None,
+        P,
+        pu,
+        sampler,
+        dev,
+        dt,
+        k=k,
+        sample=sample,
+        power=power,
+        estimator=estimator,
+        loss=loss,
+        reweighting=reweighting,
+    )
+
+    def step_grad(W):
+        return batch_loss_grad(W, sampler, tables, gen, batch=batch)
+
+    W0 = W.to(torch.float32).cpu().numpy()
+    logs = {"steps": [], "sv": [], "ov": [], "loss": []}
+    log_set = set(int(s) for s in log_steps)
+
+    def record(s, W, loss):
+        Wd = W.to(torch.float64)
+        logs["steps"].append(s)
+        U, sv, _ = torch.linalg.svd(Wd, full_matrices=False)
+        logs["sv"].append(sv.cpu().numpy())
+        if ref is not None:
+            logs["ov"].append((ref.T @ U).cpu().numpy())
+        logs["loss"].append(float(loss))
+
+    lrs = np.full(steps, float(lr))
+    if decay_at is not None:
+        lrs[int(round(decay_at * steps)) :] *= decay_factor
+    t0 = time.time()
+    it = range(steps)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=f"{model} V={V} d={d}", mininterval=2.0)
+    loss = float("nan")
+    with torch.no_grad():
+        if 0 in log_set:
+            record(0, W, loss)
+        for s in it:
+            loss, G = step_grad(W)
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"{model}: the loss became {float(loss)} at step {s}; lower the "
+                    f"learning rate (lr={lr})"
+                )
+            W -= float(lrs[s]) * G
+            if s + 1 in log_set:
+                record(s + 1, W, loss)
+    seconds = time.time() - t0
+    per_step = batch * (2 if reweighting == "setting31" else 1 + k)
+    steps_arr = np.asarray(logs["steps"], dtype=np.int64)
+    times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
+    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
+    r = min(ov.shape[1], d)
+    cos = (
+        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
+        if r
+        else np.zeros((len(steps_arr), 0))
+    )
+    res = TrainResult(
+        W=W.to(torch.float32).cpu().numpy(),
+        W0=W0,
+        steps=steps_arr,
+        times=times,
+        sv=np.asarray(logs["sv"]),
+        overlap=ov,
+        cosines=cos,
+        loss=np.asarray(logs["loss"]),
+        seconds=seconds,
+        pairs_per_s=per_step * steps / max(seconds, 1e-9),
+        config=cfg,
+    )
+    if path is not None:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(
+                tmp,
+                W=res.W,
+                W0=res.W0,
+                steps=res.steps,
+                times=res.times,
+                sv=res.sv,
+                overlap=res.overlap,
+                cosines=res.cosines,
+                loss=res.loss,
+                seconds=res.seconds,
+                pps=res.pairs_per_s,
+            )
+    return res
