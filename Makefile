@@ -1,5 +1,6 @@
 # Two commands for a fresh Linux machine with Python 3.11+:
 #   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
+#               (make book PRESET=paper CHAPTERS="23": chosen chapters at the paper preset, kept as records)
 #   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
 #   make lint   ruff (lint + format check), mypy on qwem_lib, and the import contracts of pyproject.toml
 #   make site   render the committed notebooks (no execution) into the website _site/html/index.html
@@ -8,6 +9,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
+CHAPTERS ?=
 
 .PHONY: book test env lint format clean-cache bench mutants site site-test
 
@@ -46,8 +48,10 @@ site: $(VENV)/.site-installed
 site-test: site
 	$(PY) -m pytest -p no:cacheprovider -p no:nbval website/test_site.py
 
+# make book PRESET=paper CHAPTERS="23 24": chosen chapters at the paper preset, resumable; the executed
+# notebooks go to reproduction/paper/, their claim records to reproduction/records-paper/ (commit both)
 book: env
-	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py
+	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py $(CHAPTERS)
 
 test: env $(VENV)/.dev-installed
 	MPLBACKEND=Agg $(PY) -m pytest

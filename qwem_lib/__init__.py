@@ -10,8 +10,10 @@ The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproje
 QWEM's concepts (Parts I–III)
     ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
     ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
-    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``training`` (models trained on
-    corpus pairs), ``task_vectors`` (Marchenko–Pastur bulk, outlier, SNR)
+    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
+    ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
+    trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
+    (Marchenko–Pastur bulk, outlier, SNR)
 ``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
     fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
@@ -20,6 +22,7 @@ The public names of every module are re-exported here (each module lists them in
 
 from . import book, data  # noqa: F401
 from .book import config, paper_map, plotting, report  # noqa: F401
+from .book.plotting import plot_steps  # noqa: F401
 from .book.report import Report  # noqa: F401
 from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
@@ -28,10 +31,13 @@ from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
+from .measures import *  # noqa: F401,F403
+from .pairs import *  # noqa: F401,F403
+from .runs import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
-from .training import *  # noqa: F401,F403
+from .trainers import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

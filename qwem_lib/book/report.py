@@ -82,6 +82,74 @@ def records_dir() -> Path:
     return p
 
 
+PAPER_NOTEBOOKS = config.REPO_ROOT / "reproduction" / "paper"
+"""Where ``make book PRESET=paper`` puts the executed paper-preset chapters (committed)."""
+PAPER_RECORDS = config.REPO_ROOT / "reproduction" / "records-paper"
+"""Where it puts their claim records, with the run's machine, date, wall time and device (committed)."""
+PAPER_RECORD_KEYS = (
+    "chapter",
+    "preset",
+    "machine",
+    "date",
+    "wall_s",
+    "device",
+    "executed",
+    "claims",
+)
+
+
+def write_paper_record(
+    chapter: str,
+    claims: list[dict[str, Any]],
+    *,
+    wall_s: float,
+    executed: bool,
+    directory: Path | None = None,
+) -> Path:
+    """Keep one chapter's paper-preset claims, with where, when and how long they ran.
+
+    Written by ``tools/build_book.py`` at the ``paper`` preset, after the chapter ran, to
+    ``reproduction/records-paper/<chapter>.json``: ``dict(chapter, preset, machine, date, wall_s,
+    device, executed, claims)``. ``tests/test_paper_records.py`` checks every committed one.
+    """
+    import platform
+    import time as _time
+
+    devices = sorted({str(c.get("device")) for c in claims}) or [config.device_name()]
+    rec = dict(
+        chapter=chapter,
+        preset=config.preset(),
+        machine=f"{platform.node() or 'unknown'} ({platform.machine()}, {os.cpu_count()} CPUs, "
+        f"{config.threads()} threads)",
+        date=_time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime()),
+        wall_s=round(float(wall_s), 1),
+        device=", ".join(devices),
+        executed=bool(executed),
+        claims=[{k: c[k] for k in KEYS} for c in claims],
+    )
+    d = Path(directory) if directory is not None else PAPER_RECORDS
+    d.mkdir(parents=True, exist_ok=True)
+    out = d / f"{chapter}.json"
+    tmp = out.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(_plain(rec), indent=1) + "\n")
+    tmp.replace(out)
+    return out
+
+
+def load_paper_records(directory: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The committed paper-preset records, keyed by chapter (empty when there are none)."""
+    d = Path(directory) if directory is not None else PAPER_RECORDS
+    out: dict[str, dict[str, Any]] = {}
+    if d.is_dir():
+        for f in sorted(d.glob("*.json")):
+            rec = json.loads(f.read_text())
+            missing = [k for k in PAPER_RECORD_KEYS if k not in rec]
+            if missing:
+                raise ValueError(f"{f}: paper record lacks {missing}")
+            out[rec["chapter"]] = rec
+    return out
+
+
 def report_root() -> Path:
     """Where :func:`aggregate` writes: the repository for ``book``, else ``<cache>/report-<preset>``."""
     if config.preset() == "book":
@@ -330,9 +398,13 @@ def headline(claims: list[dict[str, Any]]) -> str:
 
 
 def render_markdown(
-    claims: list[dict[str, Any]], paper_map: list[dict[str, Any]] | None = None
+    claims: list[dict[str, Any]],
+    paper_map: list[dict[str, Any]] | None = None,
+    paper_records: dict[str, dict[str, Any]] | None = None,
 ) -> str:
-    """The report: the map of the papers' statements (when given), then every claim by chapter."""
+    """The report: the map of the papers' statements (when given), then every claim by chapter; where a
+    chapter has a paper-preset record (:func:`load_paper_records`), its value sits beside the book's."""
+    paper_records = paper_records or {}
     lines = [
         "# Reproduction report",
         "",
@@ -380,21 +452,48 @@ def render_markdown(
             + " |"
         )
     for ch in chapters:
-        lines += [
-            "",
-            f"### {ch}",
-            "",
-            "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
+        pr = paper_records.get(ch)
+        lines += ["", f"### {ch}", ""]
+        if pr is None:
+            lines += [
+                "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+        else:
+            lines += [
+                f"At the paper preset: [executed notebook](reproduction/paper/{ch}.ipynb), "
+                f"{pr['date']}, {pr['wall_s'] / 60:.0f} min on {pr['machine']}, device {pr['device']}.",
+                "",
+                "| id | kind | claim | paper | book | tolerance | pass | preset / device "
+                "| paper preset | pass |",
+                "|---|---|---|---|---|---|---|---|---|---|",
+            ]
+            at_paper = {c["id"]: c for c in pr["claims"]}
         for c in claims:
             if c["chapter"] != ch:
                 continue
-            lines.append(
+            row = (
                 f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
                 f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
                 f"{c['preset']} / {c['device']} |"
             )
+            if pr is not None:
+                p = at_paper.get(c["id"])
+                row += (
+                    " — | — |"
+                    if p is None
+                    else f" {_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                )
+            lines.append(row)
+        if pr is not None:
+            book_ids = {c["id"] for c in claims if c["chapter"] == ch}
+            for p in pr["claims"]:
+                if p["id"] not in book_ids:  # measured at the paper preset only
+                    lines.append(
+                        f"| `{p['id']}` | {p['kind']} | {_fmt(p['statement'])} | "
+                        f"{_fmt(p['paper'])} | — | {_fmt(p['tolerance'])} | — | — | "
+                        f"{_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                    )
     return "\n".join(lines) + "\n"
 
 
@@ -413,7 +512,8 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
     from .paper_map import MAP_PATH, load_map
 
     paper_map = load_map() if MAP_PATH.exists() else None
-    (root / "REPRODUCTION.md").write_text(render_markdown(claims, paper_map))
+    paper_records = load_paper_records() if root == config.REPO_ROOT else None
+    (root / "REPRODUCTION.md").write_text(render_markdown(claims, paper_map, paper_records))
     return claims
 
 
