@@ -6,7 +6,8 @@
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
 Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
-Only the ``book`` preset writes the committed notebooks and report; ``smoke`` and ``paper`` runs write
+Only the ``book`` preset writes the committed notebooks and report (the build sets ``QWEM_BOOK_BUILD=1``
+for the kernels it starts; a chapter run any other way records into the cache); ``smoke`` and ``paper`` runs write
 theirs under the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``).
 It prints a progress bar across chapters and a summary table; it exits non-zero if any chapter failed.
 """
@@ -159,6 +160,9 @@ def main() -> int:
 
     from qwem_lib import config, report
 
+    # Only the build writes the committed records and report (at the book preset): the kernels it starts
+    # inherit this, a chapter run by hand or in JupyterLab does not (qwem_lib.config.building_book).
+    os.environ[config.BUILD_ENV] = "1"
     # The committed notebooks must show their figures: a kernel started with MPLBACKEND=Agg (as the tests
     # set it) would draw every figure off-screen and save none. Let ipykernel choose its inline backend.
     dropped = os.environ.pop("MPLBACKEND", None)
