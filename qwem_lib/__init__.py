@@ -3,10 +3,11 @@
 The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproject.toml):
 
 ``book`` — the book's own machinery, below everything
-    ``config`` (presets, device, seeds, cache directory), ``report`` (assert-and-record claims, the
+    ``config`` (presets, device, seeds, cache directory), ``cache`` (atomic writes, checked
+    reads), ``report`` (assert-and-record claims, the
     report), ``paper_map`` (the papers' statements and verdicts), ``plotting`` (the visual style)
 ``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
-    (tokenise, cache); ``data.cache`` (atomic writes, checked reads) serves every computation
+    (tokenise, cache)
 QWEM's concepts (Parts I–III)
     ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
     ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),

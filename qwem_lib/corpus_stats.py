@@ -38,8 +38,8 @@ from typing import Literal
 import numpy as np
 
 from .book import config
+from .book.cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
-from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "cooccurrence_counts",

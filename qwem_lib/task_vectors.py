@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .book import config
-from .data.cache import atomic_path, read_npz
+from .book.cache import atomic_path, read_npz
 
 __all__ = [
     "TW1_Q99",

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from .book import config
+from .book.cache import atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
-from .data.cache import atomic_path, read_npz
 from .pairs import (
     LOSSES,
     REWEIGHTINGS,

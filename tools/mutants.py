@@ -9,7 +9,11 @@ should kill every one; a surviving mutant marks a test that cannot fail for wron
     .venv/bin/python tools/mutants.py          # all mutants (a few minutes)
     .venv/bin/python tools/mutants.py spectral # those whose name contains "spectral"
 
-Exit status 1 when any mutant survives.
+First the unmutated library runs the union of the chosen mutants' tests in the same kind of copy (the
+*baseline*): a kill means "the tests fail for this mutant and pass without it", so when the baseline fails
+(a broken or machine-dependent test) no kill is counted and the script stops with exit status 2.
+
+Exit status 1 when any mutant survives, 2 when the baseline fails.
 """
 
 from __future__ import annotations
@@ -88,6 +92,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "return list(words), counts, c.unigram(int(V))",
         "return list(words), counts, c.counts[:int(V)] / c.n_tokens",
         ["tests/test_corpus_stats.py"],
+    ),
+    (
+        "spectral: ARPACK's answer not checked (issue 27)",
+        "qwem_lib/spectral.py",
+        "        _check_eigsh_answer(M, lam, U, tol)\n",
+        "",
+        ["tests/test_spectral.py"],
+    ),
+    (
+        "report: committed records written outside the build (issue 27)",
+        "qwem_lib/book/report.py",
+        'elif config.preset() == "book" and config.building_book():',
+        'elif config.preset() == "book":',
+        ["tests/test_report.py"],
     ),
     (
         "spectral: target argument ignored",
@@ -211,8 +229,11 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
 ]
 
 
-def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
-    name, rel, old, new, tests = mutant
+def _pytest_in_copy(
+    tests: list[str], mutation: tuple[str, str, str, str] | None
+) -> tuple[int, float, str]:
+    """Run ``tests`` against a temporary copy of the library, with ``mutation`` = (name, file, old, new)
+    applied there (None: the unmutated baseline). Returns (pytest's exit status, seconds, its last line)."""
     with tempfile.TemporaryDirectory(prefix="qwem-mutant-") as tmp:
         t = Path(tmp)
         shutil.copytree(
@@ -221,13 +242,15 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
         shutil.copytree(ROOT / "tests", t / "tests", ignore=shutil.ignore_patterns("__pycache__"))
         for f in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / f, t / f)
-        src = (t / rel).read_text()
-        if src.count(old) != 1:
-            raise SystemExit(
-                f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
-                "update tools/mutants.py"
-            )
-        (t / rel).write_text(src.replace(old, new))
+        if mutation is not None:
+            name, rel, old, new = mutation
+            src = (t / rel).read_text()
+            if src.count(old) != 1:
+                raise SystemExit(
+                    f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
+                    "update tools/mutants.py"
+                )
+            (t / rel).write_text(src.replace(old, new))
         env = dict(os.environ, PYTHONPATH=str(t), MPLBACKEND="Agg")
         t0 = time.time()
         proc = subprocess.run(
@@ -249,11 +272,36 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
             text=True,
         )
         last = (proc.stdout.strip().splitlines() or ["?"])[-1]
-        return proc.returncode != 0, time.time() - t0, last
+        return proc.returncode, time.time() - t0, last
+
+
+def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
+    """(killed, seconds, pytest's last line) for one mutant."""
+    name, rel, old, new, tests = mutant
+    code, secs, last = _pytest_in_copy(tests, (name, rel, old, new))
+    return code != 0, secs, last
+
+
+def baseline(chosen: list[tuple[str, str, str, str, list[str]]]) -> tuple[bool, float, str]:
+    """(passed, seconds, pytest's last line) for the unmutated library on every test the mutants use."""
+    tests = sorted({t for m in chosen for t in m[4]})
+    code, secs, last = _pytest_in_copy(tests, None)
+    return code == 0, secs, last
 
 
 def main(argv: list[str]) -> int:
     chosen = [m for m in MUTANTS if not argv or any(a in m[0] for a in argv)]
+    if not chosen:
+        print(f"no mutant's name contains any of {argv}")
+        return 2
+    ok, secs, last = baseline(chosen)
+    print(f"{'baseline (no mutation)':60s} {'passes' if ok else 'FAILS':8s} {secs:5.0f}  {last}")
+    if not ok:
+        print(
+            "\nThe unmutated library fails these tests: a failure under a mutant would prove nothing, "
+            "so no kill is counted. Fix (or de-flake) the failing test first."
+        )
+        return 2
     survivors = []
     print(f"{'mutant':60s} {'result':8s} {'s':>5s}  tests")
     for m in chosen:

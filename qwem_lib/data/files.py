@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from .cache import atomic_path
+from ..book.cache import atomic_path
 from .registry import (
     SHARED_HINT,
     SHIPPED_DIR,

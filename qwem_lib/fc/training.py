@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from ..book import config
-from ..data.cache import atomic_path, read_npz
+from ..book.cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
 

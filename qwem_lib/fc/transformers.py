@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from ..book import config
-from ..data.cache import atomic_path, read_npz
+from ..book.cache import atomic_path, read_npz
 from .data import FCData
 from .training import cpu_threads
 
