@@ -122,6 +122,9 @@ class Claim:
     preset: str
     device: str
 
+    def _ipython_display_(self) -> None:
+        """Show nothing when a claim is a cell's last value: its ``[PASS]`` line is already printed."""
+
 
 class Report:
     """Collects the claims of one chapter. Creating it clears that chapter's old records."""
