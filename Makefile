@@ -3,12 +3,14 @@
 #   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
 #   make site   render the committed notebooks (no execution) into the website _site/html/index.html
 #   make site-test  build the site, then check it in headless Chromium (needs /usr/bin/chromium, chromedriver)
+#   make student    the student edition: every chapter without its solutions, in _student/notebooks/
+#   make pdf        the whole book as one PDF, _site/book.pdf (after make site; Chromium prints it, no TeX)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 
-.PHONY: book test env clean-cache bench mutants site site-test
+.PHONY: book test env clean-cache bench mutants site site-test student pdf
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +31,14 @@ site: $(VENV)/.site-installed
 
 site-test: site
 	$(PY) -m pytest -p no:cacheprovider -p no:nbval website/test_site.py
+
+student: env
+	$(PY) tools/student_edition.py --out _student
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval tests/test_student_edition.py
+
+pdf: site
+	$(PY) website/pdf.py
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval website/test_pdf.py
 
 book: env
 	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py

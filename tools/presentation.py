@@ -19,7 +19,8 @@ applies it again to its staged copies, so the site never depends on a notebook h
   for a solution's code), which JupyterLab reads;
 * ``execute_result`` outputs that are an object's repr and nothing a reader needs — a ``Claim(...)`` that
   repeats the ``[PASS]`` line above it, ``<matplotlib.legend.Legend at 0x…>``, ``np.float64(…)`` — are
-  dropped.
+  dropped, and a NumPy scalar's repr inside printed text (``{np.float64(0.1): …}``) is shown as the
+  number.
 
 Every step is idempotent: applying it twice gives the same notebook.
 """
@@ -40,6 +41,9 @@ LONG_CELL = 15
 #: Tags this module owns (it removes them where they no longer apply, and leaves every other tag alone).
 DERIVED_TAGS = ("remove-input", "hide-input", "solution")
 
+#: A NumPy scalar's repr inside printed text (``print({np.float64(0.1): …})``): shown as the bare number.
+NUMPY_SCALAR_RE = re.compile(r"\bnp\.(float|int|uint|complex)\d*\(([^()]*)\)")
+CAPTION_RE = re.compile(r"^\s*\*\*Figure \d\d\.\d+\*\*")
 SOLUTION_RE = re.compile(r"<details>\s*<summary>\s*Solution\b", re.I)
 #: Reprs that say nothing to a reader: a Claim (its [PASS] line is printed above it), a matplotlib
 #: artist (``<matplotlib.legend.Legend at 0x7f…>``, lists of them), a NumPy scalar's repr.
@@ -105,7 +109,10 @@ def cell_tags(cells: list[dict]) -> list[set[str]]:
     for cell in cells:
         t: set[str] = set()
         if cell.get("cell_type") == "markdown":
-            in_solution = is_solution_markdown(cell)
+            if in_solution and CAPTION_RE.match(_source(cell)):
+                t.add("solution")  # a figure drawn by a solution's code: its caption belongs to it
+            else:
+                in_solution = is_solution_markdown(cell)
         elif cell.get("cell_type") == "code":
             code = _source(cell)
             kind = prose_kind(code)
@@ -148,6 +155,10 @@ def apply(nb: dict) -> dict:
             md.pop("jupyter", None)
         if "outputs" in cell:
             cell["outputs"] = [o for o in cell["outputs"] if not is_repr_output(o)]
+            for o in cell["outputs"]:
+                if o.get("output_type") == "stream":
+                    text = "".join(o["text"]) if isinstance(o["text"], list) else o["text"]
+                    o["text"] = NUMPY_SCALAR_RE.sub(r"\2", text)
     return nb
 
 

@@ -341,8 +341,9 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
     n_end = 0
     for c in cells:
         src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        in_sol = "solution" in c.get("metadata", {}).get("tags", [])
         if c["cell_type"] == "markdown":
-            if open_solution:
+            if open_solution and not in_sol:
                 n_end += 1
                 out.append(_md_cell(apparatus.SOLUTION_END, f"site-solution-end-{n_end}"))
                 open_solution = False
