@@ -558,16 +558,18 @@ def _value(v) -> str:
 
 
 VERDICT_MARK = {
-    "reproduced": "✅ reproduced",
-    "reproduced with differences": "🟡 reproduced with differences",
-    "contradicted": "❌ contradicted",
-    "not yet tested": "⬜ not yet tested",
+    "reproduced": "**reproduced**",
+    "reproduced with differences": "**reproduced with differences**",
+    "contradicted": "**contradicted**",
+    "not yet tested": "*not yet tested*",
 }
 
 
-def _first_sentence(text: str) -> str:
-    m = re.match(r"(.+?[.;:])(\s|$)", text.strip())
-    return (m.group(1) if m else text.strip())[:300]
+def _first_sentence(text: str, limit: int = 240) -> str:
+    """The first sentence of a verdict's reason (to the first full stop before a capital), shortened."""
+    m = re.match(r"(.+?[.!?])(?=\s+[A-Z(]|\s*$)", text.strip(), re.S)
+    first = (m.group(1) if m else text.strip()).replace("\n", " ")
+    return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
@@ -661,7 +663,7 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                 continue
             body += [f"## {k.capitalize()}s" if k != "consistency" else "## Consistency checks", ""]
             for c in ks:
-                mark = "✅" if c["passed"] else "❌"
+                mark = "**pass**" if c["passed"] else "**FAIL**"
                 paper = (
                     f" · paper: **{_esc(_value(c['paper']))}**" if c["paper"] is not None else ""
                 )
