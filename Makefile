@@ -10,6 +10,8 @@
 #   make lock         regenerate requirements.lock and requirements-site.lock from pyproject.toml (pip-compile)
 #   make site   render the committed notebooks (no execution) into the website _site/html/index.html
 #   make site-test  build the site, then check it in headless Chromium (needs /usr/bin/chromium, chromedriver)
+#   make student    the student edition: every chapter without its solutions, in _student/notebooks/
+#   make pdf        the whole book as one PDF, _site/book.pdf (after make site; Chromium prints it, no TeX)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
@@ -25,7 +27,7 @@ DEV_LOCK    ?= requirements-dev.lock
 COMPILE = --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
           --no-emit-trusted-host $(PIP_COMPILE_ARGS)
 
-.PHONY: book test env env-latest test-latest lock lint format clean-cache bench mutants site site-test
+.PHONY: book test env env-latest test-latest lock lint format clean-cache bench mutants site site-test student pdf
 
 # The locked environment: exactly the pins of requirements.lock, each file checked against its hash, and
 # nothing else (--no-deps: the lock is complete; `pip check` confirms it). The package itself is installed
@@ -84,6 +86,14 @@ site: $(VENV)/.site-installed
 
 site-test: site
 	$(PY) -m pytest -p no:cacheprovider -p no:nbval website/test_site.py
+
+student: env
+	$(PY) tools/student_edition.py --out _student
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval tests/test_student_edition.py
+
+pdf: site
+	$(PY) website/pdf.py
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval website/test_pdf.py
 
 # make book PRESET=paper CHAPTERS="23 24": chosen chapters at the paper preset, resumable; the executed
 # notebooks go to reproduction/paper/, their claim records to reproduction/records-paper/ (commit both)

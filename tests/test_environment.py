@@ -73,7 +73,11 @@ def test_design_card_layout():
 
 
 # --- the lock (issue 27): requirements.lock pins the tested environment, with hashes ----------------------
-LOCKS = {"requirements.lock": (), "requirements-site.lock": ("site",), "requirements-dev.lock": ("dev",)}
+LOCKS = {
+    "requirements.lock": (),
+    "requirements-site.lock": ("site",),
+    "requirements-dev.lock": ("dev",),
+}
 
 
 def _lock(name: str) -> dict[str, tuple[str, list[str]]]:
@@ -127,7 +131,9 @@ def test_locks_agree_with_pyproject_and_environment_yml():
     base = _lock("requirements.lock")
     for other in ("requirements-site.lock", "requirements-dev.lock"):
         extra = _lock(other)
-        differ = {p: (v, extra[p][0]) for p, (v, _) in base.items() if p in extra and extra[p][0] != v}
+        differ = {
+            p: (v, extra[p][0]) for p, (v, _) in base.items() if p in extra and extra[p][0] != v
+        }
         assert not differ, f"{other} pins the book's packages differently: {differ}"
         assert not base.keys() - extra.keys(), f"{other} lacks some of the book's packages"
     py = re.search(r"python=(\d+\.\d+)", (ROOT / "environment.yml").read_text()).group(1)

@@ -99,9 +99,21 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
                 ):
                     ok, err = False, "a traceback was printed to stderr"
     tidy_streams(nb)
+    present(nb)
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
     jupytext.write(nb, target_for(py), fmt="ipynb")
     return ok, dt, err
+
+
+def present(nb) -> None:
+    """Presentation derived from the cells (``tools/presentation.py``): folded and hidden inputs, solution
+    code marked, repr outputs dropped; and the pairing (``formats``) kept in the notebook's metadata, so a
+    downloaded copy stays paired with its ``.py``."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import presentation
+
+    presentation.apply(nb)
+    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
 
 
 def tidy_streams(nb) -> None:

@@ -206,6 +206,9 @@ class Claim:
     device: str
     versions: dict[str, str] | None = None
 
+    def _ipython_display_(self) -> None:
+        """Show nothing when a claim is a cell's last value: its ``[PASS]`` line is already printed."""
+
 
 class Report:
     """Collects the claims of one chapter. Creating it clears that chapter's old records."""
