@@ -336,17 +336,18 @@ def column_deff(R: np.ndarray) -> float:
 
 
 def authors_mp_estimate(R: np.ndarray) -> tuple[float, float]:
-    """The authors' way of setting the MP parameters, without their per-``d`` hand factors: ``σ²`` is the
-    mean square of R's column-centred entries, and the number of columns ``D`` is chosen so that the second
-    eigenvalue λ₂ of ``RRᵀ`` sits at the MP edge, ``λ₂ = σ²(√D + √N)²``. Returns ``(σ², D)`` (this book's
-    reading of their protocol; ``D = nan`` when λ₂ is inside ``σ²N``)."""
+    """The authors' way of setting the MP parameters, without their per-``d`` hand factors (this book's
+    reading of their protocol): ``σ²`` is the mean square of R's column-centred entries, the Gram matrix is
+    normalised by the number of columns, ``RRᵀ/d``, and its MP law of ratio ``γ = N/d_eff`` is placed so that
+    the second eigenvalue sits at the upper edge: ``λ₂/d = σ²(1 + √γ)²``. Returns ``(σ², d_eff = N/γ)``
+    (``d_eff = inf`` when λ₂/d is at most σ²)."""
     R = _check_R(R)
-    N = R.shape[0]
+    N, d = R.shape
     Rc = R - R.mean(axis=0, keepdims=True)
     s2 = float((Rc**2).mean())
     lam2 = float(gram_spectrum(R)[1])
-    root = math.sqrt(lam2 / s2) - math.sqrt(N)
-    return s2, (root * root if root > 0 else float("nan"))
+    root = math.sqrt(lam2 / (d * s2)) - 1.0
+    return s2, (N / (root * root) if root > 0 else float("inf"))
 
 
 def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
