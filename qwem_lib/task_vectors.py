@@ -71,6 +71,7 @@ __all__ = [
     "spike_from_eigenvalue",
     "bbp_overlaps",
     "moment_fit",
+    "mp_ks_distance",
     "column_deff",
     "authors_mp_estimate",
     "ks_critical_bootstrap",
@@ -364,6 +365,16 @@ def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
     return float(max(np.max(np.abs(emp_hi - F)), np.max(np.abs(F_below - emp_lo))))
 
 
+def mp_ks_distance(eigenvalues: np.ndarray, sigma2: float, D: float) -> float:
+    """Two-sided KS distance between the empirical law of ``eigenvalues`` (``n`` of them, zeros included)
+    and the MP law of ``n`` rows, ``D`` columns and variance ``sigma2`` (its atom at zero included)."""
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    if lam.ndim != 1 or len(lam) < 1 or not np.all(np.isfinite(lam)):
+        raise ValueError("eigenvalues must be a non-empty 1-d array of finite numbers")
+    _check_shape(sigma2, len(lam), D)
+    return _ks(np.maximum(lam, 0.0), sigma2, D)
+
+
 def _tw_scale(N: int, D: float) -> tuple[float, float]:
     """Johnstone's (2001) centring and scale of the largest eigenvalue of a real N x D Wishart (σ² = 1)."""
     a, b = math.sqrt(max(N - 1, 1)), math.sqrt(D)
@@ -497,7 +508,7 @@ def mean_signflip_test(
     symmetric about zero (any norms, any covariance per row), against a shared mean ``μ ≠ 0``.
 
     The statistic is ``T = |Σ_i r_i|² = 1ᵀ(RRᵀ)1``; under ``H₀`` flipping the rows' signs leaves the law of
-    R unchanged, so ``T`` is exchangeable with ``T(ε) = εᵀ(RRᵀ)ε``. With ``N <= 20`` all ``2^(N-1)`` sign
+    R unchanged, so ``T`` is exchangeable with ``T(ε) = εᵀ(RRᵀ)ε``. With ``N <= 12`` all ``2^(N-1)`` sign
     patterns (up to a global sign) are enumerated: the p-value ``#{T(ε) ≥ T}/2^(N-1)`` is exact, and
     cannot fall below ``2^(1-N)`` (1/16 at N = 5). Otherwise ``n_flip`` random patterns give
     ``(1 + #{T(ε) ≥ T})/(1 + n_flip)``. Returns ``{"T", "p", "z", "exact", "min_p"}`` (``z``: T in standard
@@ -508,7 +519,7 @@ def mean_signflip_test(
     N = R.shape[0]
     G = R @ R.T
     T = float(G.sum())
-    if N <= 20:
+    if N <= 12:
         m = N - 1
         codes = np.arange(2**m, dtype=np.int64)
         E = np.ones((len(codes), N))

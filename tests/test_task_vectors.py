@@ -438,3 +438,15 @@ def test_wide_spectral_embeddings_match_the_dense_spectral_path():
         tv.wide_spectral_embeddings(c, 10, 10, window=4)
     with pytest.raises(ValueError, match="method"):
         tv.wide_spectral_embeddings(c, 10, 4, window=4, method="lanczos")
+
+
+def test_mp_ks_distance_matches_scipy_kstest():
+    from scipy.stats import kstest
+
+    rng = np.random.default_rng(21)
+    lam = tv.gram_spectrum(rng.standard_normal((15, 60)))
+    s2, D = tv.moment_fit(lam)
+    ref = kstest(lam, lambda x: tv.mp_cdf(x, s2, 15, D)).statistic
+    assert tv.mp_ks_distance(lam, s2, D) == pytest.approx(ref, abs=1e-12)
+    with pytest.raises(ValueError):
+        tv.mp_ks_distance(np.array([]), 1.0, 3.0)
