@@ -6,7 +6,6 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
 # # 30 · The spectrum of task vectors
 #
