@@ -226,6 +226,36 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "B = np.outer(p, p)",
         ["tests/test_theory.py"],
     ),
+    (
+        "task_vectors: moment fit drops the finite-n term (n/excess)",
+        "qwem_lib/task_vectors.py",
+        "num = (n + 1) * S1 * S1 - 2.0 * S2",
+        "num = n * S1 * S1 - 2.0 * S2",
+        ["tests/test_task_vectors.py::test_moment_fit_exact_finite_n_expectations"],
+    ),
+    (
+        "task_vectors: sign-flip p-value counts only strictly larger flips",
+        "qwem_lib/task_vectors.py",
+        "ge = int(np.sum(Tf >= T - tol))",
+        "ge = int(np.sum(Tf > T + tol))",
+        [
+            "tests/test_task_vectors.py::test_signflip_enumeration_matches_brute_force_and_keeps_its_level"
+        ],
+    ),
+    (
+        "task_vectors: BBP mean overlap with θ² for θ⁴",
+        "qwem_lib/task_vectors.py",
+        '"mean": 1.0 - c / th4,',
+        '"mean": 1.0 - c / th2,',
+        ["tests/test_task_vectors.py::test_bbp_overlaps_against_simulation"],
+    ),
+    (
+        "task_vectors: column d_eff without its sampling correction",
+        "qwem_lib/task_vectors.py",
+        "B = float((v**2).sum()) * (N - 1) / (N + 1)",
+        "B = float((v**2).sum())",
+        ["tests/test_task_vectors.py::test_unequal_row_norms_bias_the_moment_fit_not_column_deff"],
+    ),
 ]
 
 
