@@ -244,3 +244,27 @@ def test_unit_rows_and_two_ways_validation():
         fc.visible_within_share(np.eye(3), np.arange(3))
     with pytest.raises(ValueError):
         fc.plane_ratio(np.zeros((4, 1)), np.array([0, 0, 1, 1]))
+
+
+def test_claim_collapse_records_three_claims(tmp_path, monkeypatch):
+    from qwem_lib import Report
+
+    monkeypatch.setenv("QWEM_REPORT_DIR", str(tmp_path))
+    monkeypatch.setenv("QWEM_PRESET", "smoke")
+    rng = np.random.default_rng(5)
+    lab = np.repeat(np.arange(3), 100)
+    X = 5.0 * np.eye(6)[lab] + 0.3 * rng.standard_normal((300, 6))  # ratio ~0.1: either side
+    tw = fc.collapse_two_ways(X, lab, n_null=10)
+    rep = Report("99_test", quiet=True)
+    fc.claim_collapse(rep, "t.x", "test vectors", tw)
+    ids = {c.id: c for c in rep.claims}
+    assert set(ids) == {"t.x", "t.x.plane", "t.x.null"}
+    assert ids["t.x"].kind == "record" and ids["t.x"].value == pytest.approx(tw.full)
+    assert ids["t.x.null"].kind == "finding" and ids["t.x.null"].value < 0.1
+    assert tw.null_full_min <= tw.null_full and tw.n_null == 10
+    with pytest.raises(AssertionError):  # asserted, the full ratio of unstructured vectors fails
+        Z = rng.standard_normal((300, 6))
+        fc.claim_collapse(
+            rep, "t.z", "random", fc.collapse_two_ways(Z, lab, n_null=5), assert_full=True
+        )
+    assert "| a |" in fc.two_ways_table({"a": tw})

@@ -37,6 +37,7 @@ the null's says the groups are real; a ratio below ``COLLAPSED_RATIO`` says they
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,6 +61,8 @@ __all__ = [
     "unit_rows",
     "TwoWays",
     "collapse_two_ways",
+    "claim_collapse",
+    "two_ways_table",
 ]
 
 COLLAPSED_RATIO = 0.1
@@ -291,18 +294,21 @@ class TwoWays:
 
     ``full`` the within/between ratio of the vectors (:func:`collapse_ratio`), ``plane`` the same in the
     top-two PCA plane the pictures show (:func:`plane_ratio`), ``visible`` the share of the within-group
-    variance that plane shows (:func:`visible_within_share`), ``null_full`` / ``null_plane`` the mean
-    and ``null_full_sd`` / ``null_plane_sd`` the standard deviation of the two ratios over label
-    permutations (:func:`shuffled_ratios`), ``cos_median`` the median cosine to the group mean.
+    variance that plane shows (:func:`visible_within_share`), ``null_full`` / ``null_plane`` the median
+    and ``null_full_min`` / ``null_plane_min`` the smallest of the two ratios over ``n_null`` label
+    permutations (:func:`shuffled_ratios`; the null is skewed, since its between-group distances are
+    small and noisy, so medians and minima rather than means and standard deviations), ``cos_median``
+    the median cosine to the group mean.
     """
 
     full: float
     plane: float
     visible: float
     null_full: float
-    null_full_sd: float
+    null_full_min: float
     null_plane: float
-    null_plane_sd: float
+    null_plane_min: float
+    n_null: int
     cos_median: float
     n: int
     groups: int
@@ -322,13 +328,14 @@ class TwoWays:
         yes = lambda b: "yes" if b else "no"  # noqa: E731
         return (
             f"| {name} | {self.plane:.3f} | {self.full:.3f} | {self.visible:.1%} | "
-            f"{self.null_plane:.2f} ± {self.null_plane_sd:.2f} | {self.null_full:.2f} ± {self.null_full_sd:.2f} | "
+            f"{self.null_plane:.2f} (min {self.null_plane_min:.2f}) | {self.null_full:.2f} "
+            f"(min {self.null_full_min:.2f}) | "
             f"{yes(self.plane_collapsed)} | {yes(self.collapsed)} |"
         )
 
     HEADER = (
         "| vectors | 2-D ratio (the picture) | full ratio | within-group variance shown | "
-        "null, 2-D | null, full | collapsed in 2-D | collapsed (full) |\n"
+        "shuffled-label null, 2-D | shuffled-label null, full | collapsed in 2-D | collapsed (full) |\n"
         "|---|---|---|---|---|---|---|---|"
     )
 
@@ -355,11 +362,81 @@ def collapse_two_ways(
         collapse_ratio(X, labels),
         plane_ratio(X, labels, center),
         visible_within_share(X, labels, center),
-        float(full.mean()),
-        float(full.std(ddof=1)) if full.size > 1 else 0.0,
-        float(plane.mean()),
-        float(plane.std(ddof=1)) if plane.size > 1 else 0.0,
+        float(np.median(full)),
+        float(full.min()),
+        float(np.median(plane)),
+        float(plane.min()),
+        int(n_null),
         float(np.median(direction_cosines(X, labels))),
         int(X.shape[0]),
         int(np.unique(labels).size),
     )
+
+
+def claim_collapse(
+    rep: Any,
+    cid: str,
+    what: str,
+    tw: TwoWays,
+    *,
+    assert_full: bool | None = None,
+    paper: Any = None,
+) -> None:
+    """Record the collapse of ``what`` the same way in every chapter of Part IV (three claims).
+
+    * ``cid + ".plane"`` (finding): the 2-D ratio, in the plane the figure shows, is below
+      ``COLLAPSED_RATIO`` — the paper's visual criterion made a number;
+    * ``cid + ".null"`` (finding): the full ratio is below every one of the ``n_null`` ratios of the
+      shuffled-label null on the same trained vectors (a permutation test at level ``1/(n_null + 1)``:
+      the groups are real; an unstructured table fails it). The value is the full ratio over the
+      smallest null ratio, below 1. It is a weak test, passed by any learning at all: that is why the
+      threshold on the full ratio is there;
+    * ``cid`` (the full ratio): asserted below ``COLLAPSED_RATIO`` as a finding when ``assert_full``
+      (default: at the ``paper`` preset only), else recorded with what this size reaches. A chapter
+      asserts it at its own size only where it said so before the run (the uniform tasks).
+
+    ``rep`` is the chapter's :class:`qwem_lib.report.Report`. The statements carry the visible share and
+    the null, so the record says everything a reader needs to judge the picture.
+    """
+    from .. import config
+
+    if assert_full is None:
+        assert_full = config.preset() == "paper"
+    rep.below(
+        f"{cid}.plane",
+        f"{what}: within/between ratio in the top-two PCA plane the figure shows (the paper's visual "
+        f"criterion; the plane shows {tw.visible:.1%} of the within-group variance; shuffled-label null "
+        f"median {tw.null_plane:.2f})",
+        value=tw.plane,
+        bound=COLLAPSED_RATIO,
+        kind="finding",
+    )
+    rep.below(
+        f"{cid}.null",
+        f"{what}: full ratio {tw.full:.3f} over the smallest of {tw.n_null} shuffled-label ratios on "
+        f"the same vectors (null median {tw.null_full:.2f}; a permutation test)",
+        value=tw.full / tw.null_full_min,
+        bound=1.0,
+        kind="finding",
+    )
+    statement = f"{what}: within/between ratio of the full vectors (2-D ratio {tw.plane:.3f})"
+    if assert_full:
+        rep.below(cid, statement, value=tw.full, bound=COLLAPSED_RATIO, kind="finding", paper=paper)
+    else:
+        rep.check(
+            cid,
+            statement,
+            value=tw.full,
+            passed=True,
+            kind="record",
+            tolerance=(
+                f"recorded at the {config.preset()} preset: {'below' if tw.collapsed else 'above'} "
+                f"the collapse threshold {COLLAPSED_RATIO} (asserted at the paper preset)"
+            ),
+            paper=paper,
+        )
+
+
+def two_ways_table(rows: dict[str, TwoWays]) -> str:
+    """A Markdown table of :class:`TwoWays` (one row per named set of vectors) for ``report.prose``."""
+    return "\n".join([TwoWays.HEADER] + [tw.row(name) for name, tw in rows.items()])
