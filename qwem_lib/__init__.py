@@ -22,6 +22,9 @@ Modules:
     QWEM and SGNS trained by SGD on word pairs sampled from a corpus (Part II)
 ``task_vectors``
     analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
+``symmetry``, ``contrastive``
+    beyond the papers (Part V): cyclic word sets in M* (circulant blocks, Fourier modes, circles) and
+    contrastive learning as matrix factorisation (augmentation kernels, losses, a full-batch trainer)
 ``fc``
     Feature Collapse (Part IV), a subpackage: fc.data, fc.networks, fc.training, fc.collapse (the shared
     collapse metric), fc.theory (theorem solvers, exact risk), fc.transformers, fc.grammar
@@ -30,6 +33,7 @@ The public names of every module are re-exported here (each module lists them in
 """
 
 from . import config, data, plotting, report  # noqa: F401
+from .contrastive import *  # noqa: F401,F403
 from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
 from .dynamics import *  # noqa: F401,F403
@@ -38,6 +42,7 @@ from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
 from .report import Report  # noqa: F401
 from .spectral import *  # noqa: F401,F403
+from .symmetry import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
 from .tokenizer import *  # noqa: F401,F403
