@@ -15,6 +15,9 @@ QWEM's concepts (Parts I–III)
     ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
     trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
     (Marchenko–Pastur bulk, outlier, SNR)
+Beyond the papers (Part V)
+    ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
+    (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer)
 ``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
     fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
@@ -25,6 +28,7 @@ from . import book, data  # noqa: F401
 from .book import config, paper_map, plotting, report  # noqa: F401
 from .book.plotting import plot_steps  # noqa: F401
 from .book.report import Report  # noqa: F401
+from .contrastive import *  # noqa: F401,F403
 from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
 from .data.tokenizer import *  # noqa: F401,F403
@@ -36,6 +40,7 @@ from .measures import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .runs import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
+from .symmetry import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
 from .trainers import *  # noqa: F401,F403

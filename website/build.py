@@ -41,6 +41,7 @@ PARTS = {
     "2": "QWEM on real text",
     "3": "Linear structure",
     "4": "Feature collapse",
+    "5": "Beyond the papers",
 }
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+\.ipynb$")
 LINK_RE = re.compile(
