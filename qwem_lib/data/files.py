@@ -37,7 +37,10 @@ def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
     return h.hexdigest()
 
 
-_VERIFIED: dict[tuple[str, int, int], bool] = {}
+_VERIFIED: dict[tuple[str, int, int, int, int], bool] = {}
+"""Files whose checksum matched in this process, by (path, size, mtime, ctime, inode): a file replaced or
+rewritten in place (even with its old size and mtime restored, as ``cp -p`` does) changes its ctime or
+inode and is hashed again."""
 
 
 def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
@@ -51,7 +54,8 @@ def verify(ds: Dataset, spec: FileSpec, path: Path) -> None:
         )
     if spec.sha256 is None:
         return
-    key = (str(path), size, path.stat().st_mtime_ns)
+    st = path.stat()
+    key = (str(path), size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     if _VERIFIED.get(key):
         return
     digest = sha256_of(path)
