@@ -25,7 +25,7 @@ def _thm2_independent(mu, nc, L, lam, dps=40):
     def r_of(c):  # (7): lam r / (L c) (nc - 1 + exp(k c r)) = mu_b, increasing in r
         out = []
         for m in mu:
-            f = lambda r: (  # noqa: E731
+            f = lambda r, m=m: (  # noqa: E731
                 mp.log(lam * r / (L * c)) + mp.log(nc - 1 + mp.exp(k * c * r)) - mp.log(m)
             )
             hi = mp.mpf(1)

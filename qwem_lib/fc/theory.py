@@ -275,12 +275,13 @@ def _phi(
 ) -> np.ndarray:
     """rho_b = phi_b(c): the root in x of g(c, x) = target_b, g(c,x) = x (1 + gam e^{(1+gam) c^2 x})/(1+gam).
 
-    ``log=True`` returns log rho_b. Vectorised bisection on y = log x of h(y) = log g(c, e^y) - log target_b, which increases with slope
-    >= 1. So [log t - h(log t) - 1, log t] brackets the root (g(c, x) >= x gives h(log t) >= 0), a bracket
-    at most ~log t wide is used when log t >= 1 (see the code), and the
-    bisection in y resolves x to a *relative* precision near float64's rounding however small the root is
-    against the target (a tiny weight decay makes the target 1e60 and more while the root stays of order 1;
-    a bisection in x itself then stops at an absolute error of target * 2^-iters, a 6% error at lam=1e-58).
+    ``log=True`` returns log rho_b. Vectorised bisection on y = log x of
+    h(y) = log g(c, e^y) - log target_b, which increases with slope >= 1. So [log t - h(log t) - 1, log t]
+    brackets the root (g(c, x) >= x gives h(log t) >= 0); a bracket at most ~log t wide is used when
+    log t >= 1 (see the code). The bisection in y resolves x to a *relative* precision near float64's
+    rounding however small the root is against the target (a tiny weight decay makes the target 1e60
+    and more while the root stays of order 1; a bisection in x itself stops at an absolute error of
+    target * 2^-iters: a 6% error at lam = 1e-58).
     """
     gam = 1.0 / (nc - 1)
     log_t = np.log(np.asarray(target, dtype=np.float64))
