@@ -222,6 +222,13 @@ def train_factorisation(
     M_np = np.asarray(M, dtype=np.float64)
     if M_np.ndim != 2 or M_np.shape[0] != M_np.shape[1]:
         raise ValueError(f"M must be square, got {M_np.shape}")
+    if not np.isfinite(M_np).all():
+        raise ValueError("M has NaN or infinite entries")
+    if not np.allclose(M_np, M_np.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(M_np).max()))):
+        raise ValueError(
+            "M must be symmetric (the flow dW/dt = c (M - W Wᵀ) W is the gradient flow of "
+            "¼‖W Wᵀ - M‖² only then); symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
+        )
     V = M_np.shape[0]
     W0_np = np.asarray(W0, dtype=np.float64)
     single = W0_np.ndim == 2

@@ -230,6 +230,9 @@ def _krylov(
     cycles do not reach the tolerance (``tol`` defaults to 1e-4 in float32, 1e-8 in float64).
     """
     V, dt = M.shape[0], M.dtype
+    for name, v, least in (("depth", depth, 2), ("max_cycles", max_cycles, 1), ("n_low", n_low, 0)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < least:
+            raise ValueError(f"{name} must be an integer >= {least}, got {v!r}")
     eps = float(np.finfo(dt).eps)
     tol = (1e-4 if dt == np.float32 else 1e-8) if tol is None else float(tol)
     if not tol > 0:
@@ -500,6 +503,8 @@ def inertia(M: np.ndarray) -> tuple[int, int, int]:
         M = np.asarray(M, dtype=np.float64)
     if M.ndim == 2 and M.shape == (1, 1):
         v = float(M[0, 0])
+        if not np.isfinite(v):
+            raise ValueError("the matrix has NaN or infinite entries")
         return int(v > 0), int(v == 0), int(v < 0)
     M, _ = _validate(M, 1)
     A = np.array(M, dtype=np.float32 if M.dtype == np.float32 else np.float64, order="F", copy=True)

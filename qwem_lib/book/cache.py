@@ -15,8 +15,12 @@ and call, in the target's folder, and is moved into place with one atomic ``os.r
 
 from __future__ import annotations
 
+import errno
+import glob
 import os
+import shutil
 import tempfile
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,32 +30,99 @@ import numpy as np
 __all__ = ["atomic_path", "read_npz", "discard"]
 
 
+_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+_READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove the temporary files of ``target`` left by writers that died (killed mid-write): their
+    names carry the writer's process id, and a process that no longer exists will never finish them."""
+    for p in target.parent.glob(f".{glob.escape(target.name)}.*.part*"):
+        pid = p.name[len(target.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            p.unlink(missing_ok=True)
+        except (PermissionError, OSError):  # alive under another user, or cannot tell: keep it
+            pass
+
+
 @contextmanager
 def atomic_path(target: Path | str, suffix: str = "") -> Iterator[Path]:
     """Yield a fresh temporary path beside ``target``; when the block ends without an error, move it onto
     ``target`` atomically (mode 0644). On an error the temporary file is removed and ``target`` untouched.
 
     ``suffix`` ends the temporary name (``".npz"`` for :func:`numpy.savez`, which would append it anyway).
+    The temporary name holds this process's id, so that the leftovers of a process killed mid-write are
+    recognised and removed by the next writer of the same target.
+
+    A folder that cannot be written (read-only, no permission) does not stop the computation: a warning
+    names it and the block writes to a temporary file elsewhere that is then dropped (nothing is cached).
+    A full disk raises ``OSError`` saying which folder is full, and leaves no partial entry.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=f".part{suffix}", dir=target.parent
-    )
+    refused: OSError | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphans(target)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=f".part{suffix}", dir=target.parent
+        )
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise _disk_full(target, exc) from exc
+        if exc.errno not in _READ_ONLY:
+            raise
+        refused = exc
+    if refused is not None:
+        warnings.warn(
+            f"cannot write the cache entry {target} ({refused.strerror}); the result is computed but "
+            "not cached. Make the folder writable or set QWEM_CACHE_DIR to a writable folder.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        with tempfile.TemporaryDirectory(prefix="qwem-uncached-") as tmpdir:
+            yield Path(tmpdir) / f"{target.name}.part{suffix}"
+        return
     os.close(fd)
     tmp = Path(name)
     try:
-        yield tmp
-        tmp.chmod(0o644)
-        os.replace(tmp, target)
+        try:
+            yield tmp
+            tmp.chmod(0o644)
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                raise _disk_full(target, exc) from exc
+            raise
+        except (
+            Exception
+        ) as exc:  # e.g. zipfile's error wrapping a full disk deep inside numpy.savez
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, OSError) and cause.errno in _FULL:
+                raise _disk_full(target, cause) from exc
+            raise
     finally:
         tmp.unlink(missing_ok=True)
 
 
+def _disk_full(target: Path, exc: OSError) -> OSError:
+    try:
+        free = shutil.disk_usage(target.parent).free / 2**20
+        room = f"{free:,.0f} MiB free"
+    except OSError:
+        room = "free space unknown"
+    return OSError(
+        exc.errno,
+        f"no space left to write the cache entry {target.name} in {target.parent} ({room}): free some "
+        "space there or point QWEM_CACHE_DIR at a larger disk; no partial entry was left",
+    )
+
+
 def discard(path: Path | str, why: str) -> None:
     """Remove a damaged cache entry, saying which file and why (the caller then recomputes it)."""
-    import warnings
-
     warnings.warn(
         f"cache entry {path} is damaged ({why}); it was removed and will be recomputed",
         RuntimeWarning,

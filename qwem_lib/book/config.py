@@ -174,11 +174,15 @@ def rng(offset: int = 0) -> np.random.Generator:
 def cache_dir() -> Path:
     """Where derived artefacts (token ids, co-occurrence counts, spectra) are cached.
 
-    ``QWEM_CACHE_DIR`` overrides; the default ``.cache/`` in the repository is ignored by git. A folder that
+    ``QWEM_CACHE_DIR`` overrides (empty counts as unset); the default ``.cache/`` in the repository is
+    ignored by git. A folder that
     cannot be created or written (read-only file system, no permission) does not stop the book: a warning
     names it, and this process caches in a temporary folder instead (nothing persists between runs).
     """
-    p = Path(os.environ.get("QWEM_CACHE_DIR", REPO_ROOT / ".cache"))
+    raw = os.environ.get(
+        "QWEM_CACHE_DIR", ""
+    ).strip()  # empty = unset (never the current directory)
+    p = Path(raw).expanduser().absolute() if raw else REPO_ROOT / ".cache"
     if str(p) in _CACHE_FALLBACK:
         return _CACHE_FALLBACK[str(p)]
     try:

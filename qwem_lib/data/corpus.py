@@ -8,6 +8,7 @@ second load is a memory-map. :func:`tokenize_ranked` is the plain-Python referen
 from __future__ import annotations
 
 import hashlib
+import json
 import lzma
 import queue
 import re
@@ -140,10 +141,32 @@ class Corpus:
     words: list[str]
     counts: np.ndarray
     index: dict[str, int] = field(default_factory=dict, repr=False)
+    _verified_ids: int | None = field(default=None, repr=False, compare=False)
+    """``id(ids)`` when :func:`load_corpus` made this object from the registered, checksummed files."""
+    _digest: tuple[int, str] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.index:
             self.index = {w: i for i, w in enumerate(self.words)}
+
+    def fingerprint(self) -> str:
+        """Eight hex digits that name this corpus's token ids in cache keys.
+
+        For a corpus loaded by :func:`load_corpus` (its files verified by their checksums) the digest of
+        its first 4,096 ids, as the cache keys always had. For any other ``Corpus`` — one built by hand,
+        possibly reusing a registered name, or a head of one — the digest of *all* its ids (computed
+        once per object), so that two corpora differing anywhere never share a cache entry.
+        """
+        ids = self.ids
+        if self._verified_ids == id(ids):
+            return hashlib.sha256(np.ascontiguousarray(ids[:4096]).tobytes()).hexdigest()[:8]
+        if self._digest is None or self._digest[0] != id(ids):
+            h = hashlib.sha256(f"{np.asarray(ids).dtype.str}|".encode())
+            step = 1 << 24
+            for s in range(0, ids.shape[0], step):
+                h.update(np.ascontiguousarray(ids[s : s + step]).tobytes())
+            self._digest = (id(ids), "a" + h.hexdigest()[:7])
+        return self._digest[1]
 
     @property
     def n_tokens(self) -> int:
@@ -275,30 +298,37 @@ def head_corpus(corpus: Corpus, n_tokens: int) -> Corpus:
 _HEAD = re.compile(r"(?P<name>[^\[\]]+)\[:(?P<n>\d+)\]")
 
 
-def _read_corpus_cache(name: str, f_ids: Path, f_words: Path, f_counts: Path) -> Corpus | None:
+def _read_corpus_cache(
+    name: str, f_ids: Path, f_words: Path, f_counts: Path, f_meta: Path
+) -> Corpus | None:
     """The cached tokenisation, if its three files are whole and agree with each other; else None (the
     damaged files are removed with a warning naming them, and the corpus is tokenised again)."""
     from ..book.cache import discard
 
     try:
-        words = f_words.read_text().split("\n")
+        raw = f_words.read_bytes()
+        meta = json.loads(f_meta.read_text(encoding="utf-8")) if f_meta.exists() else {}
+        words = raw.decode("utf-8").split("\n")  # written as UTF-8, whatever the locale
         ids = np.load(f_ids, mmap_mode="r")
         counts = np.load(f_counts)
         ok = (
-            ids.ndim == 1
+            meta.get("words_sha256") == hashlib.sha256(raw).hexdigest()  # a cut words.txt ("ze")
+            and meta.get("n_tokens") == ids.shape[0]
+            and ids.ndim == 1
             and counts.ndim == 1
             and counts.size == len(words)
             and len(set(words)) == len(words)
             and int(counts.sum()) == ids.shape[0]
             and (ids.shape[0] == 0 or int(ids.max()) < len(words))
         )
-        why = "its ids, words and counts disagree"
+        why = "its ids, words, counts and checksums disagree (or it predates meta.json)"
     except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
         ok, why = False, f"{type(exc).__name__}: {exc}"
     if ok:
         return Corpus(name, ids, words, counts)
-    for f in (f_ids, f_words, f_counts):
-        discard(f, why)
+    for f in (f_ids, f_words, f_counts, f_meta):
+        if f.exists():
+            discard(f, why)
     return None
 
 
@@ -320,20 +350,27 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     paths = fetch(name)
     cdir = config.cache_dir() / "corpus" / _cache_key(ds)
     f_ids, f_words, f_counts = cdir / "ids.npy", cdir / "words.txt", cdir / "counts.npy"
+    f_meta = cdir / "meta.json"  # written last: the digest of words.txt and the token count
     if use_cache and f_ids.exists() and f_words.exists() and f_counts.exists():
-        cached = _read_corpus_cache(name, f_ids, f_words, f_counts)
+        cached = _read_corpus_cache(name, f_ids, f_words, f_counts, f_meta)
         if cached is not None:
+            cached._verified_ids = id(cached.ids)
             return cached
     ids, words, freq = tokenize_files(ds, paths)
     if use_cache:
+        blob = "\n".join(words).encode("utf-8")
+        meta = {"words_sha256": hashlib.sha256(blob).hexdigest(), "n_tokens": int(ids.shape[0])}
         for target, writer in (
             (f_ids, lambda f: np.save(f, ids)),
             (f_counts, lambda f: np.save(f, freq)),
-            (f_words, lambda f: f.write("\n".join(words).encode())),
+            (f_words, lambda f: f.write(blob)),
+            (f_meta, lambda f: f.write(json.dumps(meta).encode())),
         ):
             with (
                 atomic_path(target) as tmp,
                 open(tmp, "wb") as fh,
             ):  # process-safe, never half-written
                 writer(fh)
-    return Corpus(name, ids, words, freq)
+    out = Corpus(name, ids, words, freq)
+    out._verified_ids = id(out.ids)
+    return out

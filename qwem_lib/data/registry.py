@@ -251,8 +251,9 @@ BUILTIN: tuple[str, ...] = tuple(REGISTRY)
 
 
 def data_dir() -> Path:
-    """The data directory: ``QWEM_DATA_DIR`` or ``data/`` in the repository."""
-    return Path(os.environ.get("QWEM_DATA_DIR", config.REPO_ROOT / "data")).expanduser()
+    """The data directory: ``QWEM_DATA_DIR`` (empty counts as unset) or ``data/`` in the repository."""
+    raw = os.environ.get("QWEM_DATA_DIR", "").strip()
+    return Path(raw).expanduser() if raw else config.REPO_ROOT / "data"
 
 
 def dataset(name: str) -> Dataset:

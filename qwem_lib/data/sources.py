@@ -185,8 +185,13 @@ def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
     """A verified local copy of one source file (fetched if needed); see the module docstring."""
     local = data_dir() / LOCAL_FOLDER / src.path
     if local.exists():
-        _check_file(local, src)
-        return local
+        try:
+            _check_file(local, src)
+            return local
+        except DataError:
+            local.unlink(missing_ok=True)  # as the message says: a bad copy never blocks a rebuild
+            if not download:
+                raise
     if not download:
         raise DataError(
             f"source file {src.path} is missing (looked at {local}) and downloads are off "

@@ -118,6 +118,8 @@ def _check_labels(X: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.nda
         raise ValueError(f"expected a 2-D array (vectors in rows), got shape {X.shape}")
     if labels.shape != (X.shape[0],):
         raise ValueError(f"labels must have shape ({X.shape[0]},), got {labels.shape}")
+    if not np.isfinite(X).all():
+        raise ValueError("X (the vectors) has NaN or infinite entries")
     return X, labels
 
 
@@ -142,6 +144,11 @@ def collapse_ratio(X: np.ndarray, labels: np.ndarray) -> float:
     within = np.sqrt(np.mean(np.sum((X - M[inv]) ** 2, axis=1)))
     D = np.linalg.norm(M[:, None, :] - M[None, :, :], axis=2)
     between = D[~np.eye(groups.size, dtype=bool)].mean()
+    if not between > 0:
+        raise ValueError(
+            "every group has the same mean vector: the within/between ratio is undefined (0/0 when "
+            "all vectors are identical)"
+        )
     return float(within / between)
 
 
@@ -178,7 +185,14 @@ def direction_cosines(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
     X, labels = _check_labels(X, labels)
     groups, inv = np.unique(labels, return_inverse=True)
     M = np.stack([X[inv == g].mean(0) for g in range(groups.size)])
-    M = M / np.linalg.norm(M, axis=1, keepdims=True)
+    norms = np.linalg.norm(M, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        bad = groups[np.flatnonzero(norms[:, 0] == 0)[:5]]
+        raise ValueError(
+            f"the mean vector of group(s) {bad.tolist()} is zero: its direction, and the cosine of "
+            "its vectors to it, are undefined"
+        )
+    M = M / norms
     nx = np.linalg.norm(X, axis=1)
     return np.sum(X * M[inv], axis=1) / np.where(nx > 0, nx, 1.0)
 
