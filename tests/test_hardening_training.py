@@ -1,4 +1,5 @@
-"""Issue 27, section 4, for ``qwem_lib.trainers`` and ``qwem_lib.pairs``: the cache key of ``train_pairs`` (every keyed input
+"""Issue 27, section 4, for ``qwem_lib.trainers`` and ``qwem_lib.pairs``: the cache key of
+``train_pairs`` (every keyed input
 changes the result, ``stats=`` included), the corpus fingerprint, word2vec's subsampling, bad inputs."""
 
 from __future__ import annotations

@@ -411,10 +411,10 @@ def claim_collapse(
       (default: at the ``paper`` preset only), else recorded with what this size reaches. A chapter
       asserts it at its own size only where it said so before the run (the uniform tasks).
 
-    ``rep`` is the chapter's :class:`qwem_lib.report.Report`. The statements carry the visible share and
+    ``rep`` is the chapter's :class:`qwem_lib.book.report.Report`. The statements carry the visible share and
     the null, so the record says everything a reader needs to judge the picture.
     """
-    from .. import config
+    from ..book import config
 
     if assert_full is None:
         assert_full = config.preset() == "paper"
