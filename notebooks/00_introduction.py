@@ -65,7 +65,7 @@
 # | $\sigma^2$ | variance of a random initialisation |
 # | $n_c$, $n_w$, $L$, $K$ | Part IV (feature collapse): concepts, words, sentence length, latent variables |
 # | $\lambda$ (Part IV only) | weight decay |
-# | $h$, $h^\star$ | Part IV: a network and its collapsed (optimal) counterpart |
+# | $h$, $h^\star$ | Part IV: the network without LayerNorm ($h$) and the same network with a LayerNorm on the word embeddings ($h^\star$), as in the paper (chapter 40) |
 #
 # ## Running the book
 #

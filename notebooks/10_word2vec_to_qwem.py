@@ -95,7 +95,7 @@ _ = rep.check(
     value=[str(d_) for d_ in diffs],
     passed=all(d_ == 0 for d_ in diffs),
     tolerance="exact (symbolic)",
-    kind="finding",
+    kind="consistency",
 )
 # %% [markdown]
 # The odd part of $\log(1+e^{-x})$ is exactly $-x/2$ (because $\log(1+e^{-x}) - \log(1+e^{x}) = -x$), so the
@@ -781,8 +781,8 @@ _ = rep.above(
 # so it changes the clock and nothing else. The cell halves and doubles the step of §4's run and compares when
 # the first mode is half learned. The ratio is not exactly 2 at a finite step: in the linear phase one step
 # multiplies mode 1 by $1 + \eta\lambda_1$ (with $g = 1$), so the step counts at $\eta/2$ and $\eta$ are in the ratio
-# $\ln(1+\eta\lambda_1)/\ln(1+\eta\lambda_1/2)$, which tends to 2 as $\eta \to 0$ (the book's default step has
-# $\eta\lambda_1 = 1/4$).
+# $\ln(1+\eta\lambda_1)/\ln(1+\eta\lambda_1/2)$, which tends to 2 as $\eta \to 0$ (the cell prints $\eta\lambda_1$ of
+# the book's default step).
 #
 # </details>
 
@@ -815,7 +815,10 @@ prose(
     f"{L_double:.12f}."
 )
 pred = [np.log1p(a * lam[0]) / np.log1p(a * lam[0] / 2) for a in (run.lr, 2 * run.lr)]
-prose(f"Predicted ratios ln(1+ηλ₁)/ln(1+ηλ₁/2): {pred[0]:.3f} and {pred[1]:.3f}.")
+prose(
+    f"The default step has ηλ₁ = {run.lr * lam[0]:.3g}. Predicted ratios ln(1+ηλ₁)/ln(1+ηλ₁/2): "
+    f"{pred[0]:.3f} and {pred[1]:.3f}."
+)
 # step counts are integers: a count off by one step moves a ratio n_a/n_b by about ratio·(1/n_a + 1/n_b)
 tol_r = [pred[0] * (1 / n_half + 1 / n_base), pred[1] * (1 / n_base + 1 / n_double)]
 _ = rep.check(

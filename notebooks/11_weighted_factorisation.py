@@ -202,7 +202,7 @@ loss_prop = 0.25 * np.sum(G * (X_prop - M) ** 2)
 loss_unw = q.weighted_factorisation_loss(W_unw, M, G)
 print(f"GD converged: {run.converged} after {run.steps[-1]:,} steps")
 print(
-    f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | unweighted Eckart–Young {loss_unw:.6f}"
+    f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | Theorem 1's unweighted minimiser {loss_unw:.6f}"
 )
 rel_gram = np.linalg.norm(X_gd - X_prop) / np.linalg.norm(X_prop)
 rep.check(
@@ -238,7 +238,8 @@ rep.above(
 )
 _ = rep.above(
     "qwem.prop2.rank_one_unweighted_worse",
-    "... and Theorem 1's Eckart–Young solution has a strictly higher weighted loss (relative excess)",
+    "... and Theorem 1's unweighted minimiser (the PSD truncation of M*) has a strictly higher weighted loss "
+    "(relative excess)",
     value=(loss_unw - loss_prop) / loss_prop,
     bound=1e-3,
     kind="consistency",
@@ -611,8 +612,12 @@ _ = rep.check(
 #
 # The loss is invariant under $W \mapsto WO$ for every $O$ in the orthogonal group $O(2)$, a one-parameter family
 # of rotations. Differentiating $\mathcal{L}(W e^{sA}) = \mathcal{L}(W)$ twice at $s = 0$, at a stationary point, gives
-# $H\,\mathrm{vec}(WA) = 0$ for every antisymmetric $A$: the Hessian has at least $d(d-1)/2 = 1$ zero eigenvalue, with
-# eigenvector $W\begin{pmatrix}0&1\\-1&0\end{pmatrix}$ (when $W$ has rank 2). So at $d \ge 2$ no minimum is strict, and the
+# only $\mathrm{vec}(WA)^\top H\,\mathrm{vec}(WA) = 0$: a zero of the quadratic form, which does not by itself make
+# $\mathrm{vec}(WA)$ a null vector of an indefinite $H$. The null vector comes from the equivariance of the gradient:
+# $\mathcal{L}(WO) = \mathcal{L}(W)$ for all $O$ gives $\nabla\mathcal{L}(WO) = \nabla\mathcal{L}(W)\,O$. Put
+# $O = e^{sA}$ and differentiate at $s = 0$: $H\,\mathrm{vec}(WA) = \mathrm{vec}(\nabla\mathcal{L}(W)\,A)$, which vanishes
+# at a stationary point. So for every antisymmetric $A$, $H\,\mathrm{vec}(WA) = 0$: the Hessian has at least
+# $d(d-1)/2 = 1$ zero eigenvalue, with eigenvector $W\begin{pmatrix}0&1\\-1&0\end{pmatrix}$ (when $W$ has rank 2). So at $d \ge 2$ no minimum is strict, and the
 # second-order test of §3 must be applied on the complement of these directions. The cell checks it at the end
 # point of one run on the instance of Figure 11.2.
 #

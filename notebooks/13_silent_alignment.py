@@ -113,21 +113,21 @@ print("top eigenvalues:", lam_d, " largest bulk eigenvalue:", round(lam[d], 3))
 #
 # * **typical:** $s_k^2(0) = \sigma^2 V$, the typical squared singular value of $\sigma Z$ (all equal);
 # * **matched:** follow the linear phase exactly. Write $A = Q_d^\top W(0)$ (row $k$ is $q_k^\top W(0)$) and factor it
-#   by Gram–Schmidt on its rows in the order of the eigenvalues, $A = L\,R^\top$ with $L$ lower triangular,
-#   $L_{kk} > 0$, and $R$ orthogonal. In the linear phase
+#   by Gram–Schmidt on its rows in the order of the eigenvalues, $A = L\,O^\top$ with $L$ lower triangular,
+#   $L_{kk} > 0$, and $O$ orthogonal. In the linear phase
 #
-#   $$Q_d^\top W(t) = \mathrm{diag}\big(e^{\lambda_k t/2}\big)\,L\,R^\top
-#     = \Big[\mathrm{diag}\big(e^{\lambda_k t/2}\big)\,L\,\mathrm{diag}\big(e^{-\lambda_k t/2}\big)\Big]\,\mathrm{diag}\big(e^{\lambda_k t/2}\big)\,R^\top ,$$
+#   $$Q_d^\top W(t) = \mathrm{diag}\big(e^{\lambda_k t/2}\big)\,L\,O^\top
+#     = \Big[\mathrm{diag}\big(e^{\lambda_k t/2}\big)\,L\,\mathrm{diag}\big(e^{-\lambda_k t/2}\big)\Big]\,\mathrm{diag}\big(e^{\lambda_k t/2}\big)\,O^\top ,$$
 #
 #   and the bracket tends to the diagonal of $L$, because its entry $(k, j)$, $j<k$, is multiplied by
-#   $e^{-(\lambda_j-\lambda_k)t/2}\to0$. So $W$ approaches $Q_d\,\mathrm{diag}(L_{kk}e^{\lambda_kt/2})\,R^\top$: the aligned
+#   $e^{-(\lambda_j-\lambda_k)t/2}\to0$. So $W$ approaches $Q_d\,\mathrm{diag}(L_{kk}e^{\lambda_kt/2})\,O^\top$: the aligned
 #   trajectory with $s_k(0) = L_{kk}$ — the part of $q_k^\top W(0)$ orthogonal to $q_1^\top W(0),\dots,q_{k-1}^\top W(0)$ —
-#   and right rotation $R$. This is the QR step of the paper's derivation. On average $\mathbb E\,L_{kk}^2 = \sigma^2(d-k+1)$.
+#   and right rotation $O$. This is the QR step of the paper's derivation. On average $\mathbb E\,L_{kk}^2 = \sigma^2(d-k+1)$.
 #
 # Both rules give the same $\tau_k$ up to $O(1)/\lambda_k$. But in rescaled time the jumps have width
 # $1/\ln(\lambda_1/\sigma^2)$, which shrinks at the same rate as that shift: a wrong constant in $s_k^2(0)$ leaves a
 # mismatch of order one *at the jump* for every $\sigma^2$. Only the matched rule can make the distance vanish.
-# `q.matched_initial_singular_values` computes $L_{kk}$ and $R$; `q.random_init_sweep` runs the flow for all $\sigma^2$
+# `q.matched_initial_singular_values` computes $L_{kk}$ and $O$; `q.random_init_sweep` runs the flow for all $\sigma^2$
 # at once on a common grid of $t/\tau_1$ and measures
 #
 # $$D(\sigma^2) = \max_t\ \min_{O\in O(d)} \frac{\big\|W(t) - Q_d\,S_{\rm al}(t)\,O\big\|_F}{\big(\sum_{k\le d}\lambda_k\big)^{1/2}},$$
@@ -405,7 +405,7 @@ plt.show()
 # ## 6 · Silent alignment
 #
 # The left singular vectors $u_k(t)$ of $W(t)$ rotate onto the eigenvectors $q_k$ of $M^\star$ while $W$ is still tiny.
-# Figure 13.3 shows $|V^\top U_W(t)|$ (rows: the top $2d$ eigenvectors; columns: the $d$ left singular vectors) at
+# Figure 13.3 shows $|Q^\top U_W(t)|$ (rows: the top $2d$ eigenvectors; columns: the $d$ left singular vectors) at
 # four times, for the smallest $\sigma^2$.
 
 # %%
@@ -727,7 +727,9 @@ plt.show()
 #   With the "typical" initial singular value $\sigma^2 V$ it does not: the sigmoids are right, their offsets are not.
 # * The rate is a power of $\sigma^2$ set by the closest consecutive eigenvalue ratio, $p = \tfrac12(1-\lambda_{j+1}/\lambda_j)$.
 #   It is half the exponent the summary quotes for the paper's QR couplings, which fits if that quantity is a squared
-#   distance. For a real $M^\star$, where consecutive
+#   distance; the book does not measure the QR couplings themselves, so it neither confirms nor refutes the summary's
+#   exponent — it measures a different quantity, whose exponent agrees with the derivation above. For a real $M^\star$,
+#   where consecutive
 #   eigenvalues are a few percent apart, $p$ is of order $10^{-2}$: convergence of the *exact* frames is
 #   hopelessly slow, but the singular values, the learning times and the learned subspace agree with the theory.
 # * Runs that satisfy the condition $(\ast)$ are close to the aligned trajectory, but $(\ast)$ marks no transition, is far

@@ -23,7 +23,7 @@
 # it on a log scale, which explodes for pairs that never co-occur ($-\infty$) and grows without bound for
 # rare pairs seen together by luck. $M^\star$ is a *relative difference*
 # $(P_{ij} - P_iP_j)/\text{mean}(P_{ij}, P_iP_j)$: for small deviations it is the same as the log ratio, for
-# large ones it saturates. Truncating PMI gives poor embeddings (8.4% on analogies in the paper) while
+# large ones it saturates. Truncating PMI gives poor embeddings (8.4% on analogies in the paper's Figure 3b table) while
 # truncating $M^\star$ matches word2vec (66.3%). §4 measures why: as the authors compute it, PMI gives every
 # never-seen pair a guard value near $-57.6$, and those entries dominate its spectrum.
 #
@@ -468,7 +468,7 @@ prose(
 #   pairs to $-2$ and caps the rare co-occurring pairs at $+2$. Chapter 21 shows the consequence: svd(PMI) is a
 #   poor embedding, svd($M^\star$) a good one.
 # * PPMI ($\max(\mathrm{PMI}, 0)$) sets the guard entries to 0, which removes the dominant cause, but keeps the
-#   unbounded rare-pair side; it scores between the two in the paper (50.6% on analogies against 66.3% for
+#   unbounded rare-pair side; it scores between the two in the paper's Figure 3b table (50.6% on analogies against 66.3% for
 #   $M^\star$ and 8.4% for PMI).
 # * The bijection $M^\star = 2\tanh(\mathrm{PMI}/2)$ needs $\Psi^+ = \Psi^-$. With unequal reweightings
 #   (for instance the "two negatives" ablation of the authors' code, chapter 10, $\Psi^- = 2\Psi^+$),
