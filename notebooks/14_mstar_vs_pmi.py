@@ -424,14 +424,27 @@ acc_guard, n_an = q.analogy_accuracy(words, U_G[:, :d_emb] * np.sqrt(np.maximum(
 acc_zero = q.analogy_accuracy(words, U_Z[:, :d_emb] * np.sqrt(np.maximum(lam_Z[:d_emb], 0)))[0]
 acc_mstar = q.analogy_accuracy(words, U_M[:, :d_emb] * np.sqrt(np.maximum(lam_M[:d_emb], 0)))[0]
 se_z = q.gap_se(acc_zero, acc_guard, n_an)
-_ = rep.above(
-    "qwem.d1.zeroed_guard_lifts_pmi",
+stmt_z = (
     f"V={V:,}, d={d_emb}: svd(PMI) with the guard entries set to 0 minus svd(PMI) with the guard, on "
-    f"analogies, exceeds max(5 points, 3 SE = {3 * se_z:.3f})",
-    value=acc_zero - acc_guard,
-    bound=max(0.05, 3 * se_z),
-    kind="finding",
+    f"analogies, exceeds max(5 points, 3 SE = {3 * se_z:.3f})"
 )
+if n_an >= 100:
+    _ = rep.above(
+        "qwem.d1.zeroed_guard_lifts_pmi",
+        stmt_z,
+        value=acc_zero - acc_guard,
+        bound=max(0.05, 3 * se_z),
+        kind="finding",
+    )
+else:  # a few dozen analogies (the smoke preset's V) cannot resolve the gap: recorded, not asserted
+    _ = rep.check(
+        "qwem.d1.zeroed_guard_lifts_pmi",
+        stmt_z + f" — not asserted: only n = {n_an} analogies at this V",
+        value=acc_zero - acc_guard,
+        passed=True,
+        tolerance="recorded (n < 100)",
+        kind="record",
+    )
 _ = rep.check(
     "qwem.d1.zeroed_guard_scores",
     f"V={V:,}, d={d_emb}: analogy accuracy of svd of the guarded PMI, the zeroed PMI and M* (n analogies)",

@@ -18,9 +18,8 @@
 # co-occurrence table is symmetric, and on a stream with no gaps its row marginal is the unigram
 # distribution up to edge effects of order $1/N$, (iii) $M^\star = 2\tanh(\mathrm{PMI}/2)$ entry by entry,
 # and (iv) $M^\star$ is strongly indefinite: about half of its eigenvalues are negative (the paper counts
-# 4,795 non-negative ones of $V = 10{,}000$), with one very negative eigenvalue. (Whether that eigenvalue
-# is *carried by* the pairs never seen together is measured in section 4, not assumed: they supply part of
-# it, not all.)
+# 4,795 non-negative ones of $V = 10{,}000$), with one very negative eigenvalue. (How much of that
+# eigenvalue the pairs never seen together supply is measured in section 4, not assumed.)
 #
 # **Intuition.** Most pairs of words among 10,000 never appear within 16 words of each other in a
 # corpus of 17 million tokens. For those pairs $P_{ij}=0$ and $M^\star_{ij} = -2$ exactly, a large
@@ -395,11 +394,18 @@ _ = rep.check(
     tolerance="recorded",
     kind="record",
 )
+share_lam = lam_unseen / lam_all[-1]
 prose(
     f"At $V$ = {S['V']:,} the never-seen pairs ({unseen_mask.mean():.1%} of the entries) supply "
     f"{mean_unseen / (S['V'] * Mstar.mean()):.0%} of $V\\,\\overline{{M^\\star}}$ and "
-    f"{lam_unseen / lam_all[-1]:.0%} of $\\lambda_V$: the very negative eigenvalue comes from the many small "
-    "negative entries of pairs that co-occur less than independence predicts as much as from the $-2$ block."
+    f"{share_lam:.0%} of $\\lambda_V$: "
+    + (
+        "most of the very negative eigenvalue, on this corpus."
+        if share_lam > 0.5
+        else "less than half of it; the rest comes from the many small negative entries of pairs that "
+        "co-occur less often than independence predicts, so the eigenvalue is not *carried* by the unseen "
+        "pairs."
+    )
 )
 
 # %%
