@@ -401,10 +401,10 @@ prose(
     f"{share_lam:.0%} of $\\lambda_V$: "
     + (
         "most of the very negative eigenvalue, on this corpus."
-        if share_lam > 0.5
-        else "less than half of it; the rest comes from the many small negative entries of pairs that "
+        if share_lam > 2 / 3
+        else "part of it, not all: the rest comes from the many small negative entries of pairs that "
         "co-occur less often than independence predicts, so the eigenvalue is not *carried* by the unseen "
-        "pairs."
+        "pairs alone."
     )
 )
 
