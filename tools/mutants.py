@@ -31,6 +31,27 @@ ROOT = Path(__file__).resolve().parents[1]
 # (name, file, original text, mutated text, tests that must catch it)
 MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
+        "paper_map: a contradiction at a reduced setting accepted",
+        "qwem_lib/paper_map.py",
+        'if e["verdict"] in ("contradicted", "reproduced") and st["match"] in (',
+        'if e["verdict"] in ("reproduced",) and st["match"] in (',
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: quote fragments not checked in order",
+        "qwem_lib/paper_map.py",
+        "        pos = at + len(frag)\n",
+        "",
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: tests may cite claims outside the evidence",
+        "qwem_lib/paper_map.py",
+        'if t["claim"] not in ev:',
+        'if t["claim"] not in ev and False:',
+        ["tests/test_paper_map.py"],
+    ),
+    (
         "corpus_stats: window one offset short",
         "qwem_lib/corpus_stats.py",
         "stop = min(n, t + W + 1)",

@@ -442,10 +442,10 @@ def render_markdown(
         "",
     ]
     if paper_map is not None:
-        from .paper_map import render_map, validate
+        from .paper_map import load_seeds, render_map, validate
 
         lines += render_map(paper_map, claims)
-        errors = validate(paper_map, claims)
+        errors = validate(paper_map, claims, load_seeds())
         if errors:
             lines += (
                 [
