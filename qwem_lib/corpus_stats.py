@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -480,7 +480,7 @@ def cooccurrence(
     oov: OOVRule = "authors",
     stream_vocab: int = STREAM_VOCAB,
     use_cache: bool = True,
-    dtype: type = np.float64,
+    dtype: Any = np.float64,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
 
