@@ -717,7 +717,9 @@ def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
     return np.array([task_snr(truncate(R, int(d))) for d in ds])
 
 
-def partial_spearman(x: Sequence[float], y: Sequence[float], z: Sequence[float]) -> float:
+def partial_spearman(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, z: Sequence[float]
+) -> float:
     """Spearman partial correlation of ``x`` and ``y`` given ``z``: the Pearson correlation of the ranks
     of ``x`` and ``y`` after each is regressed (least squares, with intercept) on the ranks of ``z``."""
     from scipy.stats import rankdata
@@ -736,8 +738,8 @@ def partial_spearman(x: Sequence[float], y: Sequence[float], z: Sequence[float])
 
 
 def spearman_with_uncertainty(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
     *,
     n_boot: int = 2000,
     n_perm: int = 10000,
@@ -760,20 +762,22 @@ def spearman_with_uncertainty(
         raise ValueError(
             f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}"
         )
-    draws = []
-    for name, dr in (("x_draws", x_draws), ("y_draws", y_draws)):
-        if dr is not None:
-            dr = np.asarray(dr, dtype=float)
-            if dr.ndim != 2 or dr.shape[1] != len(x) or not np.all(np.isfinite(dr)):
-                raise ValueError(f"{name} must be a finite (m, {len(x)}) array")
+    draws: list[np.ndarray | None] = []
+    for name, given in (("x_draws", x_draws), ("y_draws", y_draws)):
+        dr = None if given is None else np.asarray(given, dtype=float)
+        if dr is not None and (
+            dr.ndim != 2 or dr.shape[1] != len(x) or not np.all(np.isfinite(dr))
+        ):
+            raise ValueError(f"{name} must be a finite (m, {len(x)}) array")
         draws.append(dr)
     rng = np.random.default_rng([config.SEED, 30_002]) if rng is None else rng
     rho = float(spearmanr(x, y).statistic)
     boots = []
     for _ in range(n_boot):
         i = rng.integers(0, len(x), len(x))
-        xb = x[i] if draws[0] is None else draws[0][rng.integers(0, len(draws[0]), len(x)), i]
-        yb = y[i] if draws[1] is None else draws[1][rng.integers(0, len(draws[1]), len(x)), i]
+        dx, dy = draws
+        xb = x[i] if dx is None else dx[rng.integers(0, len(dx), len(x)), i]
+        yb = y[i] if dy is None else dy[rng.integers(0, len(dy), len(x)), i]
         if np.ptp(xb) > 0 and np.ptp(yb) > 0:
             boots.append(spearmanr(xb, yb).statistic)
     rx = np.argsort(np.argsort(x))
