@@ -516,6 +516,15 @@ def main(argv: list[str]) -> int:
     if not chosen:
         print(f"no mutant's name contains any of {argv}")
         return 2
+    stale = [
+        f"  {name!r}: the original text occurs {(ROOT / rel).read_text().count(old)} times in {rel}"
+        for name, rel, old, _, _ in chosen
+        if (ROOT / rel).read_text().count(old) != 1
+    ]
+    if stale:  # found before any test runs, not after half of them
+        print("mutants whose original text is not found once (update tools/mutants.py):")
+        print("\n".join(stale))
+        return 2
     ok, secs, last = baseline(chosen)
     print(f"{'baseline (no mutation)':60s} {'passes' if ok else 'FAILS':8s} {secs:5.0f}  {last}")
     if not ok:
