@@ -45,6 +45,7 @@ env-latest:
 	test -x $(PY_LATEST) || $(PYTHON) -m venv $(VENV_LATEST)
 	$(PY_LATEST) -m pip install --quiet --upgrade --upgrade-strategy eager -e .
 	$(PY_LATEST) -m pip check
+	$(PY_LATEST) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	echo latest > $(VENV_LATEST)/.installed
 
 test-latest: env-latest
