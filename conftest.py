@@ -98,8 +98,19 @@ def pytest_sessionstart(session):
 def pytest_sessionfinish(session, exitstatus):
     if os.environ.get("QWEM_TREE_GUARD") != "1":
         return
-    changed = tree_changes(_TREE_BEFORE, tree_snapshot())
-    if changed:
-        print("\nQWEM_TREE_GUARD: the test run wrote outside the cache and data folders:")
-        print("\n".join("  " + c for c in changed))
+    _TREE_CHANGED[:] = tree_changes(_TREE_BEFORE, tree_snapshot())
+    if _TREE_CHANGED:
         session.exitstatus = 1
+
+
+_TREE_CHANGED: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _TREE_CHANGED:
+        terminalreporter.section("QWEM_TREE_GUARD", red=True)
+        terminalreporter.write_line(
+            "the run wrote in the working tree outside the cache and data folders (this fails it):"
+        )
+        for line in _TREE_CHANGED:
+            terminalreporter.write_line("  " + line)
