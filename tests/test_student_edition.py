@@ -77,7 +77,9 @@ def test_no_solution_survives(nb_path, edition):
     assert "## Exercises" in text, f"{nb_path.name}: the exercises were lost"
     assert "student edition" in text
     kept = len(book["cells"]) - len(removed)
-    assert kept + 1 <= len(ed["cells"]) <= kept + 3, "only the solution cells go (a setup cell is added)"
+    assert kept + 1 <= len(ed["cells"]) <= kept + 3, (
+        "only the solution cells go (a setup cell is added)"
+    )
 
 
 def test_book_is_untouched(edition):
