@@ -469,6 +469,12 @@ def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> 
     return readme.rstrip() + f"\n\n```{{toctree}}\n:caption: Reference\n:hidden:\n\n{ref}\n```\n"
 
 
+def table_math(text: str) -> str:
+    """Maths inside a Markdown table cell: ``\\|W\\|_F`` would lose its backslashes to the table's ``|``
+    escape and render as ``|W|_F``; ``\\Vert`` says the same and survives."""
+    return re.sub(r"\$[^$\n]*\$", lambda m: m.group(0).replace("\\|", "\\Vert "), text)
+
+
 def readme_page(readme: str, chapters: list[Chapter]) -> str:
     """README as the developers' page: its chapter table replaced by the generated one (no toctree)."""
     m = re.search(r"^## Chapters\n(.*?)(?=^## )", readme, re.M | re.S)
@@ -767,7 +773,7 @@ def stage(src: Path) -> list[Chapter]:
         nb = json.loads(ch.path.read_text(encoding="utf-8"))
         nbs[ch.stem] = nb
         ch.title = _title(nb, ch.stem)
-        ch.summary = summaries.get(ch.number, "")
+        ch.summary = table_math(summaries.get(ch.number, ""))
         ch.minutes = apparatus.reading_minutes(nb)
         ch.status = apparatus.execution_status(nb, apparatus.load_records(ROOT, ch.stem), version)
         text = "\n".join(
