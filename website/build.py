@@ -330,7 +330,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
     for c in cells:
         if c["cell_type"] == "markdown":
             src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels)
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
             c["source"] = src
             new, found = apparatus.exercise_blocks(src, ch.stem)
             if found:
@@ -349,7 +349,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 open_solution = False
             if ch.number == "00" and "chapter_map" in ctx:
                 src = replace_chapter_map(src, ctx["chapter_map"])
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels)
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
             src = apparatus.anchor_caption(src)
             src = apparatus.statement_blocks(src, ch.stem, ctx["statements"])
             start = apparatus.solution_start(src, ch.stem, labels)
@@ -363,7 +363,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 if md is not None:
                     md = "".join(md) if isinstance(md, list) else md
                     o["data"]["text/markdown"] = apparatus.link_mentions(
-                        md, stems, ch.number, fig_labels
+                        md, stems, ch.number, fig_labels, ctx.get("results")
                     )
             if "solution" in c.get("metadata", {}).get("tags", []) and not open_solution:
                 # a solution whose exercise was not found: fold the whole cell at least
@@ -373,6 +373,24 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
         out.append(_md_cell(apparatus.SOLUTION_END, "site-solution-end-last"))
     nb["cells"] = out
     return nb
+
+
+def named_results(chapters: list[Chapter], nbs: dict[str, dict]) -> dict[tuple[str, str], str]:
+    """(paper, "Lemma 3.1") -> the label of the block that states it, for names stated exactly once."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for ch in chapters:
+        paper = apparatus.PAPER_KEY.get(ch.number[0])
+        if not paper:
+            continue
+        k = 0
+        for c in nbs[ch.stem]["cells"]:
+            if c["cell_type"] != "markdown":
+                continue
+            src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for name, label in apparatus.statement_names(src, ch.stem, k):
+                seen.setdefault((paper, name), []).append(label)
+            k += len(apparatus.STATEMENT.findall(src))
+    return {key: labels[0] for key, labels in seen.items() if len(labels) == 1}
 
 
 def replace_chapter_map(md: str, table: str) -> str:
@@ -796,6 +814,7 @@ def stage(src: Path) -> list[Chapter]:
         },
         "statements": [],
         "chapter_map": chapter_table(chapters),
+        "results": named_results(chapters, nbs),
     }
     seen: set[str] = set()
     for ch in chapters:

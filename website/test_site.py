@@ -175,6 +175,8 @@ def _open(driver, url: str) -> dict:
           })),
           stray_solution_cells: q('div.cell.tag_solution').filter(c => !c.closest('div.solution')).length,
           cite_links: q('a[href*="references.html#"]').map(a => a.textContent),
+          statements: q('[id^="stmt-"]').length,
+          exercises: q('div.exercise[id^="ex-"]').length,
           fragment_links: q('article a.reference.internal[href*="#"]').map(a => a.getAttribute('href')),
           overflow: (() => { const a = document.querySelector('article.bd-article') || document.body;
                              return {scroll: a.scrollWidth, client: a.clientWidth,
@@ -201,6 +203,7 @@ REPRS = [
 #: The size rule: a figure's smallest text (the style's 9 pt legend) renders at >= 9 pt, and >= 150 dpi.
 MIN_TEXT_PT, STYLE_MIN_PT, MIN_DPI = 9.0, 9.0, 150.0
 FIGURE_SIZES: dict[str, list[dict]] = {}
+STATEMENT_LINKS: dict[str, list[str]] = {}
 EXCEPTIONS_FILE = ROOT / "website" / "figure_exceptions.json"
 
 
@@ -344,7 +347,12 @@ def test_chapter_page(chapter, browser, base_url):
     authors = {"0": ("Karkada", "Laurent"), "4": ("Laurent",)}.get(chapter.number[0], ("Karkada",))
     for a in authors:
         assert any(a in t for t in page["cite_links"]), f"{url}: does not cite {a} et al."
-    # Cross-references (theorems, exercises, figures, other chapters' anchors) resolve.
+    # Statements are numbered blocks, exercises are exercise blocks; references to them resolve.
+    source = chapter.path.with_suffix(".py").read_text(encoding="utf-8")
+    if "**Statement" in source:
+        assert page["statements"] > 0, f"{url}: its statement is not a theorem-like block"
+    assert page["exercises"] > 0, f"{url}: no exercise blocks"
+    STATEMENT_LINKS[chapter.stem] = [h for h in page["fragment_links"] if "#stmt-" in h]
     _check_fragments(url, page["fragment_links"])
     # Wide content scrolls in its box; the column itself never overflows.
     assert page["wide_math_clipped"] == 0, f"{url}: a wide equation is clipped, not scrollable"
@@ -405,6 +413,14 @@ def test_figures_meet_the_size_rule():
             "(QWEM_WRITE_FIGURE_EXCEPTIONS=1): " + ", ".join(stale),
             stacklevel=1,
         )
+
+
+def test_results_are_referenced_across_chapters():
+    """ "Theorem 1", "Lemma 3.1", … in the text link to the blocks that state them (checked to resolve above)."""
+    if len(STATEMENT_LINKS) < len(CHAPTERS):
+        pytest.skip("run with the chapter pages (the whole file)")
+    linking = [s for s, links in STATEMENT_LINKS.items() if links]
+    assert len(linking) >= 5, f"few chapters link a theorem-like block: {linking}"
 
 
 def test_bibliography_notation_execution_and_preface(browser, base_url):
