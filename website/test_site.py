@@ -7,9 +7,15 @@ the browser, and every page is checked to have loaded nothing from outside the s
 site works offline. For every chapter: the mathematics was typeset by MathJax (each math element holds
 MathJax's output, no MathJax error, no raw ``$$`` or ``$\\cmd$`` left in the text), every image loaded
 (``naturalWidth > 0``) and there are as many as the notebook has figures, no progress-bar residue, and the
-page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The sidebar and the "next"
-buttons reach every chapter, and the site's search finds a chapter. Screenshots of every chapter go to
-``_site/screenshots/`` for a person to look at.
+page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The book's apparatus (issue
+28): no object repr and no ``prose(`` source is visible; every solution (prose, code and output) is folded
+and opens on a click, and no solution cell sits outside its block; the chapter cites its paper; the
+statement is a theorem-like block, the exercises are exercise blocks, and every in-page reference leads
+to an existing anchor; wide equations scroll and the page never scrolls sideways; every figure is measured
+against the size rule (exceptions in ``website/figure_exceptions.json``). Then the References page, the
+notation and execution pages, the preface, the reproduction pages (fitting the column), the sidebar and
+"next" buttons reaching every chapter, the API pages and the search. Screenshots of every chapter go to
+``_site/screenshots/`` for a person to look at, the figure measurements to ``_site/figure-sizes.json``.
 
 Not part of ``make test`` (this file is outside pytest's ``testpaths``): it needs the site's optional
 dependencies (``pip install -e .[site]``) and ``/usr/bin/chromium`` with ``/usr/bin/chromedriver``.
