@@ -337,9 +337,14 @@ def test_solution_code_is_inside_its_block(book):
 def test_named_results_link_to_their_statement():
     md = "**Statement (Karkada et al. 2025, Lemma 3.1).** Text."
     assert ap.statement_names(md, "12_x") == [("Lemma 3.1", "stmt-12-1")]
-    assert ap.statement_names("**Statement (Laurent 2024, Section 2.1 and Theorem 1).** T.", "40_x") == []
+    assert (
+        ap.statement_names("**Statement (Laurent 2024, Section 2.1 and Theorem 1).** T.", "40_x")
+        == []
+    )
     results = {("qwem", "Lemma 3.1"): "stmt-12-1"}
     out = ap.link_mentions("By Lemma 3.1 and Theorem 9.", {}, "13", set(), results)
     assert out == "By {prf:ref}`Lemma 3.1 <stmt-12-1>` and Theorem 9."
-    assert ap.link_mentions("By Lemma 3.1.", {}, "41", set(), results) == "By Lemma 3.1."  # other paper
+    assert (
+        ap.link_mentions("By Lemma 3.1.", {}, "41", set(), results) == "By Lemma 3.1."
+    )  # other paper
     assert ap.link_mentions(md, {}, "12", set(), results) == md  # the statement's own title
