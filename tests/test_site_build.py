@@ -348,3 +348,23 @@ def test_named_results_link_to_their_statement():
         ap.link_mentions("By Lemma 3.1.", {}, "41", set(), results) == "By Lemma 3.1."
     )  # other paper
     assert ap.link_mentions(md, {}, "12", set(), results) == md  # the statement's own title
+
+
+def test_repository_address_is_one_setting(book, monkeypatch):
+    ch = build.find_chapters(book)[1]
+    monkeypatch.delenv("QWEM_REPOSITORY", raising=False)
+    if not build.repository():  # pyproject.toml names none: no source, launch or edit links at all
+        assert "Binder" not in build.chapter_header(ch, [])
+    monkeypatch.setenv("QWEM_REPOSITORY", "https://github.com/someone/book/")
+    header = build.chapter_header(ch, [])
+    assert "[source](https://github.com/someone/book/blob/main/notebooks/31_linear.py)" in header
+    assert (
+        "[edit this page](https://github.com/someone/book/edit/main/notebooks/31_linear.py)"
+        in header
+    )
+    assert "mybinder.org/v2/gh/someone/book/main?labpath=notebooks/31_linear.ipynb" in header
+    assert (
+        "colab.research.google.com/github/someone/book/blob/main/notebooks/31_linear.ipynb"
+        in header
+    )
+    assert 'pip install "qwem-lib @ git+https://github.com/someone/book"' in header
