@@ -23,8 +23,8 @@ when the claim fails, so nbval fails with it. ``python -m qwem_lib.report`` (run
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
 
 The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
-``reproduction/records`` at the ``book`` preset when ``tools/build_book.py`` executes the chapter, and a
-cache folder otherwise (see :func:`records_dir`): only the book's build touches the committed report.
+``reproduction/records`` at the ``book`` preset and a cache folder at the others (see
+:func:`records_dir`): only book-preset runs touch the committed report.
 """
 
 from __future__ import annotations
@@ -63,27 +63,18 @@ KIND_TITLES: dict[str, str] = {
 }
 
 
-#: Set by ``tools/build_book.py`` for the chapters it executes: only then does a ``book``-preset chapter
-#: write the committed records (a chapter run in JupyterLab writes to the cache instead).
-BOOK_BUILD_ENV = "QWEM_BOOK_BUILD"
-
-
-def records_dir(*, writing: bool = False) -> Path:
-    """Where chapters write (``writing=True``) and the report reads their claim records.
+def records_dir() -> Path:
+    """Where chapters write their claim records.
 
     ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` for the ``book`` preset (the committed
-    records) — for writing only when the book is being built (``tools/build_book.py`` sets
-    ``QWEM_BOOK_BUILD=1``), else ``<cache>/records-book-interactive``, so that running a chapter in
-    JupyterLab never truncates a committed file; else ``<cache>/records-<preset>``, so that a smoke or
-    paper run never overwrites the book's committed records.
+    records); else ``<cache>/records-<preset>``, so that a smoke or paper run never overwrites the book's
+    committed records.
     """
     env = os.environ.get("QWEM_REPORT_DIR")
     if env:
         p = Path(env)
-    elif config.preset() == "book" and (not writing or os.environ.get(BOOK_BUILD_ENV) == "1"):
-        p = config.REPO_ROOT / "reproduction" / "records"
     elif config.preset() == "book":
-        p = config.cache_dir() / "records-book-interactive"
+        p = config.REPO_ROOT / "reproduction" / "records"
     else:
         p = config.cache_dir() / f"records-{config.preset()}"
     p.mkdir(parents=True, exist_ok=True)
@@ -145,7 +136,7 @@ class Report:
             )
         self.chapter = chapter
         self.claims: list[Claim] = []
-        self.path = records_dir(writing=True) / f"{chapter}.json"
+        self.path = records_dir() / f"{chapter}.json"
         self._write()
         if not quiet:
             print(f"{chapter}: {config.describe()}")

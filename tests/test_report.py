@@ -106,12 +106,7 @@ def test_only_book_preset_writes_committed_records(monkeypatch, tmp_path):
     monkeypatch.delenv("QWEM_REPORT_DIR", raising=False)
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_PRESET", "book")
-    monkeypatch.delenv(report.BOOK_BUILD_ENV, raising=False)
     assert report.records_dir() == config.REPO_ROOT / "reproduction" / "records"
-    # a chapter run outside the book's build (JupyterLab, nbval at the book preset) writes to the cache
-    assert report.records_dir(writing=True) == tmp_path / "records-book-interactive"
-    monkeypatch.setenv(report.BOOK_BUILD_ENV, "1")
-    assert report.records_dir(writing=True) == config.REPO_ROOT / "reproduction" / "records"
     assert report.report_root() == config.REPO_ROOT
     monkeypatch.setenv("QWEM_PRESET", "smoke")
     assert report.records_dir() == tmp_path / "records-smoke"
@@ -157,20 +152,3 @@ def test_headline_counts_kinds_separately(records, tmp_path):
 def test_prose_prints_outside_a_notebook(capsys):
     report.prose("The value is 3.")
     assert capsys.readouterr().out.strip() == "The value is 3."
-
-
-def test_a_chapter_run_by_hand_leaves_the_committed_records_alone(monkeypatch, tmp_path):
-    """Opening a Report at the book preset outside tools/build_book.py (e.g. in JupyterLab) must not
-    truncate reproduction/records/<chapter>.json: its records go to the cache."""
-    from qwem_lib import config
-
-    monkeypatch.delenv("QWEM_REPORT_DIR", raising=False)
-    monkeypatch.delenv(report.BOOK_BUILD_ENV, raising=False)
-    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
-    monkeypatch.setenv("QWEM_PRESET", "book")
-    committed = config.REPO_ROOT / "reproduction" / "records" / "10_word2vec_to_qwem.json"
-    before = committed.read_bytes()
-    rep = Report("10_word2vec_to_qwem", quiet=True)
-    rep.close("qwem.by_hand", "a claim made by hand", value=1.0, target=1.0, tol=0, kind="record")
-    assert committed.read_bytes() == before
-    assert rep.path == tmp_path / "records-book-interactive" / "10_word2vec_to_qwem.json"

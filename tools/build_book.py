@@ -177,9 +177,6 @@ def main() -> int:
     if dropped:
         print(f"(MPLBACKEND={dropped} ignored: executed chapters keep their figures)")
 
-    # Only the book's build writes the committed claim records (qwem_lib.report.records_dir); the kernels
-    # inherit this variable. A chapter run by hand in JupyterLab writes its records to the cache.
-    os.environ[report.BOOK_BUILD_ENV] = "1"
     todo = chapters(args.chapters)
     print(f"Executing {len(todo)} chapter(s): {config.describe()}")
     rows = []
