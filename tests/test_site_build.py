@@ -334,3 +334,39 @@ def test_solution_code_is_inside_its_block(book):
         ("markdown", ":::{solution-end}"),
         ("markdown", "After."),
     ]
+
+
+def test_named_results_link_to_their_statement():
+    md = "**Statement (Karkada et al. 2025, Lemma 3.1).** Text."
+    assert ap.statement_names(md, "12_x") == [("Lemma 3.1", "stmt-12-1")]
+    assert (
+        ap.statement_names("**Statement (Laurent 2024, Section 2.1 and Theorem 1).** T.", "40_x")
+        == []
+    )
+    results = {("qwem", "Lemma 3.1"): "stmt-12-1"}
+    out = ap.link_mentions("By Lemma 3.1 and Theorem 9.", {}, "13", set(), results)
+    assert out == "By {prf:ref}`Lemma 3.1 <stmt-12-1>` and Theorem 9."
+    assert (
+        ap.link_mentions("By Lemma 3.1.", {}, "41", set(), results) == "By Lemma 3.1."
+    )  # other paper
+    assert ap.link_mentions(md, {}, "12", set(), results) == md  # the statement's own title
+
+
+def test_repository_address_is_one_setting(book, monkeypatch):
+    ch = build.find_chapters(book)[1]
+    monkeypatch.delenv("QWEM_REPOSITORY", raising=False)
+    if not build.repository():  # pyproject.toml names none: no source, launch or edit links at all
+        assert "Binder" not in build.chapter_header(ch, [])
+    monkeypatch.setenv("QWEM_REPOSITORY", "https://github.com/someone/book/")
+    header = build.chapter_header(ch, [])
+    assert "[source](https://github.com/someone/book/blob/main/notebooks/31_linear.py)" in header
+    assert (
+        "[edit this page](https://github.com/someone/book/edit/main/notebooks/31_linear.py)"
+        in header
+    )
+    assert "mybinder.org/v2/gh/someone/book/main?labpath=notebooks/31_linear.ipynb" in header
+    assert (
+        "colab.research.google.com/github/someone/book/blob/main/notebooks/31_linear.ipynb"
+        in header
+    )
+    assert 'pip install "qwem-lib @ git+https://github.com/someone/book"' in header

@@ -69,7 +69,7 @@ def citations_for(number: str, text: str) -> list[str]:
 #: images, HTML tags, MyST roles and targets, headings, and a caption's own bold "**Figure N.M**".
 PROTECTED = re.compile(
     r"```.*?```|:::.*?:::|\$\$.*?\$\$|\$[^$\n]+\$|`[^`\n]+`|!?\[[^\]]*\]\([^)]*\)|<[^>\n]+>|"
-    r"\{[\w:-]+\}`[^`]*`|^\([\w-]+\)=$|^#+ .*$|\*\*Figure \d\d\.\d+\*\*",
+    r"\{[\w:-]+\}`[^`]*`|^\([\w-]+\)=$|^#+ .*$|\*\*Figure \d\d\.\d+\*\*|\*\*Statement[^*\n]*\*\*",
     re.S | re.M,
 )
 
@@ -91,8 +91,34 @@ CHAPTER_MENTION = re.compile(
 FIGURE_MENTION = re.compile(r"\b(Figures?)\s+(\d\d)\.(\d+)\b")
 
 
-def link_mentions(md: str, stems: dict[str, str], here: str, fig_labels: set[str]) -> str:
-    """ "chapter 12" -> a link to chapter 12's page; "Figure 12.3" -> a reference to its caption."""
+RESULT_NAME = re.compile(r"\b(Theorem|Lemma|Proposition|Corollary|Result) (\d+(?:\.\d+)?)\b")
+#: Which paper a chapter's "Theorem 1" means, by the chapter number's first digit (chapter 00 cites both).
+PAPER_KEY = {"1": "qwem", "2": "qwem", "3": "qwem", "4": "fc"}
+
+
+def statement_names(md: str, stem: str, start: int = 0) -> list[tuple[str, str]]:
+    """(name, label) of the statements a Markdown cell opens, e.g. ("Lemma 3.1", "stmt-12-1"), numbered
+    from ``start`` as :func:`statement_blocks` labels them."""
+    out = []
+    for k, m in enumerate(STATEMENT.finditer(md), start + 1):
+        title = m.group(1) or ""
+        name = RESULT_NAME.search(title)
+        if name and not re.search(
+            r"Section|Figure|Appendix", title
+        ):  # a block that states one result
+            out.append((name.group(0), f"stmt-{stem[:2]}-{k}"))
+    return out
+
+
+def link_mentions(
+    md: str,
+    stems: dict[str, str],
+    here: str,
+    fig_labels: set[str],
+    results: dict[tuple[str, str], str] | None = None,
+) -> str:
+    """ "chapter 12" -> a link to chapter 12's page; "Figure 12.3" -> a reference to its caption;
+    "Lemma 3.1" -> a reference to the block that states it (``results``: (paper, name) -> label)."""
 
     def chapters(text: str) -> str:
         def one(num: str) -> str:
@@ -118,7 +144,18 @@ def link_mentions(md: str, stems: dict[str, str], here: str, fig_labels: set[str
 
         return FIGURE_MENTION.sub(sub, text)
 
-    return rewrite_plain(rewrite_plain(md, chapters), figures)
+    def named(text: str) -> str:
+        paper = PAPER_KEY.get(here[0])
+        if not results or not paper:
+            return text
+
+        def sub(m: re.Match) -> str:
+            label = results.get((paper, m.group(0)))
+            return f"{{prf:ref}}`{m.group(0)} <{label}>`" if label else m.group(0)
+
+        return RESULT_NAME.sub(sub, text)
+
+    return rewrite_plain(rewrite_plain(rewrite_plain(md, chapters), figures), named)
 
 
 # --------------------------------------------------------------------------------------------

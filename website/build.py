@@ -331,7 +331,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
     for c in cells:
         if c["cell_type"] == "markdown":
             src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels)
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
             c["source"] = src
             new, found = apparatus.exercise_blocks(src, ch.stem)
             if found:
@@ -350,7 +350,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 open_solution = False
             if ch.number == "00" and "chapter_map" in ctx:
                 src = replace_chapter_map(src, ctx["chapter_map"])
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels)
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
             src = apparatus.anchor_caption(src)
             src = apparatus.statement_blocks(src, ch.stem, ctx["statements"])
             start = apparatus.solution_start(src, ch.stem, labels)
@@ -364,7 +364,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 if md is not None:
                     md = "".join(md) if isinstance(md, list) else md
                     o["data"]["text/markdown"] = apparatus.link_mentions(
-                        md, stems, ch.number, fig_labels
+                        md, stems, ch.number, fig_labels, ctx.get("results")
                     )
             if "solution" in c.get("metadata", {}).get("tags", []) and not open_solution:
                 # a solution whose exercise was not found: fold the whole cell at least
@@ -374,6 +374,24 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
         out.append(_md_cell(apparatus.SOLUTION_END, "site-solution-end-last"))
     nb["cells"] = out
     return nb
+
+
+def named_results(chapters: list[Chapter], nbs: dict[str, dict]) -> dict[tuple[str, str], str]:
+    """(paper, "Lemma 3.1") -> the label of the block that states it, for names stated exactly once."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for ch in chapters:
+        paper = apparatus.PAPER_KEY.get(ch.number[0])
+        if not paper:
+            continue
+        k = 0
+        for c in nbs[ch.stem]["cells"]:
+            if c["cell_type"] != "markdown":
+                continue
+            src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for name, label in apparatus.statement_names(src, ch.stem, k):
+                seen.setdefault((paper, name), []).append(label)
+            k += len(apparatus.STATEMENT.findall(src))
+    return {key: labels[0] for key, labels in seen.items() if len(labels) == 1}
 
 
 def replace_chapter_map(md: str, table: str) -> str:
@@ -468,6 +486,12 @@ def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> 
         readme = readme.rstrip() + "\n\n## Chapters\n\n" + cmap
     ref = "\n".join(extra_docs + ["api/index"])
     return readme.rstrip() + f"\n\n```{{toctree}}\n:caption: Reference\n:hidden:\n\n{ref}\n```\n"
+
+
+def table_math(text: str) -> str:
+    """Maths inside a Markdown table cell: ``\\|W\\|_F`` would lose its backslashes to the table's ``|``
+    escape and render as ``|W|_F``; ``\\Vert`` says the same and survives."""
+    return re.sub(r"\$[^$\n]*\$", lambda m: m.group(0).replace("\\|", "\\Vert "), text)
 
 
 def readme_page(readme: str, chapters: list[Chapter]) -> str:
@@ -768,7 +792,7 @@ def stage(src: Path) -> list[Chapter]:
         nb = json.loads(ch.path.read_text(encoding="utf-8"))
         nbs[ch.stem] = nb
         ch.title = _title(nb, ch.stem)
-        ch.summary = summaries.get(ch.number, "")
+        ch.summary = table_math(summaries.get(ch.number, ""))
         ch.minutes = apparatus.reading_minutes(nb)
         ch.status = apparatus.execution_status(nb, apparatus.load_records(ROOT, ch.stem), version)
         text = "\n".join(
@@ -791,6 +815,7 @@ def stage(src: Path) -> list[Chapter]:
         },
         "statements": [],
         "chapter_map": chapter_table(chapters),
+        "results": named_results(chapters, nbs),
     }
     seen: set[str] = set()
     for ch in chapters:

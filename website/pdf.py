@@ -143,7 +143,7 @@ def print_pdf(html_dir: Path, target: Path, timeout_s: int = 300) -> int:
             first = len(writer.pages)
             for page in reader.pages:
                 writer.add_page(page)
-            writer.add_outline_item(title, first)
+            writer.add_outline_item(title=title, page_number=first)
             print(f"  {rel}: {len(reader.pages)} pages")
     finally:
         driver.quit()

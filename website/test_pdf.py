@@ -24,6 +24,7 @@ _spec.loader.exec_module(site_build)
 
 
 def _norm(s: str) -> str:
+    s = s.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return re.sub(r"\s+", " ", s).strip().lower()
 
 

@@ -7,9 +7,15 @@ the browser, and every page is checked to have loaded nothing from outside the s
 site works offline. For every chapter: the mathematics was typeset by MathJax (each math element holds
 MathJax's output, no MathJax error, no raw ``$$`` or ``$\\cmd$`` left in the text), every image loaded
 (``naturalWidth > 0``) and there are as many as the notebook has figures, no progress-bar residue, and the
-page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The sidebar and the "next"
-buttons reach every chapter, and the site's search finds a chapter. Screenshots of every chapter go to
-``_site/screenshots/`` for a person to look at.
+page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The book's apparatus (issue
+28): no object repr and no ``prose(`` source is visible; every solution (prose, code and output) is folded
+and opens on a click, and no solution cell sits outside its block; the chapter cites its paper; the
+statement is a theorem-like block, the exercises are exercise blocks, and every in-page reference leads
+to an existing anchor; wide equations scroll and the page never scrolls sideways; every figure is measured
+against the size rule (exceptions in ``website/figure_exceptions.json``). Then the References page, the
+notation and execution pages, the preface, the reproduction pages (fitting the column), the sidebar and
+"next" buttons reaching every chapter, the API pages and the search. Screenshots of every chapter go to
+``_site/screenshots/`` for a person to look at, the figure measurements to ``_site/figure-sizes.json``.
 
 Not part of ``make test`` (this file is outside pytest's ``testpaths``): it needs the site's optional
 dependencies (``pip install -e .[site]``) and ``/usr/bin/chromium`` with ``/usr/bin/chromedriver``.
@@ -175,6 +181,8 @@ def _open(driver, url: str) -> dict:
           })),
           stray_solution_cells: q('div.cell.tag_solution').filter(c => !c.closest('div.solution')).length,
           cite_links: q('a[href*="references.html#"]').map(a => a.textContent),
+          statements: q('[id^="stmt-"]').length,
+          exercises: q('div.exercise[id^="ex-"]').length,
           fragment_links: q('article a.reference.internal[href*="#"]').map(a => a.getAttribute('href')),
           overflow: (() => { const a = document.querySelector('article.bd-article') || document.body;
                              return {scroll: a.scrollWidth, client: a.clientWidth,
@@ -201,6 +209,7 @@ REPRS = [
 #: The size rule: a figure's smallest text (the style's 9 pt legend) renders at >= 9 pt, and >= 150 dpi.
 MIN_TEXT_PT, STYLE_MIN_PT, MIN_DPI = 9.0, 9.0, 150.0
 FIGURE_SIZES: dict[str, list[dict]] = {}
+STATEMENT_LINKS: dict[str, list[str]] = {}
 EXCEPTIONS_FILE = ROOT / "website" / "figure_exceptions.json"
 
 
@@ -344,7 +353,12 @@ def test_chapter_page(chapter, browser, base_url):
     authors = {"0": ("Karkada", "Laurent"), "4": ("Laurent",)}.get(chapter.number[0], ("Karkada",))
     for a in authors:
         assert any(a in t for t in page["cite_links"]), f"{url}: does not cite {a} et al."
-    # Cross-references (theorems, exercises, figures, other chapters' anchors) resolve.
+    # Statements are numbered blocks, exercises are exercise blocks; references to them resolve.
+    source = chapter.path.with_suffix(".py").read_text(encoding="utf-8")
+    if "**Statement" in source:
+        assert page["statements"] > 0, f"{url}: its statement is not a theorem-like block"
+    assert page["exercises"] > 0, f"{url}: no exercise blocks"
+    STATEMENT_LINKS[chapter.stem] = [h for h in page["fragment_links"] if "#stmt-" in h]
     _check_fragments(url, page["fragment_links"])
     # Wide content scrolls in its box; the column itself never overflows.
     assert page["wide_math_clipped"] == 0, f"{url}: a wide equation is clipped, not scrollable"
@@ -372,7 +386,7 @@ def test_figures_meet_the_size_rule():
 
     Measured on the chapter pages above; the figures that do not meet the rule yet are listed, with their
     measurements, in website/figure_exceptions.json (they need re-drawing or re-executing). A figure that
-    fails and is not listed fails here, and so does a listed one that now passes (take it off the list).
+    fails and is not listed fails here; a listed one that now passes is reported (take it off the list).
     ``QWEM_WRITE_FIGURE_EXCEPTIONS=1`` rewrites the list from this run.
     """
     if len(FIGURE_SIZES) < len(CHAPTERS):
@@ -397,10 +411,22 @@ def test_figures_meet_the_size_rule():
         f"{s} figure {k}" for s, figs in listed.items() for k in figs if k not in failing.get(s, {})
     ]
     assert not new, "figures below the size rule:\n" + "\n".join(new[:20])
-    assert not stale, (
-        "listed as too small but now fine (update website/figure_exceptions.json): "
-        + ", ".join(stale)
-    )
+    if stale:  # a listed figure that now meets the rule: the list should shrink (not an error)
+        import warnings
+
+        warnings.warn(
+            "figures now meeting the size rule; take them off website/figure_exceptions.json "
+            "(QWEM_WRITE_FIGURE_EXCEPTIONS=1): " + ", ".join(stale),
+            stacklevel=1,
+        )
+
+
+def test_results_are_referenced_across_chapters():
+    """ "Theorem 1", "Lemma 3.1", … in the text link to the blocks that state them (checked to resolve above)."""
+    if len(STATEMENT_LINKS) < len(CHAPTERS):
+        pytest.skip("run with the chapter pages (the whole file)")
+    linking = [s for s, links in STATEMENT_LINKS.items() if links]
+    assert len(linking) >= 5, f"few chapters link a theorem-like block: {linking}"
 
 
 def test_bibliography_notation_execution_and_preface(browser, base_url):
