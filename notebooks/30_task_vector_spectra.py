@@ -218,7 +218,7 @@ rep.below(
 # * **equal** column variances, $s_j^2 = 1$ ($d_\text{eff} = d$);
 # * **decaying** column variances $s_j^2 \propto j^{-1/2}$, like an embedding's ($d_\text{eff} < d$);
 # * **row norms**: equal column variances, but each row multiplied by $e^{0.3 g_i}$, $g_i$ standard normal
-#   (a log-sd of 0.3; real task vectors' norms vary more than that).
+#   (a log-sd of 0.3; section 3 measures the real task vectors').
 #
 # We report the median over draws of $\hat\sigma^2/\sigma^2$ and $\hat d_\text{eff}/d_\text{eff}$ (and, for the third shape,
 # of `column_deff`, the effective dimension computed from the centred columns' variances, which row scales
@@ -265,7 +265,10 @@ prose(
     f"With independent rows the median recovery of both parameters is within 5% in {len(ok5)} of {len(iid)} "
     f"settings; the others are "
     + (
-        ", ".join(f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][1]:.2f})" for s, n, d_ in bad5)
+        ", ".join(
+            f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][0]:.2f} / {grid[(s, n, d_)][1]:.2f})"
+            for s, n, d_ in bad5
+        )
         or "none"
     )
     + ". With unequal row norms the moment fit reads the rows' spread as bulk spread: at "
@@ -597,6 +600,17 @@ prose(
     f"$N$ ranges from {min(Ns.values())} to {max(Ns.values())} pairs (median {int(np.median(list(Ns.values())))}), "
     f"{sum(Ns.values())} in all. The authors' categories, on their 2B-token corpus, have $N$ = 6–39 (median 20, "
     "302 pairs): the sizes are comparable, not the corpora."
+)
+row_lsd = {
+    c: float(np.std(np.log(np.linalg.norm(q.truncate(R, P["d_show"]), axis=1)), ddof=1))
+    for c, (_, R) in cats.items()
+}
+prose(
+    f"The task vectors' norms at $d$ = {P['d_show']}: the standard deviation of $\\log|r_i|$ within a category is "
+    f"{min(row_lsd.values()):.2f}–{max(row_lsd.values()):.2f} (median {np.median(list(row_lsd.values())):.2f}); "
+    f"Gaussian rows with $D$ = {P['d_show']} equal-variance columns would give about $1/\\sqrt{{2D}}$ = "
+    f"{1 / np.sqrt(2 * P['d_show']):.2f}. Smaller than the synthetic 0.3 of section 2; section 4 shows what it does "
+    "to the spectral fit as $d$ grows."
 )
 
 # %% [markdown]
@@ -1046,8 +1060,9 @@ plt.show()
 # **Figure 30.4** — The fitted effective dimension of each category's bulk (thin lines), of random pairs (black),
 # the median over categories of `column_deff` (squares), the participation number of the eigenvalues of $M^\star$
 # (dashed) and the authors' values for verb past tense (diamonds), against the number of dimensions kept. The
-# diagonal is $d_\text{eff} = d$. The spectral fit sits far below `column_deff`: the task vectors' unequal norms,
-# read by the moment fit as bulk spread (section 2a), are a large part of the "small $d_\text{eff}$".
+# diagonal is $d_\text{eff} = d$. The spectral fit sits far below `column_deff`: the task vectors' unequal norms
+# (measured in section 3), read by the moment fit as bulk spread (section 2a), pull it down, more so as $d$ grows
+# and the bulk's own spread $\approx (N+1)/d_\text{eff}$ shrinks; `column_deff` does not see them.
 
 # %%
 fig6 = {
