@@ -231,7 +231,7 @@ rep.below(
 # %%
 rng = config.rng(3006)
 shapes = ("equal", "decaying", "row norms")
-grid = {}
+grid, grid_se = {}, {}
 for shape in shapes:
     for N_ in P["grid_N"]:
         for d_ in P["grid_d"]:
@@ -245,6 +245,8 @@ for shape in shapes:
                 s2_h, de_h = q.moment_fit(q.gram_spectrum(Z))
                 r.append((s2_h / s2_t, de_h / de_t, q.column_deff(Z) / de_t))
             grid[(shape, N_, d_)] = np.median(np.array(r), axis=0)
+            # standard error of a median, ≈ 1.2533 σ/√n for a near-normal spread
+            grid_se[(shape, N_, d_)] = 1.2533 * np.std(np.array(r), axis=0) / np.sqrt(len(r))
 lines = [
     "| noise | $N$ | " + " | ".join(f"$d$ = {d_:,}" for d_ in P["grid_d"]) + " |",
     "|---|---|" + "---|" * len(P["grid_d"]),
@@ -270,12 +272,13 @@ prose(
     f"settings; the others are "
     + (
         ", ".join(
-            f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][0]:.2f} / {grid[(s, n, d_)][1]:.2f})"
+            f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][0]:.2f} ± {grid_se[(s, n, d_)][0]:.2f} / "
+            f"{grid[(s, n, d_)][1]:.2f} ± {grid_se[(s, n, d_)][1]:.2f})"
             for s, n, d_ in bad5
         )
         or "none"
     )
-    + ". With unequal row norms the moment fit reads the rows' spread as bulk spread: at "
+    + " (median ± its Monte Carlo standard error, σ² / d_eff). With unequal row norms the moment fit reads the rows' spread as bulk spread: at "
     f"$d$ = {P['grid_d'][-1]:,} its median $\\hat d_{{eff}}/d_{{eff}}$ is "
     + ", ".join(
         f"{grid[('row norms', n, P['grid_d'][-1])][1]:.2f} ($N$ = {n})" for n in P["grid_N"]
