@@ -137,7 +137,11 @@ T_START = time.time()
 # expectations $\mathbb E S_1^2 = n^2A + 2nB$, $\mathbb E S_2 = nA + n(n+1)B$ ($A = (\sum s^2)^2$, $B = \sum s^4$) are
 # solved for $A$ and $B$: $d_\text{eff} = A/B = ((n+1)S_1^2 - 2S_2)/(nS_2 - S_1^2)$, to leading order $(n+1)/\text{excess}$
 # with excess $= m_2/m_1^2 - 1$. (The first edition used $n/\text{excess}$, the asymptotic moment: it biased
-# $\hat d_\text{eff}$ down and $\hat\sigma^2$ up by $n/(n+1)$, 3% at $N$ = 30.) The fit assumes rows of equal
+# $\hat d_\text{eff}$ down and $\hat\sigma^2$ up by $n/(n+1)$, 3% at $N$ = 30.) A ratio of two unbiased estimates still has a
+# skewed law when $n$ is small: for $D \gg n$ the centred eigenvalues are $\sigma^2\sqrt D$ times a GOE-like matrix, so
+# $n\,\text{excess}\,D/2$ is nearly $\chi^2$ with $k = (n+2)(n-1)/2$ degrees of freedom ($n(n+1)/2$ entries less the trace), and
+# multiplying $\hat d_\text{eff}$ by $\operatorname{median}(\chi^2_k)/k$ (0.953 at $n$ = 5, 0.988 at $n$ = 10, 0.998 at $n$ = 30) makes its
+# *median* unbiased; `moment_fit` does that by default (`center="median"`). The fit assumes rows of equal
 # expected norm; section 2 shows what unequal row norms do to it.
 #
 # **The outlier's location (BBP).** Write $\theta^2 = \ell/(\sigma^2D)$. Perturbation theory in the spike gives
@@ -218,7 +222,7 @@ rep.below(
 # * **equal** column variances, $s_j^2 = 1$ ($d_\text{eff} = d$);
 # * **decaying** column variances $s_j^2 \propto j^{-1/2}$, like an embedding's ($d_\text{eff} < d$);
 # * **row norms**: equal column variances, but each row multiplied by $e^{0.3 g_i}$, $g_i$ standard normal
-#   (a log-sd of 0.3; real task vectors' norms vary more than that).
+#   (a log-sd of 0.3; section 3 measures the real task vectors').
 #
 # We report the median over draws of $\hat\sigma^2/\sigma^2$ and $\hat d_\text{eff}/d_\text{eff}$ (and, for the third shape,
 # of `column_deff`, the effective dimension computed from the centred columns' variances, which row scales
@@ -227,7 +231,7 @@ rep.below(
 # %%
 rng = config.rng(3006)
 shapes = ("equal", "decaying", "row norms")
-grid = {}
+grid, grid_se = {}, {}
 for shape in shapes:
     for N_ in P["grid_N"]:
         for d_ in P["grid_d"]:
@@ -241,6 +245,8 @@ for shape in shapes:
                 s2_h, de_h = q.moment_fit(q.gram_spectrum(Z))
                 r.append((s2_h / s2_t, de_h / de_t, q.column_deff(Z) / de_t))
             grid[(shape, N_, d_)] = np.median(np.array(r), axis=0)
+            # standard error of a median, ≈ 1.2533 σ/√n for a near-normal spread
+            grid_se[(shape, N_, d_)] = 1.2533 * np.std(np.array(r), axis=0) / np.sqrt(len(r))
 lines = [
     "| noise | $N$ | " + " | ".join(f"$d$ = {d_:,}" for d_ in P["grid_d"]) + " |",
     "|---|---|" + "---|" * len(P["grid_d"]),
@@ -265,10 +271,14 @@ prose(
     f"With independent rows the median recovery of both parameters is within 5% in {len(ok5)} of {len(iid)} "
     f"settings; the others are "
     + (
-        ", ".join(f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][1]:.2f})" for s, n, d_ in bad5)
+        ", ".join(
+            f"{s} $N$ = {n}, $d$ = {d_:,} ({grid[(s, n, d_)][0]:.2f} ± {grid_se[(s, n, d_)][0]:.2f} / "
+            f"{grid[(s, n, d_)][1]:.2f} ± {grid_se[(s, n, d_)][1]:.2f})"
+            for s, n, d_ in bad5
+        )
         or "none"
     )
-    + ". With unequal row norms the moment fit reads the rows' spread as bulk spread: at "
+    + " (median ± its Monte Carlo standard error, σ² / d_eff). With unequal row norms the moment fit reads the rows' spread as bulk spread: at "
     f"$d$ = {P['grid_d'][-1]:,} its median $\\hat d_{{eff}}/d_{{eff}}$ is "
     + ", ".join(
         f"{grid[('row norms', n, P['grid_d'][-1])][1]:.2f} ($N$ = {n})" for n in P["grid_N"]
@@ -597,6 +607,17 @@ prose(
     f"$N$ ranges from {min(Ns.values())} to {max(Ns.values())} pairs (median {int(np.median(list(Ns.values())))}), "
     f"{sum(Ns.values())} in all. The authors' categories, on their 2B-token corpus, have $N$ = 6–39 (median 20, "
     "302 pairs): the sizes are comparable, not the corpora."
+)
+row_lsd = {
+    c: float(np.std(np.log(np.linalg.norm(q.truncate(R, P["d_show"]), axis=1)), ddof=1))
+    for c, (_, R) in cats.items()
+}
+prose(
+    f"The task vectors' norms at $d$ = {P['d_show']}: the standard deviation of $\\log|r_i|$ within a category is "
+    f"{min(row_lsd.values()):.2f}–{max(row_lsd.values()):.2f} (median {np.median(list(row_lsd.values())):.2f}); "
+    f"Gaussian rows with $D$ = {P['d_show']} equal-variance columns would give about $1/\\sqrt{{2D}}$ = "
+    f"{1 / np.sqrt(2 * P['d_show']):.2f}. Smaller than the synthetic 0.3 of section 2; section 4 shows what it does "
+    "to the spectral fit as $d$ grows."
 )
 
 # %% [markdown]
@@ -1046,8 +1067,9 @@ plt.show()
 # **Figure 30.4** — The fitted effective dimension of each category's bulk (thin lines), of random pairs (black),
 # the median over categories of `column_deff` (squares), the participation number of the eigenvalues of $M^\star$
 # (dashed) and the authors' values for verb past tense (diamonds), against the number of dimensions kept. The
-# diagonal is $d_\text{eff} = d$. The spectral fit sits far below `column_deff`: the task vectors' unequal norms,
-# read by the moment fit as bulk spread (section 2a), are a large part of the "small $d_\text{eff}$".
+# diagonal is $d_\text{eff} = d$. The spectral fit sits far below `column_deff`: the task vectors' unequal norms
+# (measured in section 3), read by the moment fit as bulk spread (section 2a), pull it down, more so as $d$ grows
+# and the bulk's own spread $\approx (N+1)/d_\text{eff}$ shrinks; `column_deff` does not see them.
 
 # %%
 fig6 = {
@@ -1189,8 +1211,8 @@ if c7 in cats:
 #
 # * The fit is a method of moments with the exact finite-$N$ correction and the outlier handled explicitly. On
 #   synthetic matrices with independent rows it recovers $\sigma^2$ and $d_\text{eff}$ in the median within 5% in the
-#   settings counted in section 2a; the exceptions are the smallest $N$ (few eigenvalues, a skewed ratio
-#   estimator). With unequal row norms it does not: it reads the rows' spread as bulk spread.
+#   settings counted in section 2a (the exceptions, listed there, have the fewest rows; the median factor is
+#   derived for equal variances). With unequal row norms it does not: it reads the rows' spread as bulk spread.
 # * The column null keeps its false-alarm rate only on synthetic rows of equal expected norm; on random word
 #   pairs and on unequal row norms it fires often. The evidence for a shared mean is the sign-flip test, whose
 #   level holds whatever the rows' norms, and the alignment of the mean with the top direction against random

@@ -20,7 +20,7 @@ are those of an MP law with ``σ² = Σ s⁴ / Σ s²`` and ``D = d_eff = (Σ s�
 below matches these two moments on the bulk — the method of moments, which estimates exactly these two
 quantities; with ``S₁ = Σλ``, ``S₂ = Σλ²`` over ``n`` eigenvalues it solves the exact finite-``n``
 expectations ``E S₁² = n²A + 2nB``, ``E S₂ = nA + n(n+1)B`` for ``A = (Σs²)²``, ``B = Σs⁴`` (to leading
-order ``D = (n + 1)/excess``, ``excess = m₂/m₁² - 1``) — and reports the Kolmogorov–Smirnov (KS) distance
+order ``D = (n + 1)/excess``, ``excess = m₂/m₁² - 1``), then rescales ``D`` so that its median is unbiased for few eigenvalues — and reports the Kolmogorov–Smirnov (KS) distance
 between the bulk's empirical distribution and the fitted MP law as its goodness of fit. The moment fit
 assumes rows of equal expected norm: unequal row norms add their own spread to the eigenvalues and pull
 ``d_eff`` down (:func:`column_deff` estimates ``d_eff`` from the column variances instead, unaffected by row
@@ -282,7 +282,7 @@ def _check_R(R: np.ndarray) -> np.ndarray:
     return R
 
 
-def _moments(bulk: np.ndarray) -> tuple[float, float]:
+def _moments(bulk: np.ndarray, center: str = "median") -> tuple[float, float]:
     """Method of moments for the MP law of ``n`` eigenvalues: ``(σ², D)``.
 
     For Gaussian noise (n rows, column variances s²), ``S₁ = Σλ`` and ``S₂ = Σλ²`` have the exact
@@ -293,6 +293,13 @@ def _moments(bulk: np.ndarray) -> tuple[float, float]:
 
     which is ``(n + 1)/excess - 2(1 + excess)/(n · excess)`` with ``excess = m₂/m₁² - 1``: to leading order
     ``(n + 1)/excess`` (the ``n/excess`` of the asymptotic moment ``σ⁴D(D + n)`` is biased by ``n/(n+1)``).
+    This is ``center="mean"``: ``1/D`` is estimated without bias, and ``D`` is a ratio of two unbiased
+    estimates, whose *median* is high for few eigenvalues (about 6% at n = 5).
+
+    ``center="median"`` (default) removes that: for ``D ≫ n`` the centred eigenvalues are ``σ²√D`` times a
+    GOE-like matrix, so ``n · excess · D / 2`` is close to a χ² variable with ``k = (n+2)(n-1)/2`` degrees of
+    freedom (``n(n+1)/2`` entries less the trace), and multiplying ``D`` by ``median(χ²_k)/k`` makes its median
+    unbiased (the factor is 0.953 at n = 5, 0.988 at n = 10, 0.998 at n = 30).
     """
     n = len(bulk)
     S1, S2 = float(bulk.sum()), float((bulk**2).sum())
@@ -304,17 +311,27 @@ def _moments(bulk: np.ndarray) -> tuple[float, float]:
         )
     # num >= (n - 1) S₁² > 0 since S₂ <= S₁² for non-negative eigenvalues
     D = num / den
+    if center == "median":
+        from scipy.stats import chi2
+
+        k = (n + 2) * (n - 1) / 2
+        D *= float(chi2.median(k)) / k
+    elif center != "mean":
+        raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
     return (S1 / n) / D, D
 
 
-def moment_fit(eigenvalues: np.ndarray) -> tuple[float, float]:
+def moment_fit(eigenvalues: np.ndarray, *, center: str = "median") -> tuple[float, float]:
     """``(σ², d_eff)`` of the Marchenko–Pastur law whose first two moments match ``eigenvalues`` (the
-    eigenvalues of ``ZZᵀ``, Z with as many rows as there are eigenvalues, zeros included); see the
-    module docstring for the exact finite-``n`` form."""
+    eigenvalues of ``ZZᵀ``, Z with as many rows as there are eigenvalues, zeros included), with the exact
+    finite-``n`` expectations; ``center="median"`` (default) makes the median of ``d_eff`` unbiased,
+    ``"mean"`` the mean of ``1/d_eff`` (see ``_moments``)."""
     lam = np.asarray(eigenvalues, dtype=np.float64)
     if lam.ndim != 1 or len(lam) < 2 or not np.all(np.isfinite(lam)) or np.any(lam < -1e-9):
         raise ValueError("eigenvalues must be a 1-d array of >= 2 finite non-negative numbers")
-    s2, D = _moments(np.maximum(lam, 0.0))
+    if center not in ("median", "mean"):
+        raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
+    s2, D = _moments(np.maximum(lam, 0.0), center)
     return float(s2), float(D)
 
 

@@ -134,6 +134,25 @@ def test_moment_fit_exact_finite_n_expectations():
         tv.moment_fit(np.array([1.0]))
 
 
+def test_median_centred_moment_fit_at_five_rows():
+    """At n = 5 the ratio estimator's median is high; the χ² median factor removes that (simulation)."""
+    rng = np.random.default_rng(22)
+    n, d = 5, 256
+    med, mean_c = [], []
+    for _ in range(3000):
+        lam = tv.gram_spectrum(rng.standard_normal((n, d)))
+        med.append(tv.moment_fit(lam)[1])
+        mean_c.append(tv.moment_fit(lam, center="mean")[1])
+    se = 1.25 * np.std(med) / math.sqrt(len(med))  # standard error of a median
+    assert abs(np.median(med) - d) < 3 * se
+    assert np.median(mean_c) - d > 3 * se
+    assert abs(np.mean(1 / np.array(mean_c)) - 1 / d) < 4 * np.std(
+        1 / np.array(mean_c)
+    ) / math.sqrt(3000)
+    with pytest.raises(ValueError, match="center"):
+        tv.moment_fit(np.array([1.0, 2.0, 3.0]), center="mode")
+
+
 def test_unequal_row_norms_bias_the_moment_fit_not_column_deff():
     rng = np.random.default_rng(14)
     N, cv = 30, np.arange(1, 257) ** -0.5
