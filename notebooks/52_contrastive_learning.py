@@ -543,8 +543,10 @@ plt.show()
 # eigenfunction of the augmentation operator is a linear function of the embedding, and the share of the
 # embedding's second moment in its mean (the constant eigenfunction, eigenvalue 1). (a) The linear encoder can
 # only learn $y_1, y_2, y_3$, and does. (b) The ReLU network's mean share is large from the start (its features
-# are positive); it learns $y_1$ and $y_2$, gives up $y_3$, and learns $\mathrm{He}_2(y_1)$ — which has the larger
-# eigenvalue than $y_2$ — only partly within this budget.
+# are positive). At the book preset it then picks up $y_3$ and $y_1$, and later *swaps* $y_3$ for $y_2$; it learns
+# $\mathrm{He}_2(y_1)$ — whose eigenvalue is larger than $y_2$'s — only partly within this budget. The swap looks like
+# exercise 1's: the random ReLU features are not whitened, so the early order need not be the kernel's (a
+# plausible reading, not tested here).
 
 # %% [markdown]
 # ## Discussion

@@ -295,13 +295,13 @@ prediction(
 # not a prediction).
 
 # %%
-fig, axs = plotting.figure(1, len(blocks), width=4.2 * len(blocks), height=3.8)
+fig, axs = plotting.figure(1, len(blocks), width=3.9 * len(blocks), height=3.6)
 for ax, (s, B) in zip(np.atleast_1d(axs), blocks.items()):
     im = ax.imshow(B, cmap="RdBu_r", vmin=-2, vmax=2)
     ax.set_xticks(range(B.shape[0]), [w[:3] for w in sets[s]], rotation=90, fontsize=7)
     ax.set_yticks(range(B.shape[0]), [w[:3] for w in sets[s]], fontsize=7)
     plotting.label(ax, f"Figure 53.1 — M* block: {s}", "", "")
-fig.colorbar(im, ax=axs, shrink=0.8)
+fig.colorbar(im, ax=np.atleast_1d(axs)[-1], shrink=0.8)
 plt.show()
 
 # %% [markdown]
@@ -472,7 +472,10 @@ plt.show()
 # **Figure 53.3** — The twelve months' rows of svd($M^\star$) (rank $d$), centred, joined in calendar order.
 # Left: the plane of the two largest principal axes of the twelve points (no use of the order). Right: the
 # plane spanned by the frequency-1 components (which uses the order, so it is the most favourable view of a
-# circle). A circle in order would show a closed loop without crossings on the left.
+# circle). A circle in order would show a closed loop without crossings on the left. At the book preset "may"
+# takes the first principal axis almost by itself, and the other eleven months, seen in the frequency-1 plane
+# (a view that uses the order), run round a loop in calendar order; exercise 1 measures the angular order
+# without "may" in a view that does not use it.
 
 # %% [markdown]
 # ## 7 · P5: does Lemma 3.1 learn the modes in order of frequency?
@@ -550,7 +553,9 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 * **How weak it is, and why.** With "may" included the circulant part explains only about
   {circ["months"]["r2"]:.0%} of the off-diagonal variance (the linear distance {circ["months"]["lin"]:.0%}, with
   more groups). Exercise 1 (claim `beyond.symmetry.solution.1.without_may`) finds the other eleven months far
-  more circulant: one ambiguous word hides most of the symmetry, and every statistic below inherits it.
+  more circulant: one ambiguous word hides most of the symmetry. It also takes a principal axis of the months'
+  embeddings (Figure 53.3); exercise 1 repeats P4's angular test without it (claim
+  `beyond.symmetry.solution.1.without_may_angle`).
 * **What fails.** The months do not lie on a circle in order in svd($M^\star$): {adj} of 12 calendar
   neighbours are angular neighbours (P4), and the circle score of {cs:.2f} is far from 1. A score above chance
   is not a circle: a ramp (points on a line in order) scores higher than that (exercise 3), and the digits,
@@ -570,6 +575,7 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 #
 # 1. "may" is mostly a modal verb. Recompute the cyclic $R^2$ of the months block without it, keeping the
 #    other eleven months at their positions on the twelve-cycle, with a shuffled-order null over the eleven.
+#    Then repeat P4's angular test on the eleven months' svd($M^\star$) rows.
 # 2. Is the weekdays' failure a property of the language or of $M^\star$'s bounded range? Compute the cyclic
 #    $R^2$ of the weekdays' **PMI** block with its exhaustive null (book preset; at smoke use the months).
 # 3. Show that $n$ equally spaced points on a *line*, in order, have circle score
@@ -583,7 +589,9 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 #
 # Drop the row and column of "may" and group the remaining off-diagonal entries by their cyclic distance
 # on the *twelve*-cycle (positions 0–3 and 5–11). The null shuffles the eleven positions. The cell computes
-# both; compare with §3's value with "may" included.
+# both; compare with §3's value with "may" included. For the angular test the eleven months form a cycle of
+# their own (April next to June): project their centred rows on their own top-2 principal plane and count the
+# calendar neighbours that are angular neighbours, against shuffled orders.
 #
 # </details>
 
@@ -609,6 +617,24 @@ null11, p11 = sy.permutation_null(
 prose(
     f'Without "may": cyclic $R^2$ = {r2_11:.3f} (shuffled mean {null11.mean():.3f}, p = {p11:.4f}), '
     f"against {circ['months']['r2']:.3f} with it."
+)
+X11 = Xm[keep]
+adj11 = sy.adjacent_in_angle(X11)
+adj11_null, p_adj11 = sy.permutation_null(
+    lambda pp: float(sy.adjacent_in_angle(X11[pp])), 11, n_perm=S["n_perm"] // 5, rng=rng
+)
+prose(
+    f"svd($M^\\star$) rows of the eleven months: {adj11} of 11 calendar neighbours are neighbours in angle "
+    f'(shuffled: mean {adj11_null.mean():.2f}, p = {p_adj11:.4f}); with "may" P4 found {adj} of 12.'
+)
+rep.check(
+    "beyond.symmetry.solution.1.without_may_angle",
+    "exercise 1: the eleven months' angular neighbours in svd(M*)'s top-2 principal plane and their "
+    "shuffled-order p-value (recorded)",
+    value=dict(neighbours=adj11, p=p_adj11, with_may=adj),
+    passed=True,
+    tolerance="recorded",
+    kind="record",
 )
 rep.check(
     "beyond.symmetry.solution.1.without_may",
