@@ -208,6 +208,41 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "B = np.outer(p, p)",
         ["tests/test_theory.py"],
     ),
+    (
+        "symmetry: set counts not symmetrised",
+        "qwem_lib/symmetry.py",
+        "    return C + C.T, total",
+        "    return C, total",
+        ["tests/test_symmetry.py"],
+    ),
+    (
+        "symmetry: cyclic R² groups by the linear distance",
+        "qwem_lib/symmetry.py",
+        "return _group_r2(B, np.minimum(k, n - k))",
+        "return _group_r2(B, k)",
+        ["tests/test_symmetry.py"],
+    ),
+    (
+        "contrastive: kernel whitened on one side only",
+        "qwem_lib/contrastive.py",
+        "    K = R @ C @ R\n",
+        "    K = R @ R @ C\n",
+        ["tests/test_contrastive.py"],
+    ),
+    (
+        "contrastive: logistic negatives with the positives' sign",
+        "qwem_lib/contrastive.py",
+        "torch.nn.functional.softplus(Z @ Z.T).mean()",
+        "torch.nn.functional.softplus(-Z @ Z.T).mean()",
+        ["tests/test_contrastive.py"],
+    ),
+    (
+        "contrastive: logistic modes uncoupled",
+        "qwem_lib/contrastive.py",
+        " - kappa * (kappa @ a) / 8",
+        "",
+        ["tests/test_contrastive.py"],
+    ),
 ]
 
 
