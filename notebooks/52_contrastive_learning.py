@@ -51,6 +51,7 @@ from qwem_lib.report import prose
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
 
+prose = q.report.prose  # the report module lives in qwem_lib.book after the layout (issue 22)
 plotting.use_style()
 torch.set_num_threads(config.threads())
 rep = Report("52_contrastive_learning")
@@ -99,10 +100,14 @@ print(S)
 T_START = time.time()
 # Outcomes of the predictions as first measured at each preset (typed in after the runs: a claim that checks
 # a failed prediction is a record, not a finding). None: not measured yet at that preset.
-_keys = ("P1", "P2", "P3", "P4_times", "P4_space", "P5")
+_keys = ("P1", "P2", "P3_times", "P3_space", "P4_times", "P4_space", "P5")
 OUTCOME = config.sizes(
-    smoke={k: None for k in _keys},
-    book={k: None for k in _keys},
+    smoke=dict(
+        P1=True, P2=True, P3_times=True, P3_space=False, P4_times=True, P4_space=False, P5=False
+    ),
+    book=dict(
+        P1=True, P2=True, P3_times=True, P3_space=False, P4_times=True, P4_space=False, P5=False
+    ),
     paper={k: None for k in _keys},
 )
 
@@ -380,14 +385,18 @@ for kind, lr in (("infonce", S["lr_infonce"]), ("logistic", S["lr_logistic"])):
 r = res["infonce"]
 err_i = r["meas"] / r["pred"] - 1
 prediction(
-    "P3",
+    "P3_times",
     "beyond.contrastive.P3.infonce_steps",
-    f"P3: linear InfoNCE ends on K̂'s top-{d} eigenspace (distance < 0.05), learns in order of κ̂, and its "
-    "half-times are within 10% of Lemma 3.1 at half speed",
-    holds=bool(
-        r["dist"] < 0.05 and np.all(np.diff(r["meas"]) > 0) and np.max(np.abs(err_i)) < 0.10
-    ),
-    value=dict(distance=r["dist"], rel_err=err_i),
+    "P3: linear InfoNCE learns in order of κ̂, with half-times within 10% of Lemma 3.1 at half speed",
+    holds=bool(np.all(np.diff(r["meas"]) > 0) and np.max(np.abs(err_i)) < 0.10),
+    value=dict(rel_err=err_i),
+)
+prediction(
+    "P3_space",
+    "beyond.contrastive.P3.infonce_eigenspace",
+    f"P3: linear InfoNCE ends on K̂'s top-{d} eigenspace (distance < 0.05)",
+    holds=bool(r["dist"] < 0.05),
+    value=dict(distance=r["dist"], distance_population=r["dist_pop"]),
 )
 r = res["logistic"]
 err_c = r["meas"] / r["pred"] - 1
@@ -487,6 +496,18 @@ for label, hidden, lr in (("linear", None, S["lr"]), ("ReLU network", S["hidden"
         + ", ".join(f"{c} {v:.2f}" for c, v in zip(cands, P[:4]))
         + f"; mean share {P[4]:.2f}."
     )
+cross = {}
+for label in nl:
+    pr, st = nl[label]["probe"], nl[label]["step"]
+    cross[label] = {
+        c: (int(st[np.argmax(pr[:, j] >= 0.5)]) if np.any(pr[:, j] >= 0.5) else None)
+        for j, c in enumerate(cands)
+    }
+    prose(
+        f"{label}: first step at which $R^2 \\ge 0.5$ — "
+        + ", ".join(f"{c}: {'never' if v is None else v}" for c, v in cross[label].items())
+        + f"; mean share at step 0: {nl[label]['probe'][0, 4]:.2f}."
+    )
 opt3 = -float(np.sum(np.sort(np.append(eig, 1.0))[::-1][:3] ** 2))
 prose(
     f"The function-space optimum of the spectral loss at $d$ = 3 is $-(1 + \\kappa_1^2 + \\kappa_1^4)$ = {opt3:.3f}; "
@@ -522,8 +543,11 @@ plt.show()
 # **Figure 52.3** — What a $d = 3$ encoder has learned along training: the $R^2$ with which each candidate
 # eigenfunction of the augmentation operator is a linear function of the embedding, and the share of the
 # embedding's second moment in its mean (the constant eigenfunction, eigenvalue 1). (a) The linear encoder can
-# only learn $y_1, y_2, y_3$, and does, in that order. (b) The ReLU network first learns the constant, then $y_1$ and
-# $y_2$; within this budget it does not learn $\mathrm{He}_2(y_1)$, although that function has the larger eigenvalue.
+# only learn $y_1, y_2, y_3$, and does. (b) The ReLU network's mean share is large from the start (its features
+# are positive). At the book preset it then picks up $y_3$ and $y_1$, and later *swaps* $y_3$ for $y_2$; it learns
+# $\mathrm{He}_2(y_1)$ — whose eigenvalue is larger than $y_2$'s — only partly within this budget. The swap looks like
+# exercise 1's: the random ReLU features are not whitened, so the early order need not be the kernel's (a
+# plausible reading, not tested here).
 
 # %% [markdown]
 # ## Discussion
@@ -535,8 +559,9 @@ prose(f"""* **The spectral loss is QWEM.** For a linear encoder the spectral con
   from a small start is Lemma 3.1 with the kernel's eigenvalues: every half-time within
   {np.max(np.abs(rel_err)):.1%} of the closed form, with nothing fitted.
 * **SimCLR's loss, linearised, steps too.** InfoNCE is that factorisation to second order in $s$, learned at
-  half the speed; its half-times agree within {np.max(np.abs(err_i)):.1%}. Its plateaus are not $\\hat\\kappa_k$
-  (the higher orders of $\\log\\sum e^s$ decide them).
+  half the speed; its half-times agree within {np.max(np.abs(err_i)):.1%}. Beyond second order it sees more
+  of the sample than $\\hat K_p$: its plateaus are not exactly $\\hat\\kappa_k$, and its end point is
+  {r_i["dist"]:.2f} from $\\hat K_p$'s eigenspace, above the 0.05 that P3 allowed.
 * **Other losses reduce only to first order.** For the logistic loss the growth rates are the kernel's, but the
   quadratic term involves fourth moments of the positive pairs and couples the modes: the uncoupled
   factorisation misses the later modes' times by up to {np.max(np.abs(err_u)):.0%}, the coupled quadratic-order
@@ -544,11 +569,14 @@ prose(f"""* **The spectral loss is QWEM.** For a linear encoder the spectral con
   ({r_l["dist_pop"]:.2f} from the population's): through its fourth moments the sample's logistic loss is not a
   function of $\\hat K_p$ alone. "Reduce in the same way to factorisation" holds for the spectral loss and for
   InfoNCE at second order; for word2vec's own loss on non-one-hot data it holds only to first order.
-* **A nonlinear encoder is stepwise but does not follow the function-space spectrum here.** The ReLU network
-  learns the constant first, then $y_1$ and $y_2$; it does not reach $\\mathrm{{He}}_2(y_1)$ in this budget. The
-  picture "eigenfunctions of the augmentation operator, in order of eigenvalue" is what the spectral loss's
-  global minimum says; the path of a small network from a small readout follows what its random features make
-  easy, much as Lemma 3.1's order depends on the initial scales (chapter 12, exercise 2).
+* **A nonlinear encoder does not follow the function-space spectrum here.** The ReLU network's embedding has
+  a large mean from the start (ReLU features are positive, so the constant eigenfunction comes almost for
+  free), then gains $y_1$ and $y_2$ (first steps with $R^2 \\ge 0.5$: {cross["ReLU network"]}) and gives up $y_3$;
+  $\\mathrm{{He}}_2(y_1)$, whose eigenvalue is larger than $y_2$'s, reaches only $R^2$ =
+  {nl["ReLU network"]["probe"][-1][1]:.2f} in this budget. "Eigenfunctions of the augmentation operator, in order
+  of eigenvalue" is what the spectral loss's global minimum over all functions says; the path of a small
+  network from a small readout follows what its random features make easy, much as Lemma 3.1's order depends
+  on the initial scales (chapter 12, exercise 2).
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]

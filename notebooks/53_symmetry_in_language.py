@@ -49,6 +49,7 @@ import qwem_lib as q
 from qwem_lib import Report, config, plotting
 from qwem_lib import symmetry as sy
 
+prose = q.report.prose  # the report module lives in qwem_lib.book after the layout (issue 22)
 plotting.use_style()
 rep = Report("53_symmetry_in_language")
 S = config.sizes(
@@ -295,13 +296,13 @@ prediction(
 # not a prediction).
 
 # %%
-fig, axs = plotting.figure(1, len(blocks), width=4.2 * len(blocks), height=3.8)
+fig, axs = plotting.figure(1, len(blocks), width=3.9 * len(blocks), height=3.6)
 for ax, (s, B) in zip(np.atleast_1d(axs), blocks.items()):
     im = ax.imshow(B, cmap="RdBu_r", vmin=-2, vmax=2)
     ax.set_xticks(range(B.shape[0]), [w[:3] for w in sets[s]], rotation=90, fontsize=7)
     ax.set_yticks(range(B.shape[0]), [w[:3] for w in sets[s]], fontsize=7)
     plotting.label(ax, f"Figure 53.1 — M* block: {s}", "", "")
-fig.colorbar(im, ax=axs, shrink=0.8)
+fig.colorbar(im, ax=np.atleast_1d(axs)[-1], shrink=0.8)
 plt.show()
 
 # %% [markdown]
@@ -472,7 +473,10 @@ plt.show()
 # **Figure 53.3** — The twelve months' rows of svd($M^\star$) (rank $d$), centred, joined in calendar order.
 # Left: the plane of the two largest principal axes of the twelve points (no use of the order). Right: the
 # plane spanned by the frequency-1 components (which uses the order, so it is the most favourable view of a
-# circle). A circle in order would show a closed loop without crossings on the left.
+# circle). A circle in order would show a closed loop without crossings on the left. At the book preset "may"
+# takes the first principal axis almost by itself, and the other eleven months, seen in the frequency-1 plane
+# (a view that uses the order), run round a loop in calendar order; exercise 1 measures the angular order
+# without "may" in a view that does not use it.
 
 # %% [markdown]
 # ## 7 · P5: does Lemma 3.1 learn the modes in order of frequency?
@@ -543,6 +547,8 @@ plt.show()
 # ## Discussion
 
 # %%
+no_may = [i for i, w in enumerate(sets["months"]) if w != "may"]
+adj_no_may = sy.adjacent_in_angle(Xm[no_may])  # exercise 1 gives its null
 prose(rf"""* **What holds.** The months' co-occurrence block is more circulant than chance (cyclic $R^2$ =
   {circ["months"]["r2"]:.2f} ± {circ["months"]["se"]:.2f} against a shuffled mean of {circ["months"]["null_mean"]:.2f},
   p = {circ["months"]["p"]:.4f}), and the months are learned first as a single topic (frequency 0 is the first
@@ -550,9 +556,13 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 * **How weak it is, and why.** With "may" included the circulant part explains only about
   {circ["months"]["r2"]:.0%} of the off-diagonal variance (the linear distance {circ["months"]["lin"]:.0%}, with
   more groups). Exercise 1 (claim `beyond.symmetry.solution.1.without_may`) finds the other eleven months far
-  more circulant: one ambiguous word hides most of the symmetry, and every statistic below inherits it.
-* **What fails.** The months do not lie on a circle in order in svd($M^\star$): {adj} of 12 calendar
-  neighbours are angular neighbours (P4), and the circle score of {cs:.2f} is far from 1. A score above chance
+  more circulant: one ambiguous word hides most of the symmetry. It also takes a principal axis of the months'
+  embeddings (Figure 53.3); exercise 1 repeats P4's angular test without it (claim
+  `beyond.symmetry.solution.1.without_may_angle`).
+* **What fails.** The twelve months, "may" included, do not lie on a circle in order in svd($M^\star$): {adj}
+  of 12 calendar neighbours are angular neighbours (P4), and the circle score of {cs:.2f} is far from 1. Without
+  "may" — a check made after seeing Figure 53.3, not a prediction — {adj_no_may} of the 11 are (exercise 1 gives
+  the null). A score above chance
   is not a circle: a ramp (points on a line in order) scores higher than that (exercise 3), and the digits,
   which are not cyclic, beat their null too. The months' Fourier modes above 0 are spread over many of
   $M^\star$'s eigenvectors of similar eigenvalue, so their acquisition ranks and Lemma 3.1's times come in no
@@ -561,8 +571,9 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
   rank-{S["d"]} factorisation of a {S["V"]:,}-word matrix spends its directions on topics, not on the internal
   geometry of a 12-word set. Circles of months reported in large models come from far more text and other
   objectives; this chapter says only that the quadratic model's closed form on {corpus.n_tokens / 1e6:.0f}M
-  tokens does not produce one. More text (the paper preset) could change that, which is why these are
-  differences at this size, not refutations.
+  tokens does not produce one for the twelve calendar words, and how much of that one ambiguous word explains.
+  More text (the paper preset) could change the outcomes, which is why they are differences at this size, not
+  refutations.
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
@@ -570,6 +581,7 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 #
 # 1. "may" is mostly a modal verb. Recompute the cyclic $R^2$ of the months block without it, keeping the
 #    other eleven months at their positions on the twelve-cycle, with a shuffled-order null over the eleven.
+#    Then repeat P4's angular test on the eleven months' svd($M^\star$) rows.
 # 2. Is the weekdays' failure a property of the language or of $M^\star$'s bounded range? Compute the cyclic
 #    $R^2$ of the weekdays' **PMI** block with its exhaustive null (book preset; at smoke use the months).
 # 3. Show that $n$ equally spaced points on a *line*, in order, have circle score
@@ -583,7 +595,9 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 #
 # Drop the row and column of "may" and group the remaining off-diagonal entries by their cyclic distance
 # on the *twelve*-cycle (positions 0–3 and 5–11). The null shuffles the eleven positions. The cell computes
-# both; compare with §3's value with "may" included.
+# both; compare with §3's value with "may" included. For the angular test the eleven months form a cycle of
+# their own (April next to June): project their centred rows on their own top-2 principal plane and count the
+# calendar neighbours that are angular neighbours, against shuffled orders.
 #
 # </details>
 
@@ -609,6 +623,24 @@ null11, p11 = sy.permutation_null(
 prose(
     f'Without "may": cyclic $R^2$ = {r2_11:.3f} (shuffled mean {null11.mean():.3f}, p = {p11:.4f}), '
     f"against {circ['months']['r2']:.3f} with it."
+)
+X11 = Xm[keep]
+adj11 = sy.adjacent_in_angle(X11)
+adj11_null, p_adj11 = sy.permutation_null(
+    lambda pp: float(sy.adjacent_in_angle(X11[pp])), 11, n_perm=S["n_perm"] // 5, rng=rng
+)
+prose(
+    f"svd($M^\\star$) rows of the eleven months: {adj11} of 11 calendar neighbours are neighbours in angle "
+    f'(shuffled: mean {adj11_null.mean():.2f}, p = {p_adj11:.4f}); with "may" P4 found {adj} of 12.'
+)
+rep.check(
+    "beyond.symmetry.solution.1.without_may_angle",
+    "exercise 1: the eleven months' angular neighbours in svd(M*)'s top-2 principal plane and their "
+    "shuffled-order p-value (recorded)",
+    value=dict(neighbours=adj11, p=p_adj11, with_may=adj),
+    passed=True,
+    tolerance="recorded",
+    kind="record",
 )
 rep.check(
     "beyond.symmetry.solution.1.without_may",
