@@ -71,8 +71,10 @@ class TrainResult:
     ``W``; ``overlap`` (T, r, d) the signed overlaps ``q_iᵀu_k`` of the reference vectors (columns of
     ``reference``, e.g. M*'s top eigenvectors) with the left singular vectors ``u_k`` of ``W``;
     ``cosines`` (T, min(r, d)) the principal-angle cosines between ``W``'s column space and the first
-    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps; ``seconds`` wall
-    time; ``pairs_per_s`` sampled pairs (positive + negative) per second; ``config`` the inputs."""
+    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps (the exact expected loss
+    for :func:`train_expected`); ``seconds`` wall time; ``pairs_per_s`` sampled pairs (positive +
+    negative) per second (NaN for the noiseless trainer); ``config`` the inputs; ``seconds_per_step``
+    (noiseless trainer) the wall time of one step."""
 
     W: np.ndarray
     W0: np.ndarray
