@@ -687,6 +687,12 @@ def train_expected(
                 save_checkpoint(s, spent + time.time() - t0)
                 raise TrainingInterrupted(f"stopped after {s} of {steps} steps")
             W -= float(lr) * eg.grad(W)
+            if not bool(torch.isfinite(W).all()):
+                raise FloatingPointError(
+                    f"{name}: W became non-finite at step {s + 1}; lower the learning rate "
+                    f"(lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, stable only for lr < 2/|λ_min| = "
+                    f"{2 / max(abs(eg.lam_min), 1e-300):.3g} in the linear phase)"
+                )
             if s + 1 in log_set:
                 record(s + 1)
                 if not math.isfinite(logs["loss"][-1]):

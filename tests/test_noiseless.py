@@ -212,3 +212,12 @@ def test_aligned_gd_is_the_eigen_flow_from_an_aligned_start_and_the_sigmoid_as_l
     t = np.array([0.0, 1.0, 4.0])
     fine = q.aligned_gd(lam, s0_sq, lr=1e-5, log_steps=(t / 2e-5).astype(int))
     np.testing.assert_allclose(fine, aligned_sigmoid(lam, s0_sq, t[:, None]), rtol=2e-3)
+
+
+def test_a_diverging_run_raises():
+    P, pu = tiny_stats(V=20, seed=8)
+    with pytest.raises(FloatingPointError, match="lower the learning rate"):
+        q.train_expected(
+            (P, pu), 2, steps=2000, lr=50.0, init_scale=1.0, use_cache=False, progress=False,
+            device="cpu",
+        )  # fmt: skip
