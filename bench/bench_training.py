@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SIZES = {
     "smoke": dict(corpus="enwiki2015_1m7", V=300, d=2, batch=20_000, sigma_sq=1e-4),
     "book": dict(corpus="enwiki2015_17m", V=500, d=6, batch=50_000, sigma_sq=1e-4),
-    "paper": dict(corpus="enwiki2015_70m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4),
+    "paper": dict(corpus="enwiki2015_17m", V=2_000, d=20, batch=50_000, sigma_sq=1e-4),
+    "paper_scale": dict(corpus="enwiki2015_17m", V=10_000, d=200, batch=50_000, sigma_sq=1e-4),
 }
 
 
@@ -39,7 +40,9 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument(
-        "--presets", default="smoke,book", help="add 'paper' for V = 10,000 on 70M tokens (minutes)"
+        "--presets",
+        default="smoke,book",
+        help="add 'paper' (V = 2,000) or 'paper_scale' (V = 10,000, d = 200: minutes)",
     )
     args = ap.parse_args()
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):

@@ -18,8 +18,11 @@
 # the steps blur together but the end point is the same.
 #
 # Chapters 12–13 checked the same picture on the *population* flow, computed from $M^\star$ itself. Here
-# the model never sees $M^\star$: it sees pairs of words, drawn from the corpus windows and from the
-# unigram product, as word2vec does. That is the paper's experimental claim.
+# the gradient is never formed from $M^\star$: the model sees pairs of words, drawn from the corpus windows
+# and from the unigram product, as word2vec does (the weights $\Psi_{ab}$ of the pairs it sees are looked up
+# in the full $V\times V$ table of the corpus's statistics, as in the authors' code). That is the paper's
+# experimental claim. Section 8 then runs the same dynamics without minibatch noise at the paper's own size,
+# $V = 10{,}000$, $d = 200$, where SGD is out of reach of two CPU cores.
 #
 # **Intuition.** Each minibatch gradient is a noisy but unbiased estimate of the population gradient
 # $(WW^\top - M^\star)W$. With a small learning rate, the noise averages out over many steps, and SGD
@@ -38,9 +41,9 @@ plotting.use_style()
 rep = Report("23_training_on_text")
 # the training runs' sizes live in qwem_lib (q.TEXT_RUNS), shared with chapter 24 so both read one cached run
 P = config.sizes(
-    smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30},
-    book={**q.TEXT_RUNS["book"], "check_batches": 30},
-    paper={**q.TEXT_RUNS["paper"], "check_batches": 30},
+    smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30, "seeds": 2},
+    book={**q.TEXT_RUNS["book"], "check_batches": 30, "seeds": 1},
+    paper={**q.TEXT_RUNS["paper"], "check_batches": 30, "seeds": 5},
 )
 print(P)
 RUN = q.text_run_kwargs(P)
@@ -72,7 +75,8 @@ V, d = P["V"], P["d"]
 #    - \frac1{B\alpha}\sum_{\text{pos}} \Psi_{ab}\,x_{ab},
 #    \qquad \mathbb E\,\widehat{\mathcal L} = \mathcal L = \tfrac14\|WW^\top - M^\star\|_F^2 + \text{const}.$$
 #
-# The weights $\Psi$ reach $1/(P_aP_b) \approx 10^8$ for two rare words at $V = 2{,}000$. Sampling the
+# The weights $\Psi$ reach $1/(P_aP_b)$ for two rare words (the largest at this chapter's $V$ is printed in
+# Solution 3). Sampling the
 # quadratic part as well (`estimator="sampled"` in `qwem_lib.pairs`, also unbiased and unit-tested)
 # puts that weight in front of $x^2$: a single rare pair can then make a step that diverges. The split
 # estimator only adds bounded pushes.
@@ -150,12 +154,14 @@ del psi
 # %% [markdown]
 # ## 3 · QWEM from a small start: one eigenvalue at a time
 #
-# The theory curves are Lemma 3.1's sigmoids $s_k^2(t) = \frac{\sigma^2\lambda_k e^{\lambda_k t}}
-# {\lambda_k + \sigma^2(e^{\lambda_k t}-1)}$ with $M^\star$'s eigenvalues $\lambda_k$ and every mode started at
-# $\sigma^2$, the typical squared projection of $W(0)$ on a direction (the authors' $\lambda_{\rm init}$).
-# A mode counts as learned when $s_k^2$ crosses $\lambda_k/2$. (Chapter 13's *matched* initial values, read
-# off $W(0)$ by Gram–Schmidt, describe the noiseless flow better; under minibatch noise the last of them,
-# a $\chi^2_1$ variable that can be tiny, is swamped, and the typical value $\sigma^2$ predicts better.)
+# The theory curves are Lemma 3.1's sigmoids $s_k^2(t) = \frac{s_{k,0}^2\lambda_k e^{\lambda_k t}}
+# {\lambda_k + s_{k,0}^2(e^{\lambda_k t}-1)}$ with $M^\star$'s eigenvalues $\lambda_k$, started from the
+# *realised* start: chapter 13's matched initial values $s_{k,0}^2$, read off the stored $W(0)$ by
+# Gram–Schmidt of its rows $q_k^\top W(0)$ (the authors draw every mode from the typical value $\sigma^2$,
+# their $\lambda_{\rm init}$). A mode counts as learned when $s_k^2$ crosses $\lambda_k/2$. Beside SGD we run
+# the **noiseless trainer** (`q.train_expected`): full-batch gradient descent on the exact expected loss of
+# the same minibatches, from the same $W(0)$, at the same learning rate, for the same steps. It is the
+# infinite-batch limit of the SGD run, so the difference between the two is what the minibatch noise does.
 
 # %%
 small = q.run_preset("qwem", corpus, V, d, init="small", **RUN)
@@ -163,16 +169,33 @@ r = small.result
 lam = small.lam
 tau1 = q.characteristic_time(lam[0], small.sigma_sq)
 tt = r.times / tau1
-theory = q.aligned_sigmoid(lam[:d][None, :], small.sigma_sq, r.times[:, None])
+s0_sq = q.matched_initial_singular_values(r.W0, small.Q[:, :d])[0] ** 2  # the realised start
+theory = -np.sort(-q.aligned_sigmoid(lam[:d][None, :], s0_sq[None, :], r.times[:, None]), axis=1)
 learn = q.learning_times(r.times, r.sv**2, lam[:d]) / tau1
-learn_th = q.half_time(lam[:d], small.sigma_sq) / tau1
+learn_th = q.learning_times(r.times, theory, lam[:d]) / tau1
+# the noiseless run: same W(0), same rate, the constant-rate steps (where every step happens)
+const = r.steps <= small.main_steps
+nl = q.train_expected(
+    (Pj, pu),
+    d,
+    steps=small.main_steps,
+    lr=small.lr,
+    W0=r.W0,
+    reference=small.Q,
+    log_steps=r.steps[const],
+    dtype=torch.float64,
+    progress=False,
+)
+learn_nl = q.learning_times(nl.times, nl.sv**2, lam[:d]) / tau1
 print(
     f"{small.steps:,} steps ({small.main_steps:,} at η = {small.lr:.3g}, then η/10), batch {P['batch']:,} "
     f"positives + {P['batch']:,} negatives; {r.seconds:.0f} s, {r.pairs_per_s / 1e6:.2f} M pairs/s "
     f"{'(from the cache)' if r.cached else ''}"
 )
-print("learning times t_k/τ₁ measured:", np.round(learn, 3))
-print("              Lemma 3.1       :", np.round(learn_th, 3))
+print("learning times t_k/τ₁, SGD      :", np.round(learn, 3))
+print("              noiseless, same W(0):", np.round(learn_nl, 3))
+print("              Lemma 3.1, realised start:", np.round(learn_th, 3))
+print("realised starts s_k0²/σ²:", np.round(s0_sq / small.sigma_sq, 3))
 print("final s_k²/λ_k:", np.round(r.sv[-1] ** 2 / lam[:d], 3))
 
 # %%
@@ -181,6 +204,9 @@ t_show = min(tt[-1], 1.2 * np.nanmax(np.r_[learn, learn_th]))
 colors = q.plot_steps(
     ax, tt, r.sv**2, theory, run_label="SGD, s_k²", theory_label="Lemma 3.1", t_max=t_show
 )
+for k in range(d):
+    ax.plot(nl.times / tau1, nl.sv[:, k] ** 2, color="0.3", lw=0.7, ls=":",
+            label="noiseless, same W(0)" if k == 0 else None)  # fmt: skip
 ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
 plotting.label(
     ax,
@@ -192,55 +218,109 @@ ax.legend(loc="lower right")
 plt.show()
 
 # %% [markdown]
-# **Figure 23.1** — Squared singular values of $W$ during SGD on pairs sampled from the corpus (solid)
-# and Lemma 3.1's sigmoids from $M^\star$'s eigenvalues and the initial scale $\sigma^2$ (dashed), on
-# one time axis $t/\tau_1$. Nothing is fitted or shifted. The steps come one at a time, in the order of
-# the eigenvalues, and each ends at $\lambda_k$. The dotted line (when inside the window) marks the
-# learning-rate decay.
+# **Figure 23.1** — Squared singular values of $W$ during SGD on pairs sampled from the corpus (solid),
+# the noiseless run from the same $W(0)$ (grey dotted) and Lemma 3.1's sigmoids from $M^\star$'s
+# eigenvalues and the realised start (dashed), on one time axis $t/\tau_1$. Nothing is fitted or shifted.
+# The vertical dotted line (when inside the window) marks the learning-rate decay.
 
 # %% [markdown]
-# **How close should the step times be?** Three effects move them, all small: (a) SGD takes discrete
-# steps; the early growth factor per step is $1+\eta\lambda_k$ instead of $e^{\eta\lambda_k}$, which delays
-# mode $k$ by a fraction of about $\eta\lambda_k/2 \le 0.025$ of its time (Exercise 2); (b) the minibatch noise keeps
-# adding small components along every $q_k$, which act like a larger start and make steps a little
-# earlier, while the noise energy parked beyond the top $d$ slows the growth a little; (c) the random
-# start: the squared projections of $W(0)$ on the eigenvectors scatter around $\sigma^2$, and a factor 3 in
-# a start moves its step by $\ln 3/\lambda_k$. We ask, for every $k < d$, for
-# $|t_k - t_k^{\rm theory}| \le 0.1\,\tau_1 + \ln 3/\lambda_k$: 0.1 for (a) and (b), the second term for (c).
-# In fairness to the reader: this tolerance was written after a first one, $0.15\,\tau_1$ alone, failed at
-# the smoke and book presets; the failures were the modes with small $\lambda_k$, whose steps the random
-# start moves most, which is what term (c) describes. The measured value is printed below, so the reader
-# can judge how much of the allowance is used.
-#
-# The last mode is left out of the timing claim, for a reason chapter 13 gives: its effective start is
-# the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $\sigma^2\chi^2_1$ variable that is
-# below $\sigma^2/20$ one time in six; and when it is that small, the minibatch noise, not the start, sets
-# when mode $d$ begins to grow. Its step time is printed with the others, but it is not a prediction
-# from $\sigma^2$. Widely spaced steps are each tied to their own eigenvalue; steps of nearly equal
-# eigenvalues (the pair $\lambda_4, \lambda_5$ at the book preset) are told apart only by their order.
+# **How close should the step times be?** The start is stored (`TrainResult.W0`), so the random start is
+# not a source of error: the noiseless run and Lemma 3.1 both start from it. What remains is (a) the
+# discrete steps, a delay of about $\eta\lambda_k/2 \le 0.025$ of a step's time (Exercise 2), shared by
+# the SGD and the noiseless run, and (b) the minibatch noise, which adds small components along every
+# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). We
+# ask for $|t_k^{\rm SGD} - t_k^{\rm noiseless}| \le 0.15\,\tau_1$ for every mode $k < d$. The last mode's
+# effective start is the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $(\sigma^2/d)\chi^2_1$
+# variable (the cell below computes how often it falls below $\sigma^2/20$); when it is that small, what
+# the minibatch noise adds along $q_d$ outgrows it and SGD's last step comes early. That difference between
+# the noisy and the noiseless run is real, and it is printed (the seeds below measure it), not claimed.
+# Even without noise the last mode is the least predictable: its Gram–Schmidt start can be so small that
+# the components of $W(0)$ beyond the top $d$, rotating in as the other modes saturate, start it instead;
+# so the comparison of the noiseless run with Lemma 3.1 is also made for $k < d$, and mode $d$ is printed. A first edition of this
+# chapter predicted from the typical $\sigma^2$ instead and needed an extra $\ln 3/\lambda_k$ of
+# tolerance for the scatter of the start; that term is gone. The order of the steps is a consistency
+# check only: sorted singular values crossing thresholds $\lambda_k/2$ that decrease with $k$ cannot come
+# in any other order.
 
 # %%
+from scipy.stats import chi2  # noqa: E402
+
+p_small_last = float(chi2.cdf(d / 20, 1))
+prose(
+    f"$P[(\\sigma^2/d)\\chi^2_1 < \\sigma^2/20] = P[\\chi^2_1 < d/20]$ = {p_small_last:.2f} at $d$ = {d}; "
+    f"in this run $s_{{d,0}}^2/\\sigma^2$ = {s0_sq[-1] / small.sigma_sq:.3f}."
+)
 rep.ordered(
     "qwem.train.steps_in_order",
-    "QWEM trained on sampled pairs learns its modes one at a time in the order of M*'s eigenvalues "
-    "(learning times t_k/τ₁, listed from k = d down to 1, strictly decreasing)",
+    "QWEM trained on sampled pairs: the sorted singular values cross λ_k/2 one after another "
+    "(learning times t_k/τ₁, listed from k = d down to 1, strictly decreasing; by construction)",
     names=[f"t_{k + 1}" for k in range(d)][::-1],
     values=learn[::-1],
-    kind="finding",
+    kind="consistency",
 )
-tol_k = 0.1 + np.log(3) / (lam[:d] * tau1)
-print(
-    "|t_k − t_k^theory|/τ₁:", np.round(np.abs(learn - learn_th), 3), " allowed:", np.round(tol_k, 3)
-)
+print("|t_k^SGD − t_k^noiseless|/τ₁:", np.round(np.abs(learn - learn_nl), 3))
+print("|t_k^noiseless − t_k^Lemma|/τ₁:", np.round(np.abs(learn_nl - learn_th), 3))
 rep.below(
     "qwem.train.step_times",
-    "each step k < d happens when Lemma 3.1 predicts from M*'s eigenvalue and the initial scale σ²: "
-    "max_{k<d} |t_k − t_k^theory| / (0.1 τ₁ + ln 3/λ_k) (discrete steps and noise, plus a factor 3 of "
-    "random-start scatter)",
-    value=float(np.max(np.abs(learn - learn_th)[: d - 1] / tol_k[: d - 1])),
-    bound=1.0,
+    "each step k < d happens when the noiseless run from the same W(0) makes it: "
+    "max_{k<d} |t_k^SGD − t_k^noiseless| / τ₁ (the minibatch noise)",
+    value=float(np.max(np.abs(learn - learn_nl)[: d - 1])),
+    bound=0.15,
     kind="finding",
 )
+rep.below(
+    "qwem.train.noiseless_is_lemma",
+    "the noiseless run makes its steps k < d when Lemma 3.1 predicts from the realised start: "
+    "max_{k<d} |t_k^noiseless − t_k^Lemma| / τ₁ (chapter 13's matched start; discrete steps, coupling)",
+    value=float(np.max(np.abs(learn_nl - learn_th)[: d - 1])),
+    bound=0.05,
+    kind="consistency",
+)
+
+# %% [markdown]
+# **Over seeds.** How far does the minibatch noise move a run from its noiseless twin? For each seed, the
+# SGD run and the noiseless run from its own $W(0)$: the largest step-time difference of the modes $k < d$
+# and that of the last mode (with its realised start $s_{d,0}^2/\sigma^2$), the end values
+# (SGD after the decay) and the largest principal angle between the two at the end of the constant-rate
+# phase. (The book preset runs one seed to stay within its time; the paper preset runs five.)
+
+# %%
+seed_rows = []
+for sd in range(P["seeds"]):
+    run_s = small if sd == 0 else q.run_preset("qwem", corpus, V, d, init="small", seed=sd, **RUN)
+    res_s = run_s.result
+    nl_s = nl if sd == 0 else q.train_expected(
+        (Pj, pu), d, steps=small.main_steps, lr=small.lr, W0=res_s.W0, reference=small.Q,
+        log_steps=res_s.steps[res_s.steps <= small.main_steps], dtype=torch.float64, progress=False,
+    )  # fmt: skip
+    i_m = int(np.searchsorted(res_s.steps, small.main_steps))
+    U_sgd = np.linalg.svd(res_s.overlap[i_m], full_matrices=False)[0]
+    U_nl = np.linalg.svd(nl_s.overlap[-1], full_matrices=False)[0]
+    dts = np.abs(q.learning_times(res_s.times, res_s.sv**2, lam[:d])
+                 - q.learning_times(nl_s.times, nl_s.sv**2, lam[:d])) / tau1  # fmt: skip
+    seed_rows.append(
+        dict(
+            seed=sd,
+            dt=float(np.max(dts[: d - 1])) if d > 1 else float("nan"),
+            dt_last=float(dts[-1]),
+            s0_last=float(q.matched_initial_singular_values(res_s.W0, small.Q[:, :d])[0][-1] ** 2
+                          / small.sigma_sq),
+            end=float(np.max(np.abs(res_s.sv[-1] ** 2 / lam[:d] - 1))),
+            sin=float(np.sqrt(max(0.0, 1 - np.linalg.svd(U_sgd.T @ U_nl, compute_uv=False).min() ** 2))),
+        )
+    )  # fmt: skip
+for row in seed_rows:
+    print(row)
+arr = {k: np.array([row[k] for row in seed_rows]) for k in ("dt", "dt_last", "end", "sin")}
+se = {k: (v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else float("nan")) for k, v in arr.items()}
+prose(
+    f"Over {len(seed_rows)} seed(s): max step-time shift over k < d {arr['dt'].mean():.3f} ± "
+    f"{se['dt']:.3f} τ₁ and of the last mode {arr['dt_last'].mean():.3f} ± {se['dt_last']:.3f} τ₁, "
+    f"end-value error {arr['end'].mean():.3f} ± {se['end']:.3f}, sin θ_max between the SGD and "
+    f"noiseless subspaces at the decay {arr['sin'].mean():.3f} ± {se['sin']:.3f} (± one standard error; "
+    f"nan for one seed)."
+)
+
 final_ratio = r.sv[-1] ** 2 / lam[:d]
 rep.below(
     "qwem.train.final_values",
@@ -300,9 +380,9 @@ plt.show()
 # **Figure 23.2** — For each $k$, the largest principal angle between the top-$k$ singular subspace of
 # $W(t)$ and the top-$k$ eigenspace of $M^\star$; dots mark the learning time $t_k$ of mode $k$. Each curve
 # leaves 1 around its own step: a top-$k$ subspace points somewhere definite only once its $k$-th direction
-# has grown out of the noise. At the constant learning rate the minibatch noise keeps tilting the
-# subspaces (and mixes directions whose eigenvalues are close); after the decay every nested subspace
-# settles on its eigenspace. In the noiseless flow of chapter 13 the directions align *silently*, long
+# has grown out of the noise. The window ends with the steps, before the learning-rate decay; what
+# happens after it (the nested subspaces settling on their eigenspaces) is measured by the claims below,
+# at the last logged step. In the noiseless flow of chapter 13 the directions align *silently*, long
 # before their steps; here the noise of the estimator hides that early alignment.
 
 # %%
@@ -416,7 +496,9 @@ plt.show()
 # %% [markdown]
 # **Figure 23.3** — SGNS trained by the same loop: squared singular values (solid) and logistic curves
 # whose rates are the eigenvalues of the growth matrix $B$ and whose heights are the run's own end values
-# (dashed). SGNS too learns one direction at a time, in order. The rise follows the linear theory; the
+# (dashed). The sorted singular values rise one after another (sorted values crossing their own end
+# values' halves: that order is by construction); which direction each rise brings, and where SGNS ends,
+# are measured below and in chapter 24. The rise follows the linear theory; the
 # approach to the end value is slower than a logistic, because the logistic loss flattens gradually
 # instead of stopping at a quadratic minimum: only the rise is a prediction, and the claim below tests
 # the time at which the first mode reaches 1% of its end value. For the later modes $B$ is a prediction
@@ -429,11 +511,11 @@ plt.show()
 # %%
 rep.ordered(
     "sgns.train.steps_in_order",
-    "SGNS trained on sampled pairs learns its modes one at a time, in order (times at which s_k² "
-    "reaches half its final value, listed from k = d down to 1, strictly decreasing)",
+    "SGNS trained on sampled pairs: its sorted singular values reach half their final values one after "
+    "another (listed from k = d down to 1, strictly decreasing; by construction)",
     names=[f"t_{k + 1}" for k in range(d)][::-1],
     values=learnB[::-1],
-    kind="finding",
+    kind="consistency",
 )
 tolB = 0.1 + np.log(3) / (lamB * tau1_B)
 rep.below(
@@ -454,8 +536,10 @@ cos_sg = rs.cosines[-1]
 prose(
     f"SGNS's final column space against $M^\\star$'s top-{d} eigenspace: mean squared cosine "
     f"{np.mean(cos_sg**2):.3f}, $\\sin\\theta_{{\\max}}$ = {np.sqrt(1 - cos_sg.min() ** 2):.3f} (a random "
-    f"{d}-dimensional subspace would give a mean squared cosine of about $d/V$ = {d / V:.4f}). Chapter 24 "
-    f"compares the two models feature by feature."
+    f"{d}-dimensional subspace would give a mean squared cosine of about $d/V$ = {d / V:.4f}). So SGNS "
+    f"shares part of $M^\\star$'s top-{d} eigenspace but does not end at svd($M^\\star$) at this size; "
+    f"the first mode to rise is not always the first to finish (the times above). Chapter 24 compares the "
+    f"two models feature by feature."
 )
 
 # %% [markdown]
@@ -464,8 +548,8 @@ prose(
 # Start instead with initial singular values $s^2(0) \approx V\sigma^2/d = 0.1\,\lambda_d$. Then every mode
 # starts a short exponential phase from its end value, and Lemma 3.1 predicts that the plateaus between
 # steps shrink: the width of a step, from 10% to 90% of $\lambda_k$, is $\ln 81/\lambda_k$ whatever the start,
-# while its time is $\ln(\lambda_k/s_{k,0}^2)/\lambda_k$. We measure the *sharpness* $w_k/t_k$ (width over
-# time) of every step in both runs.
+# while its time is $\ln(\lambda_k/s_{k,0}^2)/\lambda_k$. We measure the *relative width* $w_k/t_k$ (width
+# over time; the inverse of what chapter 25 calls sharpness) of every step in both runs.
 
 # %%
 large = q.run_preset("qwem", corpus, V, d, init="large", **RUN)
@@ -480,7 +564,7 @@ def sharpness(res, lam_k):
     return float(np.nanmedian((t90 - t10) / np.maximum(t50, 1e-12)))
 
 
-sharp_small, sharp_large = sharpness(r, lam[:d]), sharpness(rl, lam[:d])
+sharp_small, sharp_large = sharpness(r, lam[:d]), sharpness(rl, lam[:d])  # relative widths
 s0_large_sq = (rl.sv[0] ** 2).mean()
 pred_ratio = float(
     np.median(np.log(lam[:d] / small.sigma_sq) / np.maximum(np.log(lam[:d] / s0_large_sq), 1.0))
@@ -489,7 +573,7 @@ print(
     f"large start: σ² = {large.sigma_sq:.3g} per direction, s²(0) ≈ {s0_large_sq:.3g}; {large.steps:,} steps"
 )
 print(
-    f"sharpness w/t: small start {sharp_small:.3f}, large start {sharp_large:.3f}; ratio "
+    f"relative width w/t: small start {sharp_small:.3f}, large start {sharp_large:.3f}; ratio "
     f"{sharp_large / sharp_small:.2f} (Lemma 3.1 with s²(0): about {pred_ratio:.1f})"
 )
 
@@ -514,8 +598,8 @@ plt.show()
 # %%
 rep.above(
     "qwem.train.large_init_blurs_steps",
-    "from a large start the steps lose their plateaus: the median sharpness (10–90% width over 50% "
-    "time) grows, measured ratio large/small against half of Lemma 3.1's ratio of log-factors",
+    "from a large start the steps lose their plateaus: the median relative width (10–90% width over "
+    "50% time) grows, measured ratio large/small against half of Lemma 3.1's ratio of log-factors",
     value=sharp_large / sharp_small,
     bound=0.5 * pred_ratio,
     kind="finding",
@@ -537,41 +621,269 @@ rep.below(
 )
 
 # %% [markdown]
-# ## 7 · The book against the paper
+# ## 8 · Figure 2 at the paper's size, without minibatch noise
 #
-# | | paper (Figure 2) | this chapter, book preset |
-# |---|---|---|
-# | corpus | Wikipedia 2023, 2.0B tokens | enwiki2015_17m, 17M tokens |
-# | $V$, $d$ | 10,000, 200 | 2,000, 11 (paper preset: 10,000, 200 on 70M tokens) |
-# | init | $\sigma = 10^{-12}$ (small), $0.1$ (large) | $\sigma^2 = 10^{-8}$; large: $s^2(0) = 0.1\lambda_d$ |
-# | steps | 4M (small), 2.5M (large), batch 50k + 50k | a few thousand, batch 50k + 50k |
-# | learning rate | 5 (small), 2 (large), ÷10 at 3M | $0.05/\lambda_1$, ÷10 for the polish phase |
-# | positives | strided over centres and offsets, weight $(17-j)/8.5$ | offsets drawn with weight $(17-j)$ |
-# | negatives | a permutation of corpus tokens | independent unigram draws |
-# | loss estimate | every term sampled | quadratic part exact, linear part sampled |
-# | time axis | $t/\tau_1$ with an *effective* learning rate | $t = 2\sum\eta$, no free constant |
+# The paper's Figure 2 is at $V = 10{,}000$, $d = 200$ from $\sigma = 10^{-12}$ ($\sigma^2 = 10^{-24}$).
+# SGD at that size needs millions of steps (`bench/README.md`); but the *expected* gradient of the split
+# estimator is exact and cheap to state: $(WW^\top - M^\star)W$. In the eigenbasis of $M^\star$, with
+# $W = QY$ for the top $r$ eigenvectors $Q$ and their eigenvalues $\Lambda$, gradient descent is
+# $Y \leftarrow Y - \eta\,(Y(Y^\top Y) - \Lambda Y)$ (`q.eigen_flow`): $r d^2$ work a step instead of $V^2 d$.
+# It is exact when $W(0)$ lies in span($Q$); from a random start it drops the part of $W(0)$ beyond the
+# $r$-th eigenvector, whose eigenvalues are below $\lambda_r$. The unit tests check it against the
+# full-space noiseless trainer, and the cell after next compares the two on this corpus at a smaller $V$.
 #
-# The two estimators have the same expectation (Theorem 1's loss); ours has less variance, which is what
-# lets a few thousand steps on two CPU cores show clean steps. The paper draws its theory curves with
-# $\lambda_{\rm init} = \sigma^2$ for every mode and a fitted effective learning rate; here the rate is
-# fixed by the loss ($t = 2\sum\eta$) and the initial values are read off $W(0)$, so no constant is free.
-# The paper prints no numbers for Figure 2; its claims are qualitative, and every one of them is a
-# measured claim above.
+# Every run starts from $W(0) = \frac{\sigma}{\sqrt d}Z$ (the trainer's own start for seed 0, projected),
+# at $\eta = 0.1/\lambda_1$, for twice the characteristic time $\tau_d$ of the last mode. The prediction for
+# each mode is Lemma 3.1 for gradient descent (`q.aligned_gd`: the recursion $s \leftarrow s(1 + \eta(\lambda_k
+# - s^2))$, whose $\eta \to 0$ limit is the sigmoid) from the realised start $s_{k,0}^2$ (Gram–Schmidt of
+# the rows $q_k^\top W(0)$, chapter 13): only the coupling between modes separates the two.
+
+# %%
+import torch  # noqa: E402
+
+F2 = config.sizes(
+    smoke=dict(corpus="enwiki2015_1m7", V=2000, d=20, r=100, val=dict(V=1000, d=10, r=60)),
+    book=dict(corpus="enwiki2015_17m", V=10_000, d=200, r=500, val=dict(V=2000, d=20, r=100)),
+    paper=dict(corpus="enwiki2015_17m", V=10_000, d=200, r=500, val=dict(V=10_000, d=200, r=500)),
+)
+F2.update(lr_factor=0.1, horizon=2.0, n_logs=300, starts={"σ² = 1e-24": 1e-24, "σ² = 1e-6": 1e-6,
+          "large, σ² = 1e-2": 1e-2})  # fmt: skip
+print(F2)
+
+
+def fig2_run(lam_r, Q_r, d2, s2, *, steps=None):
+    """The eigenbasis flow from the trainer's seed-0 start at σ², with its Lemma 3.1 prediction."""
+    gen = torch.Generator().manual_seed(int(config.SEED) * 1000)
+    W0 = q.initial_embeddings(Q_r.shape[0], d2, np.sqrt(s2), gen).numpy()
+    lr = F2["lr_factor"] / lam_r[0]
+    tau_d = max(q.characteristic_time(lam_r[d2 - 1], s2), 5 / lam_r[d2 - 1])
+    steps = steps or int(np.ceil(F2["horizon"] * tau_d / (2 * lr)))
+    ef = q.eigen_flow(lam_r, Q_r.T @ W0, lr=lr, steps=steps, n_logs=F2["n_logs"])
+    s0 = q.matched_initial_singular_values(W0, Q_r[:, :d2])[0] ** 2
+    pred = -np.sort(-q.aligned_gd(lam_r[:d2], s0, lr=lr, log_steps=ef.steps), axis=1)
+    t_k = q.learning_times(ef.times, ef.sv**2, lam_r[:d2])
+    return dict(ef=ef, W0=W0, lr=lr, steps=steps, s0=s0, pred=pred, t_k=t_k,
+                t_pred=q.learning_times(ef.times, pred, lam_r[:d2]),
+                sep=q.step_separation(ef.times, ef.sv**2, lam_r[:d2]),
+                brought=q.brought_directions(ef.overlap, ef.times, t_k, band=2))  # fmt: skip
+
+
+_, lam_r, Q_r = q.mstar_eigenbasis(F2["corpus"], F2["V"], F2["r"])
+V2, d2 = F2["V"], F2["d"]
+F2runs = {name: fig2_run(lam_r, Q_r, d2, s2) for name, s2 in F2["starts"].items()}
+for name, R in F2runs.items():
+    ef = R["ef"]
+    print(
+        f"{name}: {R['steps']:,} steps in {ef.seconds:.0f} s; max_k |t_k/t_k^pred − 1| = "
+        f"{np.nanmax(np.abs(R['t_k'] / R['t_pred'] - 1)):.3f}; median R_k = "
+        f"{np.nanmedian(R['sep']['R']):.3f}; end max |s_k²/λ_k − 1| = "
+        f"{np.max(np.abs(ef.sv[-1] ** 2 / lam_r[:d2] - 1)):.3f}"
+    )
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
+for ax, name in zip(axes, [list(F2runs)[0], list(F2runs)[2]]):
+    R = F2runs[name]
+    ef = R["ef"]
+    tau1_2 = q.characteristic_time(lam_r[0], F2["starts"][list(F2runs)[0]])
+    show = np.arange(0, d2, max(1, d2 // 10))
+    q.plot_steps(ax, ef.times / tau1_2, ef.sv**2, run_label="noiseless GD, s_k² (all modes)")
+    for k in show:
+        ax.plot(ef.times / tau1_2, R["pred"][:, k], color="k", lw=0.7, ls="--",
+                label="Lemma 3.1 (GD), realised start" if k == 0 else None)  # fmt: skip
+    ax.set_yscale("log")
+    ax.set_ylim(lam_r[d2 - 1] * 1e-3, lam_r[0] * 1.5)
+    ax.set_title(name, fontsize=10)
+    ax.set_xlabel("t/τ₁ (τ₁ of σ² = 1e-24)")
+    ax.legend(loc="lower right", fontsize=8)
+axes[0].set_ylabel("squared singular value s_k²")
+fig.suptitle(
+    f"Figure 23.5 — QWEM's noiseless gradient descent at V = {V2:,}, d = {d2}, {F2['corpus']}"
+)
+plt.show()
+
+# %% [markdown]
+# **Figure 23.5** — All $d$ squared singular values of the noiseless run (solid, colour by mode) and Lemma
+# 3.1's gradient-descent curves from the realised start for every tenth mode (dashed), on one time axis
+# (log scale in $s^2$ so that the small modes are visible). Left: the authors' $\sigma^2 = 10^{-24}$;
+# right: their large start ($\sigma = 0.1$). At the small start the top modes make distinct steps; further
+# down the spectrum the eigenvalues are so close that successive steps overlap.
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.0))
+for j, (name, R) in enumerate(F2runs.items()):
+    s2 = F2["starts"][name]
+    tau_k = np.asarray(q.characteristic_time(lam_r[:d2], s2))
+    axes[0].loglog(tau_k, R["t_k"], ".", ms=3, color=plotting.PALETTE[j], label=name)
+    axes[1].semilogy(
+        np.arange(1, d2), np.maximum(R["sep"]["R"], 1e-3), ".", ms=3, color=plotting.PALETTE[j]
+    )
+    axes[2].plot(np.arange(1, d2 + 1), R["brought"]["near"], ".", ms=3, color=plotting.PALETTE[j])
+lim = axes[0].get_xlim()
+axes[0].plot(lim, lim, color="0.5", lw=0.8)
+axes[1].axhline(1.0, color="0.5", lw=0.8)
+plotting.label(axes[0], "step time against τ_k", "τ_k = ln(λ_k/σ²)/λ_k", "t_k (s_k² = λ_k/2)")
+plotting.label(axes[1], "separation of steps k, k+1", "k", "R_k")
+plotting.label(axes[2], "what step k brings", "k", "Σ_{|i−k|≤2} (q_iᵀu_k)² at t_k")
+axes[0].legend(fontsize=8)
+fig.suptitle("Figure 23.6 — Step times, separation and the eigenvector each step brings")
+plt.show()
+
+# %% [markdown]
+# **Figure 23.6** — Left: each mode's step time against its characteristic time
+# $\tau_k = \ln(\lambda_k/\sigma^2)/\lambda_k$ (grey: equality). Middle: the separation statistic
+# $R_k = (t_{k+1} - t_k)/\bar w_k$, the gap between successive steps in units of their mean 10–90 % rise
+# width (above 1: a plateau between the two steps). Right: at mode $k$'s step time, the share of the newly
+# grown direction $u_k$ in $q_{k-2}, \dots, q_{k+2}$ (1: the step brings $q_k$'s neighbourhood of the
+# spectrum).
+
+# %%
+small24, mid6, big2 = (F2runs[n] for n in F2runs)
+rel_err = np.abs(small24["t_k"] / small24["t_pred"] - 1)
+rep.below(
+    "qwem.fig2.paper_size.step_times",
+    f"at V = {V2:,}, d = {d2}, σ² = 1e-24, every mode makes its step when Lemma 3.1 (gradient descent, "
+    "realised start) predicts: max_k |t_k/t_k^pred − 1| (noiseless run; only the coupling of modes differs)",
+    value=float(np.nanmax(rel_err)),
+    bound=0.05,
+    kind="finding",
+)
+rep.below(
+    "qwem.fig2.paper_size.final_values",
+    f"at V = {V2:,}, d = {d2}, σ² = 1e-24 the steps end at s_k² = λ_k: max_k |s_k²/λ_k − 1| at t = 2τ_d",
+    value=float(np.max(np.abs(small24["ef"].sv[-1] ** 2 / lam_r[:d2] - 1))),
+    bound=0.05,
+    kind="finding",
+)
+rep.ordered(
+    "qwem.fig2.paper_size.separation_falls_with_start",
+    "the steps are more separated the smaller the start: median R_k at σ² = 1e-24, 1e-6 and the large "
+    "start 1e-2, decreasing",
+    names=list(F2runs),
+    values=[float(np.nanmedian(R["sep"]["R"])) for R in F2runs.values()],
+    kind="finding",
+)
+rep.ordered(
+    "qwem.fig2.paper_size.brings_its_eigenvector",
+    "the direction each step brings lies in q_k's neighbourhood (|i − k| ≤ 2) more at the small start than "
+    "at the large one: median share at the step time, σ² = 1e-24 against the large start (the control)",
+    names=[list(F2runs)[0], list(F2runs)[2]],
+    values=[
+        float(np.nanmedian(small24["brought"]["near"])),
+        float(np.nanmedian(big2["brought"]["near"])),
+    ],
+    kind="finding",
+)
+frac_sep = float(np.mean(small24["sep"]["R"] > 1))
+n_top_sep = (
+    int(np.argmax(~(small24["sep"]["R"] > 1))) if not np.all(small24["sep"]["R"] > 1) else d2 - 1
+)
+rel_gap = (lam_r[: d2 - 1] - lam_r[1:d2]) / lam_r[: d2 - 1]
+rep.below(
+    "qwem.fig2.paper_size.most_steps_overlap",
+    f"at the paper's size most successive steps overlap: the share of k < {d2} with R_k > 1 (separated) "
+    "at σ² = 1e-24",
+    value=frac_sep,
+    bound=0.5,
+    kind="finding",
+)
+from scipy.stats import spearmanr  # noqa: E402
+
+rho_gap = float(spearmanr(small24["sep"]["R"], rel_gap, nan_policy="omit")[0])
+rep.above(
+    "qwem.fig2.paper_size.separation_tracks_gap",
+    "where steps overlap it is because the eigenvalues are close: Spearman correlation of R_k with the "
+    "relative gap (λ_k − λ_{k+1})/λ_k over k < d at σ² = 1e-24 (0 for no relation)",
+    value=rho_gap,
+    bound=0.5,
+    kind="finding",
+)
+Rk = small24["sep"]["R"]
+isolated = np.r_[True, Rk > 1] & np.r_[Rk > 1, True]  # separated from both neighbours
+own24 = small24["brought"]["own"]
+print(f"isolated steps: {np.flatnonzero(isolated)[:20] + 1} ({isolated.sum()} of {d2})")
+rep.above(
+    "qwem.fig2.paper_size.isolated_steps_bring_q_k",
+    "a step separated from both neighbours (R_{k−1}, R_k > 1) brings its own eigenvector: "
+    "min over those k of (q_kᵀu_k)² at t_k, σ² = 1e-24",
+    value=float(np.nanmin(own24[isolated])),
+    bound=0.9,
+    kind="finding",
+)
+if (~isolated).any():
+    rep.ordered(
+        "qwem.fig2.paper_size.overlapping_steps_mix",
+        "overlapping steps mix their eigenvectors: median (q_kᵀu_k)² at t_k over isolated steps against "
+        "over the others, σ² = 1e-24",
+        names=["isolated", "overlapping"],
+        values=[float(np.nanmedian(own24[isolated])), float(np.nanmedian(own24[~isolated]))],
+        kind="finding",
+    )
+prose(
+    f"At $\\sigma^2 = 10^{{-24}}$ the step times follow Lemma 3.1 from the realised start to within "
+    f"{np.nanmax(rel_err):.1%} for all {d2} modes (median {np.nanmedian(rel_err):.2%}), and the run ends at "
+    f"$s_k^2 = \\lambda_k$. But only {frac_sep:.1%} of the successive pairs are separated ($R_k > 1$); "
+    f"steps 1 to {n_top_sep + 1} are, one after another, and R_k follows the gap (Spearman "
+    f"{rho_gap:.2f}). The median relative gap "
+    f"$(\\lambda_k - \\lambda_{{k+1}})/\\lambda_k$ of the top {d2} eigenvalues is {np.median(rel_gap):.4f}: "
+    f"for a gap $g$ the two steps are $\\approx g\\,t_k$ apart and each is $\\ln 81/\\lambda_k$ wide, so "
+    f"$R_k \\approx g\\ln(\\lambda_k/\\sigma^2)/\\ln 81$, below 1 unless $g$ exceeds "
+    f"$\\ln 81/\\ln(\\lambda/\\sigma^2) \\approx$ {np.log(81) / np.log(lam_r[d2 - 1] / 1e-24):.2f}. "
+    f"At the step time the new direction's share in $q_{{k-2}}\\dots q_{{k+2}}$ has median "
+    f"{np.nanmedian(small24['brought']['near']):.2f} (exactly $q_k$: median "
+    f"{np.nanmedian(small24['brought']['own']):.2f}; from the large start "
+    f"{np.nanmedian(big2['brought']['near']):.2f}). Stepwise learning, one eigenvector at a time, is what "
+    f"the top of the spectrum does; further down the modes of near-equal eigenvalues are learned together, "
+    f"as a band, at the times Lemma 3.1 gives."
+)
+
+# %% [markdown]
+# **The eigenbasis flow against the full-space noiseless run.** At a smaller $V$ of the same corpus (the
+# paper preset: $V = 10{,}000$ itself, a run of hours, checkpointed and resumable) the full-space trainer
+# `q.train_expected` (float64, every direction of $W(0)$ kept) runs from the same start as the
+# eigenbasis flow at $\sigma^2 = 10^{-6}$ and the two are compared.
+
+# %%
+vv = F2["val"]
+_, lam_v, Q_v = q.mstar_eigenbasis(F2["corpus"], vv["V"], vv["r"])
+_, Pv, puv = q.cooccurrence(q.load_corpus(F2["corpus"]), vv["V"])
+Rv = fig2_run(lam_v, Q_v, vv["d"], 1e-6)
+full_v = q.train_expected(
+    (Pv, puv), vv["d"], steps=Rv["steps"], lr=Rv["lr"], W0=Rv["W0"], log_steps=Rv["ef"].steps,
+    dtype=torch.float64, deflate=1, progress=False,
+)  # fmt: skip
+dev_v = np.max(np.abs(full_v.sv**2 - Rv["ef"].sv ** 2) / lam_v[: vv["d"]])
+t_full = q.learning_times(full_v.times, full_v.sv**2, lam_v[: vv["d"]])
+print(
+    f"V = {vv['V']:,}, d = {vv['d']}, r = {vv['r']}: {Rv['steps']:,} steps; full-space run "
+    f"{full_v.seconds:.0f} s ({full_v.seconds_per_step * 1e3:.0f} ms/step), eigenbasis "
+    f"{Rv['ef'].seconds:.1f} s; max |Δs_k²|/λ_k = {dev_v:.2e}; max |Δt_k|/t_k = "
+    f"{np.nanmax(np.abs(t_full / Rv['t_k'] - 1)):.2e}"
+)
+rep.below(
+    "qwem.fig2.eigen_flow_matches_full_run",
+    "QWEM's eigenbasis flow (top r eigenpairs) follows the full-space noiseless run from the same W(0): "
+    "max over logs and modes of |Δs_k²|/λ_k",
+    value=float(dev_v),
+    bound=0.01,
+    kind="consistency",
+)
 
 # %% [markdown]
 # ## Exercises
 #
 # 1. Show from Lemma 3.1 that the step times in rescaled units satisfy
 #    $t_k/\tau_1 \to \lambda_1/\lambda_k$ as $\sigma^2 \to 0$. Compute both sides for this chapter's
-#    eigenvalues at $\sigma^2 = 10^{-8}$ and at $10^{-24}$ (the authors' value). How far from the limit is
+#    eigenvalues at this chapter's $\sigma^2$ and at $10^{-24}$ (the authors' value). How far from the limit is
 #    each?
 # 2. Why does SGD delay the steps? With $\eta = c/\lambda_1$, the early growth of mode $k$ per step is
 #    $1 + \eta\lambda_k$ against the flow's $e^{\eta\lambda_k}$. Compute the relative delay of mode 1's
 #    step for $c = 0.1$, and the learning rate that would keep it below 1%.
-# 3. The fully sampled estimator multiplies $x_{ab}^2/4$ by $\Psi_{ab}/(B\alpha)$. A step on one rare pair is
-#    stable only if $\eta\,\Psi_{ab}\|w_b\|^2/(B\alpha) < 2$. Compute $\max_{ab}\Psi_{ab}$ and the largest
-#    stable $\eta$ for $\|w_b\|^2 = \lambda_1/V$ (a typical trained row) at this chapter's $V$ and batch;
-#    compare with the $\eta$ used.
+# 3. The fully sampled estimator multiplies $x_{ab}^2/4$ by $\Psi_{ab}/(B\alpha)$. The Hessian of
+#    $\Psi x^2/4$ in $w_a$ is $\Psi\, w_bw_b^\top/2$, so a step on one rare pair is stable only if
+#    $\eta\,\Psi_{ab}\|w_b\|^2/(2B\alpha) < 2$. Compute $\max_{ab}\Psi_{ab}$ and the largest stable $\eta$ for
+#    $\|w_b\|^2 = \lambda_1/V$ (a typical trained row) at this chapter's $V$ and batch; compare with the
+#    $\eta$ used.
 
 # %% [markdown]
 # ## Solutions
@@ -592,15 +904,15 @@ rep.below(
 # </details>
 
 # %%
-for s2 in (1e-8, 1e-24):
+for s2 in (small.sigma_sq, 1e-24):
     ratio = q.half_time(lam[:d], s2) / q.characteristic_time(lam[0], s2)
     print(f"σ² = {s2:g}: t_k/τ₁ = {np.round(ratio, 3)}")
 print(f"limit λ₁/λ_k = {np.round(lam[0] / lam[:d], 3)}")
-r8 = q.half_time(lam[d - 1], 1e-8) / q.characteristic_time(lam[0], 1e-8)
-corr = np.log(lam[d - 1] / lam[0]) / np.log(lam[0] / 1e-8)
+r8 = q.half_time(lam[d - 1], small.sigma_sq) / q.characteristic_time(lam[0], small.sigma_sq)
+corr = np.log(lam[d - 1] / lam[0]) / np.log(lam[0] / small.sigma_sq)
 rep.close(
     "qwem.train.solution.1",
-    "t_d/τ₁ at σ² = 1e-8 equals (λ₁/λ_d)(1 + ln(λ_d/λ₁)/ln(λ₁/σ²)) up to the ln(1 − σ²/λ_d) term",
+    "t_d/τ₁ at the chapter's σ² equals (λ₁/λ_d)(1 + ln(λ_d/λ₁)/ln(λ₁/σ²)) up to the ln(1 − σ²/λ_d) term",
     value=r8,
     target=lam[0] / lam[d - 1] * (1 + corr),
     tol=1e-6,
@@ -645,15 +957,18 @@ rep.close(
 # <details><summary>Solution 3</summary>
 #
 # $\Psi_{ab} = 1/(P_{ab} + P_aP_b) \le 1/(P_aP_b)$, largest for the two rarest words. The cell computes it
-# from the statistics, with the bound $\eta_{\max} = 2B\alpha/(\Psi_{\max}\lambda_1/V)$. At the book preset
-# it is of the same order as the $\eta$ used, so a run of thousands of steps meets such a pair and can
-# diverge: this is why the trainer computes the quadratic part exactly.
+# from the statistics, with the bound $\eta_{\max} = 4B\alpha/(\Psi_{\max}\lambda_1/V)$. The ratio of the
+# $\eta$ used to it is printed: well below 1, so at this size one rare pair does not make a step unstable
+# by itself. The fully sampled estimator's trouble is its variance: the sampled curvature
+# $\Psi_{ab}/(B\alpha)$ changes by orders of magnitude from batch to batch (a trial run at $V = 2{,}000$,
+# described in `bench/README.md`, diverged after 245 steps), and the split estimator removes that
+# sampled curvature altogether.
 #
 # </details>
 
 # %%
 psi_max = float(np.max(1.0 / (Pj + np.outer(pu, pu))))
-eta_max = 2 * P["batch"] * sampler.acceptance / (psi_max * lam[0] / V)
+eta_max = 4 * P["batch"] * sampler.acceptance / (psi_max * lam[0] / V)
 print(
     f"max Ψ = {psi_max:.3g};  largest stable η for one rare pair ≈ {eta_max:.3g};  η used = {small.lr:.3g} "
     f"(ratio {small.lr / eta_max:.2f})"

@@ -86,14 +86,17 @@ def step_separation(
     return dict(t_mid=st["t_mid"], width=width, R=R)
 
 
-def brought_directions(overlap: np.ndarray, times: np.ndarray, t_steps: np.ndarray) -> dict:
+def brought_directions(
+    overlap: np.ndarray, times: np.ndarray, t_steps: np.ndarray, band: int = 2
+) -> dict:
     """Which eigenvector each step brings: at the logged time nearest mode ``k``'s step time
     ``t_steps[k]``, the k-th left singular vector ``u_k`` of ``W`` (the newly grown direction) against
     the reference vectors ``q_i`` (signed overlaps ``(T, r, d)`` of :class:`TrainResult`).
 
-    Returns ``dict(index, share, own)`` of shape (d,): ``index`` the 0-based ``i`` maximising
-    ``(q_iᵀu_k)²``, ``share`` that maximum, ``own`` ``(q_kᵀu_k)²`` (1 when step k brings exactly q_k;
-    NaN for a mode without a step time).
+    Returns ``dict(index, share, own, near)`` of shape (d,): ``index`` the 0-based ``i`` maximising
+    ``(q_iᵀu_k)²``, ``share`` that maximum, ``own`` ``(q_kᵀu_k)²`` (1 when step k brings exactly q_k),
+    ``near`` ``Σ_{|i−k| ≤ band} (q_iᵀu_k)²`` (its share in q_k's neighbours: near-degenerate eigenvalues
+    are learned as a band); NaN for a mode without a step time.
     """
     ov = np.asarray(overlap, dtype=np.float64)
     times = np.asarray(times, dtype=np.float64)
@@ -104,6 +107,7 @@ def brought_directions(overlap: np.ndarray, times: np.ndarray, t_steps: np.ndarr
     index = np.full(d, -1)
     share = np.full(d, np.nan)
     own = np.full(d, np.nan)
+    near = np.full(d, np.nan)
     for k in range(d):
         if not np.isfinite(t_steps[k]):
             continue
@@ -112,4 +116,5 @@ def brought_directions(overlap: np.ndarray, times: np.ndarray, t_steps: np.ndarr
         index[k] = int(np.argmax(sq))
         share[k] = float(sq.max())
         own[k] = float(sq[k]) if k < sq.size else np.nan
-    return dict(index=index, share=share, own=own)
+        near[k] = float(sq[max(0, k - band) : k + band + 1].sum())
+    return dict(index=index, share=share, own=own, near=near)

@@ -25,6 +25,8 @@ __all__ = [
     "run_preset",
     "AblationRun",
     "run_ablation",
+    "mstar_eigenbasis",
+    "PAPER_SCALE_SGD",
 ]
 
 
@@ -191,10 +193,12 @@ TEXT_RUNS: dict[str, dict[str, Any]] = {
         polish=3.0,
         n_logs=200,
     ),
+    # SGD where it is practical on a CPU (V = 2,000; the noiseless runs of chapter 23 take the paper's
+    # V = 10,000, d = 200). SGD at V = 10,000, d = 200 (PAPER_SCALE_SGD) is configured, not run here.
     "paper": dict(
-        corpus="enwiki2015_70m",
-        V=10_000,
-        d=200,
+        corpus="enwiki2015_17m",
+        V=2_000,
+        d=20,
         batch=50_000,
         sigma_sq=1e-4,
         large_ratio=0.1,
@@ -206,6 +210,21 @@ TEXT_RUNS: dict[str, dict[str, Any]] = {
 }
 """The sizes of the training runs of chapters 23 and 24, per preset. Both chapters read them from here, so
 that identical inputs give one cached run that the two chapters share."""
+
+PAPER_SCALE_SGD: dict[str, Any] = dict(
+    corpus="enwiki2015_17m",
+    V=10_000,
+    d=200,
+    batch=50_000,
+    sigma_sq=1e-4,
+    large_ratio=0.1,
+    lr_factor=0.05,
+    horizon=3.0,
+    polish=3.0,
+    n_logs=200,
+)
+"""SGD at the paper's V = 10,000, d = 200 (QWEM and tied SGNS): about 4M steps of 0.6 s on two CPU cores
+(``bench/README.md``), weeks; meant for a GPU. ``bench/bench_training.py --presets paper`` times it."""
 
 
 def text_run_kwargs(P: dict[str, Any]) -> dict[str, Any]:
@@ -402,3 +421,20 @@ def run_ablation(
                 u=kappa[0] * res.times,
             )
     return out
+
+
+def mstar_eigenbasis(corpus: str | Corpus, V: int, r: int) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(words, lam, Q)``: the top ``r`` eigenpairs of the corpus's M* (float32 eigensolve, cached with
+    :func:`qwem_lib.spectral.spectral_embeddings`, whose ``W = Q√λ`` they are read back from; the
+    ``r`` eigenvalues must be positive), in float64, columns with their largest entry positive."""
+    from .spectral import spectral_embeddings
+
+    words, E = spectral_embeddings(corpus, V, r, "mstar")
+    E = np.asarray(E, dtype=np.float64)
+    lam = (E * E).sum(axis=0)
+    if np.any(lam <= 0):
+        raise ValueError(f"M* has fewer than r={r} positive eigenvalues at V={V}")
+    order = np.argsort(-lam, kind="stable")
+    lam, Q = lam[order], E[:, order] / np.sqrt(lam[order])
+    Q = Q * np.where(Q[np.argmax(np.abs(Q), axis=0), np.arange(r)] < 0, -1.0, 1.0)
+    return words, lam, Q

@@ -54,6 +54,7 @@ __all__ = [
     "TrainingInterrupted",
     "EigenFlow",
     "eigen_flow",
+    "aligned_gd",
 ]
 
 
@@ -71,8 +72,10 @@ class TrainResult:
     ``W``; ``overlap`` (T, r, d) the signed overlaps ``q_iᵀu_k`` of the reference vectors (columns of
     ``reference``, e.g. M*'s top eigenvectors) with the left singular vectors ``u_k`` of ``W``;
     ``cosines`` (T, min(r, d)) the principal-angle cosines between ``W``'s column space and the first
-    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps; ``seconds`` wall
-    time; ``pairs_per_s`` sampled pairs (positive + negative) per second; ``config`` the inputs."""
+    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps (the exact expected loss
+    for :func:`train_expected`); ``seconds`` wall time; ``pairs_per_s`` sampled pairs (positive +
+    negative) per second (NaN for the noiseless trainer); ``config`` the inputs; ``seconds_per_step``
+    (noiseless trainer) the wall time of one step."""
 
     W: np.ndarray
     W0: np.ndarray
@@ -459,7 +462,8 @@ def expected_gradient(
     Both come from the same pieces as the minibatch: the pair weights ``(A, N)`` of
     :func:`qwem_lib.pairs.pair_weights` and the per-pair terms :func:`qwem_lib.pairs.qwem_pair_terms` /
     :func:`qwem_lib.pairs.sgns_pair_terms`. ``L(W) = Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with
-    ``X = WWᵀ``, gradient ``[(A + Aᵀ)∘ℓ⁺′(X) + (N + Nᵀ)∘ℓ⁻′(X)] W`` (two V × V × d products).
+    ``X = WWᵀ``, gradient ``[(A + Aᵀ)∘ℓ⁺′(X) + (N + Nᵀ)∘ℓ⁻′(X)] W`` (two V × V × d products and one
+    elementwise pass: ``ℓ⁺′ = ℓ⁻′ − c`` for both losses).
     Quartic × Setting 3.1 (QWEM) has ``A + N = 1``: the gradient is ``W(WᵀW) − K W`` with ``K = M*``
     (:func:`qwem_lib.pairs.growth_matrix`), one ``V × V × d`` product, as the split estimator.
 
@@ -512,14 +516,21 @@ def expected_gradient(
     An, Nn = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
     A = torch.as_tensor(An, device=dev, dtype=dt)
     N = torch.as_tensor(Nn, device=dev, dtype=dt)
-    As, Ns = A + A.T, N + N.T
     del An, Nn
+    # ℓ⁺′(x) = ℓ⁻′(x) − c for both losses (c = 2 quartic, 1 logistic), so that
+    # (A + Aᵀ)∘ℓ⁺′(X) + (N + Nᵀ)∘ℓ⁻′(X) = S∘ℓ⁻′(X) − c (A + Aᵀ) with S = A + Aᵀ + N + Nᵀ:
+    # one elementwise pass over V × V per step and the constant product (A + Aᵀ)W
+    zero = torch.zeros(1, dtype=torch.float64)
+    c = float(terms(zero, False)[1] - terms(zero, True)[1])
+    As = A + A.T
+    S = As + N + N.T
+    slope = torch.sigmoid if loss == "logistic" else (lambda X: terms(X, False)[1])
 
     def grad(W):
         Wt = W.to(dt)
-        X = Wt @ Wt.T
-        C = As * terms(X, True)[1]
-        C += Ns * terms(X, False)[1]
+        C = slope(Wt @ Wt.T)
+        C.mul_(S)
+        C.sub_(As, alpha=c)
         return (C @ Wt).to(torch.float64)
 
     def value(W):
@@ -702,6 +713,12 @@ def train_expected(
                 save_checkpoint(s, spent + time.time() - t0)
                 raise TrainingInterrupted(f"stopped after {s} of {steps} steps")
             W -= float(lr) * eg.grad(W)
+            if not bool(torch.isfinite(W).all()):
+                raise FloatingPointError(
+                    f"{name}: W became non-finite at step {s + 1}; lower the learning rate "
+                    f"(lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, stable only for lr < 2/|λ_min| = "
+                    f"{2 / max(abs(eg.lam_min), 1e-300):.3g} in the linear phase)"
+                )
             if s + 1 in log_set:
                 record(s + 1)
                 if not math.isfinite(logs["loss"][-1]):
@@ -821,3 +838,22 @@ def eigen_flow(
         lam=np.asarray(lam, np.float64),
         seconds=time.time() - t0,
     )
+
+
+def aligned_gd(
+    lam: np.ndarray, s0_sq: np.ndarray, *, lr: float, log_steps: Sequence[int]
+) -> np.ndarray:
+    """Lemma 3.1 for gradient descent rather than the flow: each aligned mode follows the scalar
+    recursion ``s ← s(1 + η(λ − s²))`` (one step of ``W ← W − η(WWᵀ − M*)W`` on ``W = q s``) from
+    ``s0_sq``. Returns ``s²`` at ``log_steps`` (T, len(lam)); ``η → 0`` gives
+    :func:`qwem_lib.theory.aligned_sigmoid` at ``t = 2ηs``."""
+    lam = np.asarray(lam, np.float64)
+    s = np.sqrt(np.asarray(s0_sq, np.float64)) * np.ones_like(lam)
+    log_steps = np.asarray(log_steps, int)
+    out = np.empty((log_steps.size, lam.size))
+    want = {int(v): i for i, v in enumerate(log_steps)}
+    for n in range(int(log_steps.max()) + 1):
+        if n in want:
+            out[want[n]] = s * s
+        s = s * (1.0 + lr * (lam - s * s))
+    return out

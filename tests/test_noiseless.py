@@ -197,3 +197,27 @@ def test_step_separation_and_brought_directions():
     b = q.brought_directions(ov, t, tm)
     np.testing.assert_array_equal(b["index"], [0, 2, 1])
     np.testing.assert_allclose(b["own"], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(q.brought_directions(ov, t, tm, band=1)["near"], [1.0, 1.0, 1.0])
+
+
+def test_aligned_gd_is_the_eigen_flow_from_an_aligned_start_and_the_sigmoid_as_lr_vanishes():
+    lam = np.array([3.0, 2.0, 0.5, 0.1])
+    s0_sq = np.array([1e-6, 4e-6, 1e-5, 2e-5])
+    steps = [0, 100, 400, 2000]
+    a = q.aligned_gd(lam[:3], s0_sq[:3], lr=0.01, log_steps=steps)
+    Y0 = np.zeros((4, 3))
+    Y0[np.arange(3), np.arange(3)] = np.sqrt(s0_sq[:3])
+    ef = q.eigen_flow(lam, Y0, lr=0.01, steps=2000, log_steps=steps)
+    np.testing.assert_allclose(ef.sv**2, -np.sort(-a, axis=1), rtol=1e-10)
+    t = np.array([0.0, 1.0, 4.0])
+    fine = q.aligned_gd(lam, s0_sq, lr=1e-5, log_steps=(t / 2e-5).astype(int))
+    np.testing.assert_allclose(fine, aligned_sigmoid(lam, s0_sq, t[:, None]), rtol=2e-3)
+
+
+def test_a_diverging_run_raises():
+    P, pu = tiny_stats(V=20, seed=8)
+    with pytest.raises(FloatingPointError, match="lower the learning rate"):
+        q.train_expected(
+            (P, pu), 2, steps=2000, lr=50.0, init_scale=1.0, use_cache=False, progress=False,
+            device="cpu",
+        )  # fmt: skip
