@@ -48,7 +48,7 @@ expansion at small ``W`` (chapter 10) makes ``W`` grow as ``dW/dt = B W`` with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
@@ -254,7 +254,7 @@ def sgns_growth_matrix(
 # ----------------------------------------------------------------------------------------------
 def resolve_model(
     model: str | None = "qwem", loss: str | None = None, reweighting: str | None = None
-) -> tuple[str, str, str]:
+) -> tuple[str, Loss, Reweighting]:
     """``(name, loss, reweighting)`` of a run.
 
     ``model="qwem"`` is (quartic, setting31) and ``model="sgns"`` is (logistic, word2vec). ``loss`` and
@@ -272,7 +272,8 @@ def resolve_model(
         raise ValueError(f"loss must be one of {LOSSES}, got {lo!r}")
     if rw not in REWEIGHTINGS:
         raise ValueError(f"reweighting must be one of {REWEIGHTINGS}, got {rw!r}")
-    return _NAMED.get((lo, rw), f"{lo}-{rw}"), lo, rw
+    # both checked just above: the casts only tell the type checker so
+    return _NAMED.get((lo, rw), f"{lo}-{rw}"), cast(Loss, lo), cast(Reweighting, rw)
 
 
 def pair_weights(
@@ -379,7 +380,7 @@ def growth_matrix(
 
 
 def _tables(
-    model: str,
+    model: str | None,
     P: np.ndarray,
     pu: np.ndarray,
     sampler: PairSampler,

@@ -31,13 +31,13 @@ __all__ = [
 
 
 def plan_schedule(
-    lam: Sequence[float],
+    lam: Sequence[float] | np.ndarray,
     d: int,
     sigma_sq: float,
     *,
     lr_factor: float = 0.1,
     horizon: float = 3.0,
-    capacity: Sequence[float] | None = None,
+    capacity: Sequence[float] | np.ndarray | None = None,
 ) -> dict:
     """A constant learning rate and a step count from the target's own spectrum.
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .book import config
 from .book.cache import atomic_path, read_npz
-from .corpus_stats import STREAM_VOCAB, cooccurrence, resolve_corpus
+from .corpus_stats import STREAM_VOCAB, OOVRule, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 from .pairs import (
     LOSSES,
@@ -176,14 +176,14 @@ def train_pairs(
     init_scale: float = 1e-6,
     decay_at: float | None = None,
     decay_factor: float = 0.1,
-    log_steps: Sequence[int] | None = None,
+    log_steps: Sequence[int] | np.ndarray | None = None,
     n_logs: int = 200,
     reference: np.ndarray | None = None,
     k: int = 1,
     sample: float = 1e-5,
     power: float = 0.75,
     window: int = 16,
-    oov: str = "authors",
+    oov: OOVRule = "authors",
     stream_vocab: int = STREAM_VOCAB,
     seed: int = 0,
     device: Any = None,
@@ -222,8 +222,8 @@ def train_pairs(
         raise DataError(f"corpus {c.name!r} is empty")
     if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
-    model, loss, reweighting = resolve_model(model, loss, reweighting)
-    _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, model, k)
+    name, loss, reweighting = resolve_model(model, loss, reweighting)
+    _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, name, k)
     V, d, steps, batch = int(V), int(d), int(steps), int(batch)
     dev = checked_device(device)
     dt = dtype or (torch.float32 if dev.type == "cuda" else torch.float64)
@@ -237,7 +237,7 @@ def train_pairs(
         probe=probe,
         V=V,
         d=d,
-        model=model,
+        model=name,
         steps=steps,
         lr=float(lr),
         batch=batch,
@@ -324,7 +324,7 @@ def train_pairs(
         return batch_loss_grad(W, sampler, tables, gen, batch=batch)
 
     W0 = W.to(torch.float32).cpu().numpy()
-    logs = {"steps": [], "sv": [], "ov": [], "loss": []}
+    logs: dict[str, list] = {"steps": [], "sv": [], "ov": [], "loss": []}
     log_set = set(int(s) for s in log_steps)
 
     def record(s, W, loss):
@@ -344,21 +344,21 @@ def train_pairs(
     if progress:
         from tqdm.auto import tqdm
 
-        it = tqdm(it, desc=f"{model} V={V} d={d}", mininterval=2.0)
-    loss = float("nan")
+        it = tqdm(it, desc=f"{name} V={V} d={d}", mininterval=2.0)
+    batch_loss = float("nan")
     with torch.no_grad():
         if 0 in log_set:
-            record(0, W, loss)
+            record(0, W, batch_loss)
         for s in it:
-            loss, G = step_grad(W)
-            if not torch.isfinite(loss):
+            batch_loss, G = step_grad(W)
+            if not torch.isfinite(batch_loss):
                 raise FloatingPointError(
-                    f"{model}: the loss became {float(loss)} at step {s}; lower the "
+                    f"{name}: the loss became {float(batch_loss)} at step {s}; lower the "
                     f"learning rate (lr={lr})"
                 )
             W -= float(lrs[s]) * G
             if s + 1 in log_set:
-                record(s + 1, W, loss)
+                record(s + 1, W, batch_loss)
     seconds = time.time() - t0
     per_step = batch * (2 if reweighting == "setting31" else 1 + k)
     steps_arr = np.asarray(logs["steps"], dtype=np.int64)
@@ -526,14 +526,14 @@ def expected_gradient(
     S = As + N + N.T
     slope = torch.sigmoid if loss == "logistic" else (lambda X: terms(X, False)[1])
 
-    def grad(W):
+    def pair_grad(W):
         Wt = W.to(dt)
         C = slope(Wt @ Wt.T)
         C.mul_(S)
         C.sub_(As, alpha=c)
         return (C @ Wt).to(torch.float64)
 
-    def value(W):
+    def pair_value(W):
         Wt = W.to(dt)
         X = Wt @ Wt.T
         return float(
@@ -541,7 +541,7 @@ def expected_gradient(
             + (N * terms(X, False)[0]).sum(dtype=torch.float64)
         )
 
-    return ExpectedGradient(loss, reweighting, grad, value, kappa1, lam_min)
+    return ExpectedGradient(loss, reweighting, pair_grad, pair_value, kappa1, lam_min)
 
 
 def _extreme_eig(K: np.ndarray, which: str) -> float:
@@ -573,7 +573,7 @@ def train_expected(
     init_scale: float = 1e-6,
     W0: np.ndarray | None = None,
     seed: int = 0,
-    log_steps: Sequence[int] | None = None,
+    log_steps: Sequence[int] | np.ndarray | None = None,
     n_logs: int = 200,
     reference: np.ndarray | None = None,
     k: int = 1,
@@ -688,7 +688,8 @@ def train_expected(
     def save_checkpoint(step: int, seconds: float) -> None:
         if not use_cache:
             return
-        extra = {"ov": np.asarray(logs["ov"])} if logs["ov"] else {}
+        # typed Any: numpy's stub for np.savez types **kwds as its bool allow_pickle argument
+        extra: dict[str, Any] = {"ov": np.asarray(logs["ov"])} if logs["ov"] else {}
         with atomic_path(ckpt, ".npz") as tmp:
             np.savez(
                 tmp, W=W.cpu().numpy(), step=step, seconds=seconds,
@@ -790,7 +791,7 @@ def eigen_flow(
     *,
     lr: float,
     steps: int,
-    log_steps: Sequence[int] | None = None,
+    log_steps: Sequence[int] | np.ndarray | None = None,
     n_logs: int = 300,
 ) -> EigenFlow:
     """QWEM's noiseless gradient descent ``W ← W − η(WWᵀ − M*)W`` restricted to the span of ``r``

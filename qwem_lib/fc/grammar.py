@@ -282,8 +282,8 @@ def train_grammar_net(
         rng = np.random.default_rng([seed, 4646])
         net = GrammarNet(g.sizes[0], g.K, g.m, g.depth, d, hidden)
         opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
-        xte, yte, _ = sample_grammar(g, n_test, rng)
-        xte, yte = torch.as_tensor(xte), torch.as_tensor(yte)
+        xte_np, yte_np, _ = sample_grammar(g, n_test, rng)
+        xte, yte = torch.as_tensor(xte_np), torch.as_tensor(yte_np)
         eval_at = set(np.unique(np.linspace(0, steps, n_evals + 1).round().astype(int)).tolist())
         hist: dict[str, list[float]] = {"step": [], "test_acc": [], "train_loss": []}
         recent: list[float] = []

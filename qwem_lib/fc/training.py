@@ -210,6 +210,10 @@ def train_fc(
     if ckpt is not None and ckpt.exists():
         ckpt.unlink()
     if cache:
+        # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
+        arrays: dict[str, Any] = {f"h_{k}": v for k, v in res.history.items()}
+        if cfg.ln_affine:
+            arrays.update(ln_gain=res.ln_gain, ln_bias=res.ln_bias)
         with atomic_path(path, ".npz") as tmp:
             np.savez(
                 tmp,
@@ -217,8 +221,7 @@ def train_fc(
                 features=res.features,
                 U=res.U,
                 seconds=res.seconds,
-                **{f"h_{k}": v for k, v in res.history.items()},
-                **({"ln_gain": res.ln_gain, "ln_bias": res.ln_bias} if cfg.ln_affine else {}),
+                **arrays,
             )
     return res
 
@@ -282,7 +285,10 @@ def sgd_epoch(
                 xc = e - mu
                 rstd = torch.rsqrt(xc.pow(2).mean(-1, keepdim=True) + ln_eps)
                 e = xc * rstd
-            X = (e * ln_gain + ln_bias if affine else e).reshape(B, L * d)
+            # both or neither (checked above): the test on the two is the test on affine
+            X = (
+                e * ln_gain + ln_bias if ln_gain is not None and ln_bias is not None else e
+            ).reshape(B, L * d)
             if low:
                 Xl, Ul = X.to(matmul_dtype), U.to(matmul_dtype)
                 G = torch.softmax((Xl @ Ul.T).float(), dim=1)
@@ -299,6 +305,7 @@ def sgd_epoch(
                 U.addmm_(G.T, X, beta=dec_U, alpha=-lr)
             gX = gX.reshape(B, L, d)
             if affine:  # backward of gain * xhat + bias
+                assert ln_gain is not None and ln_bias is not None  # both (checked above)
                 g_gain = (gX * e).sum((0, 1))
                 g_bias = gX.sum((0, 1))
                 gX = gX * ln_gain
@@ -475,6 +482,10 @@ def _train(
         record(0)
 
     def save(epoch: int) -> None:
+        assert ckpt is not None  # only called with a checkpoint path
+        # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
+        arrays: dict[str, Any] = {f"h_{k}": np.asarray(v) for k, v in hist.items()}
+        arrays.update({k: v.cpu().numpy() for k, v in affine.items()})
         with atomic_path(ckpt, ".npz") as tmp:
             np.savez(
                 tmp,
@@ -483,8 +494,7 @@ def _train(
                 gen_state=gen.get_state().numpy(),
                 epoch=epoch,
                 seconds=spent + time.time() - t0,
-                **{f"h_{k}": np.asarray(v) for k, v in hist.items()},
-                **{k: v.cpu().numpy() for k, v in affine.items()},
+                **arrays,
             )
 
     bar = tqdm(range(start, cfg.epochs + 1), desc=desc, disable=not progress, mininterval=2.0)
@@ -514,7 +524,7 @@ def _train(
         if ckpt is not None and epoch % checkpoint_every == 0 and epoch < cfg.epochs:
             save(epoch)
     seconds = spent + time.time() - t0
-    ln = (
+    ln: dict[str, Any] = (
         {
             "ln_gain": net.ln_gain.detach().cpu().double().numpy(),
             "ln_bias": net.ln_bias.detach().cpu().double().numpy(),

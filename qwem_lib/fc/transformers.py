@@ -239,6 +239,8 @@ class TransformerResult:
     def displacement(self) -> np.ndarray:
         """The learned part of the embeddings, ``E - decay_factor * E0``: what the gradients moved,
         with the decayed initialisation (which carries no information about the task) removed."""
+        if self.init_embeddings is None:
+            raise ValueError("displacement needs init_embeddings, and this result has none")
         return self.embeddings - self.decay_factor * self.init_embeddings
 
     @property
@@ -306,6 +308,9 @@ def train_transformer(
     with cpu_threads(threads, dev):
         res, model = _train_transformer(data, cfg, n_evals, dev, progress, desc)
     if cache:
+        assert res.init_embeddings is not None and res.snapshots is not None  # set by the training
+        # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
+        history: dict[str, Any] = {f"h_{k}": v for k, v in res.history.items()}
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path, ".npz") as tmp:
             np.savez(
@@ -314,7 +319,7 @@ def train_transformer(
                 init_embeddings=res.init_embeddings,
                 snapshots=res.snapshots,
                 seconds=res.seconds,
-                **{f"h_{k}": v for k, v in res.history.items()},
+                **history,
             )
     return (res, model) if return_model else res
 
@@ -327,7 +332,7 @@ def _train_transformer(
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
     if cfg.task == "classify":
-        model: nn.Module = FCTransformerClassifier(
+        model: FCTransformerClassifier | FCTransformerLM = FCTransformerClassifier(
             task.nw, task.L, task.K, cfg.d_model, cfg.n_heads, cfg.n_layers
         )
     else:
