@@ -46,12 +46,11 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from qwem_lib.report import prose
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
+from qwem_lib.book.report import prose
 
-prose = q.report.prose  # the report module lives in qwem_lib.book after the layout (issue 22)
 plotting.use_style()
 torch.set_num_threads(config.threads())
 rep = Report("52_contrastive_learning")

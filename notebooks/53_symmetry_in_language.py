@@ -42,14 +42,13 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from qwem_lib.report import prose
 from scipy.stats import spearmanr
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
 from qwem_lib import symmetry as sy
+from qwem_lib.book.report import prose
 
-prose = q.report.prose  # the report module lives in qwem_lib.book after the layout (issue 22)
 plotting.use_style()
 rep = Report("53_symmetry_in_language")
 S = config.sizes(

@@ -20,7 +20,8 @@ are those of an MP law with ``σ² = Σ s⁴ / Σ s²`` and ``D = d_eff = (Σ s�
 below matches these two moments on the bulk — the method of moments, which estimates exactly these two
 quantities; with ``S₁ = Σλ``, ``S₂ = Σλ²`` over ``n`` eigenvalues it solves the exact finite-``n``
 expectations ``E S₁² = n²A + 2nB``, ``E S₂ = nA + n(n+1)B`` for ``A = (Σs²)²``, ``B = Σs⁴`` (to leading
-order ``D = (n + 1)/excess``, ``excess = m₂/m₁² - 1``), then rescales ``D`` so that its median is unbiased for few eigenvalues — and reports the Kolmogorov–Smirnov (KS) distance
+order ``D = (n + 1)/excess``, ``excess = m₂/m₁² - 1``), then rescales ``D`` so that its median is
+unbiased for few eigenvalues — and reports the Kolmogorov–Smirnov (KS) distance
 between the bulk's empirical distribution and the fitted MP law as its goodness of fit. The moment fit
 assumes rows of equal expected norm: unequal row norms add their own spread to the eigenvalues and pull
 ``d_eff`` down (:func:`column_deff` estimates ``d_eff`` from the column variances instead, unaffected by row

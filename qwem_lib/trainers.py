@@ -842,7 +842,7 @@ def eigen_flow(
 
 
 def aligned_gd(
-    lam: np.ndarray, s0_sq: np.ndarray, *, lr: float, log_steps: Sequence[int]
+    lam: np.ndarray, s0_sq: np.ndarray, *, lr: float, log_steps: Sequence[int] | np.ndarray
 ) -> np.ndarray:
     """Lemma 3.1 for gradient descent rather than the flow: each aligned mode follows the scalar
     recursion ``s ← s(1 + η(λ − s²))`` (one step of ``W ← W − η(WWᵀ − M*)W`` on ``W = q s``) from
