@@ -415,7 +415,7 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
         "with a summary's wording rather than with the paper), with the paper's and the book's settings, "
         "the findings that decide it and the null or control that shows each could have failed, and the "
         "uncertainty of what is compared. `reproduction/paper_claims.json` is the source; "
-        "`qwem_lib.paper_map.validate` enforces the protocol and a test keeps the map consistent with the "
+        "`qwem_lib.book.paper_map.validate` enforces the protocol and a test keeps the map consistent with the "
         "claims below. Setting *match*: "
         + "; ".join(f"**{k}** — {v}" for k, v in MATCHES.items())
         + ".",
