@@ -73,7 +73,7 @@ V, d = P["V"], P["d"]
 #    \qquad \mathbb E\,\widehat{\mathcal L} = \mathcal L = \tfrac14\|WW^\top - M^\star\|_F^2 + \text{const}.$$
 #
 # The weights $\Psi$ reach $1/(P_aP_b) \approx 10^8$ for two rare words at $V = 2{,}000$. Sampling the
-# quadratic part as well (`estimator="sampled"` in `qwem_lib.training`, also unbiased and unit-tested)
+# quadratic part as well (`estimator="sampled"` in `qwem_lib.pairs`, also unbiased and unit-tested)
 # puts that weight in front of $x^2$: a single rare pair can then make a step that diverges. The split
 # estimator only adds bounded pushes.
 #

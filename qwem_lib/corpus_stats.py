@@ -33,13 +33,13 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from .book import config
+from .book.cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
-from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "cooccurrence_counts",
@@ -480,7 +480,7 @@ def cooccurrence(
     oov: OOVRule = "authors",
     stream_vocab: int = STREAM_VOCAB,
     use_cache: bool = True,
-    dtype: type = np.float64,
+    dtype: Any = np.float64,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
 

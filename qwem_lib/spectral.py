@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 
 from .book import config
+from .book.cache import atomic_path, read_npz
 from .corpus_stats import (
     STREAM_VOCAB,
     OOVRule,
@@ -41,7 +42,6 @@ from .corpus_stats import (
     tile_pairs,
 )
 from .data import Corpus
-from .data.cache import atomic_path, read_npz
 
 __all__ = [
     "warm_up_kernels",
@@ -327,6 +327,29 @@ def _krylov(
     return theta[:d].copy(), U[:, :d], res[:d]
 
 
+def _check_eigsh_answer(M: np.ndarray, lam: np.ndarray, U: np.ndarray, tol: float | None) -> None:
+    """Raise ``RuntimeError`` unless ARPACK's pairs are orthonormal with ``‖M u − λ u‖ ≤ tol · max|λ|``.
+
+    Whether ARPACK converges on a hard spectrum (highly repeated eigenvalues) depends on rounding, hence
+    on the BLAS and its thread count; what must not depend on them is that an answer it returns is right.
+    Its own test is on Ritz estimates; this one recomputes the residuals with fresh products ``M U``.
+    ``max|λ|`` over the returned values is at most ``‖M‖₂``, so the test is at least as strict as
+    :func:`_krylov`'s. ``tol`` defaults to 1e-4 in float32, 1e-8 in float64, as there.
+    """
+    eps = float(np.finfo(M.dtype).eps)
+    tol = (1e-4 if M.dtype == np.float32 else 1e-8) if tol is None else float(tol)
+    U64 = U.astype(np.float64)
+    scale = max(float(np.abs(lam).max()), np.finfo(M.dtype).tiny)
+    res = np.linalg.norm(M @ U - U * lam.astype(M.dtype), axis=0).astype(np.float64) / scale
+    ortho = float(np.abs(U64.T @ U64 - np.eye(U.shape[1])).max())
+    if not (np.all(np.isfinite(lam)) and res.max() <= tol and ortho <= max(tol, 1000 * eps)):
+        raise RuntimeError(
+            "ARPACK (method='eigsh') did not converge: it returned pairs with relative residual "
+            f"{res.max():.2e} (tol {tol:.1e}) and orthonormality error {ortho:.2e}; highly repeated "
+            "eigenvalues can defeat it, use method='krylov' or 'eigh'"
+        )
+
+
 def top_eigenpairs(
     M: np.ndarray,
     d: int,
@@ -343,7 +366,9 @@ def top_eigenpairs(
     in ``M``'s dtype (float32 halves the time and memory). ``M`` is checked first: square, finite and
     symmetric up to rounding (a non-symmetric matrix raises ``ValueError``; lists and integer arrays are
     converted). ``method="krylov"`` converges every returned pair to ``‖M u − λ u‖ ≤ tol · ‖M‖₂`` or warns
-    (:class:`EigenConvergenceWarning`); see :func:`_krylov`.
+    (:class:`EigenConvergenceWarning`); see :func:`_krylov`. ``method="eigsh"`` (ARPACK) either returns
+    pairs that meet the same residual test, recomputed here, or raises ``RuntimeError`` ("did not
+    converge"); which of the two happens on a hard spectrum depends on the BLAS and its threads.
     """
     M, V = _validate(M, d)
     if method == "auto":
@@ -367,9 +392,10 @@ def top_eigenpairs(
         except ArpackNoConvergence as err:
             raise RuntimeError(
                 f"ARPACK (method='eigsh') did not converge: {err}; highly repeated eigenvalues "
-                "defeat it, use method='krylov' or 'eigh'"
+                "can defeat it, use method='krylov' or 'eigh'"
             ) from err
         lam, U = lam[::-1], U[:, ::-1]
+        _check_eigsh_answer(M, lam, U, tol)
     elif method == "torch":
         import torch
 

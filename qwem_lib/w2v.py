@@ -43,9 +43,9 @@ from pathlib import Path
 import numpy as np
 
 from .book import config
+from .book.cache import atomic_path, discard, read_npz
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
-from .data.cache import atomic_path, discard, read_npz
 
 __all__ = [
     "w2v_corpus_file",

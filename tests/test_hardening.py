@@ -250,7 +250,7 @@ def test_normaliser_tags_do_not_span_lines():
 
 
 def test_atomic_path_leaves_a_readable_file(tmp_path):
-    from qwem_lib.data.cache import atomic_path
+    from qwem_lib.book.cache import atomic_path
 
     old = os.umask(0o022)
     try:

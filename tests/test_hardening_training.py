@@ -1,4 +1,5 @@
-"""Issue 27, section 4, for ``qwem_lib.training``: the cache key of ``train_pairs`` (every keyed input
+"""Issue 27, section 4, for ``qwem_lib.trainers`` and ``qwem_lib.pairs``: the cache key of
+``train_pairs`` (every keyed input
 changes the result, ``stats=`` included), the corpus fingerprint, word2vec's subsampling, bad inputs."""
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def corpus(data_env):
 
 
 def _run(**kw):
-    from qwem_lib.training import train_pairs
+    from qwem_lib import train_pairs
 
     base = dict(
         V=6, d=2, steps=4, lr=0.05, batch=64, n_logs=2, progress=False, device="cpu", init_scale=0.1
@@ -103,9 +104,9 @@ def test_train_pairs_cache_key_has_every_input(corpus):
 def test_a_corpus_reusing_a_registered_name_is_keyed_by_all_its_ids(corpus):
     """Only ids[:4096] used to be hashed: a Corpus named like a registered one, equal to it on its first
     4,096 tokens, got the registered corpus's cached counts, embeddings and runs."""
+    from qwem_lib import train_pairs
     from qwem_lib.corpus_stats import cooccurrence_table
     from qwem_lib.data import Corpus
-    from qwem_lib.training import train_pairs
 
     ids = np.asarray(corpus.ids)
     other_ids = np.concatenate([ids, ids[:1500]])  # longer: same first 4,096 ids only if n > 4096
@@ -130,7 +131,7 @@ def test_a_corpus_reusing_a_registered_name_is_keyed_by_all_its_ids(corpus):
 
 def test_subsampling_keep_matches_gensim_formula():
     """ρ = √(t/P) + t/P (word2vec), the same as gensim's keep probability on counts."""
-    from qwem_lib.training import subsampling_keep
+    from qwem_lib import subsampling_keep
     from qwem_lib.w2v import subsample_keep_probability
 
     counts = np.array([5000.0, 800.0, 120.0, 30.0, 7.0, 1.0])
@@ -145,7 +146,7 @@ def test_subsampling_keep_matches_gensim_formula():
 def test_train_pairs_bad_inputs(corpus):
     import torch
 
-    from qwem_lib.training import train_pairs
+    from qwem_lib import train_pairs
 
     kw = dict(steps=2, batch=16, n_logs=1, progress=False, use_cache=False)
     r = train_pairs("hard_train", 6, 2, lr=np.float32(0.01), device="cpu", **kw)  # a NumPy scalar

@@ -1,5 +1,6 @@
-"""Unit tests for qwem_lib.training: per-pair losses, gradients, unbiasedness of the minibatch gradient,
-the pair sampler's distribution, determinism, and validation of hyper-parameters."""
+"""Unit tests for the SGD training of Part II (qwem_lib.pairs, trainers, runs, measures): per-pair losses,
+gradients, unbiasedness of the minibatch gradient, the pair sampler's distribution, determinism, and
+validation of hyper-parameters."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from qwem_lib import training as tr
+import qwem_lib as tr  # the flat re-exports of pairs, trainers, runs, measures, plotting
 from qwem_lib.corpus_stats import cooccurrence
 from qwem_lib.data import Corpus, DataError
 from qwem_lib.theory import equal_reweighting, qwem_gradient, qwem_loss

@@ -2,12 +2,21 @@
 
     python tools/build_book.py                 # all chapters, preset from QWEM_PRESET (default book)
     python tools/build_book.py notebooks/10_*.py
+    python tools/build_book.py 23 24           # chapters by number
+    QWEM_PRESET=paper python tools/build_book.py 23   # = make book PRESET=paper CHAPTERS="23"
 
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
 Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
-Only the ``book`` preset writes the committed notebooks and report; ``smoke`` and ``paper`` runs write
-theirs under the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``).
+Only the ``book`` preset writes the committed notebooks and report (the build sets ``QWEM_BOOK_BUILD=1``
+for the kernels it starts; a chapter run any other way records into the cache); ``smoke`` runs write theirs under
+the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``). The ``paper`` preset is for
+runs too slow for the book preset (20 minutes to hours; the chapters' long runs checkpoint to the cache,
+so running the same command again resumes them): the executed chapter goes to
+``reproduction/paper/NN_slug.ipynb`` and its claims, with machine, date, wall time and device, to
+``reproduction/records-paper/NN_slug.json`` (both committed, checked by ``tests/test_paper_records.py``);
+``REPRODUCTION.md`` is then regenerated from the book's records with the paper-preset value beside each
+claim that has one.
 It prints a progress bar across chapters and a summary table; it exits non-zero if any chapter failed.
 """
 
@@ -26,9 +35,17 @@ sys.path.insert(0, str(ROOT))
 
 
 def chapters(selected: list[str]) -> list[Path]:
-    if selected:
-        return [Path(s).resolve() for s in selected]
-    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    """The chapters named (paths, or bare two-digit numbers like ``23``), else all of them."""
+    out = []
+    for s in selected:
+        if s.isdigit():
+            found = sorted((ROOT / "notebooks").glob(f"{int(s):02d}_*.py"))
+            if not found:
+                raise SystemExit(f"no chapter numbered {s}")
+            out += found
+        else:
+            out.append(Path(s).resolve())
+    return out or sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
 
 
 def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
@@ -82,9 +99,21 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
                 ):
                     ok, err = False, "a traceback was printed to stderr"
     tidy_streams(nb)
+    present(nb)
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
     jupytext.write(nb, target_for(py), fmt="ipynb")
     return ok, dt, err
+
+
+def present(nb) -> None:
+    """Presentation derived from the cells (``tools/presentation.py``): folded and hidden inputs, solution
+    code marked, repr outputs dropped; and the pairing (``formats``) kept in the notebook's metadata, so a
+    downloaded copy stays paired with its ``.py``."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import presentation
+
+    presentation.apply(nb)
+    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
 
 
 def tidy_streams(nb) -> None:
@@ -126,6 +155,11 @@ def target_for(py: Path) -> Path:
 
     if config.preset() == "book":
         return py.with_suffix(".ipynb")
+    if config.preset() == "paper":
+        from qwem_lib.book.report import PAPER_NOTEBOOKS
+
+        PAPER_NOTEBOOKS.mkdir(parents=True, exist_ok=True)
+        return PAPER_NOTEBOOKS / py.with_suffix(".ipynb").name
     out = config.cache_dir() / f"executed-{config.preset()}"
     out.mkdir(parents=True, exist_ok=True)
     return out / py.with_suffix(".ipynb").name
@@ -159,6 +193,9 @@ def main() -> int:
 
     from qwem_lib import config, report
 
+    # Only the build writes the committed records and report (at the book preset): the kernels it starts
+    # inherit this, a chapter run by hand or in JupyterLab does not (qwem_lib.book.config.building_book).
+    os.environ[config.BUILD_ENV] = "1"
     # The committed notebooks must show their figures: a kernel started with MPLBACKEND=Agg (as the tests
     # set it) would draw every figure off-screen and save none. Let ipykernel choose its inline backend.
     dropped = os.environ.pop("MPLBACKEND", None)
@@ -169,12 +206,33 @@ def main() -> int:
     print(f"Executing {len(todo)} chapter(s): {config.describe()}")
     rows = []
     bar = tqdm(todo, unit="chapter")
+    paper = config.preset() == "paper"
     for py in bar:
         bar.set_description(py.stem)
+        if paper:  # the chapter's records go to a fresh folder, then into its paper record
+            rec_dir = Path(tempfile.mkdtemp(prefix="qwem-paper-records-"))
+            os.environ["QWEM_REPORT_DIR"] = str(rec_dir)
         ok, dt, err = execute(py, args.timeout)
         rows.append((py.stem, ok, dt, err))
+        if paper:
+            got = report.load_records(rec_dir)
+            out = report.write_paper_record(py.stem, got, wall_s=dt, executed=ok)
+            tqdm.write(f"{py.stem}: {len(got)} claims at the paper preset -> {out}")
+            shutil.rmtree(rec_dir, ignore_errors=True)
+            os.environ.pop("QWEM_REPORT_DIR", None)
         if not ok:
             tqdm.write(f"FAILED {py.stem}: {err}")
+    if paper:
+        # the committed report: the book's records, with the paper-preset values beside them
+        claims = (
+            []
+            if args.no_report
+            else report.aggregate(ROOT / "reproduction" / "records", out_dir=ROOT)
+        )
+        paper_claims = [c for py in todo for c in report.load_paper_records()[py.stem]["claims"]]
+        return (
+            0 if all(ok for _, ok, _, _ in rows) and all(c["passed"] for c in paper_claims) else 1
+        )
     claims = [] if args.no_report else report.aggregate()
     print("\n| chapter | status | minutes |\n|---|---|---|")
     for name, ok, dt, err in rows:
@@ -183,7 +241,7 @@ def main() -> int:
         print(
             f"\nReproduction report: {report.headline(claims)} -> {report.report_root()}/REPRODUCTION.md"
         )
-    if config.preset() != "book":
+    if config.preset() not in ("book", "paper"):
         print(
             f"(preset {config.preset()}: executed notebooks are in {target_for(todo[0]).parent}, "
             "the committed ones are untouched)"

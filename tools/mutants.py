@@ -9,7 +9,11 @@ should kill every one; a surviving mutant marks a test that cannot fail for wron
     .venv/bin/python tools/mutants.py          # all mutants (a few minutes)
     .venv/bin/python tools/mutants.py spectral # those whose name contains "spectral"
 
-Exit status 1 when any mutant survives.
+First the unmutated library runs the union of the chosen mutants' tests in the same kind of copy (the
+*baseline*): a kill means "the tests fail for this mutant and pass without it", so when the baseline fails
+(a broken or machine-dependent test) no kill is counted and the script stops with exit status 2.
+
+Exit status 1 when any mutant survives, 2 when the baseline fails.
 """
 
 from __future__ import annotations
@@ -26,6 +30,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (name, file, original text, mutated text, tests that must catch it)
 MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
+    (
+        "paper_map: a contradiction at a reduced setting accepted",
+        "qwem_lib/paper_map.py",
+        'if e["verdict"] in ("contradicted", "reproduced") and st["match"] in (',
+        'if e["verdict"] in ("reproduced",) and st["match"] in (',
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: quote fragments not checked in order",
+        "qwem_lib/paper_map.py",
+        "        pos = at + len(frag)\n",
+        "",
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: tests may cite claims outside the evidence",
+        "qwem_lib/paper_map.py",
+        'if t["claim"] not in ev:',
+        'if t["claim"] not in ev and False:',
+        ["tests/test_paper_map.py"],
+    ),
     (
         "corpus_stats: window one offset short",
         "qwem_lib/corpus_stats.py",
@@ -88,6 +113,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "return list(words), counts, c.unigram(int(V))",
         "return list(words), counts, c.counts[:int(V)] / c.n_tokens",
         ["tests/test_corpus_stats.py"],
+    ),
+    (
+        "spectral: ARPACK's answer not checked (issue 27)",
+        "qwem_lib/spectral.py",
+        "        _check_eigsh_answer(M, lam, U, tol)\n",
+        "",
+        ["tests/test_spectral.py"],
+    ),
+    (
+        "report: committed records written outside the build (issue 27)",
+        "qwem_lib/book/report.py",
+        'elif config.preset() == "book" and config.building_book():',
+        'elif config.preset() == "book":',
+        ["tests/test_report.py"],
     ),
     (
         "spectral: target argument ignored",
@@ -208,6 +247,36 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "B = np.outer(p, p)",
         ["tests/test_theory.py"],
     ),
+    (
+        "task_vectors: moment fit drops the finite-n term (n/excess)",
+        "qwem_lib/task_vectors.py",
+        "num = (n + 1) * S1 * S1 - 2.0 * S2",
+        "num = n * S1 * S1 - 2.0 * S2",
+        ["tests/test_task_vectors.py::test_moment_fit_exact_finite_n_expectations"],
+    ),
+    (
+        "task_vectors: sign-flip p-value counts only strictly larger flips",
+        "qwem_lib/task_vectors.py",
+        "ge = int(np.sum(Tf >= T - tol))",
+        "ge = int(np.sum(Tf > T + tol))",
+        [
+            "tests/test_task_vectors.py::test_signflip_enumeration_matches_brute_force_and_keeps_its_level"
+        ],
+    ),
+    (
+        "task_vectors: BBP mean overlap with θ² for θ⁴",
+        "qwem_lib/task_vectors.py",
+        '"mean": 1.0 - c / th4,',
+        '"mean": 1.0 - c / th2,',
+        ["tests/test_task_vectors.py::test_bbp_overlaps_against_simulation"],
+    ),
+    (
+        "task_vectors: column d_eff without its sampling correction",
+        "qwem_lib/task_vectors.py",
+        "B = float((v**2).sum()) * (N - 1) / (N + 1)",
+        "B = float((v**2).sum())",
+        ["tests/test_task_vectors.py::test_unequal_row_norms_bias_the_moment_fit_not_column_deff"],
+    ),
     # -- issue 27: planted bugs that used to survive the unit tests ---------------------------------
     (
         "spectral: cache key without d",
@@ -224,16 +293,16 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening.py::test_cooccurrence_cache_key_has_every_input"],
     ),
     (
-        "training: train_pairs cache key without the seed",
-        "qwem_lib/training.py",
+        "trainers: train_pairs cache key without the seed",
+        "qwem_lib/trainers.py",
         "        seed=seed,\n        device=dev.type,",
         "        device=dev.type,",
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
-        "training: train_pairs cache key without stats=",
-        "qwem_lib/training.py",
-        'cfg["stats"] = _stats_key(stats)',
+        "trainers: train_pairs cache key without stats=",
+        "qwem_lib/trainers.py",
+        'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
         "pass",
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
@@ -359,15 +428,15 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening.py::test_relative_tolerance_is_relative_to_the_target"],
     ),
     (
-        "training: word2vec subsampling keeps only √(t/P)",
-        "qwem_lib/training.py",
+        "pairs: word2vec subsampling keeps only √(t/P)",
+        "qwem_lib/pairs.py",
         "return np.clip(r + np.sqrt(r), 0.0, 1.0)",
         "return np.clip(np.sqrt(r), 0.0, 1.0)",
         ["tests/test_hardening_training.py::test_subsampling_keep_matches_gensim_formula"],
     ),
     (
         "cache: atomic_path leaves mkstemp's 0600 mode",
-        "qwem_lib/data/cache.py",
+        "qwem_lib/book/cache.py",
         "        tmp.chmod(0o644)\n",
         "",
         ["tests/test_hardening.py::test_atomic_path_leaves_a_readable_file"],
@@ -382,8 +451,11 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
 ]
 
 
-def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
-    name, rel, old, new, tests = mutant
+def _pytest_in_copy(
+    tests: list[str], mutation: tuple[str, str, str, str] | None
+) -> tuple[int, float, str]:
+    """Run ``tests`` against a temporary copy of the library, with ``mutation`` = (name, file, old, new)
+    applied there (None: the unmutated baseline). Returns (pytest's exit status, seconds, its last line)."""
     with tempfile.TemporaryDirectory(prefix="qwem-mutant-") as tmp:
         t = Path(tmp)
         shutil.copytree(
@@ -392,13 +464,15 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
         shutil.copytree(ROOT / "tests", t / "tests", ignore=shutil.ignore_patterns("__pycache__"))
         for f in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / f, t / f)
-        src = (t / rel).read_text()
-        if src.count(old) != 1:
-            raise SystemExit(
-                f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
-                "update tools/mutants.py"
-            )
-        (t / rel).write_text(src.replace(old, new))
+        if mutation is not None:
+            name, rel, old, new = mutation
+            src = (t / rel).read_text()
+            if src.count(old) != 1:
+                raise SystemExit(
+                    f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
+                    "update tools/mutants.py"
+                )
+            (t / rel).write_text(src.replace(old, new))
         env = dict(os.environ, PYTHONPATH=str(t), MPLBACKEND="Agg")
         t0 = time.time()
         proc = subprocess.run(
@@ -420,11 +494,36 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
             text=True,
         )
         last = (proc.stdout.strip().splitlines() or ["?"])[-1]
-        return proc.returncode != 0, time.time() - t0, last
+        return proc.returncode, time.time() - t0, last
+
+
+def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
+    """(killed, seconds, pytest's last line) for one mutant."""
+    name, rel, old, new, tests = mutant
+    code, secs, last = _pytest_in_copy(tests, (name, rel, old, new))
+    return code != 0, secs, last
+
+
+def baseline(chosen: list[tuple[str, str, str, str, list[str]]]) -> tuple[bool, float, str]:
+    """(passed, seconds, pytest's last line) for the unmutated library on every test the mutants use."""
+    tests = sorted({t for m in chosen for t in m[4]})
+    code, secs, last = _pytest_in_copy(tests, None)
+    return code == 0, secs, last
 
 
 def main(argv: list[str]) -> int:
     chosen = [m for m in MUTANTS if not argv or any(a in m[0] for a in argv)]
+    if not chosen:
+        print(f"no mutant's name contains any of {argv}")
+        return 2
+    ok, secs, last = baseline(chosen)
+    print(f"{'baseline (no mutation)':60s} {'passes' if ok else 'FAILS':8s} {secs:5.0f}  {last}")
+    if not ok:
+        print(
+            "\nThe unmutated library fails these tests: a failure under a mutant would prove nothing, "
+            "so no kill is counted. Fix (or de-flake) the failing test first."
+        )
+        return 2
     survivors = []
     print(f"{'mutant':60s} {'result':8s} {'s':>5s}  tests")
     for m in chosen:

@@ -3,6 +3,8 @@ papers' statements, and the visual style.
 
 ``config``
     presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
+``cache``
+    atomic writes and checked reads of the cache folder
 ``report``
     assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
 ``paper_map``
@@ -13,4 +15,4 @@ papers' statements, and the visual style.
     how a value is printed in the report and the map
 """
 
-from . import config, formatting, paper_map, plotting, report  # noqa: F401
+from . import cache, config, formatting, paper_map, plotting, report  # noqa: F401

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 
 PALETTE = ["#1b6ca8", "#d1495b", "#edae49", "#00798c", "#6c4f9c", "#66a182", "#8d8d8d", "#2e4057"]
 """The book's categorical colours (colour-blind-safe enough for line plots)."""
@@ -24,7 +25,7 @@ def use_style() -> None:
     matplotlib.rcParams.update(
         {
             "figure.figsize": (6.4, 4.0),
-            "figure.dpi": 100,
+            "figure.dpi": 150,  # inline figures at the savefig resolution (site size rule: >= 150 dpi)
             "savefig.dpi": 150,
             "axes.titlesize": 11,
             "axes.labelsize": 10,
@@ -33,6 +34,39 @@ def use_style() -> None:
             "image.cmap": CMAP,
         }
     )
+    _hide_artist_reprs()
+
+
+def _hide_artist_reprs() -> None:
+    """In a notebook, a cell ending in ``ax.legend()`` (or another artist) shows no ``<… at 0x…>`` repr."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    import matplotlib.axes
+    import matplotlib.collections
+    import matplotlib.colorbar
+    import matplotlib.image
+    import matplotlib.legend
+    import matplotlib.lines
+    import matplotlib.patches
+    import matplotlib.text
+
+    # Not Figure: the inline backend shows figures through the same display machinery.
+    for kind in (
+        matplotlib.axes.Axes,
+        matplotlib.collections.Collection,
+        matplotlib.colorbar.Colorbar,
+        matplotlib.image.AxesImage,
+        matplotlib.legend.Legend,
+        matplotlib.lines.Line2D,
+        matplotlib.patches.Patch,
+        matplotlib.text.Text,
+    ):
+        ip.display_formatter.ipython_display_formatter.for_type(kind, lambda obj: None)
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
@@ -90,3 +124,42 @@ def pca_scatter(
     ax.set_aspect("equal", adjustable="datalim")
     if legend:
         ax.legend(fontsize=8)
+
+
+def plot_steps(
+    ax,
+    t: np.ndarray,
+    s_sq: np.ndarray,
+    theory: np.ndarray | None = None,
+    *,
+    run_label: str,
+    theory_label: str = "",
+    t_max: float | None = None,
+    faint: bool = False,
+) -> np.ndarray:
+    """Draw the squared singular values ``s_sq`` (T, d) against ``t`` (T,), one colour per mode, with the
+    matching ``theory`` curves (T, d) dashed; returns the colours. ``faint`` draws a thin, light
+    background run (for comparisons)."""
+    d = s_sq.shape[1]
+    colors = plt.cm.viridis(np.linspace(0, 0.9, d))
+    for k in range(d):
+        ax.plot(
+            t,
+            s_sq[:, k],
+            color=colors[k],
+            lw=0.8 if faint else 1.6,
+            alpha=0.35 if faint else 1.0,
+            label=run_label if k == 0 else None,
+        )
+        if theory is not None:
+            ax.plot(
+                t,
+                theory[:, k],
+                color=colors[k],
+                lw=1.0,
+                ls="--",
+                label=theory_label if k == 0 else None,
+            )
+    if t_max is not None:
+        ax.set_xlim(0, t_max)
+    return colors

@@ -23,8 +23,12 @@ when the claim fails, so nbval fails with it. ``python -m qwem_lib.book.report``
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
 
 The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
-``reproduction/records`` at the ``book`` preset and a cache folder at the others (see
-:func:`records_dir`): only book-preset runs touch the committed report.
+``reproduction/records`` when the book build runs a chapter at the ``book`` preset, and a cache folder
+otherwise (see :func:`records_dir`): only ``tools/build_book.py`` touches the committed report, so a
+reader running a chapter in JupyterLab cannot truncate its committed record. Records are written through
+the cache's atomic writer (:func:`qwem_lib.book.cache.atomic_path`): two processes writing at once never see a
+half-written file nor collide on a temporary name. Each record also carries the versions of the packages
+that determine the numbers (:func:`qwem_lib.book.config.package_versions`); the report lists them by chapter.
 """
 
 from __future__ import annotations
@@ -54,6 +58,9 @@ KEYS: tuple[str, ...] = (
     "device",
 )
 
+OPTIONAL_KEYS: tuple[str, ...] = ("versions",)
+"""Keys a record may carry besides :data:`KEYS` (records written before they existed lack them)."""
+
 KINDS: tuple[str, ...] = ("finding", "consistency", "record")
 """The kinds of evidence a claim can be; see the module docstring."""
 
@@ -67,14 +74,14 @@ KIND_TITLES: dict[str, str] = {
 def records_dir() -> Path:
     """Where chapters write their claim records.
 
-    ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` for the ``book`` preset (the committed
-    records); else ``<cache>/records-<preset>``, so that a smoke or paper run never overwrites the book's
-    committed records.
+    ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` (the committed records) when the book build
+    (:func:`qwem_lib.book.config.building_book`) runs at the ``book`` preset; else ``<cache>/records-<preset>``,
+    so that a chapter run by hand, a smoke or a paper run never overwrites the book's committed records.
     """
     env = os.environ.get("QWEM_REPORT_DIR")
     if env:
         p = Path(env)
-    elif config.preset() == "book":
+    elif config.preset() == "book" and config.building_book():
         p = config.REPO_ROOT / "reproduction" / "records"
     else:
         p = config.cache_dir() / f"records-{config.preset()}"
@@ -82,11 +89,86 @@ def records_dir() -> Path:
     return p
 
 
+PAPER_NOTEBOOKS = config.REPO_ROOT / "reproduction" / "paper"
+"""Where ``make book PRESET=paper`` puts the executed paper-preset chapters (committed)."""
+PAPER_RECORDS = config.REPO_ROOT / "reproduction" / "records-paper"
+"""Where it puts their claim records, with the run's machine, date, wall time and device (committed)."""
+PAPER_RECORD_KEYS = (
+    "chapter",
+    "preset",
+    "machine",
+    "date",
+    "wall_s",
+    "device",
+    "executed",
+    "claims",
+)
+
+
+def write_paper_record(
+    chapter: str,
+    claims: list[dict[str, Any]],
+    *,
+    wall_s: float,
+    executed: bool,
+    directory: Path | None = None,
+) -> Path:
+    """Keep one chapter's paper-preset claims, with where, when and how long they ran.
+
+    Written by ``tools/build_book.py`` at the ``paper`` preset, after the chapter ran, to
+    ``reproduction/records-paper/<chapter>.json``: ``dict(chapter, preset, machine, date, wall_s,
+    device, executed, claims)``. ``tests/test_paper_records.py`` checks every committed one.
+    """
+    import platform
+    import time as _time
+
+    devices = sorted({str(c.get("device")) for c in claims}) or [config.device_name()]
+    rec = dict(
+        chapter=chapter,
+        preset=config.preset(),
+        machine=f"{platform.node() or 'unknown'} ({platform.machine()}, {os.cpu_count()} CPUs, "
+        f"{config.threads()} threads)",
+        date=_time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime()),
+        wall_s=round(float(wall_s), 1),
+        device=", ".join(devices),
+        executed=bool(executed),
+        claims=[{k: c[k] for k in KEYS} for c in claims],
+    )
+    d = Path(directory) if directory is not None else PAPER_RECORDS
+    d.mkdir(parents=True, exist_ok=True)
+    out = d / f"{chapter}.json"
+    _write_text(out, json.dumps(_plain(rec), indent=1) + "\n")
+    return out
+
+
+def load_paper_records(directory: Path | None = None) -> dict[str, dict[str, Any]]:
+    """The committed paper-preset records, keyed by chapter (empty when there are none)."""
+    d = Path(directory) if directory is not None else PAPER_RECORDS
+    out: dict[str, dict[str, Any]] = {}
+    if d.is_dir():
+        for f in sorted(d.glob("*.json")):
+            rec = json.loads(f.read_text())
+            missing = [k for k in PAPER_RECORD_KEYS if k not in rec]
+            if missing:
+                raise ValueError(f"{f}: paper record lacks {missing}")
+            out[rec["chapter"]] = rec
+    return out
+
+
 def report_root() -> Path:
-    """Where :func:`aggregate` writes: the repository for ``book``, else ``<cache>/report-<preset>``."""
-    if config.preset() == "book":
+    """Where :func:`aggregate` writes: the repository in the book build at the ``book`` preset, else
+    ``<cache>/report-<preset>``."""
+    if config.preset() == "book" and config.building_book():
         return config.REPO_ROOT
     return config.cache_dir() / f"report-{config.preset()}"
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, through a temporary name unique to this process and call."""
+    from .cache import atomic_path
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
 
 
 def _plain(x: Any) -> Any:
@@ -122,6 +204,10 @@ class Claim:
     passed: bool
     preset: str
     device: str
+    versions: dict[str, str] | None = None
+
+    def _ipython_display_(self) -> None:
+        """Show nothing when a claim is a cell's last value: its ``[PASS]`` line is already printed."""
 
 
 class Report:
@@ -134,10 +220,12 @@ class Report:
             )
         self.chapter = chapter
         self.claims: list[Claim] = []
+        self.versions = config.package_versions()
         self.path = records_dir() / f"{chapter}.json"
         self._write()
         if not quiet:
             print(f"{chapter}: {config.describe()}")
+            print("versions: " + "  ".join(f"{k}={v}" for k, v in self.versions.items()))
 
     # -- the generic check -------------------------------------------------------------------
     def check(
@@ -171,6 +259,7 @@ class Report:
             passed=bool(passed),
             preset=config.preset(),
             device=config.device_name(),
+            versions=self.versions,
         )
         self.claims.append(claim)
         self._write()
@@ -266,9 +355,7 @@ class Report:
         )
 
     def _write(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
-        tmp.replace(self.path)
+        _write_text(self.path, json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
 
 
 def prose(text: str) -> None:
@@ -330,9 +417,13 @@ def headline(claims: list[dict[str, Any]]) -> str:
 
 
 def render_markdown(
-    claims: list[dict[str, Any]], paper_map: list[dict[str, Any]] | None = None
+    claims: list[dict[str, Any]],
+    paper_map: list[dict[str, Any]] | None = None,
+    paper_records: dict[str, dict[str, Any]] | None = None,
 ) -> str:
-    """The report: the map of the papers' statements (when given), then every claim by chapter."""
+    """The report: the map of the papers' statements (when given), then every claim by chapter; where a
+    chapter has a paper-preset record (:func:`load_paper_records`), its value sits beside the book's."""
+    paper_records = paper_records or {}
     lines = [
         "# Reproduction report",
         "",
@@ -351,10 +442,10 @@ def render_markdown(
         "",
     ]
     if paper_map is not None:
-        from .paper_map import render_map, validate
+        from .paper_map import load_seeds, render_map, validate
 
         lines += render_map(paper_map, claims)
-        errors = validate(paper_map, claims)
+        errors = validate(paper_map, claims, load_seeds())
         if errors:
             lines += (
                 [
@@ -380,21 +471,66 @@ def render_markdown(
             + " |"
         )
     for ch in chapters:
-        lines += [
-            "",
-            f"### {ch}",
-            "",
-            "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
+        lines += ["", f"### {ch}", ""]
+        seen = list(
+            dict.fromkeys(
+                json.dumps(c.get("versions"))
+                for c in claims
+                if c["chapter"] == ch and c.get("versions")
+            )
+        )
+        if seen:
+            lines += [
+                "Versions: "
+                + " / ".join(", ".join(f"{k} {v}" for k, v in json.loads(s).items()) for s in seen)
+                + (
+                    "  (**mixed**: the chapter was not executed in one run)"
+                    if len(seen) > 1
+                    else ""
+                ),
+                "",
+            ]
+        pr = paper_records.get(ch)
+        if pr is None:
+            lines += [
+                "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+        else:
+            lines += [
+                f"At the paper preset: [executed notebook](reproduction/paper/{ch}.ipynb), "
+                f"{pr['date']}, {pr['wall_s'] / 60:.0f} min on {pr['machine']}, device {pr['device']}.",
+                "",
+                "| id | kind | claim | paper | book | tolerance | pass | preset / device "
+                "| paper preset | pass |",
+                "|---|---|---|---|---|---|---|---|---|---|",
+            ]
+            at_paper = {c["id"]: c for c in pr["claims"]}
         for c in claims:
             if c["chapter"] != ch:
                 continue
-            lines.append(
+            row = (
                 f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
                 f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
                 f"{c['preset']} / {c['device']} |"
             )
+            if pr is not None:
+                p = at_paper.get(c["id"])
+                row += (
+                    " — | — |"
+                    if p is None
+                    else f" {_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                )
+            lines.append(row)
+        if pr is not None:
+            book_ids = {c["id"] for c in claims if c["chapter"] == ch}
+            for p in pr["claims"]:
+                if p["id"] not in book_ids:  # measured at the paper preset only
+                    lines.append(
+                        f"| `{p['id']}` | {p['kind']} | {_fmt(p['statement'])} | "
+                        f"{_fmt(p['paper'])} | — | {_fmt(p['tolerance'])} | — | — | "
+                        f"{_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                    )
     return "\n".join(lines) + "\n"
 
 
@@ -407,16 +543,20 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
         raise ValueError(f"claim ids used by more than one chapter: {dup}")
     root = Path(out_dir) if out_dir is not None else report_root()
     (root / "reproduction").mkdir(parents=True, exist_ok=True)
-    (root / "reproduction" / "claims.json").write_text(
-        json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n"
+    _write_text(
+        root / "reproduction" / "claims.json",
+        json.dumps([{k: c[k] for k in KEYS + OPTIONAL_KEYS if k in c} for c in claims], indent=1)
+        + "\n",
     )
     from .paper_map import MAP_PATH, load_map
 
     paper_map = load_map() if MAP_PATH.exists() else None
-    (root / "REPRODUCTION.md").write_text(render_markdown(claims, paper_map))
+    paper_records = load_paper_records() if root == config.REPO_ROOT else None
+    _write_text(root / "REPRODUCTION.md", render_markdown(claims, paper_map, paper_records))
     return claims
 
 
 if __name__ == "__main__":  # pragma: no cover - exercised by make book
+    os.environ[config.BUILD_ENV] = "1"  # regenerating the committed report is a build step
     cs = aggregate()
     print(f"{headline(cs)} Wrote {report_root()}/REPRODUCTION.md")

@@ -32,11 +32,9 @@ The path, one way (each module imports only those before it)
     :mod:`~qwem_lib.data.registry` (what exists) → :mod:`~qwem_lib.data.sources` (rebuilds from the public
     source) → :mod:`~qwem_lib.data.files` (acquire and verify) → :mod:`~qwem_lib.data.tokenizer`
     (compiled tokeniser) → :mod:`~qwem_lib.data.corpus` (tokenise and cache, :func:`load_corpus`);
-    :mod:`~qwem_lib.data.cache` (atomic writes, checked reads) is used by all of them and by the
-    book's computations.
+    the cache's atomic writes and checked reads come from :mod:`~qwem_lib.book.cache`, below.
 """
 
-from .cache import *  # noqa: F401,F403
 from .corpus import *  # noqa: F401,F403
 from .corpus import _cache_key  # noqa: F401
 from .files import *  # noqa: F401,F403

@@ -1,7 +1,7 @@
 """Tokenise and cache: a registered corpus as token ids of frequency rank, cached by its checksums.
 
 :func:`load_corpus` streams each verified file's decompressed bytes through the compiled tokeniser
-(:mod:`qwem_lib.data.tokenizer`) and caches ids, words and counts (:mod:`qwem_lib.data.cache`), so a
+(:mod:`qwem_lib.data.tokenizer`) and caches ids, words and counts (:mod:`qwem_lib.book.cache`), so a
 second load is a memory-map. :func:`tokenize_ranked` is the plain-Python reference the tests compare with.
 """
 
@@ -25,7 +25,7 @@ from typing import IO, BinaryIO
 import numpy as np
 
 from ..book import config
-from .cache import atomic_path
+from ..book.cache import atomic_path
 from .files import fetch
 from .registry import SHARED_HINT, DataError, Dataset, dataset
 
@@ -303,7 +303,7 @@ def _read_corpus_cache(
 ) -> Corpus | None:
     """The cached tokenisation, if its three files are whole and agree with each other; else None (the
     damaged files are removed with a warning naming them, and the corpus is tokenised again)."""
-    from .cache import discard
+    from ..book.cache import discard
 
     try:
         raw = f_words.read_bytes()

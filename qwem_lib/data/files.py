@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from ..book import config
-from .cache import atomic_path
+from ..book.cache import atomic_path
 from .registry import (
     SHARED_HINT,
     SHIPPED_DIR,

@@ -35,7 +35,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from ..book import config
-from .cache import atomic_path
+from ..book.cache import atomic_path
 from .registry import DataError, data_dir
 
 __all__ = [

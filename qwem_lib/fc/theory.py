@@ -130,7 +130,7 @@ def _check_latents(latents, nc) -> np.ndarray:
     return z
 
 
-def _check_mu(mu: Sequence[float]) -> np.ndarray:
+def _check_mu(mu: Sequence[float] | np.ndarray) -> np.ndarray:
     m = np.asarray(mu, dtype=float)
     if m.ndim != 1 or m.size == 0:
         raise ValueError(
@@ -249,7 +249,7 @@ def fc_thm3_u_norm(nc: int, L: int, K: int, d: int, lam: float) -> float:
 # ----------------------------------------------------------------------------------------------
 # Theorem 2: the system (7)-(8)
 # ----------------------------------------------------------------------------------------------
-def fc_thm2_lambda_bound(mu: Sequence[float], nc: int, L: int) -> float:
+def fc_thm2_lambda_bound(mu: Sequence[float] | np.ndarray, nc: int, L: int) -> float:
     """The largest admissible weight decay: Theorem 2 needs lam < sqrt(L sum mu^2 / nc^(L+1))."""
     m = _check_mu(mu)
     nc = _check_int("nc (number of concepts)", nc, 2)
@@ -258,7 +258,7 @@ def fc_thm2_lambda_bound(mu: Sequence[float], nc: int, L: int) -> float:
 
 
 def fc_thm2_residuals(
-    c: float, r: np.ndarray, mu: Sequence[float], nc: int, L: int, lam: float
+    c: float, r: np.ndarray, mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
 ) -> np.ndarray:
     """Residuals of (7) (one per word, relative to mu_b) and of (8) (relative), last entry."""
     m = np.asarray(mu, dtype=float)
@@ -308,7 +308,9 @@ def _phi(
     return y if log else np.exp(y)
 
 
-def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[float, np.ndarray]:
+def fc_thm2_solve(
+    mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
+) -> tuple[float, np.ndarray]:
     """Solve Theorem 2's system (7)-(8) for (c, r): the norm c of every u_(k,l) and the per-frequency
     embedding norms r_b = ||w_(a,b)|| of a critical type-III collapse (``K = nc^L``, all latents).
 
@@ -354,7 +356,7 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
     return float(c), r
 
 
-def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float], *, nc: int) -> float:
+def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float] | np.ndarray, *, nc: int) -> float:
     """The exact weight decay at which W = U = 0 stops being the minimiser of the risk (5) of h.
 
     Write R(W, U) = g(W^T U_hat) + lam/2 (||W||^2 + ||U||^2) with g convex (appendix H). The origin is
@@ -505,6 +507,8 @@ class ExactRisk:
         self.lam = float(self.lam)
         if not (math.isfinite(self.lam) and self.lam > 0):
             raise ValueError(f"lam must be positive, got {self.lam!r}")
+        if self.nc is None:
+            raise ValueError("nc (the number of concepts) must be given")
         self.nc = int(self.nc)
         self.sc = self.mu.size
         self.nw = self.nc * self.sc
@@ -664,6 +668,7 @@ def _minimise(
             p.grad = None
         f = risk(W, U)
         f.backward()
+        assert W.grad is not None and U.grad is not None
         return float(f.detach()), math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
 
     # Polish. Near the minimum a line search on the risk stalls at round-off (a step lowers R by about
@@ -691,6 +696,7 @@ def _minimise(
     f_t = risk(W, U)
     f_t.backward()
     f = float(f_t.detach())
+    assert W.grad is not None and U.grad is not None
     gn = math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
     return {
         "risk": f,

@@ -1,0 +1,115 @@
+"""Measurements of trained embeddings: principal angles, nested subspaces, eigen-feature overlaps
+(Figure 5) and their diagonal share, step times and the separation of successive steps (Part II)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "principal_cosines",
+    "eigen_overlap",
+    "nested_subspace_sines",
+    "diagonal_dominance",
+    "step_separation",
+    "brought_directions",
+]
+
+
+def principal_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Cosines of the principal angles between the column spaces of ``A`` and ``B`` (descending)."""
+    qa, _ = np.linalg.qr(np.asarray(A, dtype=np.float64))
+    qb, _ = np.linalg.qr(np.asarray(B, dtype=np.float64))
+    return np.clip(np.linalg.svd(qa.T @ qb, compute_uv=False), 0.0, 1.0)
+
+
+def eigen_overlap(A: np.ndarray, B: np.ndarray, k: int | None = None) -> np.ndarray:
+    """The paper's Figure 5 matrix ``(U_aᵀ U_b)²`` of the first ``k`` left singular vectors of ``A`` and
+    ``B`` (the eigen-features of the two embeddings, ordered by singular value). Rows sum to ≤ 1."""
+    Ua = np.linalg.svd(np.asarray(A, dtype=np.float64), full_matrices=False)[0]
+    Ub = np.linalg.svd(np.asarray(B, dtype=np.float64), full_matrices=False)[0]
+    k = min(Ua.shape[1], Ub.shape[1]) if k is None else int(k)
+    if k < 1 or k > min(Ua.shape[1], Ub.shape[1]):
+        raise ValueError(f"k must be in 1..{min(Ua.shape[1], Ub.shape[1])}, got {k}")
+    return (Ua[:, :k].T @ Ub[:, :k]) ** 2
+
+
+def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
+    """``sin θ_max`` between the top-``k`` left singular vectors of ``W`` and the first ``k`` reference
+    vectors, for every ``k = 1..d`` and every logged time, from the signed overlaps ``(T, r, d)`` of
+    :class:`TrainResult` (``r >= d``). 0 when the k-th step has brought exactly ``q_1 … q_k``."""
+    ov = np.asarray(overlap, dtype=np.float64)
+    if ov.ndim != 3 or ov.shape[1] < ov.shape[2]:
+        raise ValueError(f"need overlaps of shape (T, r, d) with r >= d, got {ov.shape}")
+    T, _, d = ov.shape
+    out = np.empty((T, d))
+    for k in range(1, d + 1):
+        c = np.linalg.svd(ov[:, :k, :k], compute_uv=False).min(axis=1)
+        out[:, k - 1] = np.sqrt(np.clip(1.0 - c**2, 0.0, 1.0))
+    return out
+
+
+def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
+    """The share of an overlap matrix's mass within ``band`` of a diagonal:
+    ``Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij`` (``offset = 0``: the main diagonal; ``offset = −1``: row i
+    matched with column i + 1, e.g. when the second embedding has one extra leading feature).
+
+    1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no diagonal structure.
+    """
+    O = np.asarray(O, dtype=np.float64)
+    if O.ndim != 2 or O.shape[0] != O.shape[1]:
+        raise ValueError(f"need a square overlap matrix, got shape {O.shape}")
+    i, j = np.indices(O.shape)
+    tot = O.sum()
+    if tot <= 0:
+        raise ValueError("the overlap matrix has no mass")
+    return float(O[np.abs(i - j - offset) <= band].sum() / tot)
+
+
+def step_separation(
+    t: np.ndarray, s_sq: np.ndarray, end: np.ndarray, *, lo: float = 0.1, hi: float = 0.9
+) -> dict[str, np.ndarray]:
+    """Whether successive steps are *separated*, not only whether each one is sharp.
+
+    With ``t_k`` the time mode ``k`` reaches half its end value and ``w_k = t_k^{hi} − t_k^{lo}`` its
+    rise width (:func:`qwem_lib.dynamics.step_sharpness`), ``R_k = (t_{k+1} − t_k) / ((w_k + w_{k+1})/2)``
+    for ``k = 1..d−1``: above about 1 the two rises do not overlap (a plateau between them), near 0
+    they happen together. Step sharpness ``t_k/w_k`` measures the shape of one rise and can be large
+    for steps that all happen at once; ``R_k`` cannot. Returns ``dict(t_mid, width, R)`` (NaN where a
+    fraction is never reached).
+    """
+    from .dynamics import step_sharpness
+
+    st = step_sharpness(t, s_sq, end, lo=lo, hi=hi)
+    width = st["t_hi"] - st["t_lo"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        R = np.diff(st["t_mid"]) / (0.5 * (width[:-1] + width[1:]))
+    return dict(t_mid=st["t_mid"], width=width, R=R)
+
+
+def brought_directions(overlap: np.ndarray, times: np.ndarray, t_steps: np.ndarray) -> dict:
+    """Which eigenvector each step brings: at the logged time nearest mode ``k``'s step time
+    ``t_steps[k]``, the k-th left singular vector ``u_k`` of ``W`` (the newly grown direction) against
+    the reference vectors ``q_i`` (signed overlaps ``(T, r, d)`` of :class:`TrainResult`).
+
+    Returns ``dict(index, share, own)`` of shape (d,): ``index`` the 0-based ``i`` maximising
+    ``(q_iᵀu_k)²``, ``share`` that maximum, ``own`` ``(q_kᵀu_k)²`` (1 when step k brings exactly q_k;
+    NaN for a mode without a step time).
+    """
+    ov = np.asarray(overlap, dtype=np.float64)
+    times = np.asarray(times, dtype=np.float64)
+    t_steps = np.asarray(t_steps, dtype=np.float64)
+    if ov.ndim != 3 or ov.shape[0] != times.size or t_steps.size > ov.shape[2]:
+        raise ValueError(f"need overlaps (T, r, d), times (T,), t_steps (<= d,); got {ov.shape}")
+    d = t_steps.size
+    index = np.full(d, -1)
+    share = np.full(d, np.nan)
+    own = np.full(d, np.nan)
+    for k in range(d):
+        if not np.isfinite(t_steps[k]):
+            continue
+        i = int(np.argmin(np.abs(times - t_steps[k])))
+        sq = ov[i, :, k] ** 2
+        index[k] = int(np.argmax(sq))
+        share[k] = float(sq.max())
+        own[k] = float(sq[k]) if k < sq.size else np.nan
+    return dict(index=index, share=share, own=own)

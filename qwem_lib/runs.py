@@ -1,0 +1,404 @@
+"""The chapters' runs of Part II: schedules planned from the spectrum, the preset runs of chapters
+23–24 (:func:`run_preset`, sizes in :data:`TEXT_RUNS`) and the loss × reweighting ablation of
+chapter 25 (:func:`run_ablation`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from .corpus_stats import cooccurrence, resolve_corpus
+from .data import Corpus
+from .pairs import LOSSES, REWEIGHTINGS, Model, growth_matrix, resolve_model, sgns_growth_matrix
+from .trainers import TrainResult, train_pairs
+
+__all__ = [
+    "plan_schedule",
+    "preset_schedule",
+    "TEXT_RUNS",
+    "text_run_kwargs",
+    "PresetRun",
+    "run_preset",
+    "AblationRun",
+    "run_ablation",
+]
+
+
+def plan_schedule(
+    lam: Sequence[float],
+    d: int,
+    sigma_sq: float,
+    *,
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    capacity: Sequence[float] | None = None,
+) -> dict:
+    """A constant learning rate and a step count from the target's own spectrum.
+
+    ``lr = lr_factor/λ₁`` (stable: the largest curvature of ¼‖WWᵀ − M*‖² near the end is about 2λ₁) and
+    enough steps to reach ``horizon`` times the characteristic time of the d-th mode,
+    ``τ_d = ln(λ_d/σ²)/λ_d``, in the paper's time ``t = 2 Σ η``. Returns ``dict(lr, steps, t_end, tau)``
+    with ``tau`` the characteristic times of the first ``d`` modes.
+    """
+    from .theory import characteristic_time
+
+    lam = np.asarray(lam, dtype=np.float64)
+    if lam.size < d or np.any(lam[:d] <= 0):
+        raise ValueError("plan_schedule needs d positive leading eigenvalues")
+    if not (lr_factor > 0 and horizon > 0 and sigma_sq > 0):
+        raise ValueError("lr_factor, horizon and sigma_sq must be positive")
+    lr = lr_factor / lam[0]
+    cap = lam[:d] if capacity is None else np.asarray(capacity, dtype=np.float64)[:d]
+    tau = (
+        np.log(cap / sigma_sq) / lam[:d]
+        if capacity is not None
+        else np.asarray(characteristic_time(lam[:d], sigma_sq))
+    )
+    t_end = horizon * float(tau[-1])
+    steps = int(math.ceil(t_end / (2.0 * lr)))
+    return dict(lr=float(lr), steps=steps, t_end=t_end, tau=tau)
+
+
+@dataclass
+class PresetRun:
+    """A run of :func:`run_preset` with its context: ``result`` (:class:`TrainResult`); ``words``;
+    ``lam``, ``Q`` the top ``d + 2`` eigenpairs of M*; ``lam_B``, ``Q_B`` those of the SGNS growth matrix
+    (SGNS runs only, else None); ``sigma_sq`` the per-direction initial scale σ² = init_scale²;
+    ``lr``, ``steps``, ``main_steps`` (steps before the learning-rate decay), ``tau`` the planned
+    characteristic times."""
+
+    result: TrainResult
+    words: list
+    lam: np.ndarray
+    Q: np.ndarray
+    lam_B: np.ndarray | None
+    Q_B: np.ndarray | None
+    sigma_sq: float
+    lr: float
+    steps: int
+    main_steps: int
+    tau: np.ndarray
+
+
+def _top_eigs(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k eigenpairs, deterministic, columns with their largest-magnitude entry positive."""
+    if M.shape[0] <= 4000:
+        lam, Q = np.linalg.eigh(M)
+        lam, Q = lam[::-1][:k], Q[:, ::-1][:, :k]
+    else:
+        from .spectral import top_eigenpairs
+
+        lam, Q = top_eigenpairs(M, k)
+    Q = np.asarray(Q, dtype=np.float64)
+    Q = Q * np.where(Q[np.argmax(np.abs(Q), axis=0), np.arange(k)] < 0, -1.0, 1.0)
+    return np.asarray(lam, dtype=np.float64), Q
+
+
+def preset_schedule(
+    model: Model,
+    P_joint: np.ndarray,
+    P_unigram: np.ndarray,
+    d: int,
+    *,
+    init: Literal["small", "large"] = "small",
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    polish: float = 3.0,
+    sigma_sq_small: float = 1e-8,
+    large_ratio: float = 0.1,
+) -> dict:
+    """The schedule of :func:`run_preset` from the statistics alone (also used by ``bench/``).
+
+    Returns ``dict(lam, Q, lam_B, Q_B, sigma_sq, lr, steps, main_steps, tau)``: the top ``d + 2``
+    eigenpairs of M* (and of the SGNS growth matrix for ``model="sgns"``), the initial scale, the learning
+    rate, the total and constant-rate step counts and the planned characteristic times.
+    """
+    from .corpus_stats import mstar_from_stats
+
+    if init not in ("small", "large"):
+        raise ValueError(f"init must be 'small' or 'large', got {init!r}")
+    V = P_unigram.shape[0]
+    lam, Q = _top_eigs(mstar_from_stats(P_joint, P_unigram), d + 2)
+    if lam[d - 1] <= 0:
+        raise ValueError(f"M* has fewer than d={d} positive eigenvalues at V={V}")
+    sigma_sq = sigma_sq_small if init == "small" else large_ratio * lam[d - 1] * d / V
+    lam_B = Q_B = None
+    if model == "sgns":
+        lam_B, Q_B = _top_eigs(sgns_growth_matrix(P_joint, P_unigram), d + 2)
+        rates = lam_B
+        plan = plan_schedule(
+            lam_B,
+            d,
+            sigma_sq,
+            lr_factor=lr_factor,
+            horizon=horizon,
+            capacity=np.maximum(lam[:d], sigma_sq * math.e),
+        )
+    else:
+        rates = lam
+        plan = (
+            plan_schedule(lam, d, sigma_sq, lr_factor=lr_factor, horizon=horizon)
+            if init == "small"
+            else plan_schedule(
+                lam,
+                d,
+                sigma_sq,
+                lr_factor=lr_factor,
+                horizon=horizon,
+                capacity=np.full(d, lam[0] * math.e),
+            )
+        )
+    n_polish = int(math.ceil(polish * 10.0 / (2.0 * plan["lr"] * (rates[d - 1] - rates[d]))))
+    return dict(
+        lam=lam,
+        Q=Q,
+        lam_B=lam_B,
+        Q_B=Q_B,
+        sigma_sq=float(sigma_sq),
+        lr=plan["lr"],
+        steps=plan["steps"] + n_polish,
+        main_steps=plan["steps"],
+        tau=plan["tau"],
+    )
+
+
+TEXT_RUNS: dict[str, dict[str, Any]] = {
+    "smoke": dict(
+        corpus="enwiki2015_1m7",
+        V=300,
+        d=2,
+        batch=20_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
+    "book": dict(
+        corpus="enwiki2015_17m",
+        V=500,
+        d=6,
+        batch=50_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
+    "paper": dict(
+        corpus="enwiki2015_70m",
+        V=10_000,
+        d=200,
+        batch=50_000,
+        sigma_sq=1e-4,
+        large_ratio=0.1,
+        lr_factor=0.05,
+        horizon=3.0,
+        polish=3.0,
+        n_logs=200,
+    ),
+}
+"""The sizes of the training runs of chapters 23 and 24, per preset. Both chapters read them from here, so
+that identical inputs give one cached run that the two chapters share."""
+
+
+def text_run_kwargs(P: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of :func:`run_preset` from a chapter's sizes (built on :data:`TEXT_RUNS`)."""
+    return dict(
+        batch=P["batch"],
+        lr_factor=P["lr_factor"],
+        horizon=P["horizon"],
+        polish=P["polish"],
+        n_logs=P["n_logs"],
+        large_ratio=P["large_ratio"],
+        sigma_sq_small=P["sigma_sq"],
+    )
+
+
+def run_preset(
+    model: Model,
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    init: Literal["small", "large"] = "small",
+    batch: int = 50_000,
+    lr_factor: float = 0.1,
+    horizon: float = 3.0,
+    polish: float = 3.0,
+    sigma_sq_small: float = 1e-8,
+    large_ratio: float = 0.1,
+    n_logs: int = 200,
+    seed: int = 0,
+    progress: bool = True,
+    device: Any = None,
+) -> PresetRun:
+    """The runs of chapters 23–24: statistics, spectrum, schedule and training, all from the inputs.
+
+    * statistics of the corpus by the authors' protocol (:func:`cooccurrence`), M* and its top ``d + 2``
+      eigenpairs (the logged reference); for SGNS also the growth matrix ``B``;
+    * initial scale: ``init="small"`` gives σ² = ``sigma_sq_small`` per direction; ``"large"`` gives
+      initial singular values ``s² ≈ Vσ²/d = large_ratio·λ_d`` (all modes start within a short
+      exponential phase of their end point);
+    * schedule (:func:`preset_schedule`): ``lr = lr_factor/λ₁`` (λ of M* for QWEM, of B for SGNS) for
+      ``horizon`` characteristic times of mode ``d``, then ``lr/10`` for ``polish`` relaxation times
+      ``1/(λ_d − λ_{d+1})`` of the subspace (the minibatch noise parks energy in the directions beyond
+      ``d``, which drain at that gap; the authors also divide the rate by 10 for their last quarter).
+
+    Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
+    """
+    c = resolve_corpus(corpus)
+    words, P, pu = cooccurrence(c, V)
+    sch = preset_schedule(
+        model,
+        P,
+        pu,
+        d,
+        init=init,
+        lr_factor=lr_factor,
+        horizon=horizon,
+        polish=polish,
+        sigma_sq_small=sigma_sq_small,
+        large_ratio=large_ratio,
+    )
+    lam, Q, lam_B, Q_B, sigma_sq = sch["lam"], sch["Q"], sch["lam_B"], sch["Q_B"], sch["sigma_sq"]
+    steps, main = sch["steps"], sch["main_steps"]
+    plan = dict(lr=sch["lr"], steps=main, tau=sch["tau"])
+    # logs: n_logs over the constant-rate phase (where the steps happen), n_logs/4 over the polish phase
+    log_steps = np.unique(
+        np.concatenate(
+            [np.linspace(0, main, n_logs + 1), np.linspace(main, steps, n_logs // 4 + 1)]
+        )
+        .round()
+        .astype(int)
+    )
+    res = train_pairs(
+        c,
+        V,
+        d,
+        model=model,
+        steps=steps,
+        lr=plan["lr"],
+        batch=batch,
+        init_scale=math.sqrt(sigma_sq),
+        decay_at=plan["steps"] / steps,
+        log_steps=log_steps,
+        reference=Q,
+        seed=seed,
+        device=device,
+        progress=progress,
+        stats=(P, pu),
+    )
+    return PresetRun(
+        result=res,
+        words=words,
+        lam=lam,
+        Q=Q,
+        lam_B=lam_B,
+        Q_B=Q_B,
+        sigma_sq=float(sigma_sq),
+        lr=plan["lr"],
+        steps=steps,
+        main_steps=plan["steps"],
+        tau=plan["tau"],
+    )
+
+
+@dataclass
+class AblationRun:
+    """One of the four runs of :func:`run_ablation`: ``name`` (``"qwem"``, ``"sgns"`` or
+    ``"<loss>-<reweighting>"``), ``loss``, ``reweighting``, ``result`` (:class:`TrainResult`), ``kappa``
+    the top ``d + 1`` eigenvalues of the run's growth matrix ``K`` (:func:`growth_matrix`), ``lr`` the
+    learning rate ``lr_factor/κ₁`` and ``u`` the logged times on the common axis ``u = κ₁ t``."""
+
+    name: str
+    loss: str
+    reweighting: str
+    result: TrainResult
+    kappa: np.ndarray
+    lr: float
+    u: np.ndarray
+
+
+def run_ablation(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    sigma_sq: float,
+    lr_factor: float,
+    steps: int,
+    batch: int = 50_000,
+    n_logs: int = 400,
+    seed: int = 0,
+    k: int = 1,
+    losses: Sequence[str] = LOSSES,
+    reweightings: Sequence[str] = REWEIGHTINGS,
+    stats: tuple[np.ndarray, np.ndarray] | None = None,
+    reference: np.ndarray | None = None,
+    progress: bool = True,
+    device: Any = None,
+) -> dict[tuple[str, str], AblationRun]:
+    """The ablation of chapter 25: every ``loss × reweighting``, from the same ``W(0)`` (same seed and
+    ``init_scale = √σ²``), on the same corpus stream, for the same number of ``steps`` at a constant rate.
+
+    Each run's rate is ``lr = lr_factor/κ₁`` with ``κ₁`` the top eigenvalue of its own growth matrix
+    (:func:`growth_matrix`), so that after ``s`` steps every run has reached the same ``u = κ₁ t =
+    2·lr_factor·s``: the number of e-folds its fastest mode has grown in the linear phase. No run is
+    shifted. ``reference`` (V × r) is passed to :func:`train_pairs` for the logged overlaps. Returns a
+    dict keyed by ``(loss, reweighting)``.
+    """
+    c = resolve_corpus(corpus)
+    if stats is None:
+        _, P, pu = cooccurrence(c, V)
+    else:
+        P, pu = stats
+    if not (
+        math.isfinite(sigma_sq) and sigma_sq > 0 and math.isfinite(lr_factor) and lr_factor > 0
+    ):
+        raise ValueError(
+            f"sigma_sq and lr_factor must be positive, got {sigma_sq!r}, {lr_factor!r}"
+        )
+    out: dict[tuple[str, str], AblationRun] = {}
+    for lo in losses:
+        for rw in reweightings:
+            name, lo, rw = resolve_model(None, lo, rw)
+            K = growth_matrix(P, pu, loss=lo, reweighting=rw, k=k)
+            kappa, _ = _top_eigs(K, min(d + 1, V))
+            if kappa[0] <= 0:
+                raise ValueError(f"{name}: the growth matrix has no positive eigenvalue")
+            lr = float(lr_factor / kappa[0])
+            res = train_pairs(
+                c,
+                V,
+                d,
+                loss=lo,
+                reweighting=rw,
+                steps=steps,
+                lr=lr,
+                batch=batch,
+                init_scale=math.sqrt(sigma_sq),
+                n_logs=n_logs,
+                reference=reference,
+                k=k,
+                seed=seed,
+                device=device,
+                progress=progress,
+                stats=(P, pu),
+            )
+            out[(lo, rw)] = AblationRun(
+                name=name,
+                loss=lo,
+                reweighting=rw,
+                result=res,
+                kappa=kappa,
+                lr=lr,
+                u=kappa[0] * res.times,
+            )
+    return out

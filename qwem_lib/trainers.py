@@ -1,0 +1,823 @@
+"""The trainers of Part II: minibatch SGD on sampled word pairs (:func:`train_pairs`).
+
+Each step draws a minibatch of pairs (:mod:`qwem_lib.pairs`) and follows its gradient. A step
+``W ← W − η ĝ`` advances the paper's time (the flow ``dW/dt = −½∇L`` of Lemma 3.1,
+:data:`qwem_lib.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η`` (:func:`sgd_time`).
+
+**Cost.** No Python loop per pair: one ``torch.randint``/``multinomial`` per batch, gathers, one
+``index_add_`` for the gradient. The learning rate may follow a step decay (``decay_at``, ``decay_factor``;
+the authors multiply it by 0.1 at 3M of 4M steps). Singular values of ``W`` and its principal-angle
+cosines with a reference subspace (the top eigenvectors of M*) are logged at chosen steps.
+
+Trained runs are cached under ``config.cache_dir()/training`` keyed by every input (corpus, sizes,
+hyper-parameters, seed, device), so a later chapter reuses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .book import config
+from .book.cache import atomic_path, read_npz
+from .corpus_stats import STREAM_VOCAB, cooccurrence, resolve_corpus
+from .data import Corpus, DataError
+from .pairs import (
+    LOSSES,
+    REWEIGHTINGS,
+    Loss,
+    Model,
+    Reweighting,
+    _tables,
+    batch_loss_grad,
+    make_sampler,
+    resolve_model,
+)
+
+__all__ = [
+    "sgd_time",
+    "TrainResult",
+    "train_pairs",
+    "initial_embeddings",
+    "log_schedule",
+    "ExpectedGradient",
+    "expected_gradient",
+    "train_expected",
+    "TrainingInterrupted",
+    "EigenFlow",
+    "eigen_flow",
+]
+
+
+def sgd_time(lrs: np.ndarray) -> np.ndarray:
+    """The paper's time reached after each SGD step: ``t = Σ η / FLOW_TIME_SCALE`` (= 2 Σ η)."""
+    from .dynamics import FLOW_TIME_SCALE
+
+    return np.cumsum(np.asarray(lrs, dtype=np.float64)) / FLOW_TIME_SCALE
+
+
+@dataclass
+class TrainResult:
+    """A trained run. ``W`` (V, d) float32 and ``W0`` its initial value; ``steps`` (T,) logged steps
+    (0 = init); ``times`` (T,) the paper's time ``2 Σ η`` at those steps; ``sv`` (T, d) singular values of
+    ``W``; ``overlap`` (T, r, d) the signed overlaps ``q_iᵀu_k`` of the reference vectors (columns of
+    ``reference``, e.g. M*'s top eigenvectors) with the left singular vectors ``u_k`` of ``W``;
+    ``cosines`` (T, min(r, d)) the principal-angle cosines between ``W``'s column space and the first
+    ``min(r, d)`` reference vectors; ``loss`` (T,) the minibatch loss at those steps; ``seconds`` wall
+    time; ``pairs_per_s`` sampled pairs (positive + negative) per second; ``config`` the inputs."""
+
+    W: np.ndarray
+    W0: np.ndarray
+    steps: np.ndarray
+    times: np.ndarray
+    sv: np.ndarray
+    overlap: np.ndarray
+    cosines: np.ndarray
+    loss: np.ndarray
+    seconds: float
+    pairs_per_s: float
+    config: dict = field(default_factory=dict)
+    cached: bool = False
+    seconds_per_step: float = float("nan")
+
+
+def _check_hparams(
+    V: int,
+    d: int,
+    steps: int,
+    lr: float,
+    batch: int,
+    init_scale: float,
+    decay_at: float | None,
+    decay_factor: float,
+    model: str,
+    k: int,
+) -> None:
+    if model not in ("qwem", "sgns") and model not in {
+        f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS
+    }:
+        raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
+    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
+        raise ValueError(f"d must be a positive integer, got {d!r}")
+    if d > V:
+        raise ValueError(f"d={d} exceeds the vocabulary size V={V}: W has rank at most V")
+    if not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    if not (
+        isinstance(lr, numbers.Real) and not isinstance(lr, bool) and math.isfinite(lr) and lr > 0
+    ):
+        raise ValueError(f"the learning rate must be a positive finite number, got {lr!r}")
+    if not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    if not (math.isfinite(init_scale) and init_scale > 0):
+        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
+    if decay_at is not None and not 0 < decay_at < 1:
+        raise ValueError(f"decay_at must lie in (0, 1) (a fraction of the steps), got {decay_at!r}")
+    if not 0 < decay_factor <= 1:
+        raise ValueError(f"decay_factor must lie in (0, 1], got {decay_factor!r}")
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
+
+
+def _ref_key(reference: np.ndarray) -> str:
+    """A key for a reference basis that ignores column signs and last-bit noise of the eigensolver."""
+    R = np.asarray(reference, dtype=np.float64)
+    R = R * np.where(R[np.argmax(np.abs(R), axis=0), np.arange(R.shape[1])] < 0, -1.0, 1.0)
+    return hashlib.sha256(np.round(R, 4).astype(np.float32).tobytes()).hexdigest()[:8]
+
+
+def checked_device(device: Any) -> Any:
+    """``device`` as a torch device (default :func:`config.device`); a CUDA device torch cannot see is
+    refused with a ValueError naming the argument (torch's own error is an AssertionError)."""
+    import torch
+
+    if device is None:
+        return config.device()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device={device!r} is not a torch device ({exc})") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} but torch sees no CUDA device (torch {torch.__version__}); "
+            "pass device='cpu' or leave it unset"
+        )
+    return dev
+
+
+def _cache_file(cfg: dict) -> Any:
+    blob = json.dumps(cfg, sort_keys=True, default=str).encode()
+    return (
+        config.cache_dir() / "training" / f"{cfg['model']}-V{cfg['V']}-d{cfg['d']}-"
+        f"{hashlib.sha256(blob).hexdigest()[:16]}.npz"
+    )
+
+
+def train_pairs(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    model: Model = "qwem",
+    steps: int,
+    lr: float,
+    batch: int = 50_000,
+    init_scale: float = 1e-6,
+    decay_at: float | None = None,
+    decay_factor: float = 0.1,
+    log_steps: Sequence[int] | None = None,
+    n_logs: int = 200,
+    reference: np.ndarray | None = None,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    window: int = 16,
+    oov: str = "authors",
+    stream_vocab: int = STREAM_VOCAB,
+    seed: int = 0,
+    device: Any = None,
+    dtype: Any = None,
+    use_cache: bool = True,
+    progress: bool = True,
+    stats: tuple[np.ndarray, np.ndarray] | None = None,
+    estimator: str = "split",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+) -> TrainResult:
+    """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
+
+    ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
+    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. ``loss``
+    (``"quartic"`` | ``"logistic"``) and ``reweighting`` (``"setting31"`` | ``"word2vec"``), when given,
+    replace the corresponding half of ``model`` (:func:`resolve_model`): the four runs of the ablation
+    of chapter 25; their expected loss is :func:`population_loss`. Each step draws ``batch`` positive
+    pairs and ``batch`` (Setting 3.1) or ``k·batch`` (word2vec's reweighting) negative pairs.
+    ``W(0) = init_scale/√d · N(0, 1)`` (the authors' init; the projection of ``W(0)`` on any unit
+    vector then has squared norm ≈ ``init_scale²``). Learning rate ``lr``, multiplied by
+    ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
+    eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
+    same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
+    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic
+    part ¼‖WWᵀ‖² exactly and samples the
+    linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
+
+    Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
+    :class:`~qwem_lib.data.DataError` for an empty corpus.
+    """
+    import torch
+
+    c = resolve_corpus(corpus)
+    if c.n_tokens == 0:
+        raise DataError(f"corpus {c.name!r} is empty")
+    if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
+        raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    model, loss, reweighting = resolve_model(model, loss, reweighting)
+    _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, model, k)
+    V, d, steps, batch = int(V), int(d), int(steps), int(batch)
+    dev = checked_device(device)
+    dt = dtype or (torch.float32 if dev.type == "cuda" else torch.float64)
+    if log_steps is None:
+        log_steps = np.unique(np.round(np.linspace(0, steps, n_logs + 1)).astype(int))
+    log_steps = np.unique(np.clip(np.asarray(log_steps, dtype=int), 0, steps))
+    probe = c.fingerprint()  # all the ids of a corpus not loaded from registered files (issue 27)
+    cfg = dict(
+        corpus=c.name,
+        n=c.n_tokens,
+        probe=probe,
+        V=V,
+        d=d,
+        model=model,
+        steps=steps,
+        lr=float(lr),
+        batch=batch,
+        init_scale=float(init_scale),
+        decay_at=decay_at,
+        decay_factor=decay_factor,
+        log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
+        k=k,
+        sample=sample,
+        power=power,
+        window=window,
+        oov=oov,
+        stream_vocab=stream_vocab,
+        seed=seed,
+        device=dev.type,
+        estimator=estimator if reweighting == "setting31" else None,
+        dtype=str(dt),
+        ref=None if reference is None else _ref_key(reference),
+        version=2,
+    )
+    if stats is not None:  # only then, so that the keys of every other run are unchanged (issue 27)
+        if not isinstance(stats, (tuple, list)) or len(stats) != 2:
+            raise TypeError("stats must be a pair (P_joint, P_unigram)")
+        cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))
+    path = _cache_file(cfg) if use_cache else None
+    z = (
+        read_npz(
+            path,
+            ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps"),
+        )
+        if path is not None
+        else None
+    )
+    if z is not None:  # the cached run, read whole
+        return TrainResult(
+            W=z["W"],
+            W0=z["W0"],
+            steps=z["steps"],
+            times=z["times"],
+            sv=z["sv"],
+            overlap=z["overlap"],
+            cosines=z["cosines"],
+            loss=z["loss"],
+            seconds=float(z["seconds"]),
+            pairs_per_s=float(z["pps"]),
+            config=cfg,
+            cached=True,
+        )
+
+    sampler = make_sampler(
+        np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev
+    )
+    if stats is None:
+        _, P, pu = cooccurrence(c, V, window, oov=oov, stream_vocab=stream_vocab)
+    else:
+        P, pu = stats
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
+    W = initial_embeddings(V, d, init_scale, gen).to(dt)
+    ref = (
+        None
+        if reference is None
+        else torch.as_tensor(
+            np.linalg.qr(np.asarray(reference, np.float64))[0], device=dev, dtype=torch.float64
+        )
+    )
+
+    tables = _tables(
+        None,
+        P,
+        pu,
+        sampler,
+        dev,
+        dt,
+        k=k,
+        sample=sample,
+        power=power,
+        estimator=estimator,
+        loss=loss,
+        reweighting=reweighting,
+    )
+
+    def step_grad(W):
+        return batch_loss_grad(W, sampler, tables, gen, batch=batch)
+
+    W0 = W.to(torch.float32).cpu().numpy()
+    logs = {"steps": [], "sv": [], "ov": [], "loss": []}
+    log_set = set(int(s) for s in log_steps)
+
+    def record(s, W, loss):
+        Wd = W.to(torch.float64)
+        logs["steps"].append(s)
+        U, sv, _ = torch.linalg.svd(Wd, full_matrices=False)
+        logs["sv"].append(sv.cpu().numpy())
+        if ref is not None:
+            logs["ov"].append((ref.T @ U).cpu().numpy())
+        logs["loss"].append(float(loss))
+
+    lrs = np.full(steps, float(lr))
+    if decay_at is not None:
+        lrs[int(round(decay_at * steps)) :] *= decay_factor
+    t0 = time.time()
+    it = range(steps)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=f"{model} V={V} d={d}", mininterval=2.0)
+    loss = float("nan")
+    with torch.no_grad():
+        if 0 in log_set:
+            record(0, W, loss)
+        for s in it:
+            loss, G = step_grad(W)
+            if not torch.isfinite(loss):
+                raise FloatingPointError(
+                    f"{model}: the loss became {float(loss)} at step {s}; lower the "
+                    f"learning rate (lr={lr})"
+                )
+            W -= float(lrs[s]) * G
+            if s + 1 in log_set:
+                record(s + 1, W, loss)
+    seconds = time.time() - t0
+    per_step = batch * (2 if reweighting == "setting31" else 1 + k)
+    steps_arr = np.asarray(logs["steps"], dtype=np.int64)
+    times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
+    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
+    r = min(ov.shape[1], d)
+    cos = (
+        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
+        if r
+        else np.zeros((len(steps_arr), 0))
+    )
+    res = TrainResult(
+        W=W.to(torch.float32).cpu().numpy(),
+        W0=W0,
+        steps=steps_arr,
+        times=times,
+        sv=np.asarray(logs["sv"]),
+        overlap=ov,
+        cosines=cos,
+        loss=np.asarray(logs["loss"]),
+        seconds=seconds,
+        pairs_per_s=per_step * steps / max(seconds, 1e-9),
+        config=cfg,
+    )
+    if path is not None:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(
+                tmp,
+                W=res.W,
+                W0=res.W0,
+                steps=res.steps,
+                times=res.times,
+                sv=res.sv,
+                overlap=res.overlap,
+                cosines=res.cosines,
+                loss=res.loss,
+                seconds=res.seconds,
+                pps=res.pairs_per_s,
+            )
+    return res
+
+
+# ----------------------------------------------------------------------------------------------
+# the noiseless trainer: full-batch gradient descent on the exact expected pair loss
+# ----------------------------------------------------------------------------------------------
+class TrainingInterrupted(RuntimeError):
+    """A noiseless run stopped before its last step; its checkpoint is in the cache and the same call
+    resumes it (raised by ``stop_after``, and after saving on ``KeyboardInterrupt``)."""
+
+
+def initial_embeddings(V: int, d: int, init_scale: float, gen) -> Any:
+    """``W(0) = init_scale/√d · N(0, 1)`` (V × d, float64 torch tensor) drawn from the torch generator
+    ``gen``: the start of :func:`train_pairs` and :func:`train_expected` for the same seed and device."""
+    import torch
+
+    return torch.randn(V, d, generator=gen, device=gen.device, dtype=torch.float64) * (
+        init_scale / math.sqrt(d)
+    )
+
+
+def log_schedule(steps: int, n_logs: int = 200) -> np.ndarray:
+    """Logged steps: 0, ``n_logs`` log-spaced steps from 1 to ``steps`` and ``n_logs/2`` evenly spaced
+    ones (a step that happens late and fast is resolved on a linear axis too)."""
+    if steps < 1 or n_logs < 2:
+        raise ValueError(f"need steps >= 1 and n_logs >= 2, got {steps}, {n_logs}")
+    g = np.geomspace(1, steps, n_logs)
+    lin = np.linspace(0, steps, n_logs // 2 + 1)
+    return np.unique(np.concatenate([[0], g, lin]).round().astype(np.int64))
+
+
+@dataclass
+class ExpectedGradient:
+    """The exact expected pair loss of a run and its gradient, on the device (:func:`expected_gradient`).
+
+    ``grad(W)`` and ``loss(W)`` take a float64 ``W`` and compute in ``dtype``; ``kappa1`` the top
+    eigenvalue of the growth matrix (the fastest linear rate), ``lam_min`` its lowest (after deflation)."""
+
+    loss_name: str
+    reweighting: str
+    grad: Any
+    loss: Any
+    kappa1: float
+    lam_min: float
+
+
+def expected_gradient(
+    P_joint: np.ndarray,
+    P_unigram: np.ndarray,
+    *,
+    loss: Loss,
+    reweighting: Reweighting,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    device: Any = None,
+    dtype: Any = None,
+    deflate: int = 0,
+) -> ExpectedGradient:
+    """The expectation over the draw of :func:`train_pairs`'s minibatch loss, and its gradient.
+
+    Both come from the same pieces as the minibatch: the pair weights ``(A, N)`` of
+    :func:`qwem_lib.pairs.pair_weights` and the per-pair terms :func:`qwem_lib.pairs.qwem_pair_terms` /
+    :func:`qwem_lib.pairs.sgns_pair_terms`. ``L(W) = Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with
+    ``X = WWᵀ``, gradient ``[(A + Aᵀ)∘ℓ⁺′(X) + (N + Nᵀ)∘ℓ⁻′(X)] W`` (two V × V × d products).
+    Quartic × Setting 3.1 (QWEM) has ``A + N = 1``: the gradient is ``W(WᵀW) − K W`` with ``K = M*``
+    (:func:`qwem_lib.pairs.growth_matrix`), one ``V × V × d`` product, as the split estimator.
+
+    ``deflate`` (QWEM only): the number of most negative eigenpairs of ``K`` set to zero. M* has one
+    large negative outlier (λ_V ≈ −1.4·10⁴ at V = 10,000) that bounds the stable rate by
+    ``η < 2/|λ_V|``; the direction it governs only decays from its start, so removing it changes the run
+    by at most that start (``≈ σ``) and lets ``ηλ₁`` approach 0.5.
+    """
+    import torch
+
+    from .pairs import growth_matrix, pair_weights, qwem_pair_terms, sgns_pair_terms
+
+    dev = checked_device(device)
+    dt = dtype or torch.float32
+    if loss not in LOSSES or reweighting not in REWEIGHTINGS:
+        raise ValueError(
+            f"loss in {LOSSES}, reweighting in {REWEIGHTINGS}; got {loss!r}, {reweighting!r}"
+        )
+    terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms
+    Kn = growth_matrix(
+        P_joint, P_unigram, loss=loss, reweighting=reweighting, k=k, sample=sample, power=power
+    )
+    lam_min = float(_extreme_eig(Kn, "SA"))
+    kappa1 = float(_extreme_eig(Kn, "LA"))
+    if deflate and not (loss == "quartic" and reweighting == "setting31"):
+        raise ValueError("deflate applies to QWEM (quartic × setting31) only")
+    if loss == "quartic" and reweighting == "setting31":
+        if deflate:
+            from scipy.sparse.linalg import eigsh
+
+            mu, Z = eigsh(Kn, k=int(deflate), which="SA")
+            Kn = Kn - (Z * mu) @ Z.T
+            lam_min = float(_extreme_eig(Kn, "SA"))
+        K = torch.as_tensor(Kn, device=dev, dtype=dt)
+        del Kn
+
+        def grad(W):
+            Wt = W.to(dt)
+            return (Wt @ (Wt.T @ Wt) - K @ Wt).to(torch.float64)
+
+        def value(W):
+            Wt = W.to(torch.float64)
+            G2 = Wt.T @ Wt
+            return float(
+                0.25 * (G2 * G2).sum() - 0.5 * (Wt * (K @ W.to(dt)).to(torch.float64)).sum()
+            )
+
+        return ExpectedGradient(loss, reweighting, grad, value, kappa1, lam_min)
+    del Kn
+    An, Nn = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
+    A = torch.as_tensor(An, device=dev, dtype=dt)
+    N = torch.as_tensor(Nn, device=dev, dtype=dt)
+    As, Ns = A + A.T, N + N.T
+    del An, Nn
+
+    def grad(W):
+        Wt = W.to(dt)
+        X = Wt @ Wt.T
+        C = As * terms(X, True)[1]
+        C += Ns * terms(X, False)[1]
+        return (C @ Wt).to(torch.float64)
+
+    def value(W):
+        Wt = W.to(dt)
+        X = Wt @ Wt.T
+        return float(
+            (A * terms(X, True)[0]).sum(dtype=torch.float64)
+            + (N * terms(X, False)[0]).sum(dtype=torch.float64)
+        )
+
+    return ExpectedGradient(loss, reweighting, grad, value, kappa1, lam_min)
+
+
+def _extreme_eig(K: np.ndarray, which: str) -> float:
+    """The largest (``"LA"``) or smallest (``"SA"``) eigenvalue of a symmetric matrix."""
+    if K.shape[0] <= 600:
+        w = np.linalg.eigvalsh(K)
+        return float(w[-1] if which == "LA" else w[0])
+    from scipy.sparse.linalg import eigsh
+
+    return float(eigsh(K, k=1, which=which, return_eigenvectors=False, tol=1e-6)[0])
+
+
+def _stats_key(P: np.ndarray, pu: np.ndarray) -> str:
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(P, dtype=np.float64).tobytes())
+    h.update(np.ascontiguousarray(pu, dtype=np.float64).tobytes())
+    return h.hexdigest()[:16]
+
+
+def train_expected(
+    stats: tuple[np.ndarray, np.ndarray],
+    d: int,
+    *,
+    model: Model | None = "qwem",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+    steps: int,
+    lr: float,
+    init_scale: float = 1e-6,
+    W0: np.ndarray | None = None,
+    seed: int = 0,
+    log_steps: Sequence[int] | None = None,
+    n_logs: int = 200,
+    reference: np.ndarray | None = None,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    deflate: int = 0,
+    device: Any = None,
+    dtype: Any = None,
+    use_cache: bool = True,
+    checkpoint_s: float = 60.0,
+    stop_after: int | None = None,
+    progress: bool = True,
+    label: str = "",
+) -> TrainResult:
+    """Full-batch gradient descent on the exact expected pair loss: the infinite-batch limit of
+    :func:`train_pairs` on the statistics ``stats = (P_joint, P_unigram)`` of the corpus.
+
+    The same models (``model``/``loss``/``reweighting`` as :func:`train_pairs`), the same start (for
+    equal ``seed``, ``init_scale`` and device, ``W(0)`` is :func:`train_pairs`'s, or pass ``W0``), the same
+    time ``t = 2ηs`` and logs (:class:`TrainResult`; ``loss`` is the exact expected loss). The gradient
+    (:func:`expected_gradient`) is computed in ``dtype`` (float32 by default: two V × V × d products) and
+    accumulated into a float64 ``W``. float32 products add a rounding error of relative size ~1e-7 of
+    the largest mode to every direction each step, which acts as a start of that size for modes that
+    have not grown yet: for the authors' σ² = 1e-24, use ``dtype=torch.float64`` (or
+    :func:`eigen_flow`). Logs on :func:`log_schedule` unless ``log_steps`` is given.
+
+    The run is cached under ``config.cache_dir()/noiseless`` keyed by every input (a hash of the
+    statistics included). Every ``checkpoint_s`` seconds, and on ``KeyboardInterrupt``, the state
+    (``W``, step, logs) is saved beside it; the same call then resumes from there and gives the result
+    of an uninterrupted run. ``stop_after`` stops (with a checkpoint, raising
+    :class:`TrainingInterrupted`) once that many steps are done, to test resumption.
+    """
+    import torch
+
+    P, pu = (np.asarray(a, dtype=np.float64) for a in stats)
+    V = int(pu.shape[0])
+    name, lo, rw = resolve_model(model, loss, reweighting)
+    _check_hparams(V, d, steps, lr, 1, init_scale, None, 0.1, name, k)
+    d, steps = int(d), int(steps)
+    dev = checked_device(device)
+    dt = dtype or torch.float32
+    log_steps = log_schedule(steps, n_logs) if log_steps is None else np.asarray(log_steps, int)
+    log_steps = np.unique(np.clip(log_steps, 0, steps))
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
+    W = (
+        torch.as_tensor(np.array(W0, np.float64), device=dev)
+        if W0 is not None
+        else initial_embeddings(V, d, init_scale, gen)
+    )
+    if W.shape != (V, d):
+        raise ValueError(f"W0 must be {(V, d)}, got {tuple(W.shape)}")
+    cfg = dict(
+        stats=_stats_key(P, pu),
+        V=V,
+        d=d,
+        model=name,
+        steps=steps,
+        lr=float(lr),
+        init=hashlib.sha256(W.cpu().numpy().tobytes()).hexdigest()[:16],
+        log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
+        k=k,
+        sample=sample,
+        power=power,
+        deflate=int(deflate),
+        device=dev.type,
+        dtype=str(dt),
+        ref=None if reference is None else _ref_key(reference),
+        version=1,
+    )
+    blob = json.dumps(cfg, sort_keys=True, default=str).encode()
+    stem = f"{name}-V{V}-d{d}-{hashlib.sha256(blob).hexdigest()[:16]}"
+    root = config.cache_dir() / "noiseless"
+    path, ckpt = root / f"{stem}.npz", root / f"{stem}.ckpt.npz"
+    fields = ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "sps")
+    z = read_npz(path, fields) if use_cache else None
+    if z is not None:
+        return TrainResult(
+            W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
+            overlap=z["overlap"], cosines=z["cosines"], loss=z["loss"], seconds=float(z["seconds"]),
+            pairs_per_s=float("nan"), config=cfg, cached=True, seconds_per_step=float(z["sps"]),
+        )  # fmt: skip
+    W0_np = W.to(torch.float32).cpu().numpy()
+    eg = expected_gradient(
+        P, pu, loss=lo, reweighting=rw, k=k, sample=sample, power=power, device=dev, dtype=dt,
+        deflate=deflate,
+    )  # fmt: skip
+    ref = (
+        None
+        if reference is None
+        else torch.as_tensor(np.linalg.qr(np.asarray(reference, np.float64))[0], device=dev)
+    )
+    logs: dict[str, list] = {"steps": [], "sv": [], "ov": [], "loss": []}
+    start, spent = 0, 0.0
+    c = read_npz(ckpt, ("W", "step", "seconds", "log_steps", "sv", "loss")) if use_cache else None
+    if c is not None:
+        start, spent = int(c["step"]), float(c["seconds"])
+        W = torch.as_tensor(c["W"], device=dev)
+        logs["steps"] = [int(s) for s in c["log_steps"]]
+        logs["sv"] = list(c["sv"])
+        logs["loss"] = [float(x) for x in c["loss"]]
+        logs["ov"] = list(c["ov"]) if "ov" in c else []
+
+    def record(s: int) -> None:
+        U, sv, _ = torch.linalg.svd(W, full_matrices=False)
+        logs["steps"].append(s)
+        logs["sv"].append(sv.cpu().numpy())
+        if ref is not None:
+            logs["ov"].append((ref.T @ U).cpu().numpy())
+        logs["loss"].append(eg.loss(W))
+
+    def save_checkpoint(step: int, seconds: float) -> None:
+        if not use_cache:
+            return
+        extra = {"ov": np.asarray(logs["ov"])} if logs["ov"] else {}
+        with atomic_path(ckpt, ".npz") as tmp:
+            np.savez(
+                tmp, W=W.cpu().numpy(), step=step, seconds=seconds,
+                log_steps=np.asarray(logs["steps"], np.int64), sv=np.asarray(logs["sv"]),
+                loss=np.asarray(logs["loss"]), **extra,
+            )  # fmt: skip
+
+    log_set = set(int(s) for s in log_steps)
+    t0 = time.time()
+    last_save = t0
+    it = range(start, steps)
+    if progress:
+        from tqdm.auto import tqdm
+
+        it = tqdm(it, desc=f"noiseless {label or name} V={V} d={d}", mininterval=5.0)
+    s = start
+    try:
+        if start == 0 and 0 in log_set:
+            record(0)
+        for s in it:
+            if stop_after is not None and s >= stop_after:
+                save_checkpoint(s, spent + time.time() - t0)
+                raise TrainingInterrupted(f"stopped after {s} of {steps} steps")
+            W -= float(lr) * eg.grad(W)
+            if s + 1 in log_set:
+                record(s + 1)
+                if not math.isfinite(logs["loss"][-1]):
+                    raise FloatingPointError(
+                        f"{name}: the expected loss became {logs['loss'][-1]} at step {s + 1}; "
+                        f"lower the learning rate (lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, "
+                        f"stable only for lr < 2/|λ_min| = {2 / max(abs(eg.lam_min), 1e-300):.3g})"
+                    )
+            if checkpoint_s is not None and time.time() - last_save > checkpoint_s:
+                save_checkpoint(s + 1, spent + time.time() - t0)
+                last_save = time.time()
+    except KeyboardInterrupt:
+        save_checkpoint(s, spent + time.time() - t0)
+        raise
+    seconds = spent + time.time() - t0
+    steps_arr = np.asarray(logs["steps"], dtype=np.int64)
+    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
+    r = min(ov.shape[1], d)
+    cos = (
+        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
+        if r
+        else np.zeros((len(steps_arr), 0))
+    )
+    res = TrainResult(
+        W=W.to(torch.float32).cpu().numpy(),
+        W0=W0_np,
+        steps=steps_arr,
+        times=2.0 * float(lr) * steps_arr.astype(np.float64),
+        sv=np.asarray(logs["sv"]),
+        overlap=ov,
+        cosines=cos,
+        loss=np.asarray(logs["loss"]),
+        seconds=seconds,
+        pairs_per_s=float("nan"),
+        config=cfg,
+        seconds_per_step=(time.time() - t0) / max(steps - start, 1),
+    )
+    if use_cache:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(
+                tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv,
+                overlap=res.overlap, cosines=res.cosines, loss=res.loss, seconds=res.seconds,
+                sps=res.seconds_per_step,
+            )  # fmt: skip
+        ckpt.unlink(missing_ok=True)
+    return res
+
+
+@dataclass
+class EigenFlow:
+    """A run of :func:`eigen_flow`: ``Y`` (r, d) the embeddings in the eigenbasis (``W = Q Y``),
+    ``Y0`` its start, ``steps``, ``times`` (``t = 2ηs``), ``sv`` (T, d), ``overlap`` (T, r, d) the
+    signed overlaps ``q_iᵀu_k`` (the left singular vectors of ``Y``), ``lam`` the r eigenvalues,
+    ``seconds``."""
+
+    Y: np.ndarray
+    Y0: np.ndarray
+    steps: np.ndarray
+    times: np.ndarray
+    sv: np.ndarray
+    overlap: np.ndarray
+    lam: np.ndarray
+    seconds: float
+
+
+def eigen_flow(
+    lam: np.ndarray,
+    Y0: np.ndarray,
+    *,
+    lr: float,
+    steps: int,
+    log_steps: Sequence[int] | None = None,
+    n_logs: int = 300,
+) -> EigenFlow:
+    """QWEM's noiseless gradient descent ``W ← W − η(WWᵀ − M*)W`` restricted to the span of ``r``
+    eigenvectors ``Q`` of M* (eigenvalues ``lam``), in that eigenbasis: with ``W = QY``,
+    ``Y ← Y − η(Y(YᵀY) − ΛY)``, r·d² work a step instead of V²·d.
+
+    Exact when ``W(0)`` lies in ``span(Q)``. From a random ``W(0)`` it drops ``(I − QQᵀ)W(0)``: the
+    directions beyond the r-th, whose eigenvalues are below ``λ_r``, take part in the dynamics only
+    through that start; :func:`train_expected` keeps them (tests compare the two). ``Y0 = QᵀW(0)``.
+    """
+    import torch
+
+    lam_t = torch.as_tensor(np.array(lam, np.float64))
+    Y = torch.as_tensor(np.array(Y0, np.float64))
+    if Y.ndim != 2 or Y.shape[0] != lam_t.shape[0]:
+        raise ValueError(f"Y0 must be (r, d) with r = len(lam), got {tuple(Y.shape)}")
+    if not (math.isfinite(lr) and lr > 0) or steps < 1:
+        raise ValueError(f"need lr > 0 and steps >= 1, got {lr!r}, {steps!r}")
+    log_steps = log_schedule(steps, n_logs) if log_steps is None else np.asarray(log_steps, int)
+    log_set = set(int(s) for s in np.clip(log_steps, 0, steps))
+    out_steps, svs, ovs = [], [], []
+
+    def record(s: int) -> None:
+        U, sv, _ = torch.linalg.svd(Y, full_matrices=False)
+        out_steps.append(s)
+        svs.append(sv.numpy())
+        ovs.append(U.numpy())
+
+    t0 = time.time()
+    if 0 in log_set:
+        record(0)
+    lam_col = lam_t[:, None]
+    for s in range(steps):
+        Y -= lr * (Y @ (Y.T @ Y) - lam_col * Y)
+        if s + 1 in log_set:
+            record(s + 1)
+    st = np.asarray(out_steps, np.int64)
+    return EigenFlow(
+        Y=Y.numpy(),
+        Y0=np.asarray(Y0, np.float64),
+        steps=st,
+        times=2.0 * lr * st,
+        sv=np.asarray(svs),
+        overlap=np.asarray(ovs),
+        lam=np.asarray(lam, np.float64),
+        seconds=time.time() - t0,
+    )

@@ -1,0 +1,199 @@
+"""Unit tests for the noiseless trainer (qwem_lib.trainers.train_expected, expected_gradient, eigen_flow)
+and the step measurements of qwem_lib.measures, each against an independent computation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import qwem_lib as q
+from qwem_lib.theory import aligned_sigmoid
+
+
+def tiny_stats(V=9, seed=0):
+    """A random symmetric joint with Zipf-like marginals (some words rare enough to be subsampled)."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+    C = rng.random((V, V)) * np.outer(p, p) + np.diag(p) * 0.05
+    C = C + C.T
+    P = C / C.sum()
+    return P, P.sum(1)
+
+
+def loop_loss(W, P, pu, loss, reweighting, k=1, sample=1e-2, power=0.75):
+    """The expected pair loss written as a plain double loop, from the definitions (no library code)."""
+    V = pu.size
+    if reweighting == "setting31":
+        A = [[P[a, b] / (P[a, b] + pu[a] * pu[b]) for b in range(V)] for a in range(V)]
+        N = [[pu[a] * pu[b] / (P[a, b] + pu[a] * pu[b]) for b in range(V)] for a in range(V)]
+    else:
+        rho = [min(1.0, sample / pu[a] + math.sqrt(sample / pu[a])) for a in range(V)]
+        A = [[P[a, b] * rho[a] * rho[b] for b in range(V)] for a in range(V)]
+        m = [sum(A[a]) for a in range(V)]
+        Z = sum(pu[b] ** power for b in range(V))
+        N = [[k * m[a] * pu[b] ** power / Z for b in range(V)] for a in range(V)]
+    total = 0.0
+    for a in range(V):
+        for b in range(V):
+            x = W[a] @ W[b]
+            if loss == "quartic":
+                lp, ln = -x + x * x / 4, x + x * x / 4
+            else:
+                lp, ln = torch.log1p(torch.exp(-x)), torch.log1p(torch.exp(x))
+            total = total + A[a][b] * lp + N[a][b] * ln
+    return total
+
+
+@pytest.mark.parametrize("loss", ["quartic", "logistic"])
+@pytest.mark.parametrize("reweighting", ["setting31", "word2vec"])
+def test_expected_gradient_is_autograd_of_the_loop_loss(loss, reweighting):
+    P, pu = tiny_stats()
+    rng = np.random.default_rng(1)
+    W = torch.tensor(rng.normal(size=(pu.size, 3)) * 0.7, dtype=torch.float64, requires_grad=True)
+    ref = loop_loss(W, P, pu, loss, reweighting, sample=1e-2)
+    (g_ref,) = torch.autograd.grad(ref, W)
+    eg = q.expected_gradient(
+        P, pu, loss=loss, reweighting=reweighting, sample=1e-2, device="cpu", dtype=torch.float64
+    )
+    Wd = W.detach()
+    np.testing.assert_allclose(eg.grad(Wd).numpy(), g_ref.numpy(), rtol=1e-10, atol=1e-12)
+    # the loss value, exact (the split form of QWEM drops no constant)
+    assert eg.loss(Wd) == pytest.approx(float(ref.detach()), rel=1e-10, abs=1e-12)
+    assert eg.loss(Wd) == pytest.approx(
+        q.population_loss(Wd.numpy(), P, pu, loss=loss, reweighting=reweighting, sample=1e-2),
+        rel=1e-10,
+        abs=1e-12,
+    )
+
+
+def test_deflation_removes_the_most_negative_direction_only():
+    P, pu = tiny_stats(V=40, seed=3)
+    K = q.growth_matrix(P, pu, loss="quartic", reweighting="setting31")
+    lam, Qm = np.linalg.eigh(K)
+    eg = q.expected_gradient(
+        P, pu, loss="quartic", reweighting="setting31", deflate=1, device="cpu",
+        dtype=torch.float64,
+    )  # fmt: skip
+    assert eg.lam_min == pytest.approx(lam[1], rel=1e-6)
+    W = torch.tensor(np.random.default_rng(0).normal(size=(40, 2)), dtype=torch.float64)
+    Kd = K - lam[0] * np.outer(Qm[:, 0], Qm[:, 0])
+    Wn = W.numpy()
+    np.testing.assert_allclose(
+        eg.grad(W).numpy(), Wn @ (Wn.T @ Wn) - Kd @ Wn, rtol=1e-9, atol=1e-12
+    )
+
+
+def test_qwem_from_aligned_start_follows_lemma_3_1():
+    """From W(0) = Q diag(s0) the modes stay decoupled: s_k² follows Lemma 3.1's sigmoid (small η)."""
+    P, pu = tiny_stats(V=30, seed=2)
+    M = q.growth_matrix(P, pu, loss="quartic", reweighting="setting31")
+    lam, Qm = np.linalg.eigh(M)
+    lam, Qm = lam[::-1][:3], Qm[:, ::-1][:, :3]
+    s0 = np.sqrt([1e-6, 1e-5, 1e-4])
+    lr = 0.002 / lam[0]
+    steps = int(2.5 * math.log(lam[2] / 1e-6) / lam[2] / (2 * lr))
+    r = q.train_expected(
+        (P, pu), 3, steps=steps, lr=lr, W0=Qm * s0, use_cache=False, progress=False,
+        dtype=torch.float64, device="cpu",
+    )  # fmt: skip
+    pred = aligned_sigmoid(lam[None, :], s0[None, :] ** 2, r.times[:, None])
+    pred = -np.sort(-pred, axis=1)  # singular values come sorted; a mode may pass another
+    # discrete steps shift the sigmoid by O(η λ) relative: compare where s² is above 1 % of λ
+    mask = pred > 0.01 * lam
+    np.testing.assert_allclose(r.sv[mask] ** 2, pred[mask], rtol=0.03)
+    np.testing.assert_allclose(r.sv[-1] ** 2, lam, rtol=1e-3)
+
+
+def test_eigen_flow_equals_the_full_run_in_the_span_and_approximates_it_outside():
+    P, pu = tiny_stats(V=60, seed=4)
+    M = q.growth_matrix(P, pu, loss="quartic", reweighting="setting31")
+    lam, Qm = np.linalg.eigh(M)
+    lam, Qm = lam[::-1], Qm[:, ::-1]
+    d, lr, steps = 3, 0.2 / lam[0], 1500
+    rng = np.random.default_rng(5)
+    W0 = rng.normal(size=(60, d)) * 1e-4
+    full = q.train_expected(
+        (P, pu), d, steps=steps, lr=lr, W0=W0, use_cache=False, progress=False,
+        dtype=torch.float64, device="cpu", log_steps=[0, 500, 1000, 1500],
+    )  # fmt: skip
+    # r = V: the eigenbasis run is the full run, written in other coordinates
+    ef = q.eigen_flow(lam, Qm.T @ W0, lr=lr, steps=steps, log_steps=[0, 500, 1000, 1500])
+    np.testing.assert_allclose(ef.sv, full.sv, rtol=1e-8, atol=1e-14)
+    np.testing.assert_allclose(Qm @ ef.Y, full.W, rtol=1e-5, atol=1e-6)
+    # r = 20 of 60: the dropped start changes only the modes that have not finished
+    r = 20
+    ef20 = q.eigen_flow(lam[:r], Qm[:, :r].T @ W0, lr=lr, steps=steps, log_steps=[0, 1500])
+    np.testing.assert_allclose(ef20.sv[-1], full.sv[-1], rtol=1e-3)
+
+
+def test_interrupted_run_resumes_to_the_identical_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "a"))
+    P, pu = tiny_stats(V=25, seed=6)
+    kw = dict(
+        steps=400, lr=0.05, init_scale=1e-3, seed=3, progress=False, device="cpu", n_logs=40,
+        reference=np.eye(25)[:, :4], loss="logistic", reweighting="word2vec", model=None,
+    )  # fmt: skip
+    with pytest.raises(q.TrainingInterrupted):
+        q.train_expected((P, pu), 2, stop_after=137, **kw)
+    assert list((tmp_path / "a" / "noiseless").glob("*.ckpt.npz"))
+    resumed = q.train_expected((P, pu), 2, **kw)
+    assert not resumed.cached and not list((tmp_path / "a" / "noiseless").glob("*.ckpt.npz"))
+    again = q.train_expected((P, pu), 2, **kw)
+    assert again.cached
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "b"))
+    whole = q.train_expected((P, pu), 2, **kw)
+    for f in ("W", "steps", "times", "sv", "overlap", "loss"):
+        np.testing.assert_array_equal(getattr(resumed, f), getattr(whole, f))
+        np.testing.assert_array_equal(getattr(again, f), getattr(whole, f))
+    # a different input is a different run
+    other = q.train_expected((P, pu), 2, **dict(kw, seed=4))
+    assert not np.array_equal(other.W0, whole.W0)
+
+
+def test_noiseless_start_is_the_sgd_start():
+    """Same seed, scale and device: train_expected starts where train_pairs starts."""
+    gen = torch.Generator(device="cpu")
+    gen.manual_seed(int(q.config.SEED) * 1000 + 7)
+    W = q.initial_embeddings(50, 4, 0.1, gen).numpy()
+    P, pu = tiny_stats(V=50)
+    r = q.train_expected(
+        (P, pu), 4, steps=1, lr=1e-3, init_scale=0.1, seed=7, use_cache=False, progress=False,
+        device="cpu",
+    )  # fmt: skip
+    np.testing.assert_array_equal(r.W0, W.astype(np.float32))
+    assert np.std(W) == pytest.approx(0.1 / 2, rel=0.15)
+
+
+def test_log_schedule():
+    s = q.log_schedule(10_000, 50)
+    assert s[0] == 0 and s[-1] == 10_000 and np.all(np.diff(s) > 0)
+    assert {1, 2, 3}.issubset(s)  # log-spaced: dense at the start
+    assert np.max(np.diff(s)) <= 10_000 / 25 + 1  # and evenly spaced ones too
+
+
+def test_step_separation_and_brought_directions():
+    t = np.linspace(0, 60, 3001)
+    lam = np.array([1.0, 0.8, 0.5])
+    s0 = np.array([1e-8, 1e-8, 1e-8])
+    s_sq = aligned_sigmoid(lam[None], s0[None], t[:, None])
+    sep = q.step_separation(t, s_sq, lam)
+    tm = np.log((lam - s0) / s0) / lam
+    np.testing.assert_allclose(sep["t_mid"], tm, rtol=2e-3)
+    width = np.log(81) / lam  # 10 %–90 % of a logistic of rate λ
+    np.testing.assert_allclose(sep["width"], width, rtol=2e-2)
+    np.testing.assert_allclose(sep["R"], np.diff(tm) / (0.5 * (width[:-1] + width[1:])), rtol=3e-2)
+    # the same three rises at one time: R ≈ 0 though each rise is as sharp
+    same = aligned_sigmoid(lam[None], (s0 * np.exp(-(tm[0] - tm) * lam))[None], t[:, None])
+    assert np.all(np.abs(q.step_separation(t, same, lam)["R"]) < 0.1)
+    # brought directions: a rotation that swaps modes 1 and 2 at all times
+    T, r, d = t.size, 5, 3
+    ov = np.zeros((T, r, d))
+    ov[:, 0, 0] = ov[:, 2, 1] = 1.0
+    ov[:, 1, 2] = 1.0
+    b = q.brought_directions(ov, t, tm)
+    np.testing.assert_array_equal(b["index"], [0, 2, 1])
+    np.testing.assert_allclose(b["own"], [1.0, 0.0, 0.0])
