@@ -534,7 +534,7 @@ def test_corpus_cache_survives_an_ascii_locale(data_env):
 
 
 def test_killed_writer_leaves_no_orphan(tmp_path):
-    from qwem_lib.data.cache import atomic_path
+    from qwem_lib.book.cache import atomic_path
 
     target = tmp_path / "entry.npz"
     import subprocess
@@ -656,7 +656,7 @@ def test_max_table_bytes_variable(value):
 def test_read_only_data_folder_keeps_analogies_working(data_env, monkeypatch):
     """Derived files (gensim's copy of the analogy file) go to the cache: a read-only data folder is only
     read. Writes into it are refused here as a read-only file system would (the tests may run as root)."""
-    from qwem_lib.data import cache
+    from qwem_lib.book import cache
     from qwem_lib.evaluation import analogy_categories
 
     ro = data_env / "ro"
@@ -685,7 +685,7 @@ def test_gensim_copy_goes_to_the_cache_not_the_data_folder(data_env):
 def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
     """A read-only cache/cooc/ (only a read-only top folder used to fall back): computed, not cached."""
     from qwem_lib.corpus_stats import cooccurrence_table
-    from qwem_lib.data import cache
+    from qwem_lib.book import cache
 
     real_mkstemp = cache.tempfile.mkstemp
 

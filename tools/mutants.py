@@ -32,21 +32,21 @@ ROOT = Path(__file__).resolve().parents[1]
 MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "paper_map: a contradiction at a reduced setting accepted",
-        "qwem_lib/paper_map.py",
+        "qwem_lib/book/paper_map.py",
         'if e["verdict"] in ("contradicted", "reproduced") and st["match"] in (',
         'if e["verdict"] in ("reproduced",) and st["match"] in (',
         ["tests/test_paper_map.py"],
     ),
     (
         "paper_map: quote fragments not checked in order",
-        "qwem_lib/paper_map.py",
+        "qwem_lib/book/paper_map.py",
         "        pos = at + len(frag)\n",
         "",
         ["tests/test_paper_map.py"],
     ),
     (
         "paper_map: tests may cite claims outside the evidence",
-        "qwem_lib/paper_map.py",
+        "qwem_lib/book/paper_map.py",
         'if t["claim"] not in ev:',
         'if t["claim"] not in ev and False:',
         ["tests/test_paper_map.py"],
