@@ -684,8 +684,8 @@ def test_gensim_copy_goes_to_the_cache_not_the_data_folder(data_env):
 
 def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
     """A read-only cache/cooc/ (only a read-only top folder used to fall back): computed, not cached."""
-    from qwem_lib.corpus_stats import cooccurrence_table
     from qwem_lib.book import cache
+    from qwem_lib.corpus_stats import cooccurrence_table
 
     real_mkstemp = cache.tempfile.mkstemp
 
