@@ -12,6 +12,8 @@ import hashlib
 import lzma
 import os
 import stat
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -321,3 +323,400 @@ def test_eig_desc_refuses_a_nonsymmetric_matrix():
         eig_desc(M)
     lam, _ = eig_desc(0.5 * (M + M.T))
     assert np.allclose(lam, [2.0, 0.0])
+
+
+# -- bad inputs through the public API: each a clear error naming the argument ----------------------
+def test_window_must_be_a_true_integer():
+    from qwem_lib.corpus_stats import cooccurrence_counts
+
+    with pytest.raises(ValueError, match="window"):
+        cooccurrence_counts(np.array([0, 1, 0, 1]), 2, True)
+    with pytest.raises(ValueError, match="window"):
+        cooccurrence_counts(np.array([0, 1, 0, 1]), 2, np.True_)
+
+
+def test_uint64_ids():
+    from qwem_lib.corpus_stats import as_token_ids, cooccurrence_counts
+
+    ids = np.array([0, 1, 2, 0, 1], dtype=np.uint64)
+    assert np.array_equal(
+        cooccurrence_counts(ids, 3, 2), cooccurrence_counts(ids.astype(np.int64), 3, 2)
+    )
+    with pytest.raises(ValueError, match="negative id cast"):
+        as_token_ids(np.array([0, 2**64 - 1], dtype=np.uint64))  # -1 cast to uint64
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, bool])
+def test_integer_dtype_refused_on_every_target_path(dtype):
+    """The old finding (an integer target rounds M* to zero) was fixed in spectral_embeddings only."""
+    from qwem_lib import corpus_stats as cs
+
+    P = np.full((3, 3), 1 / 9)
+    pu = np.full(3, 1 / 3)
+    C = np.full((3, 3), 4)
+    for call in (
+        lambda: cs.mstar_from_stats(P, pu, dtype=dtype),
+        lambda: cs.pmi_from_stats(P, pu, dtype=dtype),
+        lambda: cs.ppmi_from_stats(P, pu, dtype=dtype),
+        lambda: cs.target_from_stats(P, pu, "mstar", dtype=dtype),
+        lambda: cs.target_from_counts(C, pu, "mstar", dtype=dtype),
+        lambda: cs.target_from_counts(C, pu, "pmi", dtype=dtype),
+    ):
+        with pytest.raises(TypeError, match="dtype"):
+            call()
+
+
+def test_float16_target_from_counts_is_refused_clearly():
+    from qwem_lib.corpus_stats import target_from_counts, target_from_stats
+
+    C, pu = np.full((3, 3), 4), np.full(3, 1 / 3)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        target_from_counts(C, pu, "mstar", dtype=np.float16)
+    M16 = target_from_stats(C / C.sum(), pu, "mstar", dtype=np.float16)  # NumPy path: fine
+    assert M16.dtype == np.float16
+
+
+def test_cooccurrence_integer_dtype_refused(tiny):
+    from qwem_lib.corpus_stats import cooccurrence
+
+    with pytest.raises(TypeError, match="dtype"):
+        cooccurrence("hard_tiny", 5, 2, dtype=np.int64)
+
+
+def test_inertia_of_nonfinite_matrices():
+    from qwem_lib.spectral import inertia
+
+    for bad in ([[np.nan]], [[np.inf]], [[1.0, np.nan], [np.nan, 1.0]], [[np.inf, 0], [0, 1.0]]):
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            inertia(np.array(bad))
+
+
+def test_zipf_fit_refuses_zero_or_negative_counts():
+    from qwem_lib.corpus_stats import zipf_fit
+
+    c = 1000.0 / np.arange(1, 50)
+    slope, _ = zipf_fit(c, 1, 40)
+    assert slope == pytest.approx(-1.0, abs=1e-9)
+    for bad in (0.0, -3.0, np.nan):
+        d = c.copy()
+        d[10] = bad
+        with pytest.raises(ValueError, match="counts must be finite and positive"):
+            zipf_fit(d, 1, 40)
+
+
+def test_similarity_spearman_on_constant_embeddings(monkeypatch):
+    from qwem_lib import evaluation as ev
+
+    words = ["a", "b", "c", "d", "e"]
+    rows = [("a", "b", 1.0), ("c", "d", 2.0), ("a", "e", 3.0), ("b", "c", 4.0)]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda name: rows)
+    W = np.random.default_rng(0).standard_normal((5, 3))
+    rho, n = ev.similarity_spearman(words, W, "men")
+    assert np.isfinite(rho) and n == 4
+    with pytest.raises(ValueError, match="undefined"):
+        ev.similarity_spearman(words, np.ones((5, 3)), "men")
+
+
+def test_qwem_loss_refuses_nan_W():
+    from qwem_lib import theory
+
+    P = np.full((3, 3), 1 / 9)
+    psi = np.ones((3, 3))
+    W = np.ones((3, 2))
+    assert np.isfinite(theory.qwem_loss(W, P, psi, psi))
+    W[1, 1] = np.nan
+    with pytest.raises(ValueError, match="W has NaN"):
+        theory.qwem_loss(W, P, psi, psi)
+
+
+def test_pmi_from_mstar_domain():
+    from qwem_lib.theory import mstar_from_pmi, pmi_from_mstar
+
+    assert pmi_from_mstar(mstar_from_pmi(1.3)) == pytest.approx(1.3)
+    assert pmi_from_mstar(-2.0) == -np.inf  # an unseen pair: documented
+    for bad in (2.5, -3.0, np.nan, [0.0, 2.1]):
+        with pytest.raises(ValueError, match=r"\[-2, 2\]"):
+            pmi_from_mstar(bad)
+
+
+def test_krylov_cycle_and_depth_arguments():
+    from qwem_lib.spectral import top_eigenpairs
+
+    M = np.diag(np.arange(10.0))
+    lam, _ = top_eigenpairs(M, 2, method="krylov")
+    assert np.allclose(lam, [9, 8])
+    bad = (({"max_cycles": 0}, "max_cycles"), ({"depth": 0}, "depth"), ({"depth": 1}, "depth"))
+    for kw, name in bad:
+        with pytest.raises(ValueError, match=name):
+            top_eigenpairs(M, 2, method="krylov", **kw)
+
+
+def test_gradient_descent_record_every():
+    from qwem_lib.theory import gradient_descent_qwem
+
+    P = np.array([[0.3, 0.1], [0.1, 0.5]])
+    psi = np.ones((2, 2))
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="record_every"):
+            gradient_descent_qwem(P, psi, psi, 1, record_every=bad, max_steps=5)
+
+
+def test_analogy_file_edited_or_not_utf8(tmp_path):
+    from qwem_lib.evaluation import analogy_accuracy
+
+    words = ["a", "b", "c", "d", "e", "f"]
+    W = np.eye(6)[:, :5] + 0.01
+    f = tmp_path / "q.txt"
+    f.write_text(": one\na b c d\n")
+    assert analogy_accuracy(words, W, f, protocol="questions")[1] == 1
+    f.write_text(": one\na b c d\na b e f\n")  # edited between two calls
+    assert analogy_accuracy(words, W, f, protocol="questions")[1] == 2
+    f.write_bytes(b": one\na b c \xff\n")
+    with pytest.raises(DataError, match="not UTF-8"):
+        analogy_accuracy(words, W, f, protocol="questions")
+
+
+# -- old findings fixed on one path only --------------------------------------------------------------
+def test_train_factorisation_checks_M():
+    from qwem_lib.dynamics import train_factorisation
+
+    M = np.array([[2.0, 0.5], [0.0, 1.0]])
+    W0 = np.full((2, 1), 1e-3)
+    kw = dict(times=[0.0, 1.0], dt=0.1, progress=False, device="cpu")
+    with pytest.raises(ValueError, match="symmetric"):
+        train_factorisation(M, W0, **kw)
+    with pytest.raises(ValueError, match="NaN"):
+        train_factorisation(np.array([[np.nan, 0], [0, 1.0]]), W0, **kw)
+    tr = train_factorisation(0.5 * (M + M.T), W0, **kw)
+    assert np.isfinite(tr.sv).all()
+
+
+# -- stale or truncated cache entries ----------------------------------------------------------------
+def test_truncated_words_file_is_not_used(data_env):
+    _register_text(data_env, "hard_zebra", " zebra ant ant bee bee bee")
+    good = data.load_corpus("hard_zebra")
+    assert good.words[-1] == "zebra"
+    from qwem_lib.book import config
+    from qwem_lib.data.corpus import _cache_key
+
+    f = config.cache_dir() / "corpus" / _cache_key(data.dataset("hard_zebra")) / "words.txt"
+    f.write_bytes(f.read_bytes()[:-3])  # "zebra" -> "ze": same number of lines
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        again = data.load_corpus("hard_zebra")
+    assert again.words == good.words
+    meta = f.parent / "meta.json"
+    meta.unlink()  # a cache written before meta.json existed is upgraded, not rebuilt
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert data.load_corpus("hard_zebra").words == good.words
+    assert meta.exists()
+
+
+def test_corpus_cache_survives_an_ascii_locale(data_env):
+    """Words with non-ASCII bytes (decoded to U+FFFD) used to make the cache unreadable under LANG=C."""
+    import subprocess
+    import sys
+
+    _register_text(data_env, "hard_locale", " caf\u00e9 caf\u00e9 tea")
+    code = (
+        "import warnings, sys; warnings.simplefilter('error');"
+        "from qwem_lib import data; from qwem_lib.data import Dataset, FileSpec;"
+        f"data.register(Dataset('hard_locale', 'corpus', 't', {data.dataset('hard_locale').files!r}));"
+        "c = data.load_corpus('hard_locale'); print(len(c.words))"
+    )
+    env = dict(
+        os.environ, LC_ALL="C", LANG="C", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0", QWEM_OFFLINE="1"
+    )
+    for _ in range(2):  # the first run writes the cache, the second reads it
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    assert "\ufffd" in data.load_corpus("hard_locale").words[0]
+
+
+def test_killed_writer_leaves_no_orphan(tmp_path):
+    from qwem_lib.book.cache import atomic_path
+
+    target = tmp_path / "entry.npz"
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
+    )
+    pid = int(dead.stdout)
+    orphan = tmp_path / f".entry.npz.{pid}.abc123.part.npz"
+    orphan.write_bytes(b"half")
+    alive = tmp_path / f".entry.npz.{os.getppid()}.abc123.part.npz"  # a live writer's: kept
+    alive.write_bytes(b"busy")
+    with atomic_path(target, ".npz") as tmp:
+        np.savez(tmp, x=np.arange(3))
+    assert not orphan.exists() and alive.exists() and target.exists()
+
+
+def test_bad_source_file_is_removed_and_refetched(data_env, monkeypatch):
+    from qwem_lib.data import sources
+
+    src = sources.SourceFile("AA/wiki_00", 5, hashlib.sha256(b"hello").hexdigest())
+    origin = data_env / "origin"
+    (origin / "AA").mkdir(parents=True)
+    (origin / "AA" / "wiki_00").write_bytes(b"hello")
+    monkeypatch.setenv("QWEM_SOURCE_URL", origin.as_uri() + "/")
+    local = data.data_dir() / sources.LOCAL_FOLDER / src.path
+    local.parent.mkdir(parents=True)
+    local.write_bytes(b"jello")  # corrupt, same size
+    with pytest.raises(DataError, match="removed"):
+        sources.fetch_source(src, download=False)
+    assert not local.exists()  # as the message says
+    local.write_bytes(b"jello")
+    assert sources.fetch_source(src, download=True).read_bytes() == b"hello"
+
+
+# -- writes outside the cache and data folders --------------------------------------------------------
+def test_w2v_corpus_file_stays_in_the_cache(data_env):
+    from qwem_lib.book import config
+    from qwem_lib.data.corpus import tokenize_ranked
+    from qwem_lib.w2v import w2v_corpus_file
+
+    ids, words, counts = tokenize_ranked([" a b a c a b"])
+    p = w2v_corpus_file(data.Corpus("../../escape", ids, words, counts), 3)
+    assert config.cache_dir().resolve() in p.resolve().parents
+    assert p.read_text() == "a b a c a b\n"
+
+
+def test_w2v_corpus_file_cut_is_rewritten_and_non_ascii_words_are_written(data_env):
+    """A cut corpus file used to be trained on (and the model cached); a word holding U+FFFD (a corpus
+    with non-ASCII bytes) raised UnicodeEncodeError."""
+    from qwem_lib.data.corpus import tokenize_ranked
+    from qwem_lib.w2v import w2v_corpus_file
+
+    text = " caf\ufffd tea caf\ufffd milk tea caf\ufffd" * 3
+    ids, words, counts = tokenize_ranked([text])
+    c = data.Corpus("hard_w2v", ids, words, counts)
+    p = w2v_corpus_file(c, 2)  # "milk" (3 of 18 tokens) is out of the top 2
+    full = p.read_bytes()
+    assert full.decode("utf-8").split() == [w for w in text.split() if w != "milk"]
+    p.write_bytes(full[:-5])  # a copy cut short
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        assert w2v_corpus_file(c, 2).read_bytes() == full
+
+
+def test_empty_cache_dir_variable_is_unset(monkeypatch, tmp_path):
+    from qwem_lib.book import config
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QWEM_CACHE_DIR", "")
+    assert config.cache_dir() == config.REPO_ROOT / ".cache"
+    monkeypatch.setenv("QWEM_DATA_DIR", "")
+    assert data.data_dir() == config.REPO_ROOT / "data"
+
+
+def test_text8_zip_content_checked_by_verify(data_env):
+    import zipfile
+
+    rel = "corpus/t8.zip"
+    f = data_env / rel
+    f.parent.mkdir(parents=True)
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr("t8", " other words")
+    ds = data.register(
+        Dataset(
+            "hard_t8",
+            "corpus",
+            "test",
+            (FileSpec(rel, None, f.stat().st_size),),
+            extract="t8",
+            content_sha256=hashlib.sha256(b" the words").hexdigest(),
+        )
+    )
+    with pytest.raises(DataError, match="other text"):
+        data.files.verify(ds, ds.files[0], f)
+
+
+# -- environment variables ---------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["1e9", "lots", "-5", "0", "2_000_000_000"])
+def test_max_table_bytes_variable(value):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QWEM_MAX_TABLE_BYTES=value)
+    code = (
+        "import qwem_lib\nfrom qwem_lib import corpus_stats as cs\n"
+        "try:\n    cs.check_table_size(100_000, 8)\nexcept Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr  # import qwem_lib never fails on it
+    if value in ("1e9", "2_000_000_000"):
+        assert out.stdout.startswith("MemoryError") and "set by QWEM_MAX_TABLE_BYTES" in out.stdout
+    else:
+        assert out.stdout.startswith("ValueError") and "QWEM_MAX_TABLE_BYTES" in out.stdout
+
+
+# -- faults ------------------------------------------------------------------------------------------
+def test_read_only_data_folder_keeps_analogies_working(data_env, monkeypatch):
+    """Derived files (gensim's copy of the analogy file) go to the cache: a read-only data folder is only
+    read. Writes into it are refused here as a read-only file system would (the tests may run as root)."""
+    from qwem_lib.book import cache
+    from qwem_lib.evaluation import analogy_categories
+
+    ro = data_env / "ro"
+    ro.mkdir()
+    monkeypatch.setenv("QWEM_DATA_DIR", str(ro))
+    real_mkstemp = cache.tempfile.mkstemp
+
+    def refuse(*a, dir=None, **k):
+        if dir is not None and (ro == Path(dir) or ro in Path(dir).parents):
+            raise OSError(30, "Read-only file system", str(dir))
+        return real_mkstemp(*a, dir=dir, **k)
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    assert len(analogy_categories()) == 14
+    assert not any(ro.iterdir())
+
+
+def test_gensim_copy_goes_to_the_cache_not_the_data_folder(data_env):
+    from qwem_lib.book import config
+
+    (path,) = data.fetch("google_analogy")
+    assert config.cache_dir() in path.parents or "gensim" in str(path)
+    assert not (data_env / "eval").exists()
+
+
+def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
+    """A read-only cache/cooc/ (only a read-only top folder used to fall back): computed, not cached."""
+    from qwem_lib.book import cache
+    from qwem_lib.corpus_stats import cooccurrence_table
+
+    real_mkstemp = cache.tempfile.mkstemp
+
+    def refuse(*a, dir=None, **k):
+        if dir is not None and os.path.basename(str(dir)) == "cooc":
+            raise PermissionError(13, "Permission denied", str(dir))
+        return real_mkstemp(*a, dir=dir, **k)
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    with pytest.warns(RuntimeWarning, match="not cached"):
+        _, C, _ = cooccurrence_table("hard_tiny", 6, 2)
+    _, ref, _ = cooccurrence_table("hard_tiny", 6, 2, use_cache=False)
+    assert np.array_equal(C, ref)
+
+
+def test_full_disk_says_where_and_leaves_no_partial_entry(tiny, monkeypatch):
+    import errno
+
+    from qwem_lib import spectral
+    from qwem_lib.book import config
+
+    def full(file, **arrays):
+        with open(file, "wb") as f:
+            f.write(b"PK partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    from qwem_lib.corpus_stats import cooccurrence_table
+
+    cooccurrence_table("hard_tiny", 6, 2)  # the counts are cached; the spectral entry will not fit
+    monkeypatch.setattr(spectral.np, "savez", full)
+    with pytest.raises(OSError, match="no space left .* in .*spectral"):
+        spectral.spectral_embeddings("hard_tiny", 6, 2, window=2)
+    left = list((config.cache_dir() / "spectral").iterdir())
+    assert left == []  # no entry, no temporary file

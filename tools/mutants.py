@@ -437,7 +437,7 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "cache: atomic_path leaves mkstemp's 0600 mode",
         "qwem_lib/book/cache.py",
-        "        tmp.chmod(0o644)\n",
+        "            tmp.chmod(0o644)\n",
         "",
         ["tests/test_hardening.py::test_atomic_path_leaves_a_readable_file"],
     ),

@@ -97,9 +97,8 @@ def atomic_path(target: Path | str, suffix: str = "") -> Iterator[Path]:
             if exc.errno in _FULL:
                 raise _disk_full(target, exc) from exc
             raise
-        except (
-            Exception
-        ) as exc:  # e.g. zipfile's error wrapping a full disk deep inside numpy.savez
+        except Exception as exc:
+            # e.g. an error of zipfile's wrapping a full disk, deep inside numpy.savez
             cause = exc.__cause__ or exc.__context__
             if isinstance(cause, OSError) and cause.errno in _FULL:
                 raise _disk_full(target, cause) from exc

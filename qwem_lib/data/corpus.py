@@ -311,9 +311,11 @@ def _read_corpus_cache(
         words = raw.decode("utf-8").split("\n")  # written as UTF-8, whatever the locale
         ids = np.load(f_ids, mmap_mode="r")
         counts = np.load(f_counts)
+        digest = hashlib.sha256(raw).hexdigest()
+        legacy = not meta  # written before meta.json existed (always atomically): upgraded below
         ok = (
-            meta.get("words_sha256") == hashlib.sha256(raw).hexdigest()  # a cut words.txt ("ze")
-            and meta.get("n_tokens") == ids.shape[0]
+            (legacy or meta.get("words_sha256") == digest)  # a cut words.txt ("zebra" -> "ze")
+            and (legacy or meta.get("n_tokens") == ids.shape[0])
             and ids.ndim == 1
             and counts.ndim == 1
             and counts.size == len(words)
@@ -321,15 +323,23 @@ def _read_corpus_cache(
             and int(counts.sum()) == ids.shape[0]
             and (ids.shape[0] == 0 or int(ids.max()) < len(words))
         )
-        why = "its ids, words, counts and checksums disagree (or it predates meta.json)"
+        why = "its ids, words, counts and checksums disagree"
     except (ValueError, OSError, EOFError, UnicodeDecodeError) as exc:
         ok, why = False, f"{type(exc).__name__}: {exc}"
     if ok:
+        if legacy:
+            _write_meta(f_meta, digest, int(ids.shape[0]))
         return Corpus(name, ids, words, counts)
     for f in (f_ids, f_words, f_counts, f_meta):
         if f.exists():
             discard(f, why)
     return None
+
+
+def _write_meta(f_meta: Path, words_sha256: str, n_tokens: int) -> None:
+    blob = json.dumps({"words_sha256": words_sha256, "n_tokens": n_tokens}).encode()
+    with atomic_path(f_meta) as tmp:
+        tmp.write_bytes(blob)
 
 
 def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
@@ -359,18 +369,17 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     ids, words, freq = tokenize_files(ds, paths)
     if use_cache:
         blob = "\n".join(words).encode("utf-8")
-        meta = {"words_sha256": hashlib.sha256(blob).hexdigest(), "n_tokens": int(ids.shape[0])}
         for target, writer in (
             (f_ids, lambda f: np.save(f, ids)),
             (f_counts, lambda f: np.save(f, freq)),
             (f_words, lambda f: f.write(blob)),
-            (f_meta, lambda f: f.write(json.dumps(meta).encode())),
         ):
             with (
                 atomic_path(target) as tmp,
                 open(tmp, "wb") as fh,
             ):  # process-safe, never half-written
                 writer(fh)
+        _write_meta(f_meta, hashlib.sha256(blob).hexdigest(), int(ids.shape[0]))
     out = Corpus(name, ids, words, freq)
     out._verified_ids = id(out.ids)
     return out
