@@ -2,29 +2,85 @@
 #   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
 #               (make book PRESET=paper CHAPTERS="23": chosen chapters at the paper preset, kept as records)
 #   make test   set up .venv if needed, run the unit tests and re-execute every chapter at the smoke preset
+#   make lint   ruff (lint + format check), mypy on qwem_lib, and the import contracts of pyproject.toml
+# The environment (issue 27):
+#   make env          .venv from requirements.lock: the tested versions, pinned with hashes (the default)
+#   make env-latest   .venv-latest with the newest versions pyproject.toml allows (VENV_LATEST=.venv for yours)
+#   make test-latest  the unit tests in .venv-latest (CI runs them too, to see an upstream change first)
+#   make lock         regenerate requirements.lock and requirements-site.lock from pyproject.toml (pip-compile)
 #   make site   render the committed notebooks (no execution) into the website _site/html/index.html
 #   make site-test  build the site, then check it in headless Chromium (needs /usr/bin/chromium, chromedriver)
+#   make student    the student edition: every chapter without its solutions, in _student/notebooks/
+#   make pdf        the whole book as one PDF, _site/book.pdf (after make site; Chromium prints it, no TeX)
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 CHAPTERS ?=
+VENV_LATEST ?= .venv-latest
+PY_LATEST    = $(VENV_LATEST)/bin/python
+LOCK        ?= requirements.lock
+SITE_LOCK   ?= requirements-site.lock
+DEV_LOCK    ?= requirements-dev.lock
+# pip-compile's options for both locks: every file hashed; no index or wheel-folder lines (pip's own
+# configuration says where packages come from); pip and setuptools pinned as well (--allow-unsafe)
+COMPILE = --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
+          --no-emit-trusted-host $(PIP_COMPILE_ARGS)
 
-.PHONY: book test env clean-cache bench mutants site site-test
+.PHONY: book test env env-latest test-latest lock lint format clean-cache bench mutants site site-test student pdf
 
-$(VENV)/.installed: pyproject.toml
+# The locked environment: exactly the pins of requirements.lock, each file checked against its hash, and
+# nothing else (--no-deps: the lock is complete; `pip check` confirms it). The package itself is installed
+# editable without build isolation, so its build uses the locked setuptools and downloads nothing.
+$(VENV)/.installed: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(LOCK)
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -m pip check
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
-	touch $@
+	echo $(LOCK) > $@
+
+# The newest versions pyproject.toml allows, resolved afresh at every call (torch stays at its pin).
+env-latest:
+	test -x $(PY_LATEST) || $(PYTHON) -m venv $(VENV_LATEST)
+	$(PY_LATEST) -m pip install --quiet --upgrade --upgrade-strategy eager -e .
+	$(PY_LATEST) -m pip check
+	$(PY_LATEST) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
+	echo latest > $(VENV_LATEST)/.installed
+
+test-latest: env-latest
+	MPLBACKEND=Agg QWEM_PRESET=smoke $(PY_LATEST) -m pytest -p no:nbval tests
+
+lock:
+	test -x .venv-lock/bin/pip-compile || ($(PYTHON) -m venv .venv-lock && \
+	  .venv-lock/bin/pip install --quiet pip-tools==7.6.2)
+	.venv-lock/bin/pip-compile $(COMPILE) --output-file $(LOCK) pyproject.toml
+	.venv-lock/bin/pip-compile $(COMPILE) --extra site --output-file $(SITE_LOCK) pyproject.toml
+	.venv-lock/bin/pip-compile $(COMPILE) --extra dev --output-file $(DEV_LOCK) pyproject.toml
 
 env: $(VENV)/.installed
 
 # The website's stack (pyproject's optional group `site`) goes into the same .venv, only when asked for.
-$(VENV)/.site-installed: $(VENV)/.installed pyproject.toml
-	$(PY) -m pip install --quiet -e '.[site]'
+$(VENV)/.site-installed: $(VENV)/.installed pyproject.toml $(SITE_LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(SITE_LOCK)
+	$(PY) -m pip check
 	touch $@
+
+# The maintainer's checks (pyproject's optional group `dev`): lint, format, types, the import contracts.
+$(VENV)/.dev-installed: $(VENV)/.installed pyproject.toml $(DEV_LOCK)
+	$(PY) -m pip install --quiet --require-hashes --no-deps -r $(DEV_LOCK)
+	$(PY) -m pip check
+	touch $@
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+format: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
 
 site: $(VENV)/.site-installed
 	$(PY) website/build.py
@@ -32,12 +88,20 @@ site: $(VENV)/.site-installed
 site-test: site
 	$(PY) -m pytest -p no:cacheprovider -p no:nbval website/test_site.py
 
+student: env
+	$(PY) tools/student_edition.py --out _student
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval tests/test_student_edition.py
+
+pdf: site
+	$(PY) website/pdf.py
+	$(PY) -m pytest -q -p no:cacheprovider -p no:nbval website/test_pdf.py
+
 # make book PRESET=paper CHAPTERS="23 24": chosen chapters at the paper preset, resumable; the executed
 # notebooks go to reproduction/paper/, their claim records to reproduction/records-paper/ (commit both)
 book: env
 	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py $(CHAPTERS)
 
-test: env
+test: env $(VENV)/.dev-installed
 	MPLBACKEND=Agg $(PY) -m pytest
 
 bench: env

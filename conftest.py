@@ -5,12 +5,51 @@ backend and the report folder are set here, before any kernel starts:
 - QWEM_PRESET defaults to ``smoke`` (override: ``QWEM_PRESET=book make test``);
 - claim records go to a temporary folder, so a test run never overwrites the book's records;
 - figures use the non-interactive Agg backend.
+
+With ``QWEM_TREE_GUARD=1`` (CI sets it) the session also fails if it wrote anything in the working tree
+outside the cache and data folders (:func:`tree_snapshot`; issue 27).
 """
 
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parent
+# Folders that running the book may write into: the default cache and data folders, the virtual
+# environments, git's own. Python's bytecode (__pycache__/*.pyc, ignored by git) is not counted either.
+WRITABLE = (".cache", "data", ".venv", ".venv-latest", ".git")
+
+
+def tree_snapshot(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """``{path: (size, mtime_ns)}`` of every file of the working tree outside :data:`WRITABLE`."""
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        if rel == Path("."):
+            dirnames[:] = [d for d in dirnames if d not in WRITABLE]
+        for f in filenames:
+            p = Path(dirpath) / f
+            if rel.name == "__pycache__" and f.endswith(".pyc"):
+                continue
+            try:
+                st = p.lstat()
+            except FileNotFoundError:  # removed while we walk
+                continue
+            out[str(p.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def tree_changes(before: dict, after: dict) -> list[str]:
+    """What changed between two snapshots, one line per file: added, removed or rewritten."""
+    lines = [f"added     {p}" for p in sorted(after.keys() - before.keys())]
+    lines += [f"removed   {p}" for p in sorted(before.keys() - after.keys())]
+    lines += [
+        f"rewritten {p}" for p in sorted(before.keys() & after.keys()) if before[p] != after[p]
+    ]
+    return lines
+
 
 os.environ.setdefault("QWEM_PRESET", "smoke")
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -26,7 +65,7 @@ def data_env(monkeypatch, tmp_path):
     monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
+    data.files._VERIFIED.clear()
     before = dict(data.REGISTRY)
     yield tmp_path
     data.REGISTRY.clear()
@@ -46,3 +85,32 @@ def pytest_configure(config):
             or config.option.nbval_cell_timeout == 2000
         ):
             config.option.nbval_cell_timeout = 900
+
+
+_TREE_BEFORE: dict = {}
+
+
+def pytest_sessionstart(session):
+    if os.environ.get("QWEM_TREE_GUARD") == "1":
+        _TREE_BEFORE.update(tree_snapshot())
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("QWEM_TREE_GUARD") != "1":
+        return
+    _TREE_CHANGED[:] = tree_changes(_TREE_BEFORE, tree_snapshot())
+    if _TREE_CHANGED:
+        session.exitstatus = 1
+
+
+_TREE_CHANGED: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _TREE_CHANGED:
+        terminalreporter.section("QWEM_TREE_GUARD", red=True)
+        terminalreporter.write_line(
+            "the run wrote in the working tree outside the cache and data folders (this fails it):"
+        )
+        for line in _TREE_CHANGED:
+            terminalreporter.write_line("  " + line)

@@ -59,7 +59,7 @@ def peak_rss(name: str = "enwiki2015_17m") -> None:
 
 
 def main(name: str = "enwiki2015_17m") -> None:
-    from qwem_lib.tokenizer import StreamTokenizer
+    from qwem_lib.data.tokenizer import StreamTokenizer
 
     ds = data.dataset(name)
     t = time.perf_counter()

@@ -1,11 +1,12 @@
 """Wall-time benchmark: from the compressed corpus file to word embeddings, closed form vs gensim.
 
     python bench/run_bench.py                       # enwiki2015_17m, V = 10,000, d = 200, 2 threads
-    python bench/run_bench.py --corpus enwiki2015_1m7 --V 1000 --d 50   # a quick try
+    python bench/run_bench.py --quick   # a quick try: enwiki2015_1m7, V = 1,000, d = 50, gensim k = 1 only
 
 Stages are timed separately with *cold caches*: the run points ``QWEM_CACHE_DIR`` at a fresh temporary
 folder, so the corpus is decompressed and tokenised, the co-occurrences counted and gensim's input file
-written inside the timed region. Results go to ``bench/results/<corpus>-V<V>-d<d>.json`` and a Markdown
+written inside the timed region. Results go to ``bench/results/<corpus>-V<V>-d<d>.json`` (``--quick``:
+under the cache folder, so a quick try changes nothing in the repository; ``--out`` to choose) and a Markdown
 table is printed (copy it into ``bench/README.md``). The machine's load average is recorded at the start
 and the end: other processes sharing the cores slow every stage.
 """
@@ -33,13 +34,32 @@ def main() -> int:
     ap.add_argument("--d", type=int, default=200)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--skip-k5", action="store_true", help="skip the gensim k = 5 run")
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="enwiki2015_1m7, V=1000, d=50, no k=5; results under the cache folder",
+    )
+    ap.add_argument("--out", help="where to write the results (JSON)")
     args = ap.parse_args()
-
+    if args.quick:
+        args.corpus, args.V, args.d, args.skip_k5 = "enwiki2015_1m7", 1000, 50, True
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
+    sys.path.insert(0, str(ROOT))
+    from qwem_lib import config  # imports NumPy: after the thread settings
+
+    # the reader's cache folder (before the cold one below): quick results, and numba's compiled kernels,
+    # which are built once per machine like gensim's extension (config sets NUMBA_CACHE_DIR under it)
+    home_cache = config.cache_dir()
+    name = f"{args.corpus}-V{args.V}-d{args.d}.json"
+    out = (
+        Path(args.out)
+        if args.out
+        else (home_cache / "bench" if args.quick else ROOT / "bench" / "results") / name
+    )
+
     cache = tempfile.mkdtemp(prefix="qwem-bench-cache-")
     os.environ["QWEM_CACHE_DIR"] = cache  # cold caches: nothing computed before counts
-    sys.path.insert(0, str(ROOT))
 
     import numpy as np
 
@@ -126,7 +146,6 @@ def main() -> int:
         res[f"total_w2v_k{k}_s"] = t_pre + stages[f"w2v: train gensim k={k} (5 epochs)"]
         res[f"speedup_vs_k{k}"] = res[f"total_w2v_k{k}_s"] / t_svd
 
-    out = ROOT / "bench" / "results" / f"{args.corpus}-V{args.V}-d{args.d}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1) + "\n")
 

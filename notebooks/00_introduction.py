@@ -65,7 +65,7 @@
 # | $\sigma^2$ | variance of a random initialisation |
 # | $n_c$, $n_w$, $L$, $K$ | Part IV (feature collapse): concepts, words, sentence length, latent variables |
 # | $\lambda$ (Part IV only) | weight decay |
-# | $h$, $h^\star$ | Part IV: a network and its collapsed (optimal) counterpart |
+# | $h$, $h^\star$ | Part IV: the network without LayerNorm ($h$) and the same network with a LayerNorm on the word embeddings ($h^\star$), as in the paper (chapter 40) |
 #
 # ## Running the book
 #
@@ -76,7 +76,7 @@
 # * `paper` — the papers' own scale (for example $V = 10{,}000$, $d = 200$ on the 70M-token corpus). Use a GPU.
 #
 # The code path is the same in all three; only the numbers change. The device is CUDA when torch sees a GPU,
-# else the CPU; `QWEM_DEVICE=cpu` forces the CPU. All randomness derives from one seed in `qwem_lib.config`.
+# else the CPU; `QWEM_DEVICE=cpu` forces the CPU. All randomness derives from one seed in `qwem_lib.book.config`.
 #
 # Data is found through `QWEM_DATA_DIR` (default `data/`). Every file is checked against its sha256 before
 # use; a missing or damaged file stops with a message that says what is missing and how to get it.
@@ -106,7 +106,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("00_introduction")
@@ -308,7 +308,7 @@ prose(
     f"{slope_tail:.3f} over ranks 10⁴–10⁵. {n_hapax:,} of its {zc.n_types:,} distinct words "
     f"({n_hapax / zc.n_types:.1%}) occur exactly once."
 )
-rep.above(
+_ = rep.above(
     "data.solution.1.tail_steeper",
     "exercise 1: the rank-frequency curve is steeper over ranks 10⁴–10⁵ than over 10–10⁴ (slope difference)",
     value=slope - slope_tail,
@@ -335,7 +335,7 @@ n_digits = sum(w in digit_words for w in top10)
 prose(
     f"Top ten words of {zc.name}: {', '.join(top10)} — {n_digits} of them are spelled-out digits."
 )
-rep.above(
+_ = rep.above(
     "data.solution.2.digits_in_top10",
     "exercise 2: spelled-out digits among the ten most frequent words",
     value=n_digits,

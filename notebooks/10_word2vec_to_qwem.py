@@ -41,7 +41,7 @@ import torch
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("10_word2vec_to_qwem")
@@ -89,13 +89,13 @@ expected = {
     -1: sp.log(2) + x / 2 + x**2 / 8 - x**4 / 192,
 }
 diffs = [sp.simplify(pos - expected[+1]), sp.simplify(neg - expected[-1])]
-rep.check(
+_ = rep.check(
     "qwem.taylor.logistic_series",
     "sympy: log(1+e^{∓x}) = log 2 ∓ x/2 + x²/8 − x⁴/192 + O(x⁶) exactly (no x³ or x⁵ term)",
     value=[str(d_) for d_ in diffs],
     passed=all(d_ == 0 for d_ in diffs),
     tolerance="exact (symbolic)",
-    kind="finding",
+    kind="consistency",
 )
 # %% [markdown]
 # The odd part of $\log(1+e^{-x})$ is exactly $-x/2$ (because $\log(1+e^{-x}) - \log(1+e^{x}) = -x$), so the
@@ -156,7 +156,7 @@ L_quad = torch.sum(
 L_quad.backward()
 g_book = q.qwem_gradient(W_demo.detach().numpy(), P_demo, psi_demo, psi_demo)
 ratio_err = np.max(np.abs(g_book - 2 * W_demo.grad.numpy())) / np.max(np.abs(g_book))
-rep.below(
+_ = rep.below(
     "qwem.taylor.half_rescales_time",
     "∇ of the book's QWEM loss = 2 × ∇ of the quadratic Taylor approximation (max relative deviation)",
     value=ratio_err,
@@ -284,7 +284,7 @@ rep.below(
     bound=1e-10,
     kind="finding",
 )
-rep.below(
+_ = rep.below(
     "qwem.thm1.constant_closed_form",
     "the constant equals −(g/4)‖M*‖²_F (max relative error)",
     value=max(const_errs),
@@ -308,7 +308,7 @@ for k in range(S["n_W"]):
         abs(q.qwem_loss(W @ O, P, psi, psi) - q.qwem_loss(W, P, psi, psi))
         / abs(q.qwem_loss(W, P, psi, psi))
     )
-rep.below(
+_ = rep.below(
     "qwem.thm1.rotation_invariance",
     "L(WO) = L(W) for random orthogonal O (max relative difference)",
     value=max(inv),
@@ -394,7 +394,7 @@ rep.close(
     rel=True,
     kind="finding",
 )
-rep.close(
+_ = rep.close(
     "qwem.thm1.minimum_closed_form",
     "the minimum equals −(g/4)Σ_{k≤d} λ_k² (g = 1)",
     value=L_min,
@@ -542,7 +542,7 @@ rep.below(
     bound=1e-6,
     kind="finding",
 )
-rep.above(
+_ = rep.above(
     "qwem.thm1.negative_eig_not_eckart_young",
     "... not the Eckart–Young truncation (the d eigenvalues of largest |λ|, negatives included): relative distance",
     value=np.linalg.norm(X_neg - X_ey) / np.linalg.norm(X_psd),
@@ -640,7 +640,7 @@ g_ex = 1.7
 psi_p_ex, psi_m_ex = g_ex * beta / P_ex, g_ex * (1 - beta) / np.outer(p_ex, p_ex)
 err_M = np.max(np.abs(q.target_matrix(P_ex, psi_p_ex, psi_m_ex) - 2 * (2 * beta - 1)))
 err_G = np.max(np.abs(q.weight_matrix(P_ex, psi_p_ex, psi_m_ex) - g_ex)) / g_ex
-rep.below(
+_ = rep.below(
     "qwem.thm1.solution.1.beta_target",
     "exercise 1: Ψ⁺ = gβ/P_ij, Ψ⁻ = g(1−β)/(P_iP_j) give G = g and M* = 2(2β − 1) (max error of either)",
     value=max(err_M, err_G),
@@ -690,7 +690,7 @@ curv = 0.5 - x_loc**2 / 8  # f''(x) at the stationary point
 no_root = max(np.max(xx - xx**3 / 12) for xx in [np.linspace(-2, 2, 100_001)]) - 1.34
 m_small = 0.05
 gap5 = (local_min_x(m_small) - q.pmi_from_mstar(m_small)) / m_small**5
-rep.check(
+_ = rep.check(
     "qwem.thm1.solution.2.quartic_local_minimum",
     "exercise 2: with the x⁴ term, f has a strict local minimum (f'' > 0 at the root of x − x³/12 = M*) for "
     "|M*| ≤ 1.33, none for |M*| = 1.34 > 4/3; near 0 it differs from PMI by M*⁵/120",
@@ -748,7 +748,7 @@ rep.close(
     rel=True,
     kind="finding",
 )
-rep.above(
+_ = rep.above(
     "qwem.thm1.solution.3.repeated_eigenvalue_not_unique",
     "exercise 3: ... but not optimal_embeddings' W (relative Procrustes distance): the minimiser is not unique",
     value=dist_rep,
@@ -781,8 +781,8 @@ rep.above(
 # so it changes the clock and nothing else. The cell halves and doubles the step of §4's run and compares when
 # the first mode is half learned. The ratio is not exactly 2 at a finite step: in the linear phase one step
 # multiplies mode 1 by $1 + \eta\lambda_1$ (with $g = 1$), so the step counts at $\eta/2$ and $\eta$ are in the ratio
-# $\ln(1+\eta\lambda_1)/\ln(1+\eta\lambda_1/2)$, which tends to 2 as $\eta \to 0$ (the book's default step has
-# $\eta\lambda_1 = 1/4$).
+# $\ln(1+\eta\lambda_1)/\ln(1+\eta\lambda_1/2)$, which tends to 2 as $\eta \to 0$ (the cell prints $\eta\lambda_1$ of
+# the book's default step).
 #
 # </details>
 
@@ -815,10 +815,13 @@ prose(
     f"{L_double:.12f}."
 )
 pred = [np.log1p(a * lam[0]) / np.log1p(a * lam[0] / 2) for a in (run.lr, 2 * run.lr)]
-prose(f"Predicted ratios ln(1+ηλ₁)/ln(1+ηλ₁/2): {pred[0]:.3f} and {pred[1]:.3f}.")
+prose(
+    f"The default step has ηλ₁ = {run.lr * lam[0]:.3g}. Predicted ratios ln(1+ηλ₁)/ln(1+ηλ₁/2): "
+    f"{pred[0]:.3f} and {pred[1]:.3f}."
+)
 # step counts are integers: a count off by one step moves a ratio n_a/n_b by about ratio·(1/n_a + 1/n_b)
 tol_r = [pred[0] * (1 / n_half + 1 / n_base), pred[1] * (1 / n_base + 1 / n_double)]
-rep.check(
+_ = rep.check(
     "qwem.thm1.solution.5.lr_rescales_time",
     "exercise 5: halving or doubling the learning rate rescales the steps to half-learn mode 1 by "
     "ln(1+ηλ₁)/ln(1+ηλ₁/2) (→ 2 as η → 0; within one step of rounding) and leaves the final loss unchanged "

@@ -35,7 +35,7 @@ import numpy as np
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("11_weighted_factorisation")
@@ -202,7 +202,7 @@ loss_prop = 0.25 * np.sum(G * (X_prop - M) ** 2)
 loss_unw = q.weighted_factorisation_loss(W_unw, M, G)
 print(f"GD converged: {run.converged} after {run.steps[-1]:,} steps")
 print(
-    f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | unweighted Eckart–Young {loss_unw:.6f}"
+    f"weighted loss: GD {loss_gd:.10f} | Proposition 2 {loss_prop:.10f} | Theorem 1's unweighted minimiser {loss_unw:.6f}"
 )
 rel_gram = np.linalg.norm(X_gd - X_prop) / np.linalg.norm(X_prop)
 rep.check(
@@ -236,9 +236,10 @@ rep.above(
     bound=0.01,
     kind="record",
 )
-rep.above(
+_ = rep.above(
     "qwem.prop2.rank_one_unweighted_worse",
-    "... and Theorem 1's Eckart–Young solution has a strictly higher weighted loss (relative excess)",
+    "... and Theorem 1's unweighted minimiser (the PSD truncation of M*) has a strictly higher weighted loss "
+    "(relative excess)",
     value=(loss_unw - loss_prop) / loss_prop,
     bound=1e-3,
     kind="consistency",
@@ -370,7 +371,7 @@ prose(
     f"Gradient descent ends at two or more distinct losses on **{n_multi} of {len(instances)}** random instances "
     f"({S['n_inits']} starts each)."
 )
-rep.above(
+_ = rep.above(
     "qwem.prop2.general_multiple_minima_fraction",
     "on most random log-normal G instances (V=12, d=1) GD ends at ≥ 2 distinct losses (fraction > ½)",
     value=n_multi / len(instances),
@@ -424,7 +425,7 @@ rep.above(
     bound=0.05,
     kind="record",
 )
-rep.above(
+_ = rep.above(
     "qwem.prop2.general_loss_gap",
     "the worse local minimum has a higher loss than the best (relative gap)",
     value=(ends[1].loss[-1] - ends[0].loss[-1]) / abs(ends[0].loss[-1]),
@@ -528,7 +529,7 @@ grad_w = (np.outer(g, g) * (W_rand @ W_rand.T - M)) @ W_rand
 grad_t = Gam[:, None] * q.factorisation_gradient(
     Gam[:, None] * W_rand, Gam[:, None] * M * Gam[None, :]
 )
-rep.below(
+_ = rep.below(
     "qwem.prop2.solution.1.change_of_units",
     "exercise 1: ∇L_g(W) = Γ∇L̃(ΓW) for the rank-one-weighted loss (max relative difference at a random W)",
     value=np.max(np.abs(grad_w - grad_t)) / np.max(np.abs(grad_w)),
@@ -562,7 +563,7 @@ prose(
     + ", ".join(f"ε = {e_:.2f}: {n}" for e_, n in zip(eps_grid, n_ends))
     + f". The starts first split at ε = {first_split}."
 )
-rep.check(
+_ = rep.check(
     "qwem.prop2.solution.2.constant_weights_one_end_point",
     "exercise 2: with constant weights (ε = 0) every random start reaches the same end point (up to sign); "
     "the interpolation has split them by ε = 1",
@@ -597,7 +598,7 @@ prose(
     f"Binary weights ({int(mask.sum())} of {S['V_general'] * (S['V_general'] - 1) // 2} pairs observed): "
     f"{len(groups_b)} distinct end point(s); the lowest is reached by {len(groups_b[0])} of {S['n_inits']} starts."
 )
-rep.check(
+_ = rep.check(
     "qwem.prop2.solution.3.binary_all_stationary",
     "exercise 3: with binary weights every run of gradient descent reaches a stationary point (‖∇L‖ < 1e-9)",
     value=sum(r.converged for r in runs_b),
@@ -611,8 +612,12 @@ rep.check(
 #
 # The loss is invariant under $W \mapsto WO$ for every $O$ in the orthogonal group $O(2)$, a one-parameter family
 # of rotations. Differentiating $\mathcal{L}(W e^{sA}) = \mathcal{L}(W)$ twice at $s = 0$, at a stationary point, gives
-# $H\,\mathrm{vec}(WA) = 0$ for every antisymmetric $A$: the Hessian has at least $d(d-1)/2 = 1$ zero eigenvalue, with
-# eigenvector $W\begin{pmatrix}0&1\\-1&0\end{pmatrix}$ (when $W$ has rank 2). So at $d \ge 2$ no minimum is strict, and the
+# only $\mathrm{vec}(WA)^\top H\,\mathrm{vec}(WA) = 0$: a zero of the quadratic form, which does not by itself make
+# $\mathrm{vec}(WA)$ a null vector of an indefinite $H$. The null vector comes from the equivariance of the gradient:
+# $\mathcal{L}(WO) = \mathcal{L}(W)$ for all $O$ gives $\nabla\mathcal{L}(WO) = \nabla\mathcal{L}(W)\,O$. Put
+# $O = e^{sA}$ and differentiate at $s = 0$: $H\,\mathrm{vec}(WA) = \mathrm{vec}(\nabla\mathcal{L}(W)\,A)$, which vanishes
+# at a stationary point. So for every antisymmetric $A$, $H\,\mathrm{vec}(WA) = 0$: the Hessian has at least
+# $d(d-1)/2 = 1$ zero eigenvalue, with eigenvector $W\begin{pmatrix}0&1\\-1&0\end{pmatrix}$ (when $W$ has rank 2). So at $d \ge 2$ no minimum is strict, and the
 # second-order test of §3 must be applied on the complement of these directions. The cell checks it at the end
 # point of one run on the instance of Figure 11.2.
 #
@@ -640,7 +645,7 @@ prose(
     f"d = 2: {n_zero} eigenvalue(s) of the Hessian below 10⁻⁶ of the largest; smallest two "
     f"{ev2[0]:.2e}, {ev2[1]:.3f}; ‖H·vec(WA)‖ relative {null_res:.1e}."
 )
-rep.below(
+_ = rep.below(
     "qwem.prop2.solution.4.rotation_null_vector",
     "exercise 4: at a d = 2 stationary point the Hessian annihilates the rotation direction vec(WA), "
     "A antisymmetric (relative residual)",
@@ -667,7 +672,7 @@ for c_ in (0.0, 1.0, 3.0, 10.0, 30.0):
     u5 = q.eig_desc(q.rank_one_weighted_minimizer(M, g5, 1))[1][:, 0]
     ov5 = (abs(u5 @ Q_m[:, 0]), abs(u5 @ Q_m[:, 1]))
     prose(f"c = {c_:g}: |⟨u, q₁⟩| = {ov5[0]:.3f}, |⟨u, q₂⟩| = {ov5[1]:.3f}")
-rep.above(
+_ = rep.above(
     "qwem.prop2.solution.5.second_eigenvector_first",
     "exercise 5: with g_i = 1 + 30·V·q_2i², the d = 1 minimiser overlaps q_2 more than q_1 "
     "(|⟨u,q₂⟩| − |⟨u,q₁⟩|)",

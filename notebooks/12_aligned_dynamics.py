@@ -36,7 +36,7 @@ import sympy as sp
 
 import qwem_lib as q
 from qwem_lib import Report, config, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("12_aligned_dynamics")
@@ -104,7 +104,7 @@ residual = sp.simplify(sp.diff(x_t, t_) - x_t * (lam_ - x_t))
 print("d/dt x - x(λ - x) =", residual, "   x(0) =", sp.simplify(x_t.subs(t_, 0)))
 # the same equation with plain flow (rate 2λ) is solved by x(2t), not by x(t):
 residual_plain = sp.simplify(sp.diff(x_t, t_) - 2 * x_t * (lam_ - x_t))
-rep.check(
+_ = rep.check(
     "qwem.lemma31.sigmoid_solves_ode",
     "sympy: s²(t) = s0²λe^{λt}/(λ + s0²(e^{λt}−1)) solves d(s²)/dt = s²(λ − s²), s²(0) = s0² "
     "(the flow dW/dt = −½∇(¼‖WWᵀ−M‖²)), and does not solve the plain-flow equation d(s²)/dt = 2s²(λ − s²)",
@@ -145,7 +145,7 @@ sv2_ivp = np.linalg.svd(W_ivp, compute_uv=False) ** 2  # (T, d), descending
 theory = q.aligned_singular_values(lam_d, s0_sq, t_grid)  # (T, d), columns = modes
 # with equal s0² the modes keep the order of the eigenvalues, so columns match the descending singular values
 rel_err_ivp = float(np.max(np.abs(sv2_ivp - theory) / theory))
-rep.below(
+_ = rep.below(
     "qwem.lemma31.ivp_match",
     "Lemma 3.1: from aligned initialisation the squared singular values of the solve_ivp flow equal the "
     "closed-form sigmoid (max relative error over modes and times)",
@@ -184,13 +184,13 @@ drift_random = frame_drift(q.solve_flow_ivp(M, W_rand0, t_grid[::10]), U_r, Rt_r
 print(f"frame drift: aligned start {drift_aligned:.2e},  random start {drift_random:.2f}")
 rep.below(
     "qwem.lemma31.frame_fixed",
-    "Lemma 3.1: from aligned initialisation U = V[:, :d] and the right factor O stay fixed along the flow "
+    "Lemma 3.1: from aligned initialisation U = Q_[d] and the right factor O stay fixed along the flow "
     "(max relative drift over t)",
     value=drift_aligned,
     bound=1e-8,
     kind="finding",
 )
-rep.above(
+_ = rep.above(
     "qwem.lemma31.frame_moves_when_not_aligned",
     "control: from a random start of the same scale, the same measure against its own initial SVD frame "
     "is of order one (the frame rotates)",
@@ -219,7 +219,7 @@ slope = np.polyfit(np.log(S["dts"]), np.log(gd_err), 1)[0]
 for dt, e in zip(S["dts"], gd_err):
     print(f"Δt = {dt:<6} (η = {dt / 2:<6})  max_t,k |s²_GD − s²_theory|/λ_k = {e:.3e}")
 print("successive error ratios:", np.round(ratios, 3), "  log-log slope:", round(slope, 3))
-rep.check(
+_ = rep.check(
     "qwem.lemma31.gd_first_order",
     "gradient descent tracks the sigmoid with error O(η): halving the step halves the error "
     "(every successive ratio within 2 ± 0.2)",
@@ -240,9 +240,9 @@ tr_fr = q.train_factorisation(
 C = tr_fr.proj @ O  # (T, d, d)
 off = np.linalg.norm(C - C * np.eye(d), axis=(1, 2)) / np.linalg.norm(C * np.eye(d), axis=(1, 2))
 outside = np.sqrt(tr_fr.resid_sq) / np.linalg.norm(tr_fr.sv, axis=1)
-rep.below(
+_ = rep.below(
     "qwem.lemma31.frame_fixed_gd",
-    "discrete gradient descent also keeps V[:, :d] and O fixed exactly (drift at round-off level)",
+    "discrete gradient descent also keeps Q_[d] and O fixed exactly (drift at round-off level)",
     value=float(max(off.max(), outside.max())),
     bound=1e-10,
     kind="consistency",
@@ -286,7 +286,7 @@ rep.below(
     kind="consistency",
 )
 dev_half = np.abs(ratio_num - 0.5)
-rep.check(
+_ = rep.check(
     "qwem.lemma31.tau_is_midpoint",
     "correction to the summary: at τ_k the mode is half learned, s²(τ_k)/λ_k → 1/2 as s0² → 0 (not 1): "
     "|s²(τ)/λ − 1/2| decreases monotonically and is below 1e-8 at s0²/λ = 1e-9",
@@ -294,7 +294,7 @@ rep.check(
     paper="reaches λ_k at τ_k (ratio 1)",
     passed=bool(np.all(np.diff(dev_half) < 0) and dev_half[-1] < 1e-8),
     tolerance="|ratio − 0.5| decreasing, final < 1e-8",
-    kind="finding",
+    kind="consistency",
 )
 
 # %% [markdown]
@@ -463,7 +463,7 @@ print(
 W_plain = q.solve_flow_ivp(M, W0, t_grid[:121], time_scale=1.0)
 sv2_plain = np.linalg.svd(W_plain, compute_uv=False) ** 2
 theory_2t = q.aligned_singular_values(lam_d, s0_sq, 2 * t_grid[:121])
-rep.below(
+_ = rep.below(
     "qwem.lemma31.solution.1.plain_flow_doubles_time",
     "exercise 1: under plain flow dW/dt = −∇L the squared singular values equal the sigmoid at time 2t "
     "(max relative error)",
@@ -503,7 +503,7 @@ for name, s0_ex in (
         f"{name}: half-learning times {np.round(t_learn, 3)}, exact {np.round(half_ex, 3)}, τ_k {np.round(tau_ex, 3)}; "
         f"order of learning (mode numbers) {[int(k) + 1 for k in np.argsort(t_learn)]}"
     )
-rep.check(
+_ = rep.check(
     "qwem.lemma31.solution.2.order_set_by_tau",
     "exercise 2: with reversed initial scales the modes are learned in the order of τ_k, not of λ_k "
     "(smallest eigenvalue first; measured half-learning times within 1e-3 of the exact (1/λ)ln((λ−s0²)/s0²), "
@@ -550,7 +550,7 @@ s0_neg = np.full(d, 1e-2)
 W_negex = q.solve_flow_ivp(M_negex, q.aligned_init(Q_d, np.sqrt(s0_neg), O), t_grid)
 s2_neg = np.linalg.norm(np.einsum("vk,tvd->tkd", Q_d, W_negex), axis=2) ** 2
 th_neg = q.aligned_singular_values(lam_neg[:d], s0_neg, t_grid)
-rep.below(
+_ = rep.below(
     "qwem.lemma31.solution.4.negative_eigenvalue_decays",
     "exercise 4: with λ_4 = −0.5 mode 4 follows the same closed form and decays (max relative error over t; "
     "final s_4² below 1e-6)",
@@ -585,7 +585,7 @@ prose(
     f"Δt = 0.9 × 2/λ₁: last two values of s₁² within {final_dev[0.9]:.1e} of λ₁ (relative); "
     f"Δt = 1.1 × 2/λ₁: {final_dev[1.1]:.3f} away."
 )
-rep.check(
+_ = rep.check(
     "qwem.lemma31.solution.5.stability_threshold",
     "exercise 5: gradient descent settles on λ_1 for Δt = 0.9·2/λ_1 (deviation < 1e-6) and not for Δt = 1.1·2/λ_1 "
     "(deviation > 0.01)",

@@ -20,8 +20,10 @@
 # did not resolve (chapter 21).
 #
 # **Intuition.** Every statistic here is an average over windows. With $N$ tokens, a pair of words of
-# frequencies $P_i$, $P_j$ is expected to co-occur about $272\,N P_i P_j$ times (weight 272 per token,
-# chapter 20); below about one expected co-occurrence the estimate of $P_{ij}$ is mostly zero or noise.
+# frequencies $P_i$, $P_j$ is expected to co-occur about $32\,N P_i P_j$ times under independence (32
+# context slots per token, Solution 2); its *weighted* count, with the weights $17 - j$ of chapter 20, is
+# about $272\,N P_i P_j$ (weight 272 per token), 8.5 times more. Below about one expected co-occurrence,
+# $32\,N P_i P_j \lesssim 1$, the estimate of $P_{ij}$ is mostly zero or noise.
 # Growing $N$ moves that boundary down the frequency list, so more of the $V\times V$ table becomes
 # signal — and the rarer words of a larger $V$ need a larger $N$.
 #
@@ -38,7 +40,7 @@ from tqdm import tqdm
 
 import qwem_lib as q
 from qwem_lib import config, plotting
-from qwem_lib.report import Report, prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("22_corpus_scaling")
@@ -210,17 +212,33 @@ if "enwiki2015_70m" in S["corpora"]:
         )
 
 # %% [markdown]
-# **Competitive with word2vec.** The same rule as chapter 21 (`qwem_lib.is_competitive`: at most three
-# standard errors of the gap below the better gensim run; chapter 21 measured gensim's run-to-run spread
-# to be smaller than that at 17M tokens, so it adds nothing here). We check it on the corpora chapter 21
-# did not cover.
+# **Competitive with word2vec.** The same rule as chapter 21 (`qwem_lib.is_competitive`: at most
+# `margin` below the better gensim run, the margin the larger of three standard errors of the gap and
+# gensim's re-run spread). The re-run spread is measured here on each corpus gensim is run on: the $k = 1$
+# run of the table with two more seeds, its range over the three. We check it on the corpora chapter 21
+# did not cover. On 1.7M tokens gensim's 5-epoch runs are far below svd($M^\star$) (its 5 epochs over
+# 1.7M tokens are few updates), so there the comparison could not have failed: it is recorded, not counted
+# as a finding (chapter 21's grid gives gensim more epochs).
 
 # %%
+spread = {}
+for c in S["w2v_corpora"]:
+    for V in S["Vs"]:
+        if c == "enwiki2015_17m":
+            continue
+        runs_ = [acc(c, V, "w2v_k1")[0]] + [
+            q.analogy_accuracy(*q.train_word2vec(c, V, S["d"], negative=1, seed=sd)[:2])[0]
+            for sd in (1, 2)
+        ]
+        spread[(c, V)] = float(np.ptp(runs_))
 for c in S["w2v_corpora"]:
     for V in S["Vs"]:
         best = max(W2V, key=lambda m: acc(c, V, m)[0])
         ok, margin = q.is_competitive(
-            acc(c, V, "svd_mstar")[0], acc(c, V, best)[0], acc(c, V, "svd_mstar")[1]
+            acc(c, V, "svd_mstar")[0],
+            acc(c, V, best)[0],
+            acc(c, V, "svd_mstar")[1],
+            rerun_spread=spread.get((c, V), 0.0),
         )
         print(
             f"{c}, V={V:,}: svd(M*) {100 * acc(c, V, 'svd_mstar')[0]:.1f}%, best word2vec {best} "
@@ -228,13 +246,14 @@ for c in S["w2v_corpora"]:
             f"{'competitive' if ok else 'not competitive'}"
         )
         if c != "enwiki2015_17m":
-            rep.above(
+            _ = rep.above(
                 f"qwem.scaling.mstar_competitive_{c}_v{V}",
                 f"{c}, V={V:,}: svd(M*) is competitive with the better gensim word2vec on analogies "
-                f"(value = svd(M*) - best word2vec; rule of chapter 21, margin {margin:.3f})",
+                f"(value = svd(M*) - best word2vec; rule of chapter 21, margin {margin:.3f} = max(3 SE, "
+                f"re-run spread {spread.get((c, V), 0.0):.3f} over 3 seeds))",
                 value=acc(c, V, "svd_mstar")[0] - acc(c, V, best)[0],
                 bound=-margin,
-                kind="finding",
+                kind="finding" if c != "enwiki2015_1m7" else "record",
             )
 
 # %% [markdown]
@@ -296,13 +315,15 @@ for ax, V in zip(axes, S["Vs"]):
         "analogy accuracy (authors' protocol)",
     )
 handles, labs = axes[0].get_legend_handles_labels()
-fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
+_ = fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)
 
 # %% [markdown]
 # **Figure 22.1** — Analogy accuracy against corpus size (log scale) for each method, one panel per
 # vocabulary size. Solid lines: the closed-form svd embeddings; dashed: gensim word2vec (where it was
 # run). The paper's single point is far to the right: 2.0B tokens, $V$ = 10,000, where svd($M^\star$) scores
-# 66.3%, svd(PPMI) 50.6% and svd(PMI) 8.4%.
+# 66.3%, svd(PPMI) 50.6% and svd(PMI) 8.4% in the paper's printed Figure 3b table (the authors' Figure 3
+# notebook prints 66.5%, 50.7% and 8.6% for the same runs); every paper number in this chapter is the
+# table's.
 
 # %% [markdown]
 # ## Discussion
@@ -411,7 +432,7 @@ for c in S["corpora"]:
     print(
         f"{c}: unseen pairs at V={Vlo:,}: measured {unseen[(c, Vlo)]:.1%}, independence predicts {pred[c]:.1%}"
     )
-rep.check(
+_ = rep.check(
     "qwem.scaling.solution.2_bursty",
     f"V={Vlo:,}: on every corpus more pairs are unseen than independent draws predict (text is bursty)",
     value={c: dict(measured=unseen[(c, Vlo)], predicted=pred[c]) for c in S["corpora"]},
@@ -475,7 +496,7 @@ plotting.label(
     "corpus size (tokens)",
     "analogy accuracy",
 )
-ax2.legend()
+_ = ax2.legend()
 
 # %% [markdown]
 # **Figure 22.2** — Solution 3: svd($M^\star$)'s analogy accuracy against corpus size with the 5M-token

@@ -39,7 +39,7 @@ import numpy as np
 
 import qwem_lib as q
 from qwem_lib import config, plotting
-from qwem_lib.report import Report, prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("25_ablation")

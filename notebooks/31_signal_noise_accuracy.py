@@ -13,7 +13,7 @@
 # (the signal) plus noise whose bulk is a Marchenko–Pastur law. This chapter follows the number of embedding
 # dimensions kept, $d$, and asks what the description predicts for accuracy.
 #
-# **Statement (the paper's claim C7, second half; Figures 6 and 8).** The signal-to-noise ratio of a task
+# **Statement (the paper's claim C7, second half; Figure 4 bottom and Figure 8).** The signal-to-noise ratio of a task
 # family,
 #
 # $$\mathrm{SNR}(d) = \frac{\lambda_\text{max}(R_dR_d^\top)\,\operatorname{rank}(R_d)}{\operatorname{Tr}(R_dR_d^\top)},$$
@@ -36,13 +36,21 @@ from tqdm import tqdm
 
 import qwem_lib as q
 from qwem_lib import config, plotting
-from qwem_lib.report import Report, prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("31_signal_noise_accuracy")
 P = config.sizes(
     smoke=dict(
-        corpus="enwiki2015_1m7", V=2_000, d_max=512, d_acc=128, n_boot=500, n_perm=2_000, full=False
+        corpus="enwiki2015_1m7",
+        V=2_000,
+        d_max=512,
+        d_acc=128,
+        n_boot=500,
+        n_perm=2_000,
+        null_draws=40,
+        unit_draws=20,
+        full=False,
     ),
     book=dict(
         corpus="enwiki2015_17m",
@@ -51,6 +59,8 @@ P = config.sizes(
         d_acc=256,
         n_boot=4_000,
         n_perm=20_000,
+        null_draws=200,
+        unit_draws=100,
         full=True,
     ),
     paper=dict(
@@ -60,6 +70,8 @@ P = config.sizes(
         d_acc=256,
         n_boot=4_000,
         n_perm=20_000,
+        null_draws=1_000,
+        unit_draws=400,
         full=True,
     ),
 )
@@ -78,8 +90,16 @@ T_START = time.time()
 # $$\mathrm{SNR}(d) \approx \frac{N\,\lambda_\text{out}}{\ell_d + N\sigma^2_d d_{\text{eff},d}},\qquad
 # \lambda_\text{out} = \sigma^2_d d_{\text{eff},d}\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}.$$
 #
-# When the signal dominates ($\theta^2 \gg 1, c$) this is close to $N$; when the noise dominates it falls towards
-# the edge-to-mean ratio $(1 + \sqrt c)^2$. As $d$ grows, $\ell_d = N|\mu_{[d]}|^2$ saturates once the mean task
+# With $\lambda_\text{out} \approx \ell + \sigma^2 d_\text{eff}(1 + c)$ far above the threshold, this is close to $N$ only when
+# the signal dominates the whole noise energy, $\ell \gg N\sigma^2 d_\text{eff}$, that is $\theta^2 \gg N$ — not merely $\theta^2 \gg 1$
+# ($\theta^2$ = 10, $N$ = 30, $d_\text{eff}$ = 200 gives about 8.4, not 30). When the noise dominates it falls towards the
+# edge-to-mean ratio $(1 + \sqrt c)^2$.
+#
+# **The rank cap.** SNR $= \lambda_1\operatorname{rank}/\operatorname{Tr} \le \operatorname{rank}(R_d) = \min(N, d)$. Pure noise already
+# makes it rise with $d$ while $d < N$ (the cap grows) and fall once $d > N$ (the spectrum flattens towards the
+# MP law, whose edge-to-mean ratio $(1+\sqrt{N/d})^2$ decreases): a rise and fall peaking near $d \approx N$ is what
+# noise alone produces. So each category's SNR is compared with the band of random pairs **of the same $N$**, and
+# only the excess over the band's 99th percentile is evidence of signal. As $d$ grows, $\ell_d = N|\mu_{[d]}|^2$ saturates once the mean task
 # vector's columns are exhausted, while the noise energy $\sum_{k \le d} s_k^2$ keeps growing: SNR must
 # eventually fall. Whether it *rises* first depends on the first columns: at very small $d$ there are too
 # few dimensions for the pairs to differ along anything but a few broad features.
@@ -108,7 +128,7 @@ if fb.outlier is not None:
     )
     rep.close(
         "qwem.snr.model_identity",
-        f"{c_big} at d={ds[-1]}: SNR from the fitted spiked model "
+        f"{c_big} at d={ds[-1]}: task-vector SNR from the fitted spiked Marchenko–Pastur model "
         f"N λ_out / (ℓ̂ + N σ̂² d̂_eff) against the measured SNR (relative difference; the trace "
         f"approximation's error)",
         value=snr_model / q.task_snr(Rb),
@@ -118,7 +138,40 @@ if fb.outlier is not None:
     )
 
 # %% [markdown]
-# ## 2. SNR against $d$: rise, then fall
+# ## 2. SNR against $d$, against random pairs of the same $N$
+
+# %%
+pool = np.unique(np.concatenate([p.ravel() for p, _ in cats.values()]))
+Ns = {c: len(p) for c, (p, _) in cats.items()}
+rng_null = config.rng(3102)
+band = {
+    N_: q.random_pair_null(
+        W, N_, P["null_draws"], lambda R: q.snr_curve(R, ds), rng_null, among=pool
+    )
+    for N_ in tqdm(sorted(set(Ns.values())), desc="SNR null at each N")
+}
+band99 = {c: np.quantile(band[Ns[c]], 0.99, axis=0) for c in cats}
+excess = {c: snr[c] / band99[c] for c in cats}
+exceeds = [c for c in cats if excess[c].max() > 1]
+peak_excess_d = {c: int(ds[np.argmax(excess[c])]) for c in cats}
+null_interior = {
+    N_: float(np.mean([0 < int(np.argmax(b)) < len(ds) - 1 for b in band[N_]])) for N_ in band
+}
+rng = config.rng(3103)
+gauss_peak = {
+    N_: int(ds[np.argmax(q.snr_curve(rng.standard_normal((N_, int(ds[-1]))), ds))])
+    for N_ in (7, 20, 33)
+}
+prose(
+    f"Random pairs of the same $N$ rise and fall too: their SNR curve peaks inside the grid in "
+    f"{min(null_interior.values()):.0%}–{max(null_interior.values()):.0%} of draws (per $N$), and pure Gaussian noise "
+    f"peaks at $d$ = " + ", ".join(f"{v} ($N$ = {k})" for k, v in gauss_peak.items()) + ". "
+    f"Against the 99th percentile of its own-$N$ band, the SNR of {len(exceeds)} of {len(cats)} categories exceeds "
+    f"the band somewhere on the grid (not: {', '.join(c for c in cats if c not in exceeds) or 'none'}); "
+    f"the excess SNR / band peaks at $d$ = {min(peak_excess_d.values())} to {max(peak_excess_d.values())} "
+    f"(median {int(np.median(list(peak_excess_d.values())))}), and is largest for "
+    f"{max(excess, key=lambda c: excess[c].max())} ({max(e.max() for e in excess.values()):.1f} times the band)."
+)
 
 # %%
 argmax_d = {c: int(ds[np.argmax(s)]) for c, s in snr.items()}
@@ -145,6 +198,10 @@ for i, c in enumerate(order):
     )
     ax.plot(argmax_d[c], snr[c].max(), "o", color=plotting.PALETTE[i % len(plotting.PALETTE)], ms=4)
 ax.axhline(1.0, color="0.5", ls=":", lw=1)
+N_show = int(np.median(list(Ns.values())))
+N_show = min(band, key=lambda n: abs(n - N_show))
+lo_b, hi_b = np.quantile(band[N_show], [0.01, 0.99], axis=0)
+ax.fill_between(ds, lo_b, hi_b, color="0.85", label=f"random pairs, N={N_show} (1–99%)")
 ax.set_xscale("log", base=2)
 ax.legend(fontsize=7, ncol=2)
 plotting.label(
@@ -157,20 +214,49 @@ plt.show()
 
 # %% [markdown]
 # **Figure 31.1** — The authors' SNR of each category's task vectors against the number of svd($M^\star$)
-# dimensions kept (log scale); dots mark each maximum. A flat spectrum has SNR = 1 (dotted).
+# dimensions kept (log scale); dots mark each maximum. A flat spectrum has SNR = 1 (dotted). The grey band is
+# random pairs at the median category size (each category is compared with the band of its own $N$ in the
+# claims). The paper's Figure 4 (bottom) shows SNR and per-family accuracy against $d$.
 
 # %%
 if P["full"]:
     n_int = sum(interior.values())
     rep.check(
         "qwem.snr.rise_then_fall",
-        f"svd(M*), d from {ds[0]} to {ds[-1]:,}: the SNR peaks strictly inside the grid and ends below half of "
-        f"its peak in at least three quarters of the categories (the paper: it rises, then falls); "
-        f"{n_int} of {len(snr)} interior, ends at most {max(fall.values()):.2f} of the peak",
+        f"svd(M*) task-vector SNR, d from {ds[0]} to {ds[-1]:,}: categories whose SNR peaks inside the grid "
+        f"({n_int} of {len(snr)}; random pairs of the same N do so in {min(null_interior.values()):.0%}–"
+        f"{max(null_interior.values()):.0%} of draws: the rank cap min(N, d) makes it so; recorded)",
         value={"interior": f"{n_int}/{len(snr)}", "largest end/peak": round(max(fall.values()), 3)},
-        passed=n_int >= 0.75 * len(snr) and sum(f < 0.5 for f in fall.values()) >= 0.75 * len(snr),
-        tolerance=">= 3/4 interior and >= 3/4 below half",
-        kind="finding",
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
+    rep.check(
+        "qwem.snr.excess_over_null",
+        f"svd(M*) task-vector SNR: categories whose SNR exceeds the 99th percentile of random pairs of the "
+        f"category's own N at some d of the grid ({len(exceeds)} of {len(cats)}; recorded: the first edition's "
+        "'rise then fall' without a null, recalibrated)",
+        value=f"{len(exceeds)}/{len(cats)}",
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
+    rep.check(
+        "qwem.snr.excess_peak_d",
+        "svd(M*) task-vector SNR: d at which SNR / (own-N random pairs' 99th percentile) peaks, per category "
+        "(recorded)",
+        value=peak_excess_d,
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
+    rep.check(
+        "qwem.snr.noise_peaks_near_N",
+        "pure Gaussian noise: d at which the task-vector SNR peaks, for N = 7, 20, 33 (the rank cap; recorded)",
+        value=gauss_peak,
+        passed=True,
+        tolerance="record",
+        kind="record",
     )
 
 # %% [markdown]
@@ -181,16 +267,25 @@ if P["full"]:
 # the cosine of the query with the right answer and with the best wrong word). We compare the SNR's maximum
 # with the *best* accuracy over $d$ (each category at its own best $d$), and, as a second reading, with the
 # accuracy at one fixed $d$. The rank correlation is Spearman's $\rho$ over the categories; its uncertainty is a
-# bootstrap over categories (95% percentile interval) and a permutation test.
+# bootstrap over categories (95% percentile interval) and a permutation test. A second interval adds each
+# category's own uncertainty: its SNR maximum recomputed on its pairs resampled with replacement, and its
+# accuracy redrawn as a binomial count on its number of analogies *at every $d$* before the best $d$ is picked
+# again (so the selection of the best of the grid's values is inside the interval). Since larger categories
+# have both more stable SNR and more analogies, the partial rank correlation given $N$ is reported beside it.
 
 # %%
 items, cat = q.analogy_items(words)
 names = [n for n, _ in q.analogy_categories()]
 acc = {}
 target_cos, rival_cos, acc_all = [], [], []
+fig8_cos, fig8_ratio = {}, {}
 for d in tqdm(ds, desc="accuracy(d)"):
     t, r = q.analogy_margins(q.truncate(W, int(d)), items)
     hit = t > r
+    nn = q.nearest_neighbour_cosine(q.truncate(W, int(d)), items[:, 3])
+    for k in np.unique(cat):
+        fig8_cos.setdefault(names[k], []).append(float(t[cat == k].mean()))
+        fig8_ratio.setdefault(names[k], []).append(float((t[cat == k] / nn[cat == k]).mean()))
     acc[int(d)] = {names[k]: float(hit[cat == k].mean()) for k in np.unique(cat)}
     target_cos.append(float(t.mean()))
     rival_cos.append(float(r.mean()))
@@ -214,6 +309,35 @@ sp_fixed = q.spearman_with_uncertainty(
     n_boot=P["n_boot"],
     n_perm=P["n_perm"],
     rng=rng,
+)
+rng_u = config.rng(3104)
+x_draws, y_draws = [], []
+acc_mat = np.array([[acc[int(d)][c] for d in ds] for c in scored])
+n_it = np.array([n_items[c] for c in scored])
+for _ in tqdm(range(P["unit_draws"]), desc="within-category replicates"):
+    row = []
+    for c in scored:
+        R = cats[c][1]
+        Rb_ = R[rng_u.integers(0, len(R), len(R))]
+        row.append(float(q.snr_curve(Rb_, ds).max()) if np.ptp(Rb_, axis=0).any() else snr_max[c])
+    x_draws.append(row)
+    y_draws.append((rng_u.binomial(n_it[:, None], acc_mat) / n_it[:, None]).max(axis=1))
+sp_unit = q.spearman_with_uncertainty(
+    [snr_max[c] for c in scored],
+    [best_acc[c] for c in scored],
+    n_boot=P["n_boot"],
+    n_perm=P["n_perm"],
+    rng=rng,
+    x_draws=np.array(x_draws),
+    y_draws=np.array(y_draws),
+)
+rho_partial = q.partial_spearman(
+    [snr_max[c] for c in scored], [best_acc[c] for c in scored], [Ns[c] for c in scored]
+)
+prose(
+    f"With each category's own uncertainty added (pairs resampled, binomial accuracy, best $d$ re-picked) the "
+    f"interval is {sp_unit['lo']:.2f} to {sp_unit['hi']:.2f}. The partial rank correlation given $N$ is "
+    f"{rho_partial:.2f}."
 )
 prose(
     f"Over $n$ = {sp_best['n']} categories: Spearman's ρ between the SNR's maximum and the best accuracy is "
@@ -251,7 +375,7 @@ plt.show()
 if P["full"]:
     rep.above(
         "qwem.snr.orders_accuracy",
-        f"svd(M*): Spearman ρ between each category's SNR maximum and its best analogy accuracy, lower end of "
+        f"svd(M*): Spearman ρ between each category's task-vector SNR maximum and its best analogy accuracy, lower end of "
         f"the bootstrap 95% interval over the n={sp_best['n']} categories (ρ = {sp_best['rho']:.2f}, "
         f"permutation p = {sp_best['p']:.4f}); the paper: the SNR maximum orders the classes by accuracy",
         value=sp_best["lo"],
@@ -260,20 +384,37 @@ if P["full"]:
     )
     rep.above(
         "qwem.snr.orders_accuracy_fixed_d",
-        f"svd(M*): the same with the accuracy at d = {P['d_acc']} (lower end of the 95% interval; "
+        f"svd(M*): Spearman ρ between task-vector SNR maximum and the analogy accuracy at d = {P['d_acc']} "
+        f"(lower end of the 95% interval; "
         f"ρ = {sp_fixed['rho']:.2f})",
         value=sp_fixed["lo"],
         bound=0.0,
         kind="finding",
     )
+    rep.check(
+        "qwem.snr.orders_accuracy_with_unit_uncertainty",
+        "svd(M*): Spearman ρ between task-vector SNR maximum and best accuracy, 95% interval with the categories' "
+        "own uncertainty (pairs resampled, binomial accuracy, best d re-picked), and the partial rank "
+        "correlation given N (recorded)",
+        value={
+            "lo": round(sp_unit["lo"], 3),
+            "hi": round(sp_unit["hi"], 3),
+            "partial_given_N": round(rho_partial, 3),
+        },
+        passed=True,
+        tolerance="record",
+        kind="record",
+    )
 
 # %% [markdown]
 # ## 4. Accuracy against $d$, and the parallelogram
 #
-# The paper's Figure 8: as $d$ grows, the parallelogram degrades — the query $b - a + a'$ lies ever further
-# from $b'$ — yet top-1 accuracy does not collapse, because every other word moves away from the query too.
-# We track three averages over all analogies: top-1 accuracy, the cosine of the query with the right answer
-# $b'$, and its cosine with the best *wrong* word.
+# The paper's Figure 8: as $d$ grows, the parallelogram degrades — the query $\hat x = b - a + a'$ lies ever
+# further from $w = b'$ — yet top-1 accuracy does not collapse, because every other word moves away too. The
+# figure plots, per family, $\cos(\hat x, w)$ and $\cos(\hat x, w)/\max_{v\neq w}\cos(v, w)$: the query's cosine with the
+# answer relative to the answer's nearest neighbour. We track these per category, and three averages over all
+# analogies: top-1 accuracy, the cosine of the query with the right answer, and its cosine with the best
+# *wrong* word.
 
 # %%
 pk = int(np.argmax(acc_all))
@@ -313,28 +454,67 @@ plt.show()
 # right answer wins when its cosine exceeds the rival's; both fall together as the embeddings spread apart.
 
 # %%
+fig, axes = plotting.figure(1, 3)
+for i, c in enumerate(fig8_cos):
+    col = plotting.PALETTE[i % len(plotting.PALETTE)]
+    ls = "-" if i < len(plotting.PALETTE) else "--"
+    axes[0].plot(ds, fig8_cos[c], ls, color=col, lw=1, label=c)
+    axes[1].plot(ds, fig8_ratio[c], ls, color=col, lw=1)
+    axes[2].plot(ds, [acc[int(d)][c] for d in ds], ls, color=col, lw=1)
+for ax, t_, y_ in zip(
+    axes,
+    ("cos(x̂, w) per family", "cos(x̂, w) / max_v cos(v, w)", "top-1 accuracy per family"),
+    ("mean cos(x̂, w)", "ratio", "accuracy"),
+):
+    ax.set_xscale("log", base=2)
+    plotting.label(ax, t_, "embedding dimensions kept, d", y_)
+axes[1].axhline(1.0, color="0.5", ls=":", lw=1)
+axes[0].legend(fontsize=6, ncol=2)
+plt.show()
+ratio_end = {c: fig8_ratio[c][-1] for c in fig8_ratio}
+ratio_pk = {c: fig8_ratio[c][pk] for c in fig8_ratio}
+prose(
+    f"From $d$ = {ds[pk]} (the overall accuracy peak) to $d$ = {ds[-1]:,}, the median over families of "
+    rf"$\cos(\hat x, w)$ goes from {np.median([fig8_cos[c][pk] for c in fig8_cos]):.3f} to "
+    f"{np.median([fig8_cos[c][-1] for c in fig8_cos]):.3f}, and of the ratio to the nearest neighbour's cosine from "
+    f"{np.median(list(ratio_pk.values())):.3f} to {np.median(list(ratio_end.values())):.3f}; "
+    f"{sum(v > 1 for v in ratio_end.values())} of {len(ratio_end)} families keep a ratio above 1 at $d$ = {ds[-1]:,}."
+)
+
+# %% [markdown]
+# **Figure 31.4** — The paper's Figure 8 per family (analogy category): left, the mean cosine of the query with the
+# answer; middle, the same divided by the answer's cosine with its nearest neighbour (above 1: the query is
+# closer to the answer than any other word is); right, each family's top-1 accuracy (the paper's Figure 4 bottom
+# shows accuracy per family against $d$).
+
+# %%
 if P["full"]:
     rep.below(
         "qwem.snr.parallelogram_degrades",
-        f"svd(M*): from the accuracy peak (d = {ds[pk]}) to d = {ds[-1]:,} the mean cosine of the query with the "
+        f"svd(M*) analogies: from the accuracy peak (d = {ds[pk]}) to d = {ds[-1]:,} the mean cosine of the query b-a+a' with the "
         f"right answer falls below half of its value at the peak (the paper, Figure 8: the parallelogram "
         f"degrades)",
         value=target_cos[-1] / target_cos[pk],
         bound=0.5,
         kind="finding",
     )
-    rep.above(
-        "qwem.snr.accuracy_degrades_less",
-        "svd(M*): over the same range, accuracy keeps a larger fraction of its peak than the right answer's "
-        "cosine keeps of its value (accuracy ratio minus cosine ratio; the paper: top-1 accuracy stays high "
-        "because all embeddings spread apart)",
-        value=acc_all[-1] / acc_all[pk] - target_cos[-1] / target_cos[pk],
-        bound=0.0,
-        kind="finding",
+    rep.check(
+        "qwem.snr.fig8_ratio",
+        "svd(M*) analogies, the paper's Figure 8: median over families of cos(x̂, w)/max_v cos(v, w) at the "
+        "accuracy peak and at d_max, and the number of families above 1 at d_max (recorded; a ratio of "
+        "accuracies against a ratio of cosines is nearly guaranteed by concentration and is not asserted)",
+        value={
+            "median_at_peak": round(float(np.median(list(ratio_pk.values()))), 3),
+            "median_at_d_max": round(float(np.median(list(ratio_end.values()))), 3),
+            "above_1_at_d_max": f"{sum(v > 1 for v in ratio_end.values())}/{len(ratio_end)}",
+        },
+        passed=True,
+        tolerance="record",
+        kind="record",
     )
     rep.check(
         "qwem.snr.accuracy_curve",
-        "svd(M*): overall accuracy at its peak d and at d_max (recorded)",
+        "svd(M*): overall analogy accuracy at its peak d and at d_max (recorded)",
         value={
             "peak_d": int(ds[pk]),
             "peak": round(float(acc_all[pk]), 4),
@@ -348,17 +528,18 @@ if P["full"]:
 # %% [markdown]
 # ## 5. Discussion
 #
-# * The SNR's rise and fall is measured, not fitted: each curve is the authors' statistic of the raw
-#   eigenvalues. The fall is what chapter 30's fit predicts — the noise's effective dimension keeps growing
-#   with $d$ while the mean task vector saturates.
+# * The SNR's rise and fall is measured, not fitted, but by itself it is no evidence: the rank cap makes noise
+#   rise and fall too. The evidence is the excess over random pairs of the same $N$, counted in section 2, and
+#   where it peaks.
 # * The SNR maximum orders the categories like their accuracy with a rank correlation whose interval is
-#   printed above. Fourteen categories are few: the interval is wide, and a few categories dominate the ends
-#   of the ranking (the nationality and capital categories at the top; currency and opposites at the bottom).
+#   printed above. Fourteen categories are few: the interval is wide, wider still with each category's own
+#   uncertainty, and the partial correlation given $N$ says how much of it is category size.
 # * Accuracy itself rises and falls with $d$ on this corpus; it falls more slowly than the parallelogram
 #   degrades. That is the paper's point about top-1 accuracy: it measures whether the right answer beats its
 #   rivals, and at large $d$ every rival is far from the query too. The book's accuracy at large $d$ falls more
 #   than "stays high" suggests; the paper's 2B-token corpus gives more reliable high-$d$ eigenvectors than our
-#   17M tokens, and its figure is not tabulated, so we compare shapes only.
+#   17M tokens, and its figure is not tabulated, so we compare shapes only (Figure 31.4 is the paper's Figure 8
+#   statistic per family).
 
 # %%
 prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.preset()}`.")
@@ -369,8 +550,7 @@ prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.prese
 # 1. Show that SNR $\ge 1$, with equality exactly when all non-zero eigenvalues are equal (so a rank-one matrix
 #    has SNR 1), and that SNR approaches the rank when one eigenvalue dominates. What is the SNR of the
 #    identity-plus-spike $\operatorname{diag}(1 + a, 1, \dots, 1)$ ($N \times N$)?
-# 2. For the category with the highest SNR, at which $d$ is the SNR predicted by the spiked model (section 1)
-#    furthest from the measured one? Why there?
+# 2. Pure Gaussian noise, $N$ = 20 rows: at which $d$ does the SNR peak, and why there? Check on one draw.
 #
 # ## Solutions
 
@@ -399,32 +579,26 @@ rep.close(
 # %% [markdown]
 # <details><summary>Solution 2</summary>
 #
-# The model's approximation $\operatorname{Tr} \approx \ell + N\sigma^2 d_\text{eff}$ and the BBP limit for $\lambda_\text{out}$
-# both assume $d \ge N$ and a bulk close to an MP law; at small $d$ (below $N$) the rank is $d$, not $N$, and the
-# outlier test has little bulk to work with. The cell finds the $d$ with the largest relative gap for the
-# strongest category and records where it is.
+# For $d < N$ the rank is $d$ and the spectrum of a $N\times d$ Gaussian matrix has an edge-to-mean ratio
+# $(1 + \sqrt{d/N})^2$, so SNR $\approx (1+\sqrt{d/N})^2$ grows with $d$; for $d > N$ it is $(1 + \sqrt{N/d})^2$ and falls. Both
+# reach the cap's neighbourhood, $4$, at $d = N$: the peak sits near $d \approx N$ = 20, with no signal at all. The cell
+# records where one draw peaks on a fine grid.
 #
 # </details>
 
 # %%
-c_top = max(snr, key=lambda c: snr[c].max())
-gaps = []
-for d in ds:
-    Rd = q.truncate(cats[c_top][1], int(d))
-    f = q.fit_spiked_mp(Rd)
-    if f.outlier is None:
-        gaps.append(np.nan)
-        continue
-    m = f.n_rows * f.outlier / (f.spike + f.n_rows * f.sigma2 * f.d_eff)
-    gaps.append(abs(m / q.task_snr(Rd) - 1))
-worst_d = int(ds[int(np.nanargmax(gaps))])
-prose(f"Exercise 2: for {c_top} the largest gap ({np.nanmax(gaps):.1%}) is at $d$ = {worst_d}.")
+rng = config.rng(3105)
+grid2 = np.arange(4, 81)
+curve = q.snr_curve(rng.standard_normal((20, int(grid2[-1]))), grid2)
+peak2 = int(grid2[np.argmax(curve)])
+prose(
+    f"Exercise 2: one draw of pure noise ($N$ = 20) peaks at $d$ = {peak2} (SNR {curve.max():.2f})."
+)
 rep.check(
-    "qwem.snr.solution.2.worst_d",
-    "exercise 2: the d at which the spiked-model SNR is furthest from the "
-    "measured one, strongest category (recorded)",
-    value=worst_d,
-    passed=True,
-    tolerance="record",
-    kind="record",
+    "qwem.snr.solution.2.noise_peak",
+    "exercise 2: pure Gaussian noise with N = 20 rows: the task-vector SNR peaks within a factor 2 of d = N",
+    value=peak2,
+    passed=10 <= peak2 <= 40,
+    tolerance="10 <= d <= 40",
+    kind="consistency",
 )

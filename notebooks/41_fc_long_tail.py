@@ -35,8 +35,8 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, fc, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc.theory import fc_thm3_u_norm
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("41_fc_long_tail")
@@ -58,6 +58,12 @@ P = config.sizes(
         u_tol=0.10,
         bench_steps=5,
         sol_steps=1_500,
+        seeds_ac=(11,),
+        seeds_b=(),
+        sweep_K=(50, 100),
+        sweep_steps=3_000,
+        sweep_seeds=(2,),
+        ckpt=None,
     ),
     book=dict(
         nc=3,
@@ -76,6 +82,12 @@ P = config.sizes(
         u_tol=0.05,
         bench_steps=30,
         sol_steps=6_000,
+        seeds_ac=(11, 12),
+        seeds_b=(),
+        sweep_K=(100, 200, 400),
+        sweep_steps=24_000,
+        sweep_seeds=(2,),
+        ckpt=None,
     ),
     paper=dict(
         nc=3,
@@ -94,6 +106,12 @@ P = config.sizes(
         u_tol=0.05,
         bench_steps=30,
         sol_steps=30_000,
+        seeds_ac=(11, 12),
+        seeds_b=(21, 22),
+        sweep_K=(200, 500, 1000),
+        sweep_steps=24_000,
+        sweep_seeds=(2, 21, 22),
+        ckpt=100,
     ),
 )
 LAM = 1e-3
@@ -158,24 +176,32 @@ rate = {
 for (K, impl), r in rate.items():
     print(f"K={K:5d} {impl:9s}: {r:7.1f} SGD steps per second (one thread)")
 minutes_paper = sum(paper_steps.values()) / rate[(1000, "fused")] / 60
+minutes_b = paper_steps["b"] / rate[(1000, "fused")] / 60
 prose(
     f"On this machine one thread runs {rate[(1000, 'fused')]:.0f} steps per second at $K = 1000$ "
     f"(the textbook autograd loop: {rate[(1000, 'autograd')]:.0f}; speed-up "
     f"{rate[(1000, 'fused')] / rate[(1000, 'autograd')]:.2f}×) and {rate[(P['K'], 'fused')]:.0f} at $K = {P['K']}$ "
     f"(autograd: {rate[(P['K'], 'autograd')]:.0f}; speed-up {rate[(P['K'], 'fused')] / rate[(P['K'], 'autograd')]:.2f}×). "
-    f"The paper's three runs are {sum(paper_steps.values()):,} steps at $K = 1000$, so about "
-    f"**{minutes_paper:.0f} minutes** of one core — too long for the `book` preset (≲ 15 minutes a chapter), "
-    "and the products are already the whole cost, so no rewriting of the loop can remove it. "
-    "The `paper` preset runs it."
+    f"The paper's three runs are {sum(paper_steps.values()):,} steps at $K = 1000$ (50,000, 150,000 and "
+    f"25,000), so about **{minutes_paper:.0f} minutes** of one core at this rate ({minutes_b:.0f} of them for "
+    "(b); the rate of a shared machine varies from run to run, so this is the one cost figure of Part IV, "
+    "recomputed whenever the chapter runs) — too long for the `book` preset (≲ 15 minutes a chapter), and "
+    "the products are already the whole cost, so no rewriting of the loop can remove it. The `paper` preset "
+    "runs it, checkpointing every 100 epochs so that an interrupted run resumes "
+    "(`fc.train_fc(..., checkpoint_every=100)`), with three seeds for every accuracy compared with the paper."
 )
 
 # %% [markdown]
 # The `book` preset therefore keeps every setting except the number of classes, $K = 200$, and gives run (b)
 # the **same number of SGD steps as the authors' run** (150,000; with 5 times fewer sentences an epoch has 5
 # times fewer steps, so (b) runs 15,000 epochs). The weight decay acts per step (it multiplies the weights
-# by $1 - 0.1\lambda$ at every step), so matching steps matches the time the decay has had to act. With
-# fewer classes there are fewer training sentences in total (1,000 instead of 5,000), so the exact
-# accuracies differ from the paper's; we record both.
+# by $1 - 0.1\lambda$ at every step), so matching steps matches the time the decay has had to act. Runs
+# (a) and (c) keep the authors' *epochs* (10 and 500), so at $K = 200$ they get 5 times fewer steps than the
+# authors' (10,000 against 50,000 and 5,000 against 25,000); both reach 100% test accuracy long before
+# the end. With fewer classes there are fewer training sentences in total (1,000 instead of 5,000), so the
+# exact accuracies differ from the paper's; we record both. Runs (a) and (c) are repeated with
+# `seeds_ac` (three seeds in all); run (b) gets three seeds at the `paper` preset only (each seed of (b)
+# costs as much as the whole rest of the chapter).
 
 # %%
 task = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu="zipf", seed=config.rng(30))
@@ -215,6 +241,7 @@ runs = {
             seed=2,
         ),
         desc="(b) h, small set",
+        checkpoint_every=P["ckpt"],
     ),
     "c": fc.train_fc(
         small,
@@ -233,8 +260,39 @@ runs = {
 }
 paper_acc = {"a": 1.0, "b": 0.45, "c": 1.0}  # the paper's Figure 4
 authors_nb = {"a": 0.999, "b": 0.437, "c": 1.0}  # outputs saved in the authors' notebooks
+cfgs = {key: r.config for key, r in runs.items()}
+seed_runs = {
+    "a": [runs["a"]]
+    + [
+        fc.train_fc(
+            big, fc.FCTrainConfig(**{**cfgs["a"].__dict__, "seed": s}), desc=f"(a) seed {s}"
+        )
+        for s in P["seeds_ac"]
+    ],
+    "b": [runs["b"]]
+    + [
+        fc.train_fc(
+            small,
+            fc.FCTrainConfig(**{**cfgs["b"].__dict__, "seed": s}),
+            desc=f"(b) seed {s}",
+            checkpoint_every=P["ckpt"],
+        )
+        for s in P["seeds_b"]
+    ],
+    "c": [runs["c"]]
+    + [
+        fc.train_fc(
+            small, fc.FCTrainConfig(**{**cfgs["c"].__dict__, "seed": s}), desc=f"(c) seed {s}"
+        )
+        for s in P["seeds_ac"]
+    ],
+}
+acc_seeds = {k: np.array([r.test_acc for r in v]) for k, v in seed_runs.items()}
 for key, r in runs.items():
     h = r.history
+    print(
+        f"({key}) test accuracy over {acc_seeds[key].size} seed(s): {np.round(acc_seeds[key], 4)}"
+    )
     print(
         f"({key}) train acc {r.train_acc:.4f}  test acc {r.test_acc:.4f}  (paper {paper_acc[key]:.2f}, "
         f"authors' notebook {authors_nb[key]:.3f})  peak test acc {h['test_acc'].max():.4f} at step "
@@ -253,6 +311,9 @@ for key, r in runs.items():
 # * the **Spearman correlation** between a word's norm and its frequency $\mu_\beta$;
 #
 # and on the linear weights $u_{k,\ell}$ grouped by the concept $z_{k,\ell}$ they face, the within/between ratio.
+# Every ratio is also measured **two ways** (`fc.collapse_two_ways`, chapter 40): in the plane of the
+# picture (Figure 41.2, uncentred PCA as in the paper's figures) and on the full vectors, with the share
+# of the within-concept variance that plane shows and a shuffled-label null on the same trained table.
 
 # %%
 wc, uc = fc.word_concepts(task), fc.u_concepts(task)
@@ -271,6 +332,15 @@ for key, r in runs.items():
         spearman=spearmanr(nrm, freq).statistic,
         norm_cv=nrm.std() / nrm.mean(),
     )
+two = {}
+for key, r in runs.items():
+    two[f"({key}) words"] = fc.collapse_two_ways(r.features, wc)
+    two[f"({key}) words, unit length"] = fc.collapse_two_ways(fc.unit_rows(r.features), wc)
+    two[f"({key}) $u_{{k,\\ell}}$"] = fc.collapse_two_ways(r.U.reshape(-1, P["d"]), uc)
+cnt_small = fc.word_counts(small)
+often = cnt_small >= 50  # words seen at least 50 times in the small set
+two["(c) words seen ≥ 50 times"] = fc.collapse_two_ways(runs["c"].features[often], wc[often])
+prose(fc.two_ways_table(two))
 print(
     f"{'run':4s}{'cos median':>11s}{'W ratio':>9s}{'W seen':>8s}{'U ratio':>9s}{'rho(norm,mu)':>14s}{'norm cv':>9s}"
 )
@@ -281,10 +351,16 @@ for key, s in stats.items():
     )
 
 # %% [markdown]
+# **Table 41.1** — Collapse of the three runs measured two ways: in the plane of Figure 41.2 and on the full
+# vectors, with the share of the within-concept variance that plane shows and the shuffled-label null
+# (median and smallest of 20 permutations). "Unit length" divides every word by its norm: the
+# directions alone, which removes what Theorem 2's frequency-dependent norms add to $h$'s ratio and what
+# LayerNorm removes from $h^\star$'s by design.
+#
 # ## 4 · The claims
 #
-# **(a) Large training set, no LayerNorm: directional collapse, frequency-dependent norms.** The bounds are
-# the ones of chapter 40 where the same measure appears (0.15 for the $u_{k,\ell}$).
+# **(a) Large training set, no LayerNorm: directional collapse, frequency-dependent norms.** The collapse
+# threshold is Part IV's one threshold, 0.1, for the $u_{k,\ell}$ as for the words.
 
 # %%
 sa = stats["a"]
@@ -319,19 +395,34 @@ rep.above(
     bound=0.2,
     kind="finding",
 )
-rep.below(
+fc.claim_collapse(
+    rep,
     "fc.fig4a.u_collapse",
-    "(a) linear weights u_kl grouped by concept: within / between ratio",
-    value=sa["ratio_U"],
-    bound=0.15,
-    kind="finding",
+    "(a) linear weights u_kl grouped by concept",
+    two["(a) $u_{k,\\ell}$"],
+    assert_full=True,  # collapsed at the book's size too (asserted before this run, from the last)
 )
+if acc_seeds["a"].size > 1:
+    prose(
+        f"Run (a) over {acc_seeds['a'].size} seeds: test accuracy {acc_seeds['a'].mean():.4f} "
+        f"(lowest {acc_seeds['a'].min():.4f})."
+    )
+    rep.above(
+        "fc.fig4a.test_acc_seeds",
+        f"(a) lowest test accuracy over {acc_seeds['a'].size} seeds (K={P['K']})",
+        value=acc_seeds["a"].min(),
+        bound=0.98,
+        paper=1.0,
+        kind="finding",
+    )
 
 # %% [markdown]
 # **(b) Small training set, no LayerNorm: the linear weights do not collapse, and $h$ generalises poorly.**
-# The paper reports 45% for $K = 1000$. With fewer classes a test sentence has fewer wrong classes to be
-# confused with, so the accuracy of a poorly collapsed network is higher; we record the measured value
-# beside the paper's and check the paper's qualitative statements: $h$ fits its training set, its test
+# The paper reports 45% for $K = 1000$. Several things change with $K$ and push in opposite directions:
+# fewer classes leave a test sentence fewer wrong classes to be confused with (higher accuracy), but they
+# also mean fewer training sentences, so more words are never seen (Section 4(c) counts them) and each
+# seen word is seen fewer times (lower accuracy). Which wins is measured by the $K$ sweep at the end of this
+# section. We record the measured value beside the paper's and check the paper's qualitative statements: $h$ fits its training set, its test
 # accuracy stays far from the 100% of (a) and (c), and its $u_{k,\ell}$ are several times less collapsed
 # than in (a). The authors' notebook adds a time course: the test accuracy peaks near 65% around epoch 400
 # (20,000 steps) and drifts down to 43.7% by epoch 3,000 (150,000 steps) while the weight decay keeps
@@ -391,6 +482,130 @@ rep.above(
     bound=2.0,
     kind="finding",
 )
+plane_u_a = two["(a) $u_{k,\\ell}$"].plane
+rep.above(
+    "fc.fig4b.u_not_collapsed_plane",
+    "(b) the u_kl do not collapse in the picture either: their within/between ratio in the plane of "
+    f"Figure 41.2 ((a): {plane_u_a:.3f})",
+    value=two["(b) $u_{k,\\ell}$"].plane,
+    bound=fc.COLLAPSED_RATIO,
+    kind="finding",
+)
+
+# %% [markdown]
+# **Does $K$ explain the gap, and does the long tail?** Two controls, both at the same number of SGD steps
+# (`sweep_steps`, the same at every $K$ so that the weight decay has acted equally long): run (b)'s
+# configuration at several $K$ (the $K$ sweep; new latent variables and a new small set for each $K$,
+# `sweep_seeds` seeds each), and the **uniform control**: the same $K$ and $n_{\rm spl} = 5$ with uniform
+# words (the paper's Figure 3 uses $n_{\rm spl} = 5$ at $K = 1000$ and reports 100%; chapter 40 uses 25 per
+# class). If the long tail is what makes (b) fail, the uniform control generalises far better at the same
+# step. For every $K$ the cell also computes how many words the small set never shows and how often a seen
+# word is seen: both get worse as $K$ falls.
+
+# %%
+sweep, sweep_info = {}, {}
+for K in P["sweep_K"]:
+    tk = fc.make_task(P["nc"], P["nw"], P["L"], K, mu="zipf", seed=config.rng(30))
+    sk = fc.make_dataset(tk, nspl=P["nspl_b"], n_test=5, seed=config.SEED + 32)
+    ep = P["sweep_steps"] // (sk.x_train.shape[0] // BATCH)
+    sweep[K] = np.array(
+        [
+            fc.train_fc(
+                sk,
+                fc.FCTrainConfig(
+                    epochs=ep,
+                    d=P["d"],
+                    wd_W=LAM,
+                    wd_U=LAM,
+                    batch=BATCH,
+                    eval_every=max(1, ep // 40),
+                    seed=s,
+                ),
+                desc=f"sweep K={K}, seed {s}",
+            ).test_acc
+            for s in P["sweep_seeds"]
+        ]
+    )
+    ck = fc.word_counts(sk)
+    sweep_info[K] = dict(unseen=int((ck == 0).sum()), sightings=float(ck[ck > 0].mean()))
+tu = fc.make_task(P["nc"], P["nw"], P["L"], P["K"], mu="uniform", seed=config.rng(30))
+su = fc.make_dataset(tu, nspl=P["nspl_b"], n_test=5, seed=config.SEED + 32)
+ep_u = P["sweep_steps"] // (su.x_train.shape[0] // BATCH)
+r_unif = fc.train_fc(
+    su,
+    fc.FCTrainConfig(
+        epochs=ep_u,
+        d=P["d"],
+        wd_W=LAM,
+        wd_U=LAM,
+        batch=BATCH,
+        eval_every=max(1, ep_u // 40),
+        seed=2,
+    ),
+    desc="uniform control, nspl=5",
+)
+acc_zipf_same = float(np.interp(P["sweep_steps"], hb["step"], hb["test_acc"]))
+n_test_b = small.x_test.shape[0]
+se_diff = np.sqrt(
+    r_unif.test_acc * (1 - r_unif.test_acc) / n_test_b
+    + acc_zipf_same * (1 - acc_zipf_same) / n_test_b
+)
+prose(
+    "| $K$ | test accuracy of (b)'s configuration after "
+    + f"{P['sweep_steps']:,} steps (seeds) | words never seen | mean sightings of a seen word |\n|---|---|---|---|\n"
+    + "\n".join(
+        f"| {K:,} | {', '.join(f'{a:.1%}' for a in sweep[K])} | {sweep_info[K]['unseen']} | "
+        f"{sweep_info[K]['sightings']:.1f} |"
+        for K in P["sweep_K"]
+    )
+)
+
+# %% [markdown]
+# **Table 41.2** — The $K$ sweep: run (b)'s configuration (Zipf words, $n_{\rm spl} = 5$,
+# $\lambda = 10^{-3}$) at several numbers of classes, after the same number of SGD steps; with the number of
+# words the training set never shows and the mean number of times a seen word occurs in it.
+
+# %%
+accs_k = [float(sweep[K].mean()) for K in P["sweep_K"]]
+trend = "falls" if all(a > b for a, b in zip(accs_k, accs_k[1:])) else "does not fall steadily"
+prose(
+    f"Across the sweep the accuracy {trend} as $K$ grows ({', '.join(f'{a:.1%}' for a in accs_k)} at "
+    f"$K$ = {', '.join(f'{K:,}' for K in P['sweep_K'])}); one seed's standard error is about "
+    f"{np.sqrt(0.25 / (5 * P['K'])):.3f} at $K = {P['K']}$ (binomial, at most). Uniform control at $K = {P['K']}$, "
+    f"$n_{{\\rm spl}} = 5$, after {P['sweep_steps']:,} steps: **{r_unif.test_acc:.1%}** test accuracy, against "
+    f"{acc_zipf_same:.1%} for run (b) (Zipf) at the same step (standard error of the difference "
+    f"{se_diff:.3f})."
+)
+rep.check(
+    "fc.fig4b.k_sweep",
+    f"(b)'s configuration at K = {', '.join(str(K) for K in P['sweep_K'])}, {P['sweep_steps']:,} SGD steps: "
+    "test accuracy (mean over seeds), recorded",
+    value={str(K): float(sweep[K].mean()) for K in P["sweep_K"]},
+    passed=True,
+    tolerance="recorded (the direction is read in the text)",
+    kind="record",
+)
+if (
+    P["sweep_steps"] >= 20_000
+):  # uniform words first sit on a plateau (chapter 40): smoke is too short
+    rep.above(
+        "fc.fig4b.uniform_control",
+        f"uniform words, nspl={P['nspl_b']}, K={P['K']}, {P['sweep_steps']:,} steps: test accuracy minus that of run "
+        "(b) (Zipf) at the same step, in standard errors of the difference (the long tail is what makes (b) fail)",
+        value=(r_unif.test_acc - acc_zipf_same) / se_diff,
+        bound=3.0,
+        kind="finding",
+    )
+rep.check(
+    "fc.fig3.uniform_nspl5_acc",
+    f"uniform words, nspl={P['nspl_b']} (the paper's Figure 3 setting), K={P['K']}, {P['sweep_steps']:,} steps: "
+    "test accuracy (recorded beside the paper's 100% at K=1000)",
+    value=r_unif.test_acc,
+    passed=True,
+    tolerance="recorded",
+    paper=1.0,
+    kind="record",
+)
 
 # %% [markdown]
 # **(c) Small training set, with LayerNorm: collapse and perfect generalisation.** We measure the collapse of
@@ -400,7 +615,11 @@ rep.above(
 # initial embedding; no learning rule could place it. At $K = 1000$ (5,000 sentences) this almost never
 # happens; at the book's $K = 200$ many tail words are never seen. The cell below computes the expected
 # number of unseen words from $\mu$ for both sizes, and measures the ratio on all words and on the words
-# seen in training. Theorem 3 also predicts the norm of the linear weights, $\|u_{k,\ell}\| = \tau^\star/\sqrt{KL}$
+# seen in training. Both of Part IV's criteria (the ratio in the plane of the picture and on the full
+# vectors, chapter 40) are asserted below 0.1 at the `paper` preset only: at $K = 200$ the rarely seen words
+# keep $h^\star$'s table spread, in the picture as well (the 2-D ratio of the seen words sits at about the
+# threshold), and the values are recorded. What is asserted at every size is the explanation: the words
+# seen at least 50 times collapse. Theorem 3 also predicts the norm of the linear weights, $\|u_{k,\ell}\| = \tau^\star/\sqrt{KL}$
 # (solver from `fc.theory`), which we compare with the trained $h^\star$; the tolerance is 5% (10% for
 # `smoke`, whose tiny network has fewer seen words).
 
@@ -435,10 +654,21 @@ rep.above(
 )
 rep.below(
     "fc.fig4c.collapse_W",
-    "(c) vs (b), words seen in training: within/between ratio of h* divided by that of h",
+    "(c) vs (b), words seen in training: within/between ratio of h* divided by that of h (LayerNorm "
+    "removes the norms that inflate h's ratio, so this holds by design)",
     value=sc_["ratio_W_seen"] / stats["b"]["ratio_W_seen"],
     bound=0.3,
-    kind="finding",
+    kind="consistency",
+)
+unit_ratio = {k: fc.collapse_ratio(fc.unit_rows(runs[k].features[seen]), wc[seen]) for k in "bc"}
+rep.check(
+    "fc.fig4c.collapse_W_unit",
+    "(c) vs (b), words seen in training, unit-normalised (directions only): within/between ratio of h* "
+    "divided by that of h (recorded: the paper claims no order of directions)",
+    value=unit_ratio["c"] / unit_ratio["b"],
+    passed=True,
+    tolerance=f"recorded (h*: {unit_ratio['c']:.3f}, h: {unit_ratio['b']:.3f})",
+    kind="record",
 )
 rep.below(
     "fc.fig4c.u_collapse",
@@ -447,24 +677,38 @@ rep.below(
     bound=0.6,
     kind="finding",
 )
-rep.close(
+PAPER_SIZE = config.preset() == "paper"  # h* on the small set at K = 200: see the text above
+fc.claim_collapse(
+    rep,
     "fc.fig4c.collapse_W_abs",
-    "(c) h*'s word representations, words seen in training: within/between "
-    "ratio in absolute terms (pinned; chapter 40's bound of 0.1 for h on uniform data is NOT met)",
-    value=sc_["ratio_W_seen"],
-    target=0.21,
-    tol=0.05,
-    kind="record",
+    "(c) h*'s word representations, words seen in training",
+    fc.collapse_two_ways(runs["c"].features[seen], wc[seen]),
+    assert_plane=PAPER_SIZE,
 )
-rep.close(
+fc.claim_collapse(
+    rep,
     "fc.fig4c.u_collapse_abs",
-    "(c) h*'s linear weights u_kl: within/between ratio in absolute terms "
-    "(pinned; chapter 40's bound of 0.15 is not met)",
-    value=sc_["ratio_U"],
-    target=0.16,
-    tol=0.03,
-    kind="record",
+    "(c) h*'s linear weights u_kl",
+    two["(c) $u_{k,\\ell}$"],
+    assert_plane=PAPER_SIZE,
 )
+rep.below(
+    "fc.fig4c.frequent_words_collapse",
+    f"(c) h*'s word representations of the {int(often.sum())} words seen at least 50 times: full "
+    "within/between ratio (the rarely seen words are what keeps the whole table above 0.1)",
+    value=two["(c) words seen ≥ 50 times"].full,
+    bound=fc.COLLAPSED_RATIO,
+    kind="finding",
+)
+if acc_seeds["c"].size > 1:
+    rep.above(
+        "fc.fig4c.test_acc_seeds",
+        f"(c) lowest test accuracy over {acc_seeds['c'].size} seeds (K={P['K']})",
+        value=acc_seeds["c"].min(),
+        bound=0.99,
+        paper=1.0,
+        kind="finding",
+    )
 rep.close(
     "fc.fig4c.u_norm_thm3",
     f"(c) mean norm of u_kl vs Theorem 3's tau*/sqrt(KL) (K={P['K']}, d={P['d']})",
@@ -484,14 +728,17 @@ rep.above(
 )
 
 # %%
-cnt_small = fc.word_counts(small)
 prose(
     f"So $h^\\star$ separates the concepts far better than $h$ on the same data, but in absolute terms its "
     f"words are spread {sc_['ratio_W_seen'] / 0.1:.1f} times as widely as chapter 40's bound allows: ratio {sc_['ratio_W_seen']:.3f} on the seen "
     f"words, {fc.collapse_ratio(runs['c'].features[cnt_small >= 10], wc[cnt_small >= 10]):.3f} on the "
-    f"{int((cnt_small >= 10).sum())} words seen at least ten times. The spread comes from the rarely seen words: "
-    f"a word seen once or twice gets a handful of gradient steps, and nothing (no weight decay on $W$) pulls its "
-    f"remaining components to its concept. At the paper's size every word is seen "
+    f"{int((cnt_small >= 10).sum())} words seen at least ten times, "
+    f"{two['(c) words seen ≥ 50 times'].full:.3f} on the {int(often.sum())} seen at least 50 times. The "
+    "spread comes from the rarely seen words: a word that occurs $n$ times in the training set receives a "
+    "gradient at $n$ steps of every epoch, as many epochs as the run has; what is small is each of those "
+    "steps (one sentence's share of a minibatch of 100, against hundreds of sentences' share for a frequent "
+    "word), and nothing (no weight decay on $W$) pulls its remaining components to its concept. At the "
+    "paper's size every word is seen "
     f"{P['nspl_b'] * 1000 * P['L'] / P['nw']:.0f} times on average instead of "
     f"{P['nspl_b'] * P['K'] * P['L'] / P['nw']:.0f}."
 )
@@ -630,9 +877,8 @@ plt.show()
 # 20,000 steps and its end, 43.7%, at 150,000) and the paper's 45% (red star). The step axis is linear up
 # to 1,000 and logarithmic beyond. $h^\star$ reaches 100% test accuracy early (step printed below). $h$ fits
 # its training set; its test accuracy rises, peaks, and then drifts down while the weight decay keeps
-# shrinking the weights (numbers in the text above). With 5 times fewer classes the whole curve of (b)
-# sits higher than the authors': a confusion needs a wrong class whose latent sequence matches the test
-# sentence's words, and there are fewer wrong classes.
+# shrinking the weights (numbers in the text above). At $K = 200$ the whole curve of (b) sits higher than
+# the authors' at $K = 1000$; the $K$ sweep below measures how the accuracy moves with $K$.
 
 # %%
 hc = runs["c"].history
@@ -650,11 +896,15 @@ prose(
 # ## 6 · Discussion
 #
 # * The qualitative story of the paper's Figure 4 holds at the book's size: directional but not full
-#   collapse for $h$ with plenty of data, failure of the $u_{k,\ell}$ to collapse with little data, and full
-#   collapse with perfect generalisation once LayerNorm removes the norms from play.
-# * The percentages differ from the paper's because the book uses $K = 200$ (Section 2 measures why). At
-#   matched steps the book's (b) follows the shape of the authors' curve — a peak, then a slow decline under
-#   weight decay — at a higher level. The `paper` preset runs $K = 1000$.
+#   collapse for $h$ with plenty of data, failure of the $u_{k,\ell}$ to collapse with little data, and perfect
+#   generalisation once LayerNorm removes the norms from play. By the paper's criterion, the picture, $h^\star$
+#   collapses (2-D ratios in Table 41.1); by the book's, the full ratio, it collapses on the words seen at
+#   least 50 times but not on the whole table, because the rarely seen words are not pulled in at $K = 200$
+#   (claim `fc.fig4c.frequent_words_collapse`).
+# * The percentages differ from the paper's because the book uses $K = 200$; the $K$ sweep of Section 4
+#   measures how the accuracy of (b) moves with $K$. At matched steps the book's (b) follows the shape of the
+#   authors' curve — a peak, then a slow decline under weight decay — at a higher level. The `paper` preset
+#   runs $K = 1000$ with the authors' steps.
 # * Why the embeddings of $h$ depend on frequency is Theorem 2 (chapter 42): at a critical point with
 #   directional collapse, the norm $r_\beta$ of word $\beta$ solves
 #   $\frac{\lambda r_\beta}{Lc}\big(n_c - 1 + e^{\frac{n_c}{n_c-1} c\, r_\beta}\big) = \mu_\beta$, an increasing function of

@@ -39,6 +39,7 @@ import torch
 from scipy.optimize import brentq
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc import (
     FCTrainConfig,
     collapse_ratio,
@@ -70,7 +71,6 @@ from qwem_lib.fc.theory import (
     fc_type3_weights,
     fc_zero_threshold,
 )
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("42_fc_theorems")

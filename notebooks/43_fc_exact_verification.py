@@ -30,6 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from qwem_lib import Report, config, plotting
+from qwem_lib.book.report import prose
 from qwem_lib.fc import collapse_ratio, concept_means, zipf_mu
 from qwem_lib.fc.theory import (
     ExactRisk,
@@ -44,7 +45,6 @@ from qwem_lib.fc.theory import (
     fc_thm3_tau,
     fc_thm3_u_norm,
 )
-from qwem_lib.report import prose
 
 plotting.use_style()
 rep = Report("43_fc_exact_verification")

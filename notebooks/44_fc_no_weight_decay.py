@@ -28,8 +28,15 @@
 # cannot separate two words that the parameter-free LayerNorm made equal.
 #
 # We measure everything with the collapse metric shared by all of Part IV (`fc.collapse_stats`, chapter 40):
-# the within/between ratio (collapsed below `fc.COLLAPSED_RATIO` = 0.1) and the median cosine to the group
-# mean (directionally collapsed above `fc.ALIGNED_COSINE` = 0.95).
+# the within/between ratio (collapsed below `fc.COLLAPSED_RATIO` = 0.1, the one threshold of Part IV, for
+# words and linear weights alike) and the median cosine to the group mean (directionally collapsed above
+# `fc.ALIGNED_COSINE` = 0.95), and each ratio two ways: in the plane of the picture and on the full vectors,
+# beside a shuffled-label null (`fc.collapse_two_ways`).
+#
+# **What the book's runs are.** The paper trains 5 million steps, until the losses are below $10^{-4}$. The
+# book's runs are 5,000 to 40,000 steps and end with losses between about $10^{-3}$ and $10^{-2}$ (printed
+# below): they are an **early-training analogue** of A.1. They test whether the pictures are there once the
+# training set is fitted without weight decay, not what 5 million steps do.
 
 # %%
 import matplotlib.pyplot as plt
@@ -37,7 +44,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from qwem_lib import Report, config, fc, plotting
-from qwem_lib.report import prose
+from qwem_lib.book.report import prose
 
 plotting.use_style()
 rep = Report("44_fc_no_weight_decay")
@@ -60,6 +67,9 @@ P = config.sizes(
         slope_from=0.5,
         epochs_twin=200,
         eval_twin=10,
+        seeds=dict(a=(11,), b=(21,), c=(31,)),
+        steps_b41=15_000,
+        eval_b41=50,
     ),
     book=dict(
         nc=3,
@@ -79,6 +89,9 @@ P = config.sizes(
         slope_from=0.5,
         epochs_twin=450,
         eval_twin=10,
+        seeds=dict(a=(11, 12), b=(21, 22), c=(31, 32)),
+        steps_b41=150_000,
+        eval_b41=100,
     ),
     paper=dict(
         nc=3,
@@ -98,6 +111,9 @@ P = config.sizes(
         slope_from=0.5,
         epochs_twin=1200,
         eval_twin=20,
+        seeds=dict(a=(11, 12), b=(21, 22), c=(31, 32)),
+        steps_b41=150_000,
+        eval_b41=25,
     ),
 )
 LAM = 1e-3  # the weight decay of the main text (chapters 40-41), used here only for comparison
@@ -130,10 +146,12 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
 #
 # **How fast.** Write $s = \|W\|_F^2 + \|U\|_F^2$ for the squared scale and suppose the direction has
 # settled, so the loss is $\ell \approx C e^{-\kappa s}$ for some $C, \kappa > 0$ (the margin in units of $s$).
-# Gradient flow on the scale gives $\dot s = 2\,\langle \theta, -\nabla\ell\rangle = 2\kappa s\,C e^{-\kappa s}$
-# (Euler's identity for a function homogeneous of degree 2 in $\theta = (W, U)$: $\langle\theta, \nabla y\rangle = 2y$).
-# With $v = e^{\kappa s}$ this reads $\dot v = 2\kappa^2 C s \approx 2\kappa C \log v$, so
-# $$v(t) \approx 2\kappa C\, t \log t, \qquad \ell(t) = C/v(t) \approx \frac{1}{2\kappa\, t\log t}, \qquad s(t) \approx \frac{\log t}{\kappa}.$$
+# Gradient flow gives $\dot\theta = -\nabla\ell$, so $\dot s = 2\,\langle \theta, -\nabla\ell\rangle$. The loss depends on
+# $\theta = (W, U)$ through $s$, a function homogeneous of degree 2, and Euler's identity gives
+# $\langle\theta, \nabla s\rangle = 2s$; hence $\langle\theta, \nabla\ell\rangle = 2s\,\ell'(s) = -2\kappa s\,C e^{-\kappa s}$ and
+# $$\dot s = 4\kappa s\,C e^{-\kappa s}.$$
+# With $v = e^{\kappa s}$ this reads $\dot v = \kappa \dot s\, v = 4\kappa^2 C s \approx 4\kappa C \log v$, so
+# $$v(t) \approx 4\kappa C\, t \log t, \qquad \ell(t) = C/v(t) \approx \frac{1}{4\kappa\, t\log t}, \qquad s(t) \approx \frac{\log t}{\kappa}.$$
 # The loss falls like $1/t$ (up to a logarithm) and the weights grow only like $\sqrt{\log t}$. A loss of
 # $10^{-4}$ therefore takes a number of steps of order $10^4$ times the time at which the loss is of order 1:
 # this is why the paper runs 5 million steps. Our runs are far shorter; we measure the slope
@@ -144,8 +162,8 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
 #
 # The task of chapter 40: $n_c = 3$ concepts, $n_w = 1{,}200$ words, $L = 15$, uniform words. The `book` preset
 # uses chapter 40's $K = 200$ with 25 sentences per class (the paper's 5,000 training sentences; the paper
-# has $K = 1000$ and 5 per class) and 40,000 SGD steps instead of 5 million (one run of 5 million steps at
-# $K = 200$ would take about eight hours of one core). The `paper` preset runs the paper's sizes and steps.
+# has $K = 1000$ and 5 per class) and 40,000 SGD steps instead of 5 million (what 5 million steps would
+# cost is computed from this run's own rate below). The `paper` preset runs the paper's sizes and steps.
 
 # %%
 task_u = fc.make_task(
@@ -185,11 +203,32 @@ for name, r in (("lambda = 0", res_u), ("lambda = 1e-3 (chapter 40)", res_twin))
     )
 sW_u, sU_u, sv_u = fig5["lambda = 0"]["W"], fig5["lambda = 0"]["U"], fig5["lambda = 0"]["sv"]
 hu = res_u.history
+sec_per_step = res_u.seconds / hu["step"][-1]
+rate_1000 = fc.steps_per_second(1000, steps=20)
+prose(
+    f"This run took {res_u.seconds:.0f} s for {int(hu['step'][-1]):,} steps{' (read from the cache)' if res_u.cached else ''}: "
+    f"at that rate the paper's 5 million steps would take **{5e6 * sec_per_step / 3600:.1f} hours** of one "
+    f"core at $K = {P['K']}$; at the paper's $K = 1000$ this machine runs {rate_1000:.0f} steps per second "
+    f"now, so **{5e6 / rate_1000 / 3600:.1f} hours** per run, and A.1 has four such runs."
+)
+two5 = {
+    "$\\lambda = 0$: words": fc.collapse_two_ways(res_u.features, wc_u),
+    "$\\lambda = 0$: $u_{k,\\ell}$": fc.collapse_two_ways(res_u.U.reshape(-1, P["d"]), uc_u),
+    "$\\lambda = 10^{-3}$: words": fc.collapse_two_ways(res_twin.features, wc_u),
+    "$\\lambda = 10^{-3}$: $u_{k,\\ell}$": fc.collapse_two_ways(
+        res_twin.U.reshape(-1, P["d"]), uc_u
+    ),
+}
+prose(fc.two_ways_table(two5))
 
 # %% [markdown]
-# The claims are those of Figure 3 (chapter 40) with the same bounds: perfect test accuracy, the words and
-# the $u_{k,\ell}$ collapsed (ratio below 0.1 and 0.15), and rank $n_c - 1$. The twin run with weight decay
-# is chapter 40's, on the same data (the `book` preset reads it from chapter 40's cache).
+# **Table 44.1** — The uniform runs with and without weight decay, collapse measured two ways (in the plane of
+# Figure 44.2 and on the full vectors) beside the shuffled-label null.
+#
+# The claims are those of Figure 3 (chapter 40): perfect test accuracy, the words and the $u_{k,\ell}$
+# collapsed (full ratio below 0.1, asserted at the book's size too: these runs are collapsed), and rank
+# $n_c - 1$. The twin run with weight decay is chapter 40's, on the same data (the `book` preset reads it
+# from chapter 40's cache).
 #
 # **One bound of chapter 40 is missed.** Chapter 40 also asks the three concept means to sit at the simplex
 # angle (120°) within 5°, a bound set by the asymmetry of $K = 200$ *random* latent variables. Without weight
@@ -209,19 +248,19 @@ rep.above(
     paper=1.0,
     kind="finding",
 )
-rep.below(
+fc.claim_collapse(
+    rep,
     "fc.a1.fig5.collapse_W",
-    "A.1, h, uniform, lambda=0: word embeddings, within/between ratio (shared metric)",
-    value=sW_u.ratio,
-    bound=fc.COLLAPSED_RATIO,
-    kind="finding",
+    "A.1, h, uniform, lambda=0: word embeddings by concept",
+    two5["$\\lambda = 0$: words"],
+    assert_full=True,
 )
-rep.below(
+fc.claim_collapse(
+    rep,
     "fc.a1.fig5.collapse_U",
-    "A.1, h, uniform, lambda=0: linear weights u_kl by concept, within/between ratio",
-    value=sU_u.ratio,
-    bound=0.15,
-    kind="finding",
+    "A.1, h, uniform, lambda=0: linear weights u_kl by concept",
+    two5["$\\lambda = 0$: $u_{k,\\ell}$"],
+    assert_full=True,
 )
 if (
     config.preset() == "book"
@@ -342,8 +381,9 @@ plt.show()
 # The task and the two training sets of chapter 41 (Zipf words, $K = 200$ at `book`): (a) $h$ on the large set
 # ($n_{\rm spl} = 500$), (b) $h$ on the small set ($n_{\rm spl} = 5$), (c) $h^\star$ on the small set, all with
 # $\lambda_W = \lambda_U = 0$. Steps (`book`): 10,000 for (a) (chapter 41's ten epochs), 20,000 for (b) (the
-# authors' with-decay run peaked near 20,000 steps, chapter 41), 5,000 for (c) (chapter 41's 500 epochs).
-# The `paper` preset runs 5 million steps each at $K = 1000$.
+# authors' with-decay run peaked near 20,000 steps, chapter 41), 5,000 for (c) (chapter 41's 500 epochs);
+# each with three seeds (`seeds`). The `paper` preset runs 5 million steps each at $K = 1000$. Chapter 41's
+# three runs with weight decay are read from its cache, so the two can be set side by side.
 
 # %%
 task_z = fc.make_task(
@@ -355,6 +395,55 @@ runs = {
     "a": run(big, P["steps_a"], "(a) h, large set, lambda=0", seed=1),
     "b": run(small, P["steps_b"], "(b) h, small set, lambda=0", seed=2),
     "c": run(small, P["steps_c"], "(c) h*, small set, lambda=0", layer_norm=True, seed=3),
+}
+acc_seeds = {
+    "a": [runs["a"].test_acc]
+    + [run(big, P["steps_a"], f"(a) seed {s}", seed=s).test_acc for s in P["seeds"]["a"]],
+    "b": [runs["b"].test_acc]
+    + [run(small, P["steps_b"], f"(b) seed {s}", seed=s).test_acc for s in P["seeds"]["b"]],
+    "c": [runs["c"].test_acc]
+    + [
+        run(small, P["steps_c"], f"(c) seed {s}", layer_norm=True, seed=s).test_acc
+        for s in P["seeds"]["c"]
+    ],
+}
+acc_seeds = {k: np.array(v) for k, v in acc_seeds.items()}
+# chapter 41's runs with weight decay, on the same data (same configurations: read from its cache)
+wd_runs = {
+    "a": fc.train_fc(
+        big,
+        fc.FCTrainConfig(
+            epochs=10, d=P["d"], wd_W=LAM, wd_U=LAM, batch=BATCH, eval_every=1, seed=1
+        ),
+        desc="chapter 41 (a)",
+    ),
+    "b": fc.train_fc(
+        small,
+        fc.FCTrainConfig(
+            epochs=P["steps_b41"] // (small.x_train.shape[0] // BATCH),
+            d=P["d"],
+            wd_W=LAM,
+            wd_U=LAM,
+            batch=BATCH,
+            eval_every=P["eval_b41"],
+            seed=2,
+        ),
+        desc="chapter 41 (b)",
+    ),
+    "c": fc.train_fc(
+        small,
+        fc.FCTrainConfig(
+            epochs=500,
+            d=P["d"],
+            layer_norm=True,
+            wd_W=0.0,
+            wd_U=LAM,
+            batch=BATCH,
+            eval_every=25,
+            seed=3,
+        ),
+        desc="chapter 41 (c)",
+    ),
 }
 paper_acc = {"a": 1.0, "b": 0.66, "c": 1.0}  # the paper's Figure 6
 wc, uc = fc.word_concepts(task_z), fc.u_concepts(task_z)
@@ -376,18 +465,54 @@ for key, r in runs.items():
         f"\n    Spearman(norm, mu) = {stats[key]['rho']:.3f}"
     )
 
+
+# %%
+def row(name, key, r, st, acc):
+    h = r.history
+    return (
+        f"| {name} | {key} | {acc.mean():.1%} ({acc.size} seeds) | {h['test_acc'].max():.1%} | "
+        f"{h['train_loss'][-1]:.1e} | {st['W'].plane:.3f} / {st['W'].full:.3f} | "
+        f"{st['W_unit'].full:.3f} | {st['U'].plane:.3f} / {st['U'].full:.3f} | {st['W'].cos_median:.3f} |"
+    )
+
+
+def table_stats(r):
+    return dict(
+        W=fc.collapse_two_ways(r.features, wc, n_null=5),
+        W_unit=fc.collapse_two_ways(fc.unit_rows(r.features[seen]), wc[seen], n_null=5),
+        U=fc.collapse_two_ways(r.U.reshape(-1, P["d"]), uc, n_null=5),
+    )
+
+
+tstats = {("0", k): table_stats(r) for k, r in runs.items()}
+tstats |= {("1e-3", k): table_stats(r) for k, r in wd_runs.items()}
+lines = [
+    "| $\\lambda$ | run | final test accuracy | peak test accuracy | final train loss | words: 2-D / full "
+    "ratio | seen words, unit length: full ratio | $u_{k,\\ell}$: 2-D / full ratio | words: median cosine |",
+    "|---|---|---|---|---|---|---|---|---|",
+]
+for k in "abc":
+    lines.append(row("0", k, runs[k], tstats[("0", k)], acc_seeds[k]))
+    lines.append(
+        row("10⁻³ (ch. 41)", k, wd_runs[k], tstats[("1e-3", k)], np.array([wd_runs[k].test_acc]))
+    )
+prose("\n".join(lines))
+
 # %% [markdown]
-# The claims repeat chapter 41's, with its bounds. (a) generalises, its words collapse in direction with
-# norms that grow with frequency, and its $u_{k,\ell}$ collapse. (b) fits its training set but generalises
-# poorly (below 85%) and its $u_{k,\ell}$ are at least twice as spread as in (a). (c) generalises perfectly
-# and collapses far more than (b) on the same words.
+# **Table 44.2** — What changes without weight decay: chapter 41's three runs (with $\lambda = 10^{-3}$) beside
+# the same runs with $\lambda = 0$, on the same data. The collapse columns are the 2-D ratio (in the plane of
+# the pictures) and the full ratio; "unit length" is the ratio of the seen words' directions alone.
+#
+# The claims are chapter 41's, without decay. (a) generalises, its words collapse in direction with norms
+# that grow with frequency, and its $u_{k,\ell}$ collapse. (b) fits its training set but generalises poorly
+# (below 85%) and its $u_{k,\ell}$ are at least twice as spread as in (a). (c) generalises perfectly.
 
 # %%
 sa, sb, scc = stats["a"], stats["b"], stats["c"]
 rep.above(
     "fc.a1.fig6a.test_acc",
-    f"A.1 (a) h, Zipf, nspl={P['nspl_a']}, lambda=0: test accuracy",
-    value=runs["a"].test_acc,
+    f"A.1 (a) h, Zipf, nspl={P['nspl_a']}, lambda=0: lowest test accuracy over {acc_seeds['a'].size} seeds",
+    value=acc_seeds["a"].min(),
     bound=0.98,
     paper=1.0,
     kind="finding",
@@ -414,12 +539,12 @@ rep.above(
     bound=fc.COLLAPSED_RATIO,
     kind="finding",
 )
-rep.below(
+fc.claim_collapse(
+    rep,
     "fc.a1.fig6a.u_collapse",
-    "A.1 (a): u_kl by concept, within/between ratio",
-    value=sa["U"].ratio,
-    bound=0.15,
-    kind="finding",
+    "A.1 (a): u_kl by concept",
+    fc.collapse_two_ways(runs["a"].U.reshape(-1, P["d"]), uc),
+    assert_full=True,
 )
 rep.above(
     "fc.a1.fig6b.train_fit",
@@ -430,9 +555,10 @@ rep.above(
 )
 rep.below(
     "fc.a1.fig6b.test_acc",
-    f"A.1 (b) h, Zipf, nspl={P['nspl_b']}, lambda=0, K={P['K']}: test accuracy stays far "
-    "from perfect",
-    value=runs["b"].test_acc,
+    f"A.1 (b) h, Zipf, nspl={P['nspl_b']}, lambda=0, K={P['K']}: highest test accuracy over "
+    f"{acc_seeds['b'].size} seeds stays far from perfect (seeds: "
+    f"{', '.join(f'{a:.3f}' for a in acc_seeds['b'])})",
+    value=acc_seeds["b"].max(),
     bound=0.85,
     paper=0.66,
     kind="finding",
@@ -446,18 +572,28 @@ rep.above(
 )
 rep.above(
     "fc.a1.fig6c.test_acc",
-    f"A.1 (c) h*, Zipf, nspl={P['nspl_b']}, lambda=0: test accuracy",
-    value=runs["c"].test_acc,
+    f"A.1 (c) h*, Zipf, nspl={P['nspl_b']}, lambda=0: lowest test accuracy over {acc_seeds['c'].size} seeds",
+    value=acc_seeds["c"].min(),
     bound=0.99,
     paper=1.0,
     kind="finding",
 )
 rep.below(
     "fc.a1.fig6c.collapse_W",
-    "A.1 (c) vs (b), words seen in training: within/between ratio of h* / that of h",
+    "A.1 (c) vs (b), words seen in training: within/between ratio of h* / that of h (LayerNorm removes "
+    "the norms that inflate h's ratio, so this holds by design)",
     value=scc["W_seen"].ratio / sb["W_seen"].ratio,
     bound=0.3,
-    kind="finding",
+    kind="consistency",
+)
+rep.check(
+    "fc.a1.fig6c.collapse_W_unit",
+    "A.1 (c) vs (b), words seen in training, unit-normalised (directions only): within/between ratio "
+    "of h* / that of h (recorded; the paper claims no order of directions)",
+    value=tstats[("0", "c")]["W_unit"].full / tstats[("0", "b")]["W_unit"].full,
+    passed=True,
+    tolerance="recorded",
+    kind="record",
 )
 rep.below(
     "fc.a1.fig6c.u_collapse",
@@ -483,16 +619,13 @@ prose(
     f"shows ({int((~seen).sum())} at $K = {P['K']}$) keep their random initialisation — without weight decay even "
     "more so — and keep (c) above the collapse threshold on all words."
 )
-if config.preset() == "book":  # pinned at the book's size only
-    rep.close(
-        "fc.a1.fig6c.collapse_W_abs",
-        "A.1 (c) h*'s word representations, all words (rare and unseen "
-        "included): within/between ratio, pinned (the collapse threshold 0.1 is not met at the book's K)",
-        value=scc["W"].ratio,
-        target=0.26,
-        tol=0.05,
-        kind="record",
-    )
+fc.claim_collapse(
+    rep,
+    "fc.a1.fig6c.collapse_W_abs",
+    "A.1 (c) h*'s word representations, all words (rare and unseen included)",
+    fc.collapse_two_ways(runs["c"].features, wc),
+    assert_plane=config.preset() == "paper",  # rare words at K = 200, as in chapter 41 (c)
+)
 
 # %%
 titles = {"a": "(a) $h$, large set", "b": "(b) $h$, small set", "c": "(c) $h^\\star$, small set"}
@@ -523,25 +656,35 @@ plt.show()
 # (a) rays at 120° with frequent words far out and collapsed $u_{k,\ell}$; (b) rays, but smeared $u_{k,\ell}$;
 # (c) three tight clusters plus the unseen words near the origin. The same pictures as Figure 41.2.
 #
-# **The 66% of (b).** With weight decay the paper reports 45% for (b) and the authors' notebook shows the
-# test accuracy peaking near 65% and then drifting down for 130,000 steps (chapter 41 measures the same
-# drift at $K = 200$). Without weight decay nothing pulls the weights back once the training set is fitted,
-# so there is no drift: the paper's 66% is close to the *peak* of the run with decay. Our (b) is far
-# shorter than 5 million steps; the cell below compares its final accuracy with its own peak.
+# **The 66% of (b).** The paper prints 66% for (b) without decay, at $K = 1000$ after 5 million steps. The
+# book's (b) is at $K = 200$ after 20,000 steps, and chapter 41 shows that $K$ moves the accuracy of (b)
+# a lot; so a book value near 66% would be a coincidence, not agreement. One tempting explanation of the
+# paper's 66% — without decay there is no drift, so the accuracy stays near the with-decay peak (about 65%
+# in the authors' notebook) — does not survive the book's own numbers: at $K = 200$ the with-decay peak
+# (chapter 41) and the no-decay accuracy are printed below, and they need not agree. The book does not
+# explain the 66%; whether the no-decay accuracy drifts is a question for runs of millions of steps (the
+# `paper` preset).
 
 # %%
 hb = runs["b"].history
+hb41 = wd_runs["b"].history
+rising = bool(hb["test_acc"][-1] >= hb["test_acc"].max() - 1e-12)
 prose(
-    f"Run (b) without weight decay ends at **{runs['b'].test_acc:.1%}** test accuracy, its peak was "
-    f"{hb['test_acc'].max():.1%} (the paper, $K = 1000$, 5 million steps: 66%; with weight decay the paper "
-    "prints 45%)."
+    f"Run (b) without weight decay ends at **{runs['b'].test_acc:.1%}** test accuracy after "
+    f"{int(hb['step'][-1]):,} steps (seeds: {', '.join(f'{a:.1%}' for a in acc_seeds['b'])}); its peak was "
+    f"{hb['test_acc'].max():.1%}"
+    + (", at the last evaluation: the run ends while still rising" if rising else "")
+    + f". With weight decay (chapter 41, same data) the peak is {hb41['test_acc'].max():.1%} after "
+    f"{int(hb41['step'][hb41['test_acc'].argmax()]):,} steps. The paper: 66% without decay, 45% with it, "
+    "both at $K = 1000$."
 )
-rep.below(
-    "fc.a1.fig6b.no_drift",
-    "A.1 (b): peak test accuracy minus final test accuracy, lambda=0 (no drift down "
-    "as under weight decay, where chapter 41 asserts a drop > 0.05 over 150,000 steps)",
-    value=hb["test_acc"].max() - runs["b"].test_acc,
-    bound=0.05,
+rep.check(
+    "fc.a1.fig6b.vs_decay_peak",
+    "A.1 (b): final test accuracy without decay minus the peak test accuracy of chapter 41's (b) with "
+    "decay, same data (recorded: the 'no drift, so near the with-decay peak' reading of the paper's 66%)",
+    value=runs["b"].test_acc - hb41["test_acc"].max(),
+    passed=True,
+    tolerance="recorded",
     kind="record",
 )
 
@@ -612,20 +755,27 @@ rep.above(
 rep.below(
     "fc.a2.collapse_vs_h",
     "A.2: words seen in training, within/between ratio of h* with learnable LN / "
-    "that of h without LN (run (b))",
+    "that of h without LN (run (b); LayerNorm removes h's frequency-dependent norms by design)",
     value=s_ln["learnable"]["W_seen"].ratio / sb["W_seen"].ratio,
     bound=0.3,
-    kind="finding",
+    kind="consistency",
 )
 q = s_ln["learnable"]["W_seen"].ratio / s_ln["fixed"]["W_seen"].ratio
 rep.check(
     "fc.a2.same_as_fixed_ln",
-    "A.2: within/between ratio (seen words) with learnable LN / without LN "
-    "parameters (collapse as strong as in Figure 4(c))",
+    "A.2: within/between ratio (seen words) with learnable LN / without LN parameters (near invariant "
+    f"by construction: the learned gain stays near 1, mean {g.mean():.3f}, std {g.std():.3f})",
     value=q,
     passed=1 / 1.5 <= q <= 1.5,
     tolerance="in [1/1.5, 1.5]",
-    kind="finding",
+    kind="consistency",
+)
+fc.claim_collapse(
+    rep,
+    "fc.a2.collapse_abs",
+    "A.2: h* with learnable LayerNorm, word representations of the words seen in training",
+    fc.collapse_two_ways(r_learn.features[seen], wc[seen], center=True),
+    assert_plane=config.preset() == "paper",  # rare words at K = 200, as in chapter 41 (c)
 )
 rep.below(
     "fc.a2.u_collapse_vs_h",
@@ -671,10 +821,11 @@ plt.show()
 #   stays while the weights grow: the risk has no minimiser, but its *direction* of escape is the collapse
 #   configuration. The loss falls like $1/t$ as Section 1 predicts, so the paper's "losses below $10^{-4}$"
 #   is a statement about 5 million steps, not about a different solution.
-# * The long-tail story of chapter 41 does not depend on weight decay either: directional collapse with
-#   frequency-dependent norms for $h$, a failure of $h$ on the small set that LayerNorm repairs. What weight
-#   decay changes is the slow drift of (b) after its peak; without it the accuracy stays near the peak,
-#   which is why the paper's A.1 prints 66% where Figure 4(b) prints 45%.
+# * The long-tail story of chapter 41 does not depend on weight decay either (Table 44.2): directional
+#   collapse with frequency-dependent norms for $h$, a failure of $h$ on the small set that LayerNorm repairs.
+#   The book's runs are an early-training analogue of A.1 (tens of thousands of steps, losses far above the
+#   paper's $10^{-4}$); they say nothing about a drift over millions of steps, and they do not explain the
+#   paper's 66% (Section 3).
 # * A learnable gain and bias do not prevent collapse; they re-scale the coordinates of the collapsed
 #   configuration. Theorem 3's statement about the $u_{k,\ell}$ norms, on the other hand, is specific to the
 #   parameter-free LayerNorm (a gain $\gamma$ can trade norm with $u_{k,\ell}$), so it is not checked here.

@@ -1,52 +1,48 @@
 """qwem_lib — the shared library of the textbook on QWEM and Feature Collapse.
 
-Modules:
+The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproject.toml):
 
-``config``
-    presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
-``report``
-    assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
-``data``
-    checksummed dataset registry, downloads, cached corpus tokenisation
-``tokenizer``
-    the compiled streaming byte-level tokeniser behind data.load_corpus
-``plotting``
-    the book's single visual style, and the figure helpers the chapters share
-``theory``
-    QWEM theory: target matrix, loss, Theorem 1, Proposition 2, Lemma 3.1 (Part I)
-``dynamics``
-    gradient-descent trainers and alignment measurements for QWEM (Part I)
-``corpus_stats``, ``spectral``, ``evaluation``, ``w2v``
-    co-occurrence statistics, svd(M*/PMI/PPMI) embeddings, benchmarks, the gensim baseline (Part II)
-``pairs``, ``trainers``, ``runs``, ``measures``
-    QWEM and SGNS trained on a corpus (Part II): pair sampling, reweightings and estimators; the SGD
-    trainer on sampled pairs and the noiseless trainer on the exact expected gradient; the chapters'
-    preset and ablation runs; subspace and step measurements of trained runs
-``task_vectors``
-    analogy task vectors: Marchenko–Pastur bulk + outlier fit, SNR (Part III)
-``fc``
-    Feature Collapse (Part IV), a subpackage: fc.data, fc.networks, fc.training, fc.collapse (the shared
-    collapse metric), fc.theory (theorem solvers, exact risk), fc.transformers, fc.grammar
+``book`` — the book's own machinery, below everything
+    ``config`` (presets, device, seeds, cache directory), ``cache`` (atomic writes, checked
+    reads), ``report`` (assert-and-record claims, the
+    report), ``paper_map`` (the papers' statements and verdicts), ``plotting`` (the visual style)
+``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
+    (tokenise, cache)
+QWEM's concepts (Parts I–III)
+    ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
+    ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
+    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
+    ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
+    trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
+    (Marchenko–Pastur bulk, outlier, SNR)
+Beyond the papers (Part V)
+    ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
+    (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer)
+``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
+    fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
 The public names of every module are re-exported here (each module lists them in ``__all__``).
 """
 
-from . import config, data, plotting, report  # noqa: F401
+from . import book, data  # noqa: F401
+from .book import config, paper_map, plotting, report  # noqa: F401
+from .book.plotting import plot_steps  # noqa: F401
+from .book.report import Report  # noqa: F401
+from .contrastive import *  # noqa: F401,F403
 from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
+from .data.tokenizer import *  # noqa: F401,F403
 from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .fc.theory import *  # noqa: F401,F403
 from .measures import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
-from .plotting import plot_steps  # noqa: F401
-from .report import Report  # noqa: F401
 from .runs import *  # noqa: F401,F403
 from .spectral import *  # noqa: F401,F403
+from .symmetry import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
-from .tokenizer import *  # noqa: F401,F403
 from .trainers import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 

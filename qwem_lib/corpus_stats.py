@@ -30,15 +30,15 @@ tiles and normalised on all threads. Results are cached under ``config.cache_dir
 
 from __future__ import annotations
 
-import hashlib
+import math
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
+from .book.cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
     "STREAM_VOCAB",
     "as_token_ids",
     "check_table_size",
-    "warm_up_kernels",
 ]
 
 Weighting = Literal["linear", "flat"]
@@ -79,7 +78,11 @@ def resolve_corpus(corpus: str | Corpus) -> Corpus:
 
 
 def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
-    if not isinstance(window, (int, np.integer)) or window < 1:
+    if (
+        isinstance(window, (bool, np.bool_))
+        or not isinstance(window, (int, np.integer))
+        or window < 1
+    ):
         raise ValueError(f"window must be a positive integer, got {window!r}")
     if weighting == "linear":
         return np.arange(
@@ -106,8 +109,28 @@ def _oov_tag(oov: str, stream_vocab: int) -> str:
     return f"authors{int(stream_vocab)}" if oov == "authors" else oov
 
 
-MAX_TABLE_BYTES = int(os.environ.get("QWEM_MAX_TABLE_BYTES", 0)) or None
-"""Refuse a count table larger than this many bytes (default: 80% of the machine's physical memory)."""
+MAX_TABLE_BYTES: int | None = None
+"""Refuse a count table larger than this many bytes (default: ``QWEM_MAX_TABLE_BYTES``, read when a table
+is checked, else 80% of the machine's physical memory)."""
+
+
+def _env_table_limit() -> int | None:
+    """``QWEM_MAX_TABLE_BYTES`` as a positive whole number of bytes (``1e9`` and ``2_000_000`` are fine);
+    None when unset or empty; a clear ValueError otherwise (never at import)."""
+    raw = os.environ.get("QWEM_MAX_TABLE_BYTES", "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw.replace("_", ""))
+    except ValueError:
+        value = float("nan")
+    if not (math.isfinite(value) and value == int(value) and value >= 1):
+        raise ValueError(
+            f"QWEM_MAX_TABLE_BYTES={raw!r} must be a positive whole number of bytes (e.g. 8e9); "
+            "unset it to allow 80% of the machine's memory"
+        )
+    return int(value)
+
 
 CHUNK_TOKENS = 8_000_000
 """Tokens per chunk of the counting pass (memory: the table plus one chunk of int32 ids)."""
@@ -138,6 +161,12 @@ def as_token_ids(ids, name: str = "ids") -> np.ndarray:
             arr = arr.astype(np.int64)
         else:
             raise TypeError(f"{name} must hold integer token ids, got dtype {arr.dtype}")
+    elif arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
+        if arr.size and int(arr.max()) >= 2**63:
+            raise ValueError(
+                f"{name} holds {int(arr.max())}, beyond any token id (a negative id cast to uint64?)"
+            )
+        arr = arr.astype(np.int64)
     if arr.size and arr.min() < 0:
         raise ValueError(
             f"{name}: token ids must be non-negative frequency ranks (found {int(arr.min())})"
@@ -148,6 +177,9 @@ def as_token_ids(ids, name: str = "ids") -> np.ndarray:
 def _table_limit() -> int:
     if MAX_TABLE_BYTES:
         return MAX_TABLE_BYTES
+    env = _env_table_limit()
+    if env is not None:
+        return env
     try:
         return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
@@ -161,10 +193,14 @@ def check_table_size(
     need = int(V) * int(V) * int(itemsize) * int(copies)
     limit = _table_limit()
     if need > limit:
+        why = (
+            "set by QWEM_MAX_TABLE_BYTES"
+            if MAX_TABLE_BYTES or _env_table_limit()
+            else "80% of its memory; override with QWEM_MAX_TABLE_BYTES"
+        )
         raise MemoryError(
-            f"a {V:,} x {V:,} {what} needs {need / 2**30:,.1f} GiB, more than the "
-            f"{limit / 2**30:,.1f} GiB this machine allows (80% of its memory; override with "
-            "QWEM_MAX_TABLE_BYTES). Choose a smaller V."
+            f"a {V:,} x {V:,} {what} needs {need / 2**30:,.3g} GiB, more than the "
+            f"{limit / 2**30:,.3g} GiB this machine allows ({why}). Choose a smaller V."
         )
 
 
@@ -254,38 +290,6 @@ def _kernels() -> dict:
             count_pairs=count_pairs, symmetrise=symmetrise, normalise=normalise, mstar=mstar
         )
     return _KERNELS
-
-
-def warm_up_kernels() -> float:
-    """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
-
-    The kernels: the tokeniser (:mod:`qwem_lib.tokenizer`), the count, the symmetrisation, the normalisation,
-    the fused M* (float32 and float64) and the symmetry check of :mod:`qwem_lib.spectral`'s input.
-
-    The first call on a machine compiles them (seconds); later processes load the cached machine code. The
-    benchmark calls this before timing, as gensim's compiled extension is built before its timing too.
-    """
-    import time
-
-    from .tokenizer import tokenize_chunks
-
-    t0 = time.perf_counter()
-    tokenize_chunks([[b"a warm up", b" b"]])  # the tokeniser of qwem_lib.data
-    ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
-    for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
-        C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
-        pu = np.full(V, 1.0 / V)
-        for dt in (np.float32, np.float64):
-            target_from_counts(C, pu, "mstar", dtype=dt)
-        P = np.zeros(C.shape)
-        _kernels()["normalise"](C, _count_total(C), P)
-    from .spectral import (
-        _check_symmetric_finite,
-    )  # the eigensolver's input check (compiled from V = 512)
-
-    for dt in (np.float32, np.float64):
-        _check_symmetric_finite(np.eye(512, dtype=dt))
-    return time.perf_counter() - t0
 
 
 def tile_pairs(V: int, B: int = 64) -> np.ndarray:
@@ -404,13 +408,14 @@ def _cooc_cache_path(
 ) -> Path | None:
     """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
     try:
-        from .data import _cache_key
+        from .data.corpus import _cache_key
 
         key = _cache_key(dataset(corpus.name))
     except DataError:
         return None
-    # guard against a Corpus object that reuses a registered name with other ids
-    probe = hashlib.sha256(np.ascontiguousarray(corpus.ids[:4096]).tobytes()).hexdigest()[:8]
+    # guard against a Corpus object that reuses a registered name with other ids (Corpus.fingerprint
+    # hashes all the ids of any corpus not loaded from the registered files)
+    probe = corpus.fingerprint()
     return (
         config.cache_dir()
         / "cooc"
@@ -475,7 +480,7 @@ def cooccurrence(
     oov: OOVRule = "authors",
     stream_vocab: int = STREAM_VOCAB,
     use_cache: bool = True,
-    dtype: type = np.float64,
+    dtype: Any = np.float64,
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
 
@@ -489,6 +494,7 @@ def cooccurrence(
     Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for an empty
     corpus.
     """
+    dtype = _float_dtype(dtype)
     words, counts, pu = cooccurrence_table(
         corpus,
         V,
@@ -548,10 +554,27 @@ def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
     return P_joint, P_unigram
 
 
+def _float_dtype(dtype, *, fast: bool = False) -> np.dtype:
+    """``dtype`` checked: a floating type (float32 or float64 where ``fast``: the compiled kernels'). An
+    integer type would truncate every entry of M* (in [-2, 2]) and PMI, most to zero."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be a floating-point type, got {dtype!r}") from None
+    allowed = (np.dtype(np.float32), np.dtype(np.float64)) if fast else None
+    if dt.kind != "f" or (allowed is not None and dt not in allowed):
+        raise TypeError(
+            f"dtype must be {'float32 or float64' if fast else 'a floating-point type'}, got {dt} "
+            "(an integer target would truncate M* and PMI, most entries to zero)"
+        )
+    return dt
+
+
 def _rowwise(
     P_joint: np.ndarray, P_unigram: np.ndarray, fn, dtype, block: int = 1024
 ) -> np.ndarray:
     """Apply ``fn(P_block, PiPj_block)`` by row blocks to keep temporaries small at V = 10,000."""
+    dtype = _float_dtype(dtype)
     P_joint, P_unigram = _check_stats(P_joint, P_unigram)
     V = P_unigram.shape[0]
     out = np.empty((V, V), dtype=dtype)
@@ -587,6 +610,7 @@ def target_from_stats(
 ) -> np.ndarray:
     """The matrix whose top eigenvectors give svd(kind) embeddings: ``mstar``, ``pmi`` or ``ppmi``."""
     fns = {"mstar": mstar_from_stats, "pmi": pmi_from_stats, "ppmi": ppmi_from_stats}
+    dtype = _float_dtype(dtype)
     if kind not in fns:
         raise ValueError(f"target must be one of {sorted(fns)}, got {kind!r}")
     return fns[kind](P_joint, P_unigram, dtype=dtype)
@@ -614,6 +638,7 @@ def target_from_counts(
     destroyed.
     """
     C, pu = np.asarray(counts), np.asarray(P_unigram)
+    dtype = _float_dtype(dtype, fast=kind == "mstar")
     if C.dtype.kind not in "fiu":
         raise TypeError(f"counts must be a real array, got dtype {C.dtype}")
     if pu.ndim != 1 or C.shape != (pu.shape[0], pu.shape[0]):
@@ -661,9 +686,17 @@ def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float,
     Zipf's law says the slope is close to -1.
     """
     counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 1:
+        raise ValueError(f"counts must be 1-D (counts by rank), got shape {counts.shape}")
     hi = min(hi, counts.size)
     if not 1 <= lo < hi:
         raise ValueError(f"need 1 <= lo < hi <= {counts.size}, got lo={lo}, hi={hi}")
+    used = counts[lo - 1 : hi]
+    if not (np.isfinite(used).all() and (used > 0).all()):
+        raise ValueError(
+            f"counts must be finite and positive over ranks {lo}..{hi} (log of a zero or negative "
+            f"count is undefined); found {used[~(np.isfinite(used) & (used > 0))][0]!r}"
+        )
     r = np.arange(lo, hi + 1, dtype=np.float64)
     y = np.log(counts[lo - 1 : hi])
     slope, intercept = np.polyfit(np.log(r), y, 1)

@@ -21,7 +21,7 @@ paper's time. (c = 1 would be plain gradient flow on ¼‖WWᵀ − M‖², twic
 ``method="rk4"`` is the classical fourth-order Runge–Kutta integrator of the same flow (error O(dt⁴)),
 used when the flow itself is wanted, e.g. to measure alignment.
 
-**Precision.** Everything runs in torch on :func:`qwem_lib.config.device`, in float64 by default. On a
+**Precision.** Everything runs in torch on :func:`qwem_lib.book.config.device`, in float64 by default. On a
 GPU one may pass ``dtype=torch.float32`` for speed: then the smallest initial scales the chapters use
 (σ² down to 1e-12) are still representable, but singular values below ~1e-7 of the largest carry
 relative errors of order one; the alignment measurements of Result 3 should then be read with that
@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import config
+from .book import config
 from .theory import aligned_sigmoid, characteristic_time
 
 __all__ = [
@@ -95,7 +95,7 @@ def eig_desc(M: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def synthetic_target(
-    top: Sequence[float], V: int, rng: np.random.Generator, *, bulk: float = 0.0
+    top: Sequence[float] | np.ndarray, V: int, rng: np.random.Generator, *, bulk: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A symmetric V×V target M = Q diag(λ) Qᵀ with a chosen spectrum and random eigenvectors.
 
@@ -173,7 +173,7 @@ def _record_grid(times: np.ndarray, dt: float) -> list[tuple[int, float]]:
 def train_factorisation(
     M: Any,
     W0: Any,
-    times: Sequence[float],
+    times: Sequence[float] | np.ndarray,
     *,
     dt: float,
     method: Method = "rk4",
@@ -222,6 +222,13 @@ def train_factorisation(
     M_np = np.asarray(M, dtype=np.float64)
     if M_np.ndim != 2 or M_np.shape[0] != M_np.shape[1]:
         raise ValueError(f"M must be square, got {M_np.shape}")
+    if not np.isfinite(M_np).all():
+        raise ValueError("M has NaN or infinite entries")
+    if not np.allclose(M_np, M_np.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(M_np).max()))):
+        raise ValueError(
+            "M must be symmetric (the flow dW/dt = c (M - W Wᵀ) W is the gradient flow of "
+            "¼‖W Wᵀ - M‖² only then); symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
+        )
     V = M_np.shape[0]
     W0_np = np.asarray(W0, dtype=np.float64)
     single = W0_np.ndim == 2
@@ -336,7 +343,7 @@ def train_factorisation(
 def solve_flow_ivp(
     M: Any,
     W0: Any,
-    t_eval: Sequence[float],
+    t_eval: Sequence[float] | np.ndarray,
     *,
     time_scale: float = FLOW_TIME_SCALE,
     rtol: float = 1e-11,
@@ -375,7 +382,7 @@ def solve_flow_ivp(
 # ----------------------------------------------------------------------------------------------
 # Lemma 3.1: aligned trajectories
 # ----------------------------------------------------------------------------------------------
-def aligned_init(vecs: Any, s0: Sequence[float], O: Any = None) -> np.ndarray:
+def aligned_init(vecs: Any, s0: Sequence[float] | np.ndarray, O: Any = None) -> np.ndarray:
     """W(0) = Q_d diag(s0) Oᵀ: an aligned initialisation (``vecs`` = Q_d, the top-d eigenvectors)."""
     vecs = np.asarray(vecs, dtype=np.float64)
     s0 = np.asarray(s0, dtype=np.float64)
@@ -390,7 +397,9 @@ def aligned_init(vecs: Any, s0: Sequence[float], O: Any = None) -> np.ndarray:
     return W
 
 
-def aligned_singular_values(lam: Sequence[float], s0_sq: Sequence[float], t: Any) -> np.ndarray:
+def aligned_singular_values(
+    lam: Sequence[float] | np.ndarray, s0_sq: Sequence[float] | np.ndarray, t: Any
+) -> np.ndarray:
     """Lemma 3.1's s_k²(t) for every mode: array of shape t.shape + (d,)."""
     lam = np.asarray(lam, dtype=np.float64)
     s0_sq = np.asarray(s0_sq, dtype=np.float64)
@@ -465,7 +474,7 @@ def subspace_distance(U1: Any, U2: Any) -> float:
 
 
 def learning_times(
-    t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float], fraction: float = 0.5
+    t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float] | np.ndarray, fraction: float = 0.5
 ) -> np.ndarray:
     """For each mode k the first time s_k²(t) reaches ``fraction``·λ_k (linear interpolation; NaN if never).
 
@@ -488,7 +497,7 @@ def learning_times(
     return out
 
 
-def pair_condition_threshold(lam: Sequence[float]) -> tuple[float, tuple[int, int]]:
+def pair_condition_threshold(lam: Sequence[float] | np.ndarray) -> tuple[float, tuple[int, int]]:
     """The paper's sufficient condition for Result 3, log σ² ≪ −(λ_iλ_j/(λ_i − λ_j)) log(λ_j/(λ_i − λ_j))
     for all pairs i < j (λ_i > λ_j > 0): returns the most demanding right-hand side (the minimum over
     pairs) and the 0-based pair (i, j) attaining it.
@@ -506,7 +515,7 @@ def pair_condition_threshold(lam: Sequence[float]) -> tuple[float, tuple[int, in
     return float(best), pair
 
 
-def gap_exponent(lam: Sequence[float], d: int) -> float:
+def gap_exponent(lam: Sequence[float] | np.ndarray, d: int) -> float:
     """The exponent p in "distance ∝ (σ²)^p" from the linearised argument of chapter 13.
 
     A misaligned component between modes j < k (or between mode d and the bulk direction d+1) reaches
@@ -544,7 +553,12 @@ def _logit(f: float) -> float:
 
 
 def step_sharpness(
-    t: np.ndarray, s_sq: np.ndarray, end: Sequence[float], *, lo: float = 0.1, hi: float = 0.9
+    t: np.ndarray,
+    s_sq: np.ndarray,
+    end: Sequence[float] | np.ndarray,
+    *,
+    lo: float = 0.1,
+    hi: float = 0.9,
 ) -> dict[str, np.ndarray]:
     """How sharp each mode's step is: its time over its width, ``S_k = t_k^{50} / (t_k^{hi} − t_k^{lo})``.
 
@@ -609,7 +623,7 @@ def random_init_sweep(
     lam: Any,
     vecs: Any,
     d: int,
-    sigma_sq: Sequence[float],
+    sigma_sq: Sequence[float] | np.ndarray,
     Z: Any,
     *,
     n_records: int = 300,
@@ -677,6 +691,7 @@ def random_init_sweep(
         desc=desc,
     )
     ft = tr.flow_times  # (B, T)
+    assert tr.proj is not None and tr.resid_sq is not None  # recorded: a basis was given
     s_al = np.stack([aligned_singular_values(lam_d, s0_sq[b], ft[b]) for b in range(len(sig2))])
     dist = alignment_distance(
         tr.proj[:, :, :d, :],

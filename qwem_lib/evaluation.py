@@ -58,13 +58,31 @@ def normalize_rows(W: np.ndarray) -> np.ndarray:
     return W / np.maximum(n, 1e-12)
 
 
-@lru_cache(maxsize=4)
 def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...]:
-    lines = (
-        Path(path).read_text(encoding="utf-8").splitlines()
-        if path
-        else read_lines("google_analogy")
-    )
+    """The parsed questions file, memoised by the file's identity: a file edited between two calls (other
+    size, mtime, ctime or inode) is read again."""
+    if path is None:
+        return _parse_questions(None, None)
+    try:
+        st = Path(path).stat()
+    except OSError as exc:
+        raise DataError(f"analogy file {path} cannot be read: {exc}") from exc
+    return _parse_questions(path, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+
+
+@lru_cache(maxsize=4)
+def _parse_questions(
+    path: str | None, _identity: tuple | None
+) -> tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...]:
+    if path:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                f"analogy file {path} is not UTF-8 text ({exc}); save it as UTF-8"
+            ) from None
+    else:
+        lines = read_lines("google_analogy")
     cats: list[tuple[str, list[tuple[str, str, str, str]]]] = []
     for raw in lines:
         line = raw.strip()
@@ -261,8 +279,13 @@ def similarity_spearman(words: Sequence[str], W: np.ndarray, dataset: str) -> tu
     _check_rows_nonzero(words, W, pairs.ravel())
     Wn = normalize_rows(W).astype(np.float64)
     cos = np.einsum("ij,ij->i", Wn[pairs[:, 0]], Wn[pairs[:, 1]])
-    rho = spearmanr(cos, human).statistic
-    return float(rho), int(len(pairs))
+    rho = float(spearmanr(cos, human).statistic)
+    if not np.isfinite(rho):
+        raise ValueError(
+            f"Spearman's rho is undefined on these {len(pairs)} pairs of {dataset!r}: the cosines (or "
+            "the human scores) are all equal, e.g. for identical or constant embeddings"
+        )
+    return rho, int(len(pairs))
 
 
 def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, int]]:
@@ -362,7 +385,10 @@ def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[s
     from .w2v import train_word2vec
 
     if method.startswith("svd_"):
-        return spectral_embeddings(corpus, V, d, method[4:], **kw)
+        target = method[4:]
+        if target not in ("mstar", "pmi", "ppmi"):
+            raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
+        return spectral_embeddings(corpus, V, d, target, **kw)  # type: ignore[arg-type]
     if method.startswith("w2v_k"):
         words, W, _ = train_word2vec(corpus, V, d, negative=int(method[5:]), **kw)
         return words, W

@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import config
+from .book import config
 from .corpus_stats import STREAM_VOCAB, _offset_weights
 from .data import DataError
 

@@ -14,12 +14,17 @@ eigenvalues of ``Z Zᵀ`` tends to the MP law of ratio ``c = N / D`` and scale `
 ``[σ²(√D - √N)², σ²(√D + √N)²]`` and, when ``D < N``, an atom of mass ``1 - D/N`` at zero. With unequal
 variances the law is not exactly MP, but its first two moments,
 
-    (1/N) Tr ZZᵀ = Σ s_j²,      (1/N) Tr (ZZᵀ)² ≈ (Σ s_j²)² + N Σ s_j⁴,
+    E (1/N) Tr ZZᵀ = Σ s_j²,      E (1/N) Tr (ZZᵀ)² = (Σ s_j²)² + (N + 1) Σ s_j⁴     (Gaussian Z, exact),
 
 are those of an MP law with ``σ² = Σ s⁴ / Σ s²`` and ``D = d_eff = (Σ s²)² / Σ s⁴`` columns. The fit
 below matches these two moments on the bulk — the method of moments, which estimates exactly these two
-quantities — and reports the Kolmogorov–Smirnov (KS) distance between the bulk's empirical distribution
-and the fitted MP law as its goodness of fit.
+quantities; with ``S₁ = Σλ``, ``S₂ = Σλ²`` over ``n`` eigenvalues it solves the exact finite-``n``
+expectations ``E S₁² = n²A + 2nB``, ``E S₂ = nA + n(n+1)B`` for ``A = (Σs²)²``, ``B = Σs⁴`` (to leading
+order ``D = (n + 1)/excess``, ``excess = m₂/m₁² - 1``), then rescales ``D`` so that its median is unbiased for few eigenvalues — and reports the Kolmogorov–Smirnov (KS) distance
+between the bulk's empirical distribution and the fitted MP law as its goodness of fit. The moment fit
+assumes rows of equal expected norm: unequal row norms add their own spread to the eigenvalues and pull
+``d_eff`` down (:func:`column_deff` estimates ``d_eff`` from the column variances instead, unaffected by row
+scales).
 
 The outlier (Baik–Ben Arous–Péché, BBP; Benaych-Georges & Nadakuditi 2012). The signal ``1 μᵀ`` alone has
 one non-zero eigenvalue ``ℓ = N |μ|²`` in ``R Rᵀ``. Write ``θ² = ℓ / (σ² D)``. When ``θ² > √c``, i.e.
@@ -30,12 +35,18 @@ one non-zero eigenvalue ``ℓ = N |μ|²`` in ``R Rᵀ``. Write ``θ² = ℓ / (
 above the bulk's edge ``λ₊ = σ² (√D + √N)²``; below the threshold it sticks to the edge. The fitter
 treats the outlier explicitly: it fits the bulk without the top eigenvalue (``N - 1`` eigenvalues, the
 projection of ``R`` off the top direction), and declares an outlier when the top eigenvalue is improbable under
-pure noise: by default the null simulates independent Gaussian columns with the variances of R's centred
-columns (centring removes the rank-one signal exactly); for equal variances the Tracy–Widom (TW₁) law of a
-finite MP bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the
-bulk is refitted on all ``N`` eigenvalues.
+pure noise (BBP threshold, outlier location and edge all use the same ``N``, the rows of R): by default
+the null simulates independent Gaussian columns with the variances of R's centred columns (centring
+removes the rank-one signal exactly); for equal variances the Tracy–Widom (TW₁) law of a finite MP
+bulk's largest eigenvalue (Johnstone 2001) is available as well. Without an outlier the bulk is refitted
+on all ``N`` eigenvalues.
 
-The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (:func:`task_snr`).
+The column null assumes independent rows with equal expected norms; it is not a test of a common mean.
+:func:`mean_signflip_test` tests the paper's hypothesis — a mean task vector shared by the rows —
+directly, by flipping the rows' signs, and keeps its level whatever the rows' norms.
+
+The authors' SNR of a task family is ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)`` (:func:`task_snr`); it is at
+most ``rank(R) = min(N, d)``, so pure noise already makes it rise with ``d`` up to ``d ≈ N``.
 """
 
 from __future__ import annotations
@@ -46,8 +57,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
+from .book.cache import atomic_path, read_npz
 
 __all__ = [
     "TW1_Q99",
@@ -58,6 +69,16 @@ __all__ = [
     "bbp_threshold",
     "spike_eigenvalue",
     "spike_from_eigenvalue",
+    "bbp_overlaps",
+    "moment_fit",
+    "mp_ks_distance",
+    "column_deff",
+    "authors_mp_estimate",
+    "ks_critical_bootstrap",
+    "mean_signflip_test",
+    "random_pair_null",
+    "nearest_neighbour_cosine",
+    "partial_spearman",
     "gram_spectrum",
     "fit_spiked_mp",
     "task_snr",
@@ -165,6 +186,30 @@ def spike_from_eigenvalue(lam: float, sigma2: float, N: float, D: float) -> floa
     return float(th2 * sigma2 * D)
 
 
+def bbp_overlaps(ell: float, sigma2: float, N: float, D: float) -> dict[str, float]:
+    """Large-``N, D`` limits of the top singular vectors' overlaps in ``R = 1μᵀ + Z`` (Benaych-Georges and
+    Nadakuditi 2012), with ``θ² = ℓ/(σ²D)``, ``c = N/D``; all zero at or below the BBP threshold:
+
+    * ``"left"``: ``⟨u₁, 1/√N⟩² = (θ⁴ - c) / (θ²(θ² + c))`` (the pairs' direction, in R^N);
+    * ``"right"``: ``⟨v₁, μ/|μ|⟩² = (θ⁴ - c) / (θ²(θ² + 1))`` (the signal's direction, in R^D);
+    * ``"mean"``: ``cos²(v₁, r̄) = 1 - c/θ⁴ = 1 - (ℓ_BBP/ℓ)²``, the share of the *sample* mean task vector
+      ``r̄`` on the top direction, which is what :func:`mean_overlap` measures. (``v₁ ∝ Rᵀu₁`` and
+      ``r̄ = Rᵀ1/N`` give ``cos(v₁, r̄) = s₁⟨u₁, 1/√N⟩ / |Rᵀ1/√N|`` with ``|Rᵀ1/√N|² → σ²D(1 + θ²)``.)
+    """
+    _check_shape(sigma2, N, D)
+    if not (math.isfinite(ell) and ell >= 0):
+        raise ValueError(f"ell must be a non-negative finite number, got {ell!r}")
+    c, th2 = N / D, ell / (sigma2 * D)
+    if th2 * th2 <= c:
+        return {"left": 0.0, "right": 0.0, "mean": 0.0}
+    th4 = th2 * th2
+    return {
+        "left": (th4 - c) / (th2 * (th2 + c)),
+        "right": (th4 - c) / (th2 * (th2 + 1)),
+        "mean": 1.0 - c / th4,
+    }
+
+
 # -- the fit -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SpikedMPFit:
@@ -183,9 +228,12 @@ class SpikedMPFit:
     bbp: float
     """The BBP threshold ``σ²√(N d_eff)`` on ``ℓ``."""
     edge: float
-    """The fitted bulk's upper edge ``σ²(√d_eff + √N_bulk)²``."""
-    threshold: float
-    """The decision threshold on the top eigenvalue (the null's ``1 - level`` quantile)."""
+    """The fitted bulk's upper edge ``σ²(√d_eff + √N)²`` (N = all rows, the convention of ``bbp``)."""
+    null_quantile: float
+    """The ``1 - level`` quantile of the null's top eigenvalue (shown for scale). It is *not* the decision:
+    an outlier is declared when the p-value ``(1 + #{null ≥ λ₁})/(1 + n_null)`` is at most ``level``, which
+    for ``n_null = 1/level - 1`` simulations means λ₁ above every null draw. For ``null="tw"`` it is the
+    Tracy–Widom threshold, and there it is the decision."""
     p_value: float
     """The top eigenvalue's p-value under the null of pure noise (NaN for ``null="tw"``)."""
     n_rows: int
@@ -234,18 +282,90 @@ def _check_R(R: np.ndarray) -> np.ndarray:
     return R
 
 
-def _moments(bulk: np.ndarray) -> tuple[float, float]:
-    """Method of moments for the MP law of ``n`` eigenvalues: ``(σ², D)`` from ``m1 = σ²D``,
-    ``m2 = σ⁴D(D + n)``."""
+def _moments(bulk: np.ndarray, center: str = "median") -> tuple[float, float]:
+    """Method of moments for the MP law of ``n`` eigenvalues: ``(σ², D)``.
+
+    For Gaussian noise (n rows, column variances s²), ``S₁ = Σλ`` and ``S₂ = Σλ²`` have the exact
+    expectations ``E S₁² = n²A + 2nB`` and ``E S₂ = nA + n(n+1)B`` with ``A = (Σs²)²``, ``B = Σs⁴``.
+    Solving for ``A`` and ``B`` and taking ``D = A/B``, ``σ² = B/Σs²`` (``Σs² = S₁/n``) gives
+
+        D = ((n+1) S₁² - 2 S₂) / (n S₂ - S₁²),
+
+    which is ``(n + 1)/excess - 2(1 + excess)/(n · excess)`` with ``excess = m₂/m₁² - 1``: to leading order
+    ``(n + 1)/excess`` (the ``n/excess`` of the asymptotic moment ``σ⁴D(D + n)`` is biased by ``n/(n+1)``).
+    This is ``center="mean"``: ``1/D`` is estimated without bias, and ``D`` is a ratio of two unbiased
+    estimates, whose *median* is high for few eigenvalues (about 6% at n = 5).
+
+    ``center="median"`` (default) removes that: for ``D ≫ n`` the centred eigenvalues are ``σ²√D`` times a
+    GOE-like matrix, so ``n · excess · D / 2`` is close to a χ² variable with ``k = (n+2)(n-1)/2`` degrees of
+    freedom (``n(n+1)/2`` entries less the trace), and multiplying ``D`` by ``median(χ²_k)/k`` makes its median
+    unbiased (the factor is 0.953 at n = 5, 0.988 at n = 10, 0.998 at n = 30).
+    """
     n = len(bulk)
-    m1, m2 = float(bulk.mean()), float((bulk**2).mean())
-    excess = m2 / m1**2 - 1.0
-    if m1 <= 0 or excess <= 1e-12 * n:
+    S1, S2 = float(bulk.sum()), float((bulk**2).sum())
+    den = n * S2 - S1 * S1
+    num = (n + 1) * S1 * S1 - 2.0 * S2
+    if S1 <= 0 or den <= 1e-12 * n * S1 * S1:
         raise ValueError(
             "the bulk eigenvalues are all equal (or zero): no Marchenko–Pastur bulk to fit"
         )
-    D = n / excess
-    return m1 / D, D
+    # num >= (n - 1) S₁² > 0 since S₂ <= S₁² for non-negative eigenvalues
+    D = num / den
+    if center == "median":
+        from scipy.stats import chi2
+
+        k = (n + 2) * (n - 1) / 2
+        D *= float(chi2.median(k)) / k
+    elif center != "mean":
+        raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
+    return (S1 / n) / D, D
+
+
+def moment_fit(eigenvalues: np.ndarray, *, center: str = "median") -> tuple[float, float]:
+    """``(σ², d_eff)`` of the Marchenko–Pastur law whose first two moments match ``eigenvalues`` (the
+    eigenvalues of ``ZZᵀ``, Z with as many rows as there are eigenvalues, zeros included), with the exact
+    finite-``n`` expectations; ``center="median"`` (default) makes the median of ``d_eff`` unbiased,
+    ``"mean"`` the mean of ``1/d_eff`` (see ``_moments``)."""
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    if lam.ndim != 1 or len(lam) < 2 or not np.all(np.isfinite(lam)) or np.any(lam < -1e-9):
+        raise ValueError("eigenvalues must be a 1-d array of >= 2 finite non-negative numbers")
+    if center not in ("median", "mean"):
+        raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
+    s2, D = _moments(np.maximum(lam, 0.0), center)
+    return float(s2), float(D)
+
+
+def column_deff(R: np.ndarray) -> float:
+    """``d_eff = (Σs²)²/Σs⁴`` from the variances of R's centred columns, corrected for their sampling
+    noise (Gaussian: ``E ŝ⁴ = s⁴(N+1)/(N-1)``, ``E(Σŝ²)² = (Σs²)² + 2Σs⁴/(N-1)``).
+
+    Centring removes a common mean exactly, and multiplying the rows by different scales multiplies every
+    column's variance by the same average scale, so this estimate does not depend on the rows' norms —
+    unlike the spectral moment fit.
+    """
+    R = _check_R(R)
+    N = R.shape[0]
+    v = R.var(axis=0, ddof=1)
+    B = float((v**2).sum()) * (N - 1) / (N + 1)
+    A = float(v.sum()) ** 2 - 2.0 * B / (N - 1)
+    if B <= 0:
+        raise ValueError("R's centred columns are all constant: no noise to measure")
+    return A / B
+
+
+def authors_mp_estimate(R: np.ndarray) -> tuple[float, float]:
+    """The authors' way of setting the MP parameters, without their per-``d`` hand factors (this book's
+    reading of their protocol): ``σ²`` is the mean square of R's column-centred entries, the Gram matrix is
+    normalised by the number of columns, ``RRᵀ/d``, and its MP law of ratio ``γ = N/d_eff`` is placed so that
+    the second eigenvalue sits at the upper edge: ``λ₂/d = σ²(1 + √γ)²``. Returns ``(σ², d_eff = N/γ)``
+    (``d_eff = inf`` when λ₂/d is at most σ²)."""
+    R = _check_R(R)
+    N, d = R.shape
+    Rc = R - R.mean(axis=0, keepdims=True)
+    s2 = float((Rc**2).mean())
+    lam2 = float(gram_spectrum(R)[1])
+    root = math.sqrt(lam2 / (d * s2)) - 1.0
+    return s2, (N / (root * root) if root > 0 else float("inf"))
 
 
 def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
@@ -260,6 +380,16 @@ def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
     emp_hi = np.searchsorted(xz, xz, side="right") / n  # ties (the zeros when d < N) jump at once
     emp_lo = np.searchsorted(xz, xz, side="left") / n
     return float(max(np.max(np.abs(emp_hi - F)), np.max(np.abs(F_below - emp_lo))))
+
+
+def mp_ks_distance(eigenvalues: np.ndarray, sigma2: float, D: float) -> float:
+    """Two-sided KS distance between the empirical law of ``eigenvalues`` (``n`` of them, zeros included)
+    and the MP law of ``n`` rows, ``D`` columns and variance ``sigma2`` (its atom at zero included)."""
+    lam = np.asarray(eigenvalues, dtype=np.float64)
+    if lam.ndim != 1 or len(lam) < 1 or not np.all(np.isfinite(lam)):
+        raise ValueError("eigenvalues must be a non-empty 1-d array of finite numbers")
+    _check_shape(sigma2, len(lam), D)
+    return _ks(np.maximum(lam, 0.0), sigma2, D)
 
 
 def _tw_scale(N: int, D: float) -> tuple[float, float]:
@@ -321,7 +451,7 @@ def fit_spiked_mp(
     lam = gram_spectrum(R)
     N = len(lam)
     s2, D = _moments(lam[1:])
-    edge = s2 * (math.sqrt(D) + math.sqrt(N - 1)) ** 2
+    edge = s2 * (math.sqrt(D) + math.sqrt(N)) ** 2
     if null == "tw":
         mu, sc = _tw_scale(N, D)
         threshold = s2 * (mu + TW1_Q99 * sc)
@@ -351,11 +481,106 @@ def fit_spiked_mp(
         ks=_ks(b, s2, D),
         bbp=bbp_threshold(s2, N, D),
         edge=float(edge),
-        threshold=float(threshold),
+        null_quantile=float(threshold),
         p_value=p_value,
         n_rows=N,
         n_bulk=n_bulk,
         eigenvalues=lam,
+    )
+
+
+def ks_critical_bootstrap(
+    n: int,
+    d_eff: float,
+    *,
+    level: float = 0.05,
+    n_boot: int = 200,
+    rng: np.random.Generator | None = None,
+) -> float:
+    """Parametric-bootstrap critical value of the KS distance of :func:`fit_spiked_mp`'s bulk: draw
+    ``n_boot`` Gaussian ``n x round(d_eff)`` matrices (σ² = 1; the KS distance of a moment fit does not
+    depend on σ²), fit each by the same method of moments, and return the ``1 - level`` quantile of their
+    KS distances. With two parameters fitted on the same eigenvalues this is much smaller than the
+    critical value of a fully specified law (``scipy.stats.kstwo``)."""
+    if not isinstance(n, (int, np.integer)) or n < 3:
+        raise ValueError(f"n must be an integer >= 3, got {n!r}")
+    if not (math.isfinite(d_eff) and d_eff >= 1):
+        raise ValueError(f"d_eff must be a finite number >= 1, got {d_eff!r}")
+    if not (0 < level < 1) or n_boot < 1 / level:
+        raise ValueError(f"need 0 < level < 1 and n_boot >= 1/level, got {level!r}, {n_boot!r}")
+    rng = np.random.default_rng([config.SEED, 30_003]) if rng is None else rng
+    D = max(1, int(round(d_eff)))
+    ks = np.empty(n_boot)
+    for b in range(n_boot):
+        lam = gram_spectrum(rng.standard_normal((n, D)))
+        s2, De = _moments(lam)
+        ks[b] = _ks(lam, s2, De)
+    return float(np.quantile(ks, 1 - level))
+
+
+def mean_signflip_test(
+    R: np.ndarray, *, n_flip: int = 9_999, rng: np.random.Generator | None = None
+) -> dict[str, float]:
+    """Sign-flip test of a common mean task vector: ``H₀``: the rows ``r_i`` are independent and each is
+    symmetric about zero (any norms, any covariance per row), against a shared mean ``μ ≠ 0``.
+
+    The statistic is ``T = |Σ_i r_i|² = 1ᵀ(RRᵀ)1``; under ``H₀`` flipping the rows' signs leaves the law of
+    R unchanged, so ``T`` is exchangeable with ``T(ε) = εᵀ(RRᵀ)ε``. With ``N <= 12`` all ``2^(N-1)`` sign
+    patterns (up to a global sign) are enumerated: the p-value ``#{T(ε) ≥ T}/2^(N-1)`` is exact, and
+    cannot fall below ``2^(1-N)`` (1/16 at N = 5). Otherwise ``n_flip`` random patterns give
+    ``(1 + #{T(ε) ≥ T})/(1 + n_flip)``. Returns ``{"T", "p", "z", "exact", "min_p"}`` (``z``: T in standard
+    deviations of the flip distribution above its mean). Flipping signs cannot test λ₁ itself: ``εμᵀ`` has
+    the same spectrum as ``1μᵀ``.
+    """
+    R = _check_R(R)
+    N = R.shape[0]
+    G = R @ R.T
+    T = float(G.sum())
+    if N <= 12:
+        m = N - 1
+        codes = np.arange(2**m, dtype=np.int64)
+        E = np.ones((len(codes), N))
+        E[:, 1:] = 1 - 2 * ((codes[:, None] >> np.arange(m)[None, :]) & 1)
+        exact = True
+    else:
+        if not isinstance(n_flip, (int, np.integer)) or n_flip < 99:
+            raise ValueError(f"n_flip must be an integer >= 99, got {n_flip!r}")
+        rng = np.random.default_rng([config.SEED, 30_004]) if rng is None else rng
+        E = rng.choice(np.array([-1.0, 1.0]), size=(int(n_flip), N))
+        exact = False
+    Tf = np.einsum("bi,ij,bj->b", E, G, E)
+    tol = 1e-10 * max(abs(T), float(np.trace(G)))
+    ge = int(np.sum(Tf >= T - tol))
+    if exact:
+        p, min_p = ge / len(Tf), 1.0 / len(Tf)
+    else:
+        p, min_p = (1 + ge) / (1 + len(Tf)), 1.0 / (1 + len(Tf))
+    sd = float(Tf.std())
+    z = (T - float(Tf.mean())) / sd if sd > 0 else float("nan")
+    return {"T": T, "p": float(p), "z": float(z), "exact": exact, "min_p": float(min_p)}
+
+
+def random_pair_null(
+    W: np.ndarray,
+    N: int,
+    n_draws: int,
+    stat,
+    rng: np.random.Generator,
+    *,
+    among: np.ndarray | None = None,
+) -> np.ndarray:
+    """``stat(R)`` for ``n_draws`` random-pair matrices of ``N`` rows (:func:`random_pair_matrix`): the null
+    distribution of any task-vector statistic at a category's own ``N``. ``stat`` returns a number or an
+    array (for example a whole SNR curve); the result stacks them, one row per draw."""
+    if not isinstance(N, (int, np.integer)) or N < 3:
+        raise ValueError(f"N must be an integer >= 3, got {N!r}")
+    if not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
+        raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}")
+    if not callable(stat):
+        raise TypeError("stat must be a function of the task-vector matrix R")
+    return np.array(
+        [stat(random_pair_matrix(W, int(N), rng, among=among)[1]) for _ in range(int(n_draws))],
+        dtype=np.float64,
     )
 
 
@@ -483,21 +708,70 @@ def analogy_margins(
     return target, rival
 
 
+def nearest_neighbour_cosine(W: np.ndarray, ids: np.ndarray, batch: int = 1024) -> np.ndarray:
+    """For each word id in ``ids``: the largest cosine of its embedding with any *other* word's (rows of
+    W normalised): ``max_{v ≠ w} cos(v, w)``, the denominator of the paper's Figure 8 ratio."""
+    from .evaluation import normalize_rows
+
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError("ids must be a 1-d array of word ids")
+    W = np.asarray(W)
+    if W.ndim != 2 or W.shape[0] < 2 or (len(ids) and (ids.min() < 0 or ids.max() >= len(W))):
+        raise ValueError("W must be a 2-d array with >= 2 rows and ids must index its rows")
+    Wn = normalize_rows(W).astype(np.float64)
+    out = np.empty(len(ids))
+    for s in range(0, len(ids), batch):
+        it = ids[s : s + batch]
+        sc = Wn @ Wn[it].T
+        sc[it, np.arange(len(it))] = -np.inf
+        out[s : s + batch] = sc.max(axis=0)
+    return out
+
+
 def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
     """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``."""
     return np.array([task_snr(truncate(R, int(d))) for d in ds])
 
 
+def partial_spearman(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, z: Sequence[float]
+) -> float:
+    """Spearman partial correlation of ``x`` and ``y`` given ``z``: the Pearson correlation of the ranks
+    of ``x`` and ``y`` after each is regressed (least squares, with intercept) on the ranks of ``z``."""
+    from scipy.stats import rankdata
+
+    a = [np.asarray(v, dtype=float) for v in (x, y, z)]
+    if any(v.ndim != 1 or len(v) != len(a[0]) for v in a) or len(a[0]) < 4:
+        raise ValueError("need three 1-d sequences of the same length >= 4")
+    rx, ry, rz = (rankdata(v) for v in a)
+    Z = np.stack([np.ones_like(rz), rz], axis=1)
+    ex = rx - Z @ np.linalg.lstsq(Z, rx, rcond=None)[0]
+    ey = ry - Z @ np.linalg.lstsq(Z, ry, rcond=None)[0]
+    den = float(np.linalg.norm(ex) * np.linalg.norm(ey))
+    if den == 0:
+        raise ValueError("x or y is a function of z's ranks: no partial correlation")
+    return float(ex @ ey / den)
+
+
 def spearman_with_uncertainty(
-    x: Sequence[float],
-    y: Sequence[float],
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
     *,
     n_boot: int = 2000,
     n_perm: int = 10000,
     rng: np.random.Generator | None = None,
+    x_draws: np.ndarray | None = None,
+    y_draws: np.ndarray | None = None,
 ) -> dict[str, float]:
-    """Spearman's ρ of ``x`` and ``y`` with a percentile bootstrap 95% interval (resampling the pairs) and a
-    one-sided permutation p-value for ρ > 0: ``{"rho", "lo", "hi", "p", "n"}``."""
+    """Spearman's ρ of ``x`` and ``y`` with a percentile bootstrap 95% interval and a one-sided permutation
+    p-value for ρ > 0: ``{"rho", "lo", "hi", "p", "n"}``.
+
+    The bootstrap resamples the units (categories). ``x_draws`` / ``y_draws`` (``(m, n)`` arrays: ``m``
+    replicates of each unit's value, for example from resampling its pairs or from a binomial draw of its
+    accuracy) add the units' own uncertainty: each bootstrap replicate then uses, for every resampled unit,
+    the value of a random replicate instead of the point estimate.
+    """
     from scipy.stats import spearmanr
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
@@ -505,13 +779,24 @@ def spearman_with_uncertainty(
         raise ValueError(
             f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}"
         )
+    draws: list[np.ndarray | None] = []
+    for name, given in (("x_draws", x_draws), ("y_draws", y_draws)):
+        dr = None if given is None else np.asarray(given, dtype=float)
+        if dr is not None and (
+            dr.ndim != 2 or dr.shape[1] != len(x) or not np.all(np.isfinite(dr))
+        ):
+            raise ValueError(f"{name} must be a finite (m, {len(x)}) array")
+        draws.append(dr)
     rng = np.random.default_rng([config.SEED, 30_002]) if rng is None else rng
     rho = float(spearmanr(x, y).statistic)
     boots = []
     for _ in range(n_boot):
         i = rng.integers(0, len(x), len(x))
-        if np.ptp(x[i]) > 0 and np.ptp(y[i]) > 0:
-            boots.append(spearmanr(x[i], y[i]).statistic)
+        dx, dy = draws
+        xb = x[i] if dx is None else dx[rng.integers(0, len(dx), len(x)), i]
+        yb = y[i] if dy is None else dy[rng.integers(0, len(dy), len(x)), i]
+        if np.ptp(xb) > 0 and np.ptp(yb) > 0:
+            boots.append(spearmanr(xb, yb).statistic)
     rx = np.argsort(np.argsort(x))
     ry = np.argsort(np.argsort(y))
     perm = np.array([np.corrcoef(rx, rng.permutation(ry))[0, 1] for _ in range(n_perm)])

@@ -22,7 +22,7 @@ M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½ G_ij) gives
 and under Setting 3.1 (G_ij = g) L = (g/4)‖WWᵀ − M*‖²_F − (g/4)‖M*‖²_F.
 
 Everything here is NumPy (float64) except :func:`gradient_descent_qwem`, which trains with torch on
-:func:`qwem_lib.config.device`.
+:func:`qwem_lib.book.config.device`.
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def _check_W(W: Any, V: int) -> np.ndarray:
     W = np.asarray(W, dtype=np.float64)
     if W.ndim != 2 or W.shape[0] != V:
         raise ValueError(f"W must be a V×d matrix with V={V}, got shape {W.shape}")
+    if not np.isfinite(W).all():
+        raise ValueError("W has NaN or infinite entries")
     return W
 
 
@@ -387,6 +389,11 @@ def procrustes_distance(A, B) -> float:
 def pmi_from_mstar(x):
     """PMI = log((2 + x)/(2 − x)) = 2 artanh(x/2) for equal reweightings (x = M*_ij ∈ (−2, 2))."""
     x = np.asarray(x, dtype=np.float64)
+    if np.isnan(x).any() or (np.abs(x) > 2).any():
+        raise ValueError(
+            "x must hold M* values in [-2, 2] (M* = 2 (P - Q) / (P + Q)); got NaN or |x| > 2 "
+            f"(e.g. {x[np.isnan(x) | (np.abs(x) > 2)].ravel()[0]!r})"
+        )
     with np.errstate(divide="ignore"):
         out = 2.0 * np.arctanh(x / 2.0)
     return out if out.ndim else float(out)
@@ -527,11 +534,14 @@ def gradient_descent_qwem(
     """
     import torch
 
-    from . import config
+    from .book import config
 
     A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
     V = A.shape[0]
     d = _check_d(d, V)
+    for name, v in (("record_every", record_every), ("max_steps", max_steps)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
     G = A + B
     if lr is None:
         M = target_matrix(P_joint, psi_plus, psi_minus, P_marginal)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
+from .book.cache import atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 from .pairs import (
@@ -113,7 +114,9 @@ def _check_hparams(
         raise ValueError(f"d={d} exceeds the vocabulary size V={V}: W has rank at most V")
     if not isinstance(steps, (int, np.integer)) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
+    if not (
+        isinstance(lr, numbers.Real) and not isinstance(lr, bool) and math.isfinite(lr) and lr > 0
+    ):
         raise ValueError(f"the learning rate must be a positive finite number, got {lr!r}")
     if not isinstance(batch, (int, np.integer)) or batch < 1:
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
@@ -132,6 +135,25 @@ def _ref_key(reference: np.ndarray) -> str:
     R = np.asarray(reference, dtype=np.float64)
     R = R * np.where(R[np.argmax(np.abs(R), axis=0), np.arange(R.shape[1])] < 0, -1.0, 1.0)
     return hashlib.sha256(np.round(R, 4).astype(np.float32).tobytes()).hexdigest()[:8]
+
+
+def checked_device(device: Any) -> Any:
+    """``device`` as a torch device (default :func:`config.device`); a CUDA device torch cannot see is
+    refused with a ValueError naming the argument (torch's own error is an AssertionError)."""
+    import torch
+
+    if device is None:
+        return config.device()
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device={device!r} is not a torch device ({exc})") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} but torch sees no CUDA device (torch {torch.__version__}); "
+            "pass device='cpu' or leave it unset"
+        )
+    return dev
 
 
 def _cache_file(cfg: dict) -> Any:
@@ -203,12 +225,12 @@ def train_pairs(
     model, loss, reweighting = resolve_model(model, loss, reweighting)
     _check_hparams(int(V), d, steps, lr, batch, init_scale, decay_at, decay_factor, model, k)
     V, d, steps, batch = int(V), int(d), int(steps), int(batch)
-    dev = torch.device(device) if device is not None else config.device()
+    dev = checked_device(device)
     dt = dtype or (torch.float32 if dev.type == "cuda" else torch.float64)
     if log_steps is None:
         log_steps = np.unique(np.round(np.linspace(0, steps, n_logs + 1)).astype(int))
     log_steps = np.unique(np.clip(np.asarray(log_steps, dtype=int), 0, steps))
-    probe = hashlib.sha256(np.ascontiguousarray(np.asarray(c.ids)[:4096]).tobytes()).hexdigest()[:8]
+    probe = c.fingerprint()  # all the ids of a corpus not loaded from registered files (issue 27)
     cfg = dict(
         corpus=c.name,
         n=c.n_tokens,
@@ -236,6 +258,10 @@ def train_pairs(
         ref=None if reference is None else _ref_key(reference),
         version=2,
     )
+    if stats is not None:  # only then, so that the keys of every other run are unchanged (issue 27)
+        if not isinstance(stats, (tuple, list)) or len(stats) != 2:
+            raise TypeError("stats must be a pair (P_joint, P_unigram)")
+        cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))
     path = _cache_file(cfg) if use_cache else None
     z = (
         read_npz(
@@ -450,7 +476,7 @@ def expected_gradient(
 
     from .pairs import growth_matrix, pair_weights, qwem_pair_terms, sgns_pair_terms
 
-    dev = torch.device(device) if device is not None else config.device()
+    dev = checked_device(device)
     dt = dtype or torch.float32
     if loss not in LOSSES or reweighting not in REWEIGHTINGS:
         raise ValueError(
@@ -587,7 +613,7 @@ def train_expected(
     name, lo, rw = resolve_model(model, loss, reweighting)
     _check_hparams(V, d, steps, lr, 1, init_scale, None, 0.1, name, k)
     d, steps = int(d), int(steps)
-    dev = torch.device(device) if device is not None else config.device()
+    dev = checked_device(device)
     dt = dtype or torch.float32
     log_steps = log_schedule(steps, n_logs) if log_steps is None else np.asarray(log_steps, int)
     log_steps = np.unique(np.clip(log_steps, 0, steps))

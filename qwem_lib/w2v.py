@@ -36,13 +36,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import time
 from pathlib import Path
 
 import numpy as np
 
-from . import config
-from .cache import atomic_path, read_npz
+from .book import config
+from .book.cache import atomic_path, discard, read_npz
 from .corpus_stats import _cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
@@ -92,8 +93,18 @@ def _corpus_key(c: Corpus, V: int) -> str:
     p = _cooc_cache_path(c, V, 1, "linear", "drop")
     if p is None:
         digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
-        return f"{c.name}-{digest}-V{V}"
+        # the name becomes part of a file name: nothing in it may leave the cache folder ("../../x")
+        safe = re.sub(r"[^A-Za-z0-9_.\[\]:-]", "_", c.name).lstrip(".") or "corpus"
+        return f"{safe[:80]}-{digest}-V{V}"
     return p.name.split("-w1-")[0]
+
+
+def _corpus_file_bytes(words: np.ndarray, kept: np.ndarray) -> int:
+    """The exact size of :func:`w2v_corpus_file`'s file: the UTF-8 words, one space between two tokens
+    of a line, one newline after each line of :data:`LINE_TOKENS` tokens."""
+    lengths = np.fromiter((len(w.encode("utf-8")) for w in words), dtype=np.int64, count=len(words))
+    n_lines = -(-kept.size // LINE_TOKENS)
+    return int(lengths[kept].sum()) + (kept.size - n_lines) + n_lines
 
 
 def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
@@ -103,17 +114,33 @@ def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
         raise DataError(f"corpus {c.name!r} is empty")
     words = np.array(c.vocab(int(V)), dtype=object)
     path = config.cache_dir() / "w2v" / f"{_corpus_key(c, int(V))}.txt"
-    if path.exists():
-        return path
     ids = np.asarray(c.ids)
     kept = ids[ids < V]
     if kept.size < 2:
         raise DataError(f"corpus {c.name!r} has fewer than two tokens among its top {V} words")
-    with atomic_path(path) as tmp, open(tmp, "w", encoding="ascii") as f:
+    size = _corpus_file_bytes(words, kept)
+    if path.exists():
+        if path.stat().st_size == size:
+            return path
+        discard(path, f"it has {path.stat().st_size:,} bytes, not {size:,}: a cut or stale file")
+    # UTF-8: a corpus with non-ASCII bytes has words holding U+FFFD (gensim reads UTF-8)
+    with atomic_path(path) as tmp:
+        _write_corpus_file(tmp, words, kept)
+    if (
+        not path.exists()
+    ):  # the cache folder is read-only (atomic_path warned): a file for this process
+        import tempfile
+
+        path = Path(tempfile.mkdtemp(prefix="qwem-w2v-")) / path.name
+        _write_corpus_file(path, words, kept)
+    return path
+
+
+def _write_corpus_file(path: Path, words: np.ndarray, kept: np.ndarray) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
         for s in range(0, kept.size, LINE_TOKENS):
             f.write(" ".join(words[kept[s : s + LINE_TOKENS]]))
             f.write("\n")
-    return path
 
 
 def train_word2vec(
@@ -172,6 +199,13 @@ def train_word2vec(
     model = Word2Vec(corpus_file=str(cfile), **settings)
     wall = time.time() - t0
     kv = model.wv
+    expected = int(np.count_nonzero(np.asarray(c.ids) < V))
+    if int(model.corpus_total_words) != expected:
+        cfile.unlink(missing_ok=True)
+        raise DataError(
+            f"gensim read {int(model.corpus_total_words):,} tokens from {cfile}, but the corpus has "
+            f"{expected:,} among its top {V} words; the file is damaged (it is removed: run again)"
+        )
     missing = [w for w in words if w not in kv.key_to_index]
     if missing or len(kv.key_to_index) != len(words):
         raise DataError(

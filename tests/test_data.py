@@ -222,7 +222,7 @@ def test_atomic_path_is_safe_when_many_writers_race(tmp_path):
     complete file (with one fixed temporary name, as before, a writer found its file renamed away)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from qwem_lib.cache import atomic_path
+    from qwem_lib.book.cache import atomic_path
 
     target = tmp_path / "entry.npz"
 
@@ -240,7 +240,7 @@ def test_atomic_path_is_safe_when_many_writers_race(tmp_path):
 
 
 def test_atomic_path_leaves_target_untouched_on_error(tmp_path):
-    from qwem_lib.cache import atomic_path
+    from qwem_lib.book.cache import atomic_path
 
     target = tmp_path / "t.txt"
     target.write_text("old")
@@ -278,7 +278,7 @@ def test_damaged_corpus_cache_is_rebuilt_with_a_warning(env):
 
 
 def test_damaged_npz_cache_is_discarded(tmp_path):
-    from qwem_lib.cache import atomic_path, read_npz
+    from qwem_lib.book.cache import atomic_path, read_npz
 
     p = tmp_path / "x.npz"
     with atomic_path(p, ".npz") as tmp:

@@ -70,3 +70,96 @@ def test_design_card_layout():
         _name(d)
         for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     } >= {"jupyterlab", "jupytext", "numpy", "scipy", "torch", "matplotlib", "seaborn", "nbval"}
+
+
+# --- the lock (issue 27): requirements.lock pins the tested environment, with hashes ----------------------
+LOCKS = {
+    "requirements.lock": (),
+    "requirements-site.lock": ("site",),
+    "requirements-dev.lock": ("dev",),
+}
+
+
+def _lock(name: str) -> dict[str, tuple[str, list[str]]]:
+    """``{package: (version, [hashes])}`` of a pip-compile lock file."""
+    text = (ROOT / name).read_text()
+    out: dict[str, tuple[str, list[str]]] = {}
+    for block in re.split(r"\n(?=[A-Za-z0-9])", text):
+        m = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", block)
+        if m:
+            name_ = m.group(1).lower().replace("_", "-").replace(".", "-")
+            out[name_] = (m.group(2), re.findall(r"--hash=sha256:([0-9a-f]{64})", block))
+    return out
+
+
+def _requirements(extras=()) -> list[str]:
+    proj = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    return proj["dependencies"] + [r for e in extras for r in proj["optional-dependencies"][e]]
+
+
+def test_locks_are_complete_pins_with_hashes():
+    for name in LOCKS:
+        text = (ROOT / name).read_text()
+        assert "pip-compile" in text and "--generate-hashes" in text, f"{name}: not pip-compile's"
+        lock = _lock(name)
+        assert len(lock) > 50, f"{name}: only {len(lock)} pins"
+        unhashed = [p for p, (_, h) in lock.items() if not h]
+        assert not unhashed, f"{name}: pins without a hash: {unhashed}"
+        loose = [
+            line
+            for line in text.splitlines()
+            if re.match(r"[A-Za-z0-9]", line) and "==" not in line
+        ]
+        assert not loose, f"{name}: requirements that are not pinned: {loose}"
+
+
+def test_locks_agree_with_pyproject_and_environment_yml():
+    """Every requirement of pyproject.toml (= environment.yml's, checked above) is pinned in the lock to a
+    version it allows; the site lock pins the book's packages exactly as the main lock does."""
+    from packaging.requirements import Requirement
+
+    for name, extras in LOCKS.items():
+        lock = _lock(name)
+        for req in map(Requirement, _requirements(extras)):
+            key = req.name.lower().replace("_", "-").replace(".", "-")
+            assert key in lock, f"{name} lacks {req.name} (run `make lock`)"
+            version = lock[key][0]
+            assert req.specifier.contains(version, prereleases=True), (
+                f"{name} pins {req.name}=={version}, which pyproject.toml's {req} excludes "
+                "(run `make lock`)"
+            )
+    base = _lock("requirements.lock")
+    for other in ("requirements-site.lock", "requirements-dev.lock"):
+        extra = _lock(other)
+        differ = {
+            p: (v, extra[p][0]) for p, (v, _) in base.items() if p in extra and extra[p][0] != v
+        }
+        assert not differ, f"{other} pins the book's packages differently: {differ}"
+        assert not base.keys() - extra.keys(), f"{other} lacks some of the book's packages"
+    py = re.search(r"python=(\d+\.\d+)", (ROOT / "environment.yml").read_text()).group(1)
+    for name in LOCKS:
+        assert f"with Python {py}\n" in (ROOT / name).read_text(), (
+            f"{name} was not compiled for environment.yml's Python {py}"
+        )
+    assert _lock("requirements.lock")["torch"][0].startswith("2.13.0")
+
+
+def test_the_locked_environment_is_installed():
+    """In the environment `make env` installed (its marker names the lock), every pin is what runs."""
+    import sys
+    from importlib import metadata
+
+    marker = Path(sys.prefix) / ".installed"
+    if not marker.exists() or marker.read_text().strip() != "requirements.lock":
+        import pytest
+
+        pytest.skip("not the locked environment of `make env` (e.g. `make env-latest`)")
+    wrong = {}
+    for p, (v, _) in _lock("requirements.lock").items():
+        try:
+            got = metadata.version(p)
+        except metadata.PackageNotFoundError:
+            got = "absent"
+        if got != v:
+            wrong[p] = (v, got)
+    assert not wrong, f"installed versions differ from the lock (locked, installed): {wrong}"

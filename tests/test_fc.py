@@ -286,3 +286,30 @@ def test_steps_per_second():
         assert fc.steps_per_second(10, nw=30, d=4, L=3, batch=8, impl=impl, steps=3) > 0
     with pytest.raises(ValueError, match="impl"):
         fc.steps_per_second(10, impl="jax")
+
+
+@pytest.mark.parametrize("layer_norm", [False, True])
+def test_checkpointed_run_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch, layer_norm):
+    """A run stopped after some epochs and started again from its checkpoint ends with the same weights
+    and history as a run that was never interrupted (the reference is trained without a cache)."""
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    task = fc.make_task(nc=3, nw=30, L=4, K=6, mu="zipf", seed=0)
+    data = fc.make_dataset(task, nspl=5, n_test=2, seed=1)
+    cfg = fc.FCTrainConfig(
+        epochs=7, d=8, batch=7, eval_every=2, seed=5, layer_norm=layer_norm, ln_affine=layer_norm
+    )
+    ref = fc.train_fc(data, cfg, cache=False, progress=False)
+    with pytest.raises(InterruptedError):
+        fc.train_fc(data, cfg, progress=False, checkpoint_every=2, _interrupt_after=5)
+    assert len(list((tmp_path / "fc").glob("*.ckpt.npz"))) == 1  # saved after epoch 4
+    res = fc.train_fc(data, cfg, progress=False, checkpoint_every=2)
+    assert not res.cached and not list((tmp_path / "fc").glob("*.ckpt.npz"))
+    np.testing.assert_array_equal(res.U, ref.U)
+    np.testing.assert_array_equal(res.embeddings, ref.embeddings)
+    for k in ref.history:
+        np.testing.assert_array_equal(res.history[k], ref.history[k])
+    if layer_norm:
+        np.testing.assert_array_equal(res.ln_gain, ref.ln_gain)
+    assert fc.train_fc(data, cfg, progress=False).cached
+    with pytest.raises(ValueError, match="checkpoint_every"):
+        fc.train_fc(data, cfg, progress=False, checkpoint_every=0)

@@ -177,3 +177,94 @@ def test_pca_scatter_draws_the_principal_coordinates():
     with pytest.raises(ValueError):
         plotting.pca_scatter(ax, X, g[:5], "t")
     plt.close(fig)
+
+
+def _brute_plane(X, center):
+    """Top-two PCA plane from the eigenvectors of the (centred) second-moment matrix."""
+    Xc = X - X.mean(0) if center else X
+    vals, vecs = np.linalg.eigh(Xc.T @ Xc)
+    return vecs[:, np.argsort(vals)[::-1][:2]]
+
+
+def test_plane_ratio_and_visible_share_against_independent_computation():
+    rng = np.random.default_rng(3)
+    lab = rng.integers(0, 3, 60)
+    X = rng.standard_normal((60, 6)) * np.array([5.0, 4.0, 1.0, 0.5, 0.3, 0.2])
+    X += 3.0 * np.eye(6)[lab]
+    for center in (False, True):
+        B = _brute_plane(X, center)
+        assert fc.plane_ratio(X, lab, center) == pytest.approx(_brute_ratio(X @ B, lab), rel=1e-9)
+        means = {g: X[lab == g].mean(0) for g in range(3)}
+        R = np.array([X[i] - means[lab[i]] for i in range(60)])
+        share = sum(np.sum((r @ B) ** 2) for r in R) / sum(np.sum(r**2) for r in R)
+        assert fc.visible_within_share(X, lab, center) == pytest.approx(share, rel=1e-9)
+
+
+def test_plane_hides_spread_outside_it_hand_case():
+    """Groups at three points of the (x, y) plane, all within-group spread along z: the picture shows
+    a perfect collapse (2-D ratio 0, nothing of the spread visible) while the full ratio does not."""
+    pts = np.array([[10.0, 0.0, 0.0], [-5.0, 8.66, 0.0], [-5.0, -8.66, 0.0]])
+    lab = np.repeat(np.arange(3), 4)
+    X = pts[lab] + np.array([0.0, 0.0, 1.0])[None, :] * np.tile([1.0, -1.0, 2.0, -2.0], 3)[:, None]
+    t = fc.collapse_two_ways(X, lab, n_null=5)
+    assert t.plane == pytest.approx(0.0, abs=1e-12) and t.plane_collapsed
+    assert t.visible == pytest.approx(0.0, abs=1e-12)
+    between = np.mean([np.linalg.norm(pts[a] - pts[b]) for a, b in ((0, 1), (0, 2), (1, 2))])
+    assert t.full == pytest.approx(
+        np.sqrt(2.5) / between, rel=1e-12
+    )  # rms spread sqrt((1+1+4+4)/4)
+    assert t.collapsed == (t.full < fc.COLLAPSED_RATIO)
+    assert "2-D ratio" in str(t) and t.row("x").startswith("| x |")
+
+
+def test_shuffled_null_separates_structure_from_none():
+    rng = np.random.default_rng(4)
+    lab = np.repeat(np.arange(3), 200)
+    X = 5.0 * np.eye(8)[lab] + 0.1 * rng.standard_normal((600, 8))  # collapsed
+    full, plane = fc.shuffled_ratios(X, lab, n=10, seed=0)
+    assert full.shape == plane.shape == (10,)
+    assert fc.collapse_ratio(X, lab) < 0.05 < 1.0 < full.min()
+    # a permutation keeps the group sizes; with one permutation the null is the ratio of those labels
+    r1, _ = fc.shuffled_ratios(X, lab, n=1, seed=7)
+    assert r1[0] == pytest.approx(fc.collapse_ratio(X, np.random.default_rng(7).permutation(lab)))
+    # random labels on random vectors: the ratio is inside the null's spread
+    Z = rng.standard_normal((600, 8))
+    nf, _ = fc.shuffled_ratios(Z, lab, n=30, seed=1)
+    assert abs(fc.collapse_ratio(Z, lab) - nf.mean()) < 4 * nf.std()
+
+
+def test_unit_rows_and_two_ways_validation():
+    X = np.array([[3.0, 4.0], [0.0, 2.0]])
+    np.testing.assert_allclose(fc.unit_rows(X), [[0.6, 0.8], [0.0, 1.0]])
+    with pytest.raises(ValueError):
+        fc.unit_rows(np.zeros((2, 2)))
+    with pytest.raises(ValueError):
+        fc.shuffled_ratios(X, np.array([0, 1]), n=0)
+    with pytest.raises(ValueError):
+        fc.visible_within_share(np.eye(3), np.arange(3))
+    with pytest.raises(ValueError):
+        fc.plane_ratio(np.zeros((4, 1)), np.array([0, 0, 1, 1]))
+
+
+def test_claim_collapse_records_three_claims(tmp_path, monkeypatch):
+    from qwem_lib import Report
+
+    monkeypatch.setenv("QWEM_REPORT_DIR", str(tmp_path))
+    monkeypatch.setenv("QWEM_PRESET", "smoke")
+    rng = np.random.default_rng(5)
+    lab = np.repeat(np.arange(3), 100)
+    X = 5.0 * np.eye(6)[lab] + 0.3 * rng.standard_normal((300, 6))  # ratio ~0.1: either side
+    tw = fc.collapse_two_ways(X, lab, n_null=10)
+    rep = Report("99_test", quiet=True)
+    fc.claim_collapse(rep, "t.x", "test vectors", tw)
+    ids = {c.id: c for c in rep.claims}
+    assert set(ids) == {"t.x", "t.x.plane", "t.x.null"}
+    assert ids["t.x"].kind == "record" and ids["t.x"].value == pytest.approx(tw.full)
+    assert ids["t.x.null"].kind == "finding" and ids["t.x.null"].value < 0.1
+    assert tw.null_full_min <= tw.null_full and tw.n_null == 10
+    with pytest.raises(AssertionError):  # asserted, the full ratio of unstructured vectors fails
+        Z = rng.standard_normal((300, 6))
+        fc.claim_collapse(
+            rep, "t.z", "random", fc.collapse_two_ways(Z, lab, n_null=5), assert_full=True
+        )
+    assert "| a |" in fc.two_ways_table({"a": tw})

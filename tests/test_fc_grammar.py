@@ -19,7 +19,7 @@ def test_generative_probabilities_sum_to_one():
             for s in itertools.product(range(3), repeat=4)
         )
         assert total == pytest.approx(1.0, abs=1e-12)
-    g3 = gr.make_grammar((2, 2, 2, 3), m=2, n_rules=3, seed=1)  # depth 3: 8 words
+    g3 = gr.make_grammar((2, 2, 2, 3), m=2, n_rules=3, seed=1, disjoint=False)  # 8 words
     for label in range(3):
         total = sum(
             np.exp(gr.grammar_log_prob(g3, np.array(s), label))
@@ -110,3 +110,28 @@ def test_train_grammar_net_learns_a_small_grammar_and_is_deterministic():
     assert torch.equal(net.embed.weight, net2.embed.weight)
     ((H, s),) = gr.level_representations(net, g, 50, seed=3)
     assert H.shape == (150, 8) and s.shape == (150,) and s.max() < 4
+
+
+def test_disjoint_right_hand_sides_and_bayes_accuracy():
+    """With disjoint right-hand sides every sentence has one parse and one class (Bayes accuracy 1, by
+    the inside algorithm); with independent draws on a tiny alphabet two symbols share right-hand
+    sides, counted here by a plain comparison of every pair, and the Bayes accuracy drops below 1."""
+    g = gr.make_grammar((3, 4, 5), m=2, n_rules=2, seed=0)
+    assert gr.shared_right_hand_sides(g) == [0, 0]
+    for R in g.rules:
+        rows = [tuple(r) for r in R.reshape(-1, R.shape[-1])]
+        assert len(set(rows)) == len(rows)
+    x, y, _ = gr.sample_grammar(g, 40, seed=1)
+    assert gr.bayes_accuracy(g, x, y) == 1.0
+    g2 = gr.make_grammar((2, 3, 4), m=2, n_rules=2, seed=0, disjoint=False)
+    brute = []
+    for R in g2.rules:
+        flat = [(s, tuple(R[s, r])) for s in range(R.shape[0]) for r in range(R.shape[1])]
+        brute.append(sum(any(t == u and s != v for v, u in flat) for s, t in flat))
+    assert gr.shared_right_hand_sides(g2) == brute and sum(brute) > 0
+    x2, y2, _ = gr.sample_grammar(g2, 200, seed=2)
+    assert gr.bayes_accuracy(g2, x2, y2) < 1.0
+    with pytest.raises(ValueError, match="disjoint"):
+        gr.make_grammar((2, 3), m=2, n_rules=2)  # 6 right-hand sides from 4 sequences
+    with pytest.raises(ValueError):
+        gr.bayes_accuracy(g, x[:, :3], y)

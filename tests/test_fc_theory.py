@@ -273,8 +273,10 @@ def test_thm2_solve_refuses_a_lambda_beyond_float64():
     from qwem_lib.fc import theory as fc_theory
 
     mu = [0.5, 0.3, 0.2]
-    with pytest.raises(ValueError, match="too small"):
-        fc_theory.fc_thm2_solve(mu, 3, 3, 1e-200)
+    with pytest.raises(
+        ValueError, match="too small"
+    ):  # L mu / (lam nc) overflows (issue 27: 1e-200
+        fc_theory.fc_thm2_solve(mu, 3, 3, 5e-324)  # solves, see tests/test_hardening_fc.py)
 
 
 def test_nc_is_explicit_and_checked():

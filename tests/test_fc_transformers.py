@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from qwem_lib import fc
+from qwem_lib import config, fc
 from qwem_lib.fc import transformers as tf
 
 
@@ -98,3 +98,40 @@ def test_transformer_config_validation():
         tf.TransformerTrainConfig(task="classify", epochs=0)
     with pytest.raises(ValueError):
         tf.TransformerTrainConfig(task="classify", epochs=1, n_train=0)
+
+
+def test_snapshots_initialisation_and_decoupled_decay(tmp_path, monkeypatch):
+    """A word that never occurs gets no gradient, so AdamW's decoupled decay alone acts on its
+    embedding: after training it is exactly ``decay_factor`` times its initial value (checked by a
+    plain loop of the per-step factor), and its learned displacement is zero."""
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    t = fc.make_task(3, 30, 4, 5, "uniform", seed=0)
+    d = fc.make_dataset(t, nspl=2, n_test=4, seed=1)
+    cfg = tf.TransformerTrainConfig(
+        task="classify",
+        epochs=3,
+        d_model=8,
+        n_heads=2,
+        n_layers=1,
+        lr=1e-2,
+        batch=5,
+        weight_decay=0.5,
+    )
+    r = tf.train_transformer(d, cfg, n_evals=3, progress=False)
+    torch.manual_seed(config.SEED + cfg.seed)  # the trainer's seeding: the same initial model
+    fresh = tf.FCTransformerClassifier(30, 4, 5, 8, 2, 1).word_embeddings()
+    np.testing.assert_array_equal(r.init_embeddings, fresh)
+    assert r.snapshots.shape == (4, 30, 8)
+    np.testing.assert_allclose(r.snapshots[0], r.init_embeddings, rtol=1e-6)
+    np.testing.assert_allclose(r.snapshots[-1], r.embeddings, rtol=1e-6)
+    factor = 1.0
+    for _ in range(int(r.history["step"][-1])):
+        factor *= 1.0 - cfg.lr * cfg.weight_decay
+    assert r.decay_factor == pytest.approx(factor, rel=1e-12)
+    unseen = fc.word_counts(d) == 0
+    assert unseen.any() and (~unseen).any()
+    np.testing.assert_allclose(r.embeddings[unseen], factor * r.init_embeddings[unseen], rtol=1e-4)
+    assert np.abs(r.displacement()[unseen]).max() < 1e-4 * np.abs(r.init_embeddings).max()
+    assert np.abs(r.displacement()[~unseen]).max() > 1e-3
+    r2 = tf.train_transformer(d, cfg, n_evals=3, progress=False)
+    assert r2.cached and np.array_equal(r2.snapshots, r.snapshots)

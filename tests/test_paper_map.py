@@ -9,13 +9,26 @@ import re
 import pytest
 
 from qwem_lib import config, paper_map
-from qwem_lib.paper_map import counts_sentence, load_map, validate, verdict_counts
+from qwem_lib.book.paper_map import counts_sentence, load_map, validate, verdict_counts
 
 CLAIMS = config.REPO_ROOT / "reproduction" / "claims.json"
 
 
-def _claim(id, kind="finding", passed=True, paper=None):
-    return {"id": id, "chapter": "99_x", "kind": kind, "passed": passed, "paper": paper}
+SEED = "000_test.txt"
+SEEDS = {
+    SEED: ["first line", "Theorem 1 (proved). Under Setting 3.1 the loss is a square.", "third"]
+}
+
+
+def _claim(id, kind="finding", passed=True, paper=None, value=0.5):
+    return {
+        "id": id,
+        "chapter": "99_x",
+        "kind": kind,
+        "passed": passed,
+        "paper": paper,
+        "value": value,
+    }
 
 
 def _entry(**kw):
@@ -24,6 +37,10 @@ def _entry(**kw):
         "paper": "QWEM",
         "where": "Theorem 1",
         "statement": "s",
+        "quote": {"seed": SEED, "line": 2, "text": "Under Setting 3.1 the loss is a square"},
+        "setting": {"paper": "any W", "book": "random instances", "match": "mathematics"},
+        "test": [{"claim": "c.f", "null_or_control": "a perturbed target fails it"}],
+        "uncertainty": "round-off",
         "paper_value": None,
         "verdict": "reproduced",
         "evidence": ["c.f"],
@@ -37,36 +54,120 @@ def _entry(**kw):
 CL = [
     _claim("c.f", paper=0.663),
     _claim("c.c", kind="consistency"),
+    _claim("c.r", kind="record"),
     _claim("c.bad", passed=False),
     _claim("c.nopaper"),
+    _claim("c.dict", value={"svd(M*)": 0.514, "list": [0.1, 0.25]}),
 ]
+NYT = dict(verdict="not yet tested", evidence=[], test=[], planned="chapter 25")
 
 
 def test_a_sound_entry_passes():
-    assert validate([_entry(paper_value={"svd": 0.663})], CL) == []
-    assert validate([_entry(verdict="not yet tested", evidence=[], planned="chapter 25")], CL) == []
+    assert validate([_entry(paper_value={"svd": 0.663})], CL, SEEDS) == []
+    assert validate([_entry(**NYT)], CL, SEEDS) == []
+    # a quote in fragments, over two lines, and a list of quotes
+    q = [
+        {"seed": SEED, "line": 2, "text": "Theorem 1 … is a square"},
+        {"seed": SEED, "line": [2, 3], "text": "square. third"},
+    ]
+    assert validate([_entry(quote=q, paper_value=0.663)], CL, SEEDS) == []
+    # a contradiction at the paper's setting or by a trend is allowed
+    for m in ("same", "trend", "mathematics"):
+        st = {"paper": "p", "book": "b", "match": m}
+        assert validate([_entry(verdict="contradicted", setting=st, paper_value=0.663)], CL) == []
 
 
 @pytest.mark.parametrize(
     "entry, message",
     [
-        (_entry(evidence=["c.missing"]), "no chapter records"),
-        (_entry(evidence=["c.bad"]), "did not pass"),
-        (_entry(evidence=["c.c"]), "only findings are evidence"),
-        (_entry(evidence=[]), "cites no finding"),
-        (_entry(verdict="contradicted", evidence=[]), "cites no finding"),
-        (_entry(verdict="not yet tested", evidence=["c.f"], planned="x"), "cites evidence"),
-        (_entry(verdict="not yet tested", evidence=[]), "must say in 'planned'"),
+        (_entry(evidence=["c.missing"], test=[]), "no chapter records"),
+        (_entry(evidence=["c.bad"], test=[]), "did not pass"),
+        (_entry(evidence=["c.c"], test=[]), "a consistency claim; only findings are evidence"),
+        (_entry(evidence=["c.r"], test=[]), "a record claim; only findings are evidence"),
+        (_entry(evidence=[], test=[]), "cites no finding"),
+        (_entry(verdict="contradicted", evidence=[], test=[]), "cites no finding"),
+        (_entry(**dict(NYT, evidence=["c.nopaper"])), "cites evidence"),
+        (_entry(**dict(NYT, planned="")), "must say in 'planned'"),
         (_entry(verdict="proved"), "verdict must be one of"),
         (_entry(paper="Other"), "paper must be one of"),
         (_entry(paper_value=0.66), "quotes the paper as 0.663"),
         (_entry(paper_value=None), "quotes the paper as 0.663"),
         ({"id": "p.2"}, "lacks fields"),
+        (
+            {k: v for k, v in _entry().items() if k not in ("quote", "uncertainty")},
+            "lacks fields ['quote', 'uncertainty']",
+        ),
+        # the quote
+        (
+            _entry(quote={"seed": SEED, "line": 2, "text": "a fourth-order expansion"}),
+            "not found at",
+        ),
+        (_entry(quote={"seed": SEED, "line": 1, "text": "Under Setting 3.1"}), "not found at"),
+        (_entry(quote={"seed": SEED, "line": 2, "text": "square … Theorem 1"}), "not found at"),
+        (_entry(quote={"seed": SEED, "line": 9, "text": "x"}), "which has 3 lines"),
+        (_entry(quote={"seed": "001_other.txt", "line": 1, "text": "x"}), "not among the seeds"),
+        (_entry(quote={"seed": "no.txt", "line": 1, "text": "x"}), "seed file name"),
+        (_entry(quote={"seed": SEED, "text": "x"}), "a quote must be"),
+        (_entry(quote={"seed": SEED, "line": 0, "text": "x"}), "line number or [first, last]"),
+        (_entry(quote=[]), "at least one seed line"),
+        # the setting
+        (_entry(setting={"paper": "p", "book": "b"}), "setting must be"),
+        (_entry(setting={"paper": "p", "book": "b", "match": "close"}), "match must be one of"),
+        (_entry(setting={"paper": "", "book": "b", "match": "same"}), "must name the paper's"),
+        # verdicts at a reduced setting
+        (
+            _entry(verdict="contradicted", setting={"paper": "p", "book": "b", "match": "reduced"}),
+            "'contradicted' on evidence at a reduced setting",
+        ),
+        (
+            _entry(
+                verdict="contradicted", setting={"paper": "p", "book": "b", "match": "different"}
+            ),
+            "at a different setting without a trend",
+        ),
+        (
+            _entry(setting={"paper": "p", "book": "b", "match": "reduced"}),
+            "'reproduced' on evidence at a reduced setting",
+        ),
+        # the test
+        (_entry(test=[]), "names no test"),
+        (_entry(test=[{"claim": "c.f"}]), "each test must be"),
+        (_entry(test=[{"claim": "c.f", "null_or_control": " "}]), "must name the null or control"),
+        (
+            _entry(test=[{"claim": "c.nopaper", "null_or_control": "n"}]),
+            "which is not in its evidence",
+        ),
+        # the uncertainty and the templates
+        (_entry(uncertainty=""), "uncertainty must say something"),
+        (_entry(why="the value {claim:c.nothere}"), "no chapter records"),
+        (_entry(why="the value {claim:c.dict[nokey]}"), "no such key"),
+        (_entry(uncertainty="{claim:c.dict[svd(M*)]:d}"), "template"),
     ],
 )
 def test_each_defect_is_caught(entry, message):
-    errors = validate([entry], CL)
+    errors = validate([entry], CL, SEEDS)
     assert any(message in e for e in errors), errors
+
+
+def test_quotes_are_not_checked_without_seeds_but_their_shape_is():
+    bad_text = _entry(quote={"seed": SEED, "line": 2, "text": "not there"}, paper_value=0.663)
+    assert validate([bad_text], CL) == []
+    assert validate([bad_text], CL, SEEDS) != []
+    assert any("a quote must be" in e for e in validate([_entry(quote="x")], CL))
+
+
+def test_templates_render_recorded_values():
+    text = "M* {claim:c.dict[svd(M*)]:.1%}, second {claim:c.dict[list][1]}, plain {claim:c.f}."
+    assert paper_map.render_text(text, CL) == "M* 51.4%, second 0.25, plain 0.5."
+    with pytest.raises(KeyError):
+        paper_map.render_text("{claim:c.zzz}", CL)
+
+
+def test_quote_source_names_whose_words():
+    assert paper_map.quote_source({"seed": "000_a.txt", "line": 4, "text": "t"}).startswith(
+        "the summary's words, seed 000 line 4"
+    )
+    assert "the paper's words" in paper_map.quote_source({"seed": "002_b.txt", "line": [3, 4]})
 
 
 def test_duplicate_ids_are_caught():
@@ -85,13 +186,26 @@ def test_counts():
     )
 
 
+def test_render_shows_the_protocol_fields():
+    e = _entry(paper_value=0.663, why="value {claim:c.dict[svd(M*)]:.1%}")
+    md = "\n".join(paper_map.render_map([e], CL))
+    for part in (
+        "the summary's words, seed 000 line 2",
+        "**Setting** (mathematics)",
+        "*null / control:* a perturbed target fails it",
+        "**Uncertainty:** round-off",
+        "value 51.4%",
+    ):
+        assert part in md, part
+
+
 # -- the committed map ------------------------------------------------------------------------------
 needs_map = pytest.mark.skipif(not paper_map.MAP_PATH.exists(), reason="no map committed yet")
 
 
 @needs_map
 def test_committed_map_agrees_with_the_committed_claims():
-    errors = validate(load_map(), json.loads(CLAIMS.read_text()))
+    errors = validate(load_map(), json.loads(CLAIMS.read_text()), paper_map.load_seeds())
     assert not errors, "\n".join(errors)
 
 
@@ -102,7 +216,7 @@ def test_readme_and_report_quote_the_map_counts():
     report = (config.REPO_ROOT / "REPRODUCTION.md").read_text()
     assert sentence in readme, f"README.md must quote the map's counts: {sentence!r}"
     assert sentence in report, (
-        "REPRODUCTION.md is older than the map; run python -m qwem_lib.report"
+        "REPRODUCTION.md is older than the map; run python -m qwem_lib.book.report"
     )
 
 
@@ -112,3 +226,11 @@ def test_map_covers_every_named_statement():
     needed = {f"qwem.C{i}" for i in range(1, 9)}
     assert needed <= ids, f"missing entries: {sorted(needed - ids)}"
     assert any(re.match(r"fc\.thm[123]", i) for i in ids)
+
+
+@needs_map
+@pytest.mark.skipif(paper_map.load_seeds() is None, reason="the seed texts are not available")
+def test_every_quote_is_found_in_the_seeds():
+    seeds = paper_map.load_seeds()
+    errors = [e for e in validate(load_map(), [], seeds) if "quote" in e]
+    assert not errors, "\n".join(errors)

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from qwem_lib import report
-from qwem_lib.report import KEYS, Report
+from qwem_lib.book.report import KEYS, Report
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def test_close_records_and_passes(records):
     assert c.passed
     rows = json.loads((records / "99_test.json").read_text())
     assert [r["id"] for r in rows] == ["t.one"]
-    assert set(rows[0]) == set(KEYS)
+    assert set(rows[0]) == set(KEYS) | {"versions"}
     assert rows[0]["preset"] == "smoke" and rows[0]["paper"] == 1.0
 
 
@@ -82,7 +82,7 @@ def test_aggregate_writes_json_and_markdown(records, tmp_path):
     claims = report.aggregate(records, tmp_path / "out")
     assert [c["id"] for c in claims] == ["a.x", "b.y"]
     data = json.loads((tmp_path / "out" / "reproduction" / "claims.json").read_text())
-    assert all(set(d) == set(KEYS) for d in data) and all(d["passed"] for d in data)
+    assert all(set(d) == set(KEYS) | {"versions"} for d in data) and all(d["passed"] for d in data)
     md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
     assert "1 of 1 findings pass; so do 1 of 1 consistency checks and 0 of 0 pinned records" in md
     assert "### 99_b" in md and "\\|" in md and "| `b.y` | finding |" in md
@@ -100,17 +100,78 @@ def test_bad_chapter_name():
         Report("a/b", quiet=True)
 
 
-def test_only_book_preset_writes_committed_records(monkeypatch, tmp_path):
+def test_only_the_book_build_writes_committed_records(monkeypatch, tmp_path):
     from qwem_lib import config
 
     monkeypatch.delenv("QWEM_REPORT_DIR", raising=False)
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_PRESET", "book")
+    monkeypatch.delenv(config.BUILD_ENV, raising=False)
+    # a reader running a chapter (JupyterLab, a script) at the default preset: into the cache
+    assert report.records_dir() == tmp_path / "records-book"
+    assert report.report_root() == tmp_path / "report-book"
+    monkeypatch.setenv(config.BUILD_ENV, "1")
     assert report.records_dir() == config.REPO_ROOT / "reproduction" / "records"
     assert report.report_root() == config.REPO_ROOT
     monkeypatch.setenv("QWEM_PRESET", "smoke")
     assert report.records_dir() == tmp_path / "records-smoke"
     assert report.report_root() == tmp_path / "report-smoke"
+
+
+def test_records_carry_the_versions(records, tmp_path):
+    from qwem_lib import config
+
+    Report("99_v", quiet=True).below("v.x", "x", value=0, bound=1, kind="consistency")
+    (row,) = json.loads((records / "99_v.json").read_text())
+    assert row["versions"] == config.package_versions()
+    assert set(config.VERSIONED) | {"python", "blas"} == set(row["versions"])
+    import numpy
+    import torch
+
+    assert row["versions"]["numpy"] == numpy.__version__
+    assert row["versions"]["torch"] == torch.__version__
+    claims = report.aggregate(records, tmp_path / "out")
+    assert claims[0]["versions"] == row["versions"]
+    md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
+    assert f"Versions: python {row['versions']['python']}, numpy {numpy.__version__}" in md
+    line = config.versions()
+    assert "\n" not in line and f"numpy={numpy.__version__}" in line
+
+
+def test_header_prints_the_versions(records, capsys):
+    from qwem_lib import config
+
+    Report("99_h")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"99_h: {config.describe()}" and out[1] == "versions: " + config.versions()
+
+
+def _write_records_in_a_process(args):
+    """One process of the concurrency test: many Report writes to one chapter's record."""
+    directory, name, n = args
+    import os
+
+    os.environ["QWEM_REPORT_DIR"] = directory
+    os.environ["QWEM_PRESET"] = "smoke"
+    from qwem_lib.book.report import Report
+
+    rep = Report(name, quiet=True)
+    for i in range(n):
+        rep.below(f"c.{i}", "x", value=0, bound=1, kind="consistency")
+    return n
+
+
+def test_two_processes_write_one_record_at_once(tmp_path):
+    """Two builds of one chapter at once (issue 27): neither dies, and the file is always whole JSON."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        done = pool.map(_write_records_in_a_process, [(str(tmp_path), "99_c", 200)] * 2)
+    assert done == [200, 200]
+    rows = json.loads((tmp_path / "99_c.json").read_text())
+    assert [r["id"] for r in rows] == [f"c.{i}" for i in range(200)]
+    assert [p.name for p in tmp_path.iterdir()] == ["99_c.json"]  # no temporary file left behind
 
 
 def test_kind_is_required_and_validated(records):

@@ -106,16 +106,18 @@ def test_readme_summaries_read_the_real_table():
 
 def test_library_modules_walk_the_package():
     modules = build.library_modules()
-    assert "qwem_lib" in modules and "qwem_lib.report" in modules and "qwem_lib.theory" in modules
+    assert (
+        "qwem_lib" in modules and "qwem_lib.book.report" in modules and "qwem_lib.theory" in modules
+    )
     assert all(m == "qwem_lib" or m.startswith("qwem_lib.") for m in modules)
 
 
 def test_reexports_are_documented_once_where_defined():
-    from qwem_lib.report import Report
+    from qwem_lib.book.report import Report
 
-    assert "Report" in build.documented_members("qwem_lib.report")
+    assert "Report" in build.documented_members("qwem_lib.book.report")
     assert "Report" not in build.documented_members("qwem_lib")
-    assert Report.__module__ == "qwem_lib.report"
+    assert Report.__module__ == "qwem_lib.book.report"
 
 
 def test_library_use_resolves_aliases_and_from_imports():
@@ -126,17 +128,17 @@ def test_library_use_resolves_aliases_and_from_imports():
             {
                 "cell_type": "code",
                 "source": "%matplotlib inline\nimport qwem_lib as q\n"
-                "from qwem_lib.report import Report\nfrom qwem_lib import theory as th\n"
+                "from qwem_lib.book.report import Report\nfrom qwem_lib import theory as th\n"
                 "rep = Report('x')\nM = th.target_matrix(P, 1, 1)\nq.not_a_name\n",
             }
         ]
     }
     symbols, used = build.library_use(nb, index, modules)
     assert symbols == [
-        "qwem_lib.report.Report",
+        "qwem_lib.book.report.Report",
         "qwem_lib.theory.target_matrix",
     ]  # in order of first use
-    assert used == ["qwem_lib", "qwem_lib.report", "qwem_lib.theory"]
+    assert used == ["qwem_lib", "qwem_lib.book.report", "qwem_lib.theory"]
 
 
 def test_chapter_header_links_sources_and_first_uses(book):
@@ -186,3 +188,185 @@ def test_data_is_documented_where_assigned_not_where_reexported(tmp_path, monkey
     assert build.library_modules("fakepkg") == ["fakepkg", "fakepkg.core"]
     assert build.documented_members("fakepkg") == ["TOP"]
     assert build.documented_members("fakepkg.core") == ["LIMIT", "f"]
+
+
+# ------------------------------------------------------------------------------------------------
+# The apparatus (website/apparatus.py) and the chapter transform, on small hand-made cells
+# ------------------------------------------------------------------------------------------------
+
+ap = build.apparatus
+
+
+def test_statement_becomes_a_numbered_block():
+    md = (
+        "# 12 · Title\n\n**Statement (Karkada et al. 2025, Lemma 3.1).** Let $M$ be\n\n$$x = 1$$\n\n"
+        "and more.\n\n**Intuition.** Because."
+    )
+    found = []
+    out = ap.statement_blocks(md, "12_x", found)
+    assert ":::{prf:lemma} Karkada et al. 2025, Lemma 3.1\n:label: stmt-12-1" in out
+    assert "$$x = 1$$\n\nand more.\n:::" in out and out.endswith("**Intuition.** Because.")
+    assert found == [
+        {
+            "stem": "12_x",
+            "label": "stmt-12-1",
+            "kind": "lemma",
+            "title": "Karkada et al. 2025, Lemma 3.1",
+        }
+    ]
+    assert ap.statement_kind("Karkada et al. 2025, Result 3 — derived, not proved") == "conjecture"
+    assert ap.statement_kind("Laurent et al. 2024, Figure 4") == "observation"
+
+
+def test_exercises_and_gated_solutions():
+    md = "Text.\n\n## Exercises\n\n1. First, with\n   a second line.\n2. Second.\n\n## Solutions\n"
+    out, labels = ap.exercise_blocks(md, "12_x")
+    assert labels == ["ex-12-1", "ex-12-2"]
+    assert ":::{exercise}\n:label: ex-12-1\n\nFirst, with\na second line.\n:::" in out
+    assert out.rstrip().endswith("## Solutions")
+    sol = ap.solution_start(
+        "<details><summary>Solution 2</summary>\n\nBecause.\n\n</details>", "12_x", set(labels)
+    )
+    assert sol.startswith(":::{solution-start} ex-12-2\n:label: sol-12-2\n:class: dropdown\n:::")
+    assert "Because." in sol and "details" not in sol
+    assert (
+        ap.solution_start("<details><summary>Solution 9</summary>x</details>", "12_x", set(labels))
+        is None
+    )
+
+
+def test_mentions_become_links_outside_maths_and_code():
+    stems = {"10": "10_a", "12": "12_b", "13": "13_c"}
+    md = "See chapter 12, chapters 10 and 13, `chapter 12` and $chapter 12$; Figure 12.3 and Figure 12.9."
+    out = ap.link_mentions(md, stems, "13", {"fig-12-3"})
+    assert "[chapter 12](12_b.ipynb)" in out
+    assert "chapters [10](10_a.ipynb) and 13" in out  # no link to the page itself
+    assert "`chapter 12`" in out and "$chapter 12$" in out
+    assert "{ref}`Figure 12.3 <fig-12-3>`" in out and "Figure 12.9." in out
+    assert (
+        ap.anchor_caption("**Figure 12.3** — A caption.")
+        == "(fig-12-3)=\n**Figure 12.3** — A caption."
+    )
+
+
+def test_reading_time_status_and_citations():
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": "word " * 300},
+            {
+                "cell_type": "code",
+                "source": "x = 1\n" * 20,
+                "metadata": {
+                    "execution": {
+                        "iopub.execute_input": "2026-11-30T14:17:14.3Z",
+                        "shell.execute_reply": "2026-11-30T14:19:14.3Z",
+                    }
+                },
+                "outputs": [],
+            },
+        ]
+    }
+    assert ap.reading_minutes(nb) == round(
+        300 / ap.WORDS_PER_MINUTE + 20 / ap.CODE_LINES_PER_MINUTE
+    )
+    recs = [
+        {"kind": "finding", "passed": True, "preset": "book", "device": "cpu"},
+        {"kind": "record", "passed": True, "preset": "book", "device": "cpu"},
+    ]
+    st = ap.execution_status(nb, recs, "0.1.0")
+    assert st["wall_s"] == 120 and st["date"] == "2026-11-30 14:17 UTC" and st["passed"] == 2
+    assert (
+        "book | 2026-11-30 14:17 UTC | 2.0 min | cpu | 0.1.0 | 2/2 (1/1 findings)"
+        == ap.status_row(st)
+    )
+    assert ap.citations_for("41", "LayerNorm and the authors' notebook")[:2] == [
+        "laurent2024collapse",
+        "bresson2024code",
+    ]
+    keys = ap.citations_for("21", "word2vec on text8, MEN and WS353, as Levy and Goldberg")
+    for k in (
+        "karkada2025qwem",
+        "mikolov2013distributed",
+        "mahoney2011text8",
+        "bruni2014multimodal",
+        "finkelstein2002placing",
+        "levy2014neural",
+    ):
+        assert k in keys
+
+
+def test_solution_code_is_inside_its_block(book):
+    ch = build.find_chapters(book)[1]
+    nb = {
+        "cells": [
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "# 31 · T\n\n## Exercises\n\n1. Do it.\n\n## Solutions",
+            },
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "<details><summary>Solution 1</summary>\n\nDone.\n\n</details>",
+            },
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": "rep.check('a.solution.1')",
+                "outputs": [],
+            },
+            {
+                "cell_type": "markdown",
+                "metadata": {},
+                "source": "**Figure 31.4** — what the solution drew.",
+            },
+            {"cell_type": "markdown", "metadata": {}, "source": "After."},
+        ]
+    }
+    ctx = {"stems": {"31": ch.stem}, "fig_labels": {"fig-31-4"}, "statements": []}
+    out = build.transform_chapter(nb, ch, ctx)["cells"]
+    kinds = [(c["cell_type"], c["source"].split("\n")[0]) for c in out]
+    assert kinds == [
+        ("markdown", "# 31 · T"),
+        ("markdown", ":::{solution-start} ex-31-1"),
+        ("code", "rep.check('a.solution.1')"),
+        ("markdown", "(fig-31-4)="),
+        ("markdown", ":::{solution-end}"),
+        ("markdown", "After."),
+    ]
+
+
+def test_named_results_link_to_their_statement():
+    md = "**Statement (Karkada et al. 2025, Lemma 3.1).** Text."
+    assert ap.statement_names(md, "12_x") == [("Lemma 3.1", "stmt-12-1")]
+    assert (
+        ap.statement_names("**Statement (Laurent 2024, Section 2.1 and Theorem 1).** T.", "40_x")
+        == []
+    )
+    results = {("qwem", "Lemma 3.1"): "stmt-12-1"}
+    out = ap.link_mentions("By Lemma 3.1 and Theorem 9.", {}, "13", set(), results)
+    assert out == "By {prf:ref}`Lemma 3.1 <stmt-12-1>` and Theorem 9."
+    assert (
+        ap.link_mentions("By Lemma 3.1.", {}, "41", set(), results) == "By Lemma 3.1."
+    )  # other paper
+    assert ap.link_mentions(md, {}, "12", set(), results) == md  # the statement's own title
+
+
+def test_repository_address_is_one_setting(book, monkeypatch):
+    ch = build.find_chapters(book)[1]
+    monkeypatch.delenv("QWEM_REPOSITORY", raising=False)
+    if not build.repository():  # pyproject.toml names none: no source, launch or edit links at all
+        assert "Binder" not in build.chapter_header(ch, [])
+    monkeypatch.setenv("QWEM_REPOSITORY", "https://github.com/someone/book/")
+    header = build.chapter_header(ch, [])
+    assert "[source](https://github.com/someone/book/blob/main/notebooks/31_linear.py)" in header
+    assert (
+        "[edit this page](https://github.com/someone/book/edit/main/notebooks/31_linear.py)"
+        in header
+    )
+    assert "mybinder.org/v2/gh/someone/book/main?labpath=notebooks/31_linear.ipynb" in header
+    assert (
+        "colab.research.google.com/github/someone/book/blob/main/notebooks/31_linear.ipynb"
+        in header
+    )
+    assert 'pip install "qwem-lib @ git+https://github.com/someone/book"' in header

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from qwem_lib import data, sources
-from qwem_lib.data import DataError
+from qwem_lib import data
+from qwem_lib.data import DataError, sources
 
 SHARED = Path(
     os.environ.get("QWEM_DATA_DIR_SHARED")
@@ -128,7 +128,7 @@ def test_fetch_builds_a_missing_corpus_when_downloads_are_allowed(
     empty_data, monkeypatch, tmp_path
 ):
     monkeypatch.setenv("QWEM_SOURCE_URL", _copy_sources(tmp_path / "mirror").as_uri())
-    monkeypatch.setattr(data, "SHIPPED_DIR", tmp_path / "nothing-shipped")
+    monkeypatch.setattr(data.files, "SHIPPED_DIR", tmp_path / "nothing-shipped")
     (path,) = data.fetch("enwiki2015_1m7")
     assert path == empty_data / "corpus" / "enwiki2015_1m7.txt.xz"
 
@@ -177,7 +177,7 @@ def test_offline_missing_corpus_says_how_to_get_it(empty_data, monkeypatch, tmp_
     assert (
         "enwiki2015_17m" in msg
         and "QWEM_OFFLINE" in msg
-        and "python -m qwem_lib.sources enwiki2015_17m" in msg
+        and "python -m qwem_lib.data.sources enwiki2015_17m" in msg
     )
     with pytest.raises(DataError, match="downloads are off"):
         sources.fetch_source(sources.source_files()[0], download=False)

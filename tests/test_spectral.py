@@ -132,49 +132,96 @@ def hard_spectra():
     )
 
 
+# What must hold on every machine (issue 27): an eigensolver's answer is right to its documented tolerance,
+# or the call says it is not (ARPACK raises RuntimeError "did not converge"; block Krylov warns with
+# EigenConvergenceWarning). Which of the two an iterative solver does on a hard spectrum depends on
+# rounding, hence on the BLAS, its thread count and the library versions: the tests accept either and
+# never a wrong answer. The dense solvers have no failure mode: they must answer.
+DOCUMENTED_FAILURE = {"eigsh": "raises", "krylov": "warns"}
+
+
+def _solve_or_documented_failure(M, d, method, **kw):
+    """``(lam, U)``, or None when the solver reported the failure its documentation allows."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", sp.EigenConvergenceWarning)
+        try:
+            lam, U = sp.top_eigenpairs(M, d, method=method, **kw)
+        except RuntimeError as err:
+            assert DOCUMENTED_FAILURE.get(method) == "raises", f"{method} raised {err}"
+            assert "did not converge" in str(err)
+            return None
+    if any(issubclass(w.category, sp.EigenConvergenceWarning) for w in caught):
+        assert DOCUMENTED_FAILURE.get(method) == "warns", f"{method} warned"
+        return None
+    return lam, U
+
+
+def _assert_right_answer(M, lam, U, tol):
+    """The returned pairs against a dense float64 eigh, with tolerances from the residual (theorems).
+
+    ``tol`` is the solver's documented relative residual. With ``R = M U − U diag(lam)`` for orthonormal
+    ``U``: every ``lam_i`` is within ``‖R‖₂`` of an eigenvalue (Kahan), so the top ``d`` must match to
+    that, unless the solver missed an eigenvalue: the failure this checks; and ``‖sin Θ‖_F ≤ ‖R‖_F / gap``
+    (Davis–Kahan) bounds the distance to the top-``d`` invariant subspace when it is separated by ``gap``.
+    """
+    d = lam.size
+    ev, EV = np.linalg.eigh(M)
+    ref = ev[::-1][:d]
+    scale = np.abs(ev).max()
+    U64 = U.astype(np.float64)
+    rounding = 100 * np.finfo(U.dtype).eps * np.sqrt(M.shape[0]) * scale
+    R = M @ U64 - U64 * lam
+    assert np.abs(U64.T @ U64 - np.eye(d)).max() <= max(tol, 100 * np.finfo(U.dtype).eps)
+    assert np.linalg.norm(R, axis=0).max() <= tol * scale + rounding  # the documented contract
+    R2 = np.linalg.norm(R, 2)
+    np.testing.assert_allclose(lam, ref, rtol=0, atol=R2 + rounding)
+    gap = lam[-1] - ev[-d - 1]
+    if gap > 10 * R2:
+        sin2 = (np.linalg.norm(R, "fro") / gap) ** 2
+        assert sp.subspace_overlap(U64, EV[:, -d:]) >= 1 - sin2 / d - 1e-12
+
+
 @pytest.mark.parametrize("method", ["krylov", "eigsh", "torch", "eigh"])
 @pytest.mark.parametrize("name,M", list(hard_spectra()), ids=[n for n, _ in hard_spectra()])
 def test_hard_spectra(method, name, M):
-    d = 10
-    ref = np.linalg.eigvalsh(M)[::-1][:d]
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter(
-            "error", sp.EigenConvergenceWarning
-        )  # a non-converged answer fails the test
-        if (
-            method == "eigsh" and name == "two_values"
-        ):  # ARPACK cannot: it must say so, not answer wrongly
-            with pytest.raises(RuntimeError, match="did not converge"):
-                sp.top_eigenpairs(M, d, method=method)
-            return
-        lam, U = sp.top_eigenpairs(M, d, method=method)
-    scale = np.abs(np.linalg.eigvalsh(M)).max()
-    np.testing.assert_allclose(lam, ref, atol=1e-7 * scale)
-    np.testing.assert_allclose(U.T @ U, np.eye(d), atol=1e-7)
-    assert np.linalg.norm(M @ U - U * lam, axis=0).max() <= 1e-6 * scale
-    # the span is right even where single eigenvectors are not unique (repeated or clustered values):
-    # the top-d invariant subspace, when it is separated from the rest
-    ev, EV = np.linalg.eigh(M)
-    if ev[-d] - ev[-d - 1] > 1e-6 * scale:
-        assert sp.subspace_overlap(U, EV[:, -d:]) > 1 - 1e-8
+    got = _solve_or_documented_failure(M, 10, method)
+    if got is not None:
+        _assert_right_answer(M, *got, tol=1e-8)
 
 
 @pytest.mark.parametrize("name,M", list(hard_spectra()), ids=[n for n, _ in hard_spectra()])
 def test_krylov_float32_hard_spectra(name, M):
-    import warnings
+    got = _solve_or_documented_failure(M.astype(np.float32), 10, "krylov")
+    if got is not None:
+        assert got[1].dtype == np.float32
+        _assert_right_answer(M, *got, tol=1e-4)
 
-    d = 10
-    ref = np.linalg.eigvalsh(M)[::-1][:d]
-    scale = np.abs(ref).max() if name != "large_negative" else 2000.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", sp.EigenConvergenceWarning)
-        lam, U = sp.top_eigenpairs(M.astype(np.float32), d, method="krylov")
-    assert U.dtype == np.float32
-    np.testing.assert_allclose(lam, ref, atol=2e-4 * scale)
-    np.testing.assert_allclose(U.T.astype(np.float64) @ U, np.eye(d), atol=1e-5)
-    assert np.linalg.norm(M @ U - U * lam, axis=0).max() <= 2e-4 * scale
+
+def test_eigsh_refuses_a_wrong_answer(monkeypatch):
+    """ARPACK's own convergence test is on Ritz estimates: a wrong pair it returns is caught, not passed on."""
+    import scipy.sparse.linalg as sla
+
+    M, _ = planted(V=120, seed=4)
+    ev, EV = np.linalg.eigh(M)
+    rng = np.random.default_rng(0)
+
+    def wrong(M, k, which, v0):  # the right values with one vector replaced by a random unit vector
+        U = EV[:, -k:].copy()
+        U[:, 0] = rng.standard_normal(M.shape[0])
+        U[:, 0] /= np.linalg.norm(U[:, 0])
+        return ev[-k:], U
+
+    def right(M, k, which, v0):
+        return ev[-k:], EV[:, -k:]
+
+    monkeypatch.setattr(sla, "eigsh", right)
+    lam, U = sp.top_eigenpairs(M, 5, method="eigsh")
+    np.testing.assert_allclose(lam, ev[::-1][:5])
+    monkeypatch.setattr(sla, "eigsh", wrong)
+    with pytest.raises(RuntimeError, match="did not converge"):
+        sp.top_eigenpairs(M, 5, method="eigsh")
 
 
 def test_krylov_warns_when_it_cannot_converge():
@@ -218,7 +265,7 @@ def _tiny_registered(tmp_path, monkeypatch):
     monkeypatch.setenv("QWEM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("QWEM_OFFLINE", "1")
-    data._VERIFIED.clear()
+    data.files._VERIFIED.clear()
     rng = np.random.default_rng(8)
     vocab = [f"w{chr(97 + i)}" for i in range(14)]
     p = 1.0 / np.arange(1, 15)

@@ -83,11 +83,12 @@ def test_fit_recovers_equal_variance_parameters_over_draws():
         tv.fit_spiked_mp(
             tv.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100
         )
-        for _ in range(40)
+        for _ in range(60)
     ]
     assert all(f.outlier is not None for f in fits)
-    assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.05)
-    assert np.mean([f.d_eff for f in fits]) == pytest.approx(d, rel=0.06)
+    for v, truth in (([f.sigma2 for f in fits], s2), ([f.d_eff for f in fits], d)):
+        se = np.std(v) / math.sqrt(len(v))
+        assert abs(np.mean(v) - truth) < 4 * se  # unbiased to a few standard errors
     assert np.mean([f.spike for f in fits]) == pytest.approx(4 * s2 * math.sqrt(N * d), rel=0.08)
     assert np.median([f.ks for f in fits]) < 0.1
 
@@ -96,10 +97,78 @@ def test_fit_recovers_unequal_variance_effective_values():
     rng = np.random.default_rng(4)
     N, cv = 40, np.linspace(0.1, 2.0, 500) ** 2
     s2, de = (cv**2).sum() / cv.sum(), cv.sum() ** 2 / (cv**2).sum()
-    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0]) for _ in range(40)]
-    assert np.mean([f.sigma2 for f in fits]) == pytest.approx(s2, rel=0.06)
-    assert np.mean([f.d_eff for f in fits]) == pytest.approx(de, rel=0.06)
+    fits = [tv.fit_spiked_mp(tv.spiked_matrix(N, cv, 0.0, rng)[0], n_null=100) for _ in range(60)]
+    for v, truth in (([f.sigma2 for f in fits], s2), ([f.d_eff for f in fits], de)):
+        se = np.std(v) / math.sqrt(len(v))
+        assert abs(np.mean(v) - truth) < 4 * se
     assert de < 0.7 * len(cv)  # the effective dimension really is below d here
+
+
+def test_moment_fit_exact_finite_n_expectations():
+    """The fit solves E S1^2 = n^2 A + 2 n B, E S2 = n A + n(n+1) B: check both by simulation (a plain
+    trace of ZZ^T and of its square, not the estimator) at a small n with unequal variances."""
+    rng = np.random.default_rng(12)
+    n, cv = 5, np.arange(1, 17) ** -0.5
+    A, B = cv.sum() ** 2, (cv**2).sum()
+    S1sq, S2 = [], []
+    for _ in range(20_000):
+        Z = rng.standard_normal((n, len(cv))) * np.sqrt(cv)
+        G = Z @ Z.T
+        S1sq.append(np.trace(G) ** 2)
+        S2.append(np.trace(G @ G))
+    for v, expect in ((S1sq, n * n * A + 2 * n * B), (S2, n * A + n * (n + 1) * B)):
+        assert abs(np.mean(v) - expect) < 4 * np.std(v) / math.sqrt(len(v))
+    # and the old asymptotic n/excess is off by n/(n+1): its mean over draws misses, the exact one not
+    rng = np.random.default_rng(13)
+    N, d = 25, 1024
+    fits, old = [], []
+    for _ in range(200):
+        lam = tv.gram_spectrum(rng.standard_normal((N, d)))
+        fits.append(tv.moment_fit(lam)[1])
+        old.append(N / ((lam**2).mean() / lam.mean() ** 2 - 1))
+    se = np.std(fits) / math.sqrt(len(fits))
+    assert abs(np.median(fits) - d) < 3 * 1.25 * se  # the median's standard error ≈ 1.25 mean's
+    assert abs(np.mean(old) - d * N / (N + 1)) < 4 * np.std(old) / math.sqrt(len(old))
+    assert abs(np.mean(old) - d) > 4 * np.std(old) / math.sqrt(len(old))
+    with pytest.raises(ValueError):
+        tv.moment_fit(np.array([1.0]))
+
+
+def test_median_centred_moment_fit_at_five_rows():
+    """At n = 5 the ratio estimator's median is high; the χ² median factor removes that (simulation)."""
+    rng = np.random.default_rng(22)
+    n, d = 5, 256
+    med, mean_c = [], []
+    for _ in range(3000):
+        lam = tv.gram_spectrum(rng.standard_normal((n, d)))
+        med.append(tv.moment_fit(lam)[1])
+        mean_c.append(tv.moment_fit(lam, center="mean")[1])
+    se = 1.25 * np.std(med) / math.sqrt(len(med))  # standard error of a median
+    assert abs(np.median(med) - d) < 3 * se
+    assert np.median(mean_c) - d > 3 * se
+    assert abs(np.mean(1 / np.array(mean_c)) - 1 / d) < 4 * np.std(
+        1 / np.array(mean_c)
+    ) / math.sqrt(3000)
+    with pytest.raises(ValueError, match="center"):
+        tv.moment_fit(np.array([1.0, 2.0, 3.0]), center="mode")
+
+
+def test_unequal_row_norms_bias_the_moment_fit_not_column_deff():
+    rng = np.random.default_rng(14)
+    N, cv = 30, np.arange(1, 257) ** -0.5
+    de = cv.sum() ** 2 / (cv**2).sum()
+    spec, col, col_eq = [], [], []
+    for _ in range(100):
+        Z = rng.standard_normal((N, len(cv))) * np.sqrt(cv)
+        Zr = Z * np.exp(0.3 * rng.standard_normal((N, 1)))
+        spec.append(tv.moment_fit(tv.gram_spectrum(Zr))[1])
+        col.append(
+            tv.column_deff(Zr + rng.standard_normal(len(cv)))
+        )  # a common mean changes nothing
+        col_eq.append(tv.column_deff(Z))
+    assert np.median(spec) < 0.8 * de  # row-norm spread is read as bulk spread
+    for v in (col, col_eq):
+        assert abs(np.median(v) / de - 1) < 0.05
 
 
 def test_fit_outlier_detection_below_and_above_bbp():
@@ -207,6 +276,118 @@ def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
     assert fa < 0.07 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
 
 
+def test_signflip_enumeration_matches_brute_force_and_keeps_its_level():
+    import itertools
+
+    rng = np.random.default_rng(15)
+    R = rng.standard_normal((5, 7)) + 0.3
+    out = tv.mean_signflip_test(R)
+    T = np.sum(R.sum(axis=0) ** 2)
+    Ts = [
+        np.sum((np.array(e)[:, None] * R).sum(axis=0) ** 2)
+        for e in itertools.product((-1, 1), repeat=5)
+    ]
+    assert out["T"] == pytest.approx(T) and out["exact"]
+    assert out["p"] == pytest.approx(np.mean(np.array(Ts) >= T - 1e-9))  # the global sign pairs up
+    assert out["min_p"] == pytest.approx(1 / 16)
+    # level under very unequal row norms (log-sd 0.6), exact (N = 12) and Monte Carlo (N = 30)
+    for N, n in ((12, 400), (30, 300)):
+        rej = []
+        for _ in range(n):
+            Z = rng.standard_normal((N, 50)) * np.exp(0.6 * rng.standard_normal((N, 1)))
+            rej.append(tv.mean_signflip_test(Z, n_flip=199, rng=rng)["p"] <= 0.05)
+        assert abs(np.mean(rej) - 0.05) < 3 * math.sqrt(0.05 * 0.95 / n)
+    # power at twice the BBP threshold, N = 30, d = 200, unequal row norms
+    hits = []
+    for _ in range(50):
+        R, mu = tv.spiked_matrix(30, np.ones(200), 2 * math.sqrt(30 * 200), rng)
+        R = mu + (R - mu) * np.exp(0.3 * rng.standard_normal((30, 1)))  # unequal noise norms
+        hits.append(tv.mean_signflip_test(R, n_flip=199, rng=rng)["p"] <= 0.01)
+    assert np.mean(hits) == 1.0
+
+
+def test_bbp_overlaps_against_simulation():
+    rng = np.random.default_rng(16)
+    N, D = 200, 800
+    for f in (2.0, 4.0):
+        ell = f * tv.bbp_threshold(1.0, N, D)
+        pred = tv.bbp_overlaps(ell, 1.0, N, D)
+        meas = {"left": [], "right": [], "mean": []}
+        for _ in range(10):
+            R, mu = tv.spiked_matrix(N, np.ones(D), ell, rng)
+            U, _, Vt = np.linalg.svd(R, full_matrices=False)
+            meas["left"].append((U[:, 0] @ np.ones(N)) ** 2 / N)
+            meas["right"].append((Vt[0] @ mu) ** 2 / (mu @ mu))
+            meas["mean"].append(tv.mean_overlap(R))
+        for k in meas:
+            assert np.mean(meas[k]) == pytest.approx(pred[k], abs=0.03)
+    assert tv.bbp_overlaps(0.5 * tv.bbp_threshold(1.0, N, D), 1.0, N, D)["mean"] == 0.0
+    with pytest.raises(ValueError):
+        tv.bbp_overlaps(-1.0, 1.0, N, D)
+
+
+def test_ks_bootstrap_critical_value_has_its_level():
+    from scipy.stats import kstwo
+
+    rng = np.random.default_rng(17)
+    n, D = 20, 60
+    crit = tv.ks_critical_bootstrap(n, D, n_boot=400, rng=rng)
+    assert crit < float(kstwo.ppf(0.95, n))  # fitting two parameters shrinks the KS distance
+    rej = []
+    for _ in range(400):
+        lam = tv.gram_spectrum(rng.standard_normal((n, D)) * 3.0)
+        s2, De = tv.moment_fit(lam)
+        rej.append(tv._ks(lam, s2, De) > crit)  # fresh null draws, another σ²
+    assert abs(np.mean(rej) - 0.05) < 3 * math.sqrt(0.05 * 0.95 / 400) + 0.01
+    with pytest.raises(ValueError):
+        tv.ks_critical_bootstrap(2, 10.0)
+
+
+def test_random_pair_null_and_nearest_neighbour_cosine():
+    rng = np.random.default_rng(18)
+    W = rng.standard_normal((40, 6))
+    a = tv.random_pair_null(W, 5, 7, tv.task_snr, np.random.default_rng(1))
+    b = tv.random_pair_null(W, 5, 7, tv.task_snr, np.random.default_rng(1))
+    assert a.shape == (7,) and np.array_equal(a, b)
+    c = tv.random_pair_null(W, 5, 3, lambda R: tv.snr_curve(R, [2, 4]), rng)
+    assert c.shape == (3, 2)
+    with pytest.raises(ValueError):
+        tv.random_pair_null(W, 2, 3, tv.task_snr, rng)
+    with pytest.raises(TypeError):
+        tv.random_pair_null(W, 5, 3, "snr", rng)
+    ids = np.array([0, 7, 39])
+    nn = tv.nearest_neighbour_cosine(W, ids, batch=2)
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    for k, i in enumerate(ids):
+        assert nn[k] == pytest.approx(max(Wn[i] @ Wn[j] for j in range(40) if j != i))
+
+
+def test_authors_estimate_on_pure_noise():
+    rng = np.random.default_rng(19)
+    R = rng.standard_normal((50, 400)) * math.sqrt(2.0)
+    s2, D = tv.authors_mp_estimate(R)
+    assert s2 == pytest.approx(
+        2.0 * 49 / 50, rel=0.02
+    )  # centring removes one of 50 degrees of freedom
+    assert 400 < D < 1.5 * 400  # λ₂ sits a little inside the edge at N = 50: D comes out high
+    lam2 = np.sort(np.linalg.eigvalsh(R @ R.T))[-2]  # by hand: λ₂/d = σ²(1 + √(N/D))²
+    assert lam2 / 400 == pytest.approx(s2 * (1 + math.sqrt(50 / D)) ** 2, rel=1e-10)
+
+
+def test_partial_spearman_against_the_recursion_formula():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(20)
+    z = rng.standard_normal(30)
+    x, y = z + rng.standard_normal(30), z + rng.standard_normal(30)
+    r = lambda a, b: spearmanr(a, b).statistic  # noqa: E731
+    rxy, rxz, ryz = r(x, y), r(x, z), r(y, z)
+    formula = (rxy - rxz * ryz) / math.sqrt((1 - rxz**2) * (1 - ryz**2))
+    assert tv.partial_spearman(x, y, z) == pytest.approx(formula, abs=1e-10)
+    with pytest.raises(ValueError):
+        tv.partial_spearman(x[:3], y[:3], z[:3])
+
+
 def test_analogy_margins_agree_with_analogy_accuracy():
     from qwem_lib.evaluation import _analogy_hits, normalize_rows
 
@@ -235,6 +416,20 @@ def test_spearman_with_uncertainty():
     assert out["lo"] < out["rho"] < out["hi"]
     with pytest.raises(ValueError):
         tv.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
+    # within-unit replicates widen the interval
+    x, y = np.arange(12.0), np.arange(12.0) + rng.standard_normal(12)
+    plain = tv.spearman_with_uncertainty(x, y, n_boot=400, n_perm=200, rng=np.random.default_rng(2))
+    noisy = tv.spearman_with_uncertainty(
+        x,
+        y,
+        n_boot=400,
+        n_perm=200,
+        rng=np.random.default_rng(2),
+        y_draws=y[None, :] + 4 * rng.standard_normal((50, 12)),
+    )
+    assert noisy["hi"] - noisy["lo"] > plain["hi"] - plain["lo"]
+    with pytest.raises(ValueError):
+        tv.spearman_with_uncertainty(x, y, y_draws=np.ones((3, 5)))
 
 
 def test_wide_spectral_embeddings_match_the_dense_spectral_path():
@@ -262,3 +457,15 @@ def test_wide_spectral_embeddings_match_the_dense_spectral_path():
         tv.wide_spectral_embeddings(c, 10, 10, window=4)
     with pytest.raises(ValueError, match="method"):
         tv.wide_spectral_embeddings(c, 10, 4, window=4, method="lanczos")
+
+
+def test_mp_ks_distance_matches_scipy_kstest():
+    from scipy.stats import kstest
+
+    rng = np.random.default_rng(21)
+    lam = tv.gram_spectrum(rng.standard_normal((15, 60)))
+    s2, D = tv.moment_fit(lam)
+    ref = kstest(lam, lambda x: tv.mp_cdf(x, s2, 15, D)).statistic
+    assert tv.mp_ks_distance(lam, s2, D) == pytest.approx(ref, abs=1e-12)
+    with pytest.raises(ValueError):
+        tv.mp_ks_distance(np.array([]), 1.0, 3.0)

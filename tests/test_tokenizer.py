@@ -11,7 +11,7 @@ import pytest
 
 from qwem_lib import data
 from qwem_lib.data import DataError, Dataset, FileSpec
-from qwem_lib.tokenizer import SEPARATORS, StreamTokenizer, tokenize_chunks
+from qwem_lib.data.tokenizer import SEPARATORS, StreamTokenizer, tokenize_chunks
 
 SEPS = [9, 10, 11, 12, 13, 28, 29, 30, 31, 32]
 
@@ -166,7 +166,7 @@ def test_load_corpus_streams_every_format_like_the_reference(env, monkeypatch, s
     data.register(
         Dataset("tok", "corpus", "random", specs, extract="member" if suffix == ".zip" else None)
     )
-    monkeypatch.setattr(data, "CHUNK_BYTES", 13)
+    monkeypatch.setattr(data.corpus, "CHUNK_BYTES", 13)
     c = data.load_corpus("tok")
     assert_same((np.asarray(c.ids), c.words, c.counts), reference(parts))
     cached = data.load_corpus("tok")  # the cache written from the streaming path reads back equal
@@ -192,9 +192,11 @@ def test_archive_damaged_mid_stream_is_a_clear_error(env, monkeypatch):
         p.read_bytes()[: p.stat().st_size // 2]
     )  # no size or sha in the spec: found while reading
     data.register(Dataset("tok", "corpus", "truncated", (spec,)))
-    monkeypatch.setattr(data, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(data.corpus, "CHUNK_BYTES", 4096)
     seen = []
-    monkeypatch.setattr(data, "_prefetched", lambda it: (seen.append(len(b)) or b for b in it))
+    monkeypatch.setattr(
+        data.corpus, "_prefetched", lambda it: (seen.append(len(b)) or b for b in it)
+    )
     with pytest.raises(DataError, match="could not be decompressed"):
         data.load_corpus("tok", use_cache=False)
     assert len(seen) > 1  # the error came after some chunks had been tokenised
@@ -206,7 +208,7 @@ def test_archive_damaged_mid_stream_is_a_clear_error(env, monkeypatch):
 def test_content_checksum_is_computed_on_the_stream(env, monkeypatch):
     raw = b"one two  three\nfour two\r\n" * 100
     spec = _write(env, "corpus/c.txt.xz", raw)
-    monkeypatch.setattr(data, "CHUNK_BYTES", 17)
+    monkeypatch.setattr(data.corpus, "CHUNK_BYTES", 17)
     data.register(
         Dataset("tok", "corpus", "c", (spec,), content_sha256=hashlib.sha256(raw).hexdigest())
     )
@@ -230,13 +232,13 @@ def test_prefetched_keeps_order_reraises_and_stops_early():
         finally:
             closed.append(True)
 
-    assert list(data._prefetched(gen())) == [bytes([i]) for i in range(10)]
+    assert list(data.corpus._prefetched(gen())) == [bytes([i]) for i in range(10)]
     got = []
     with pytest.raises(ValueError, match="boom"):
-        for b in data._prefetched(gen(fail_at=4)):
+        for b in data.corpus._prefetched(gen(fail_at=4)):
             got.append(b)
     assert got == [bytes([i]) for i in range(4)]
-    it = data._prefetched(gen(), depth=1)
+    it = data.corpus._prefetched(gen(), depth=1)
     next(it)
     it.close()  # the consumer leaves early: the producer thread stops and closes its generator
     assert len(closed) == 3
@@ -249,5 +251,6 @@ def test_enwiki_1m7_streaming_equals_the_reference_path():
     c = data.load_corpus(name, use_cache=False)
     assert c.n_tokens == ds.tokens
     assert_same(
-        (c.ids, c.words, c.counts), data.tokenize_ranked([data._read_text(ds, p) for p in paths])
+        (c.ids, c.words, c.counts),
+        data.tokenize_ranked([data.corpus._read_text(ds, p) for p in paths]),
     )

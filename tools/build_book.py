@@ -8,7 +8,8 @@
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
 Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
-Only the ``book`` preset writes the committed notebooks and report; ``smoke`` runs write theirs under
+Only the ``book`` preset writes the committed notebooks and report (the build sets ``QWEM_BOOK_BUILD=1``
+for the kernels it starts; a chapter run any other way records into the cache); ``smoke`` runs write theirs under
 the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``). The ``paper`` preset is for
 runs too slow for the book preset (20 minutes to hours; the chapters' long runs checkpoint to the cache,
 so running the same command again resumes them): the executed chapter goes to
@@ -98,9 +99,21 @@ def execute(py: Path, timeout: int) -> tuple[bool, float, str]:
                 ):
                     ok, err = False, "a traceback was printed to stderr"
     tidy_streams(nb)
+    present(nb)
     # jupytext.write keeps the pairing metadata filters of jupytext.toml; outputs come from execution
     jupytext.write(nb, target_for(py), fmt="ipynb")
     return ok, dt, err
+
+
+def present(nb) -> None:
+    """Presentation derived from the cells (``tools/presentation.py``): folded and hidden inputs, solution
+    code marked, repr outputs dropped; and the pairing (``formats``) kept in the notebook's metadata, so a
+    downloaded copy stays paired with its ``.py``."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import presentation
+
+    presentation.apply(nb)
+    nb.metadata.setdefault("jupytext", {})["formats"] = "ipynb,py:percent"
 
 
 def tidy_streams(nb) -> None:
@@ -143,7 +156,7 @@ def target_for(py: Path) -> Path:
     if config.preset() == "book":
         return py.with_suffix(".ipynb")
     if config.preset() == "paper":
-        from qwem_lib.report import PAPER_NOTEBOOKS
+        from qwem_lib.book.report import PAPER_NOTEBOOKS
 
         PAPER_NOTEBOOKS.mkdir(parents=True, exist_ok=True)
         return PAPER_NOTEBOOKS / py.with_suffix(".ipynb").name
@@ -180,6 +193,9 @@ def main() -> int:
 
     from qwem_lib import config, report
 
+    # Only the build writes the committed records and report (at the book preset): the kernels it starts
+    # inherit this, a chapter run by hand or in JupyterLab does not (qwem_lib.book.config.building_book).
+    os.environ[config.BUILD_ENV] = "1"
     # The committed notebooks must show their figures: a kernel started with MPLBACKEND=Agg (as the tests
     # set it) would draw every figure off-screen and save none. Let ipykernel choose its inline backend.
     dropped = os.environ.pop("MPLBACKEND", None)

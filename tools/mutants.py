@@ -9,7 +9,11 @@ should kill every one; a surviving mutant marks a test that cannot fail for wron
     .venv/bin/python tools/mutants.py          # all mutants (a few minutes)
     .venv/bin/python tools/mutants.py spectral # those whose name contains "spectral"
 
-Exit status 1 when any mutant survives.
+First the unmutated library runs the union of the chosen mutants' tests in the same kind of copy (the
+*baseline*): a kill means "the tests fail for this mutant and pass without it", so when the baseline fails
+(a broken or machine-dependent test) no kill is counted and the script stops with exit status 2.
+
+Exit status 1 when any mutant survives, 2 when the baseline fails.
 """
 
 from __future__ import annotations
@@ -26,6 +30,27 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # (name, file, original text, mutated text, tests that must catch it)
 MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
+    (
+        "paper_map: a contradiction at a reduced setting accepted",
+        "qwem_lib/book/paper_map.py",
+        'if e["verdict"] in ("contradicted", "reproduced") and st["match"] in (',
+        'if e["verdict"] in ("reproduced",) and st["match"] in (',
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: quote fragments not checked in order",
+        "qwem_lib/book/paper_map.py",
+        "        pos = at + len(frag)\n",
+        "",
+        ["tests/test_paper_map.py"],
+    ),
+    (
+        "paper_map: tests may cite claims outside the evidence",
+        "qwem_lib/book/paper_map.py",
+        'if t["claim"] not in ev:',
+        'if t["claim"] not in ev and False:',
+        ["tests/test_paper_map.py"],
+    ),
     (
         "corpus_stats: window one offset short",
         "qwem_lib/corpus_stats.py",
@@ -90,6 +115,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_corpus_stats.py"],
     ),
     (
+        "spectral: ARPACK's answer not checked (issue 27)",
+        "qwem_lib/spectral.py",
+        "        _check_eigsh_answer(M, lam, U, tol)\n",
+        "",
+        ["tests/test_spectral.py"],
+    ),
+    (
+        "report: committed records written outside the build (issue 27)",
+        "qwem_lib/book/report.py",
+        'elif config.preset() == "book" and config.building_book():',
+        'elif config.preset() == "book":',
+        ["tests/test_report.py"],
+    ),
+    (
         "spectral: target argument ignored",
         "qwem_lib/spectral.py",
         "M = target_from_counts(C, pu, target, dtype=dtype,",
@@ -99,8 +138,8 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "spectral: window argument ignored",
         "qwem_lib/spectral.py",
-        "words, C, pu = cooccurrence_table(c, V, window,",
-        "words, C, pu = cooccurrence_table(c, V, 16,",
+        "        c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache",
+        "        c, V, 16, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache",
         ["tests/test_spectral.py::test_spectral_embeddings_match_independent_computation"],
     ),
     (
@@ -175,21 +214,21 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     ),
     (
         "tokenizer: a hash hit is trusted without comparing the bytes",
-        "qwem_lib/_tokenizer_kernel.py",
+        "qwem_lib/data/_tokenizer_kernel.py",
         "if pool[p + k] != src[s + k]:",
         "if False:",
         ["tests/test_tokenizer.py"],
     ),
     (
         "tokenizer: separator 0x1f missing",
-        "qwem_lib/tokenizer.py",
+        "qwem_lib/data/_separators.py",
         "bytes([9, 10, 11, 12, 13, 28, 29, 30, 31, 32])",
         "bytes([9, 10, 11, 12, 13, 28, 29, 30, 32])",
         ["tests/test_tokenizer.py"],
     ),
     (
         "tokenizer: a token cut by a chunk boundary is dropped",
-        "qwem_lib/_tokenizer_kernel.py",
+        "qwem_lib/data/_tokenizer_kernel.py",
         "            carry_len = n - s\n",
         "            carry_len = 0\n",
         ["tests/test_tokenizer.py"],
@@ -208,11 +247,248 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "B = np.outer(p, p)",
         ["tests/test_theory.py"],
     ),
+    (
+        "task_vectors: moment fit drops the finite-n term (n/excess)",
+        "qwem_lib/task_vectors.py",
+        "num = (n + 1) * S1 * S1 - 2.0 * S2",
+        "num = n * S1 * S1 - 2.0 * S2",
+        ["tests/test_task_vectors.py::test_moment_fit_exact_finite_n_expectations"],
+    ),
+    (
+        "task_vectors: sign-flip p-value counts only strictly larger flips",
+        "qwem_lib/task_vectors.py",
+        "ge = int(np.sum(Tf >= T - tol))",
+        "ge = int(np.sum(Tf > T + tol))",
+        [
+            "tests/test_task_vectors.py::test_signflip_enumeration_matches_brute_force_and_keeps_its_level"
+        ],
+    ),
+    (
+        "task_vectors: BBP mean overlap with θ² for θ⁴",
+        "qwem_lib/task_vectors.py",
+        '"mean": 1.0 - c / th4,',
+        '"mean": 1.0 - c / th2,',
+        ["tests/test_task_vectors.py::test_bbp_overlaps_against_simulation"],
+    ),
+    (
+        "task_vectors: column d_eff without its sampling correction",
+        "qwem_lib/task_vectors.py",
+        "B = float((v**2).sum()) * (N - 1) / (N + 1)",
+        "B = float((v**2).sum())",
+        ["tests/test_task_vectors.py::test_unequal_row_norms_bias_the_moment_fit_not_column_deff"],
+    ),
+    # -- issue 27: planted bugs that used to survive the unit tests ---------------------------------
+    (
+        "spectral: cache key without d",
+        "qwem_lib/spectral.py",
+        '+ f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz"',
+        '+ f"-{target}-{method}-{np.dtype(dtype).name}-v4.npz"',
+        ["tests/test_hardening.py::test_spectral_cache_key_has_every_input"],
+    ),
+    (
+        "corpus_stats: co-occurrence cache key without the window",
+        "qwem_lib/corpus_stats.py",
+        "-V{V}-w{window}-{weighting}",
+        "-V{V}-{weighting}",
+        ["tests/test_hardening.py::test_cooccurrence_cache_key_has_every_input"],
+    ),
+    (
+        "trainers: train_pairs cache key without the seed",
+        "qwem_lib/trainers.py",
+        "        seed=seed,\n        device=dev.type,",
+        "        device=dev.type,",
+        ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
+    ),
+    (
+        "trainers: train_pairs cache key without stats=",
+        "qwem_lib/trainers.py",
+        'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
+        "pass",
+        ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
+    ),
+    (
+        "corpus: fingerprint hashes only the first 4,096 ids",
+        "qwem_lib/data/corpus.py",
+        "if self._verified_ids == id(ids):",
+        "if True:",
+        [
+            "tests/test_hardening_training.py::test_a_corpus_reusing_a_registered_name_is_keyed_by_all_its_ids"
+        ],
+    ),
+    (
+        "spectral: symmetry tolerance at float32's eps for float64 input",
+        "qwem_lib/spectral.py",
+        "if worst > 100 * np.finfo(M.dtype).eps * max(",
+        "if worst > 100 * np.finfo(np.float32).eps * max(",
+        ["tests/test_hardening.py::test_symmetry_tolerance_follows_the_dtype"],
+    ),
+    (
+        "spectral: eigen_features ignores top_words",
+        "qwem_lib/spectral.py",
+        "for col in U[:n].T:",
+        "for col in U.T:",
+        ["tests/test_hardening.py::test_eigen_features_respects_top_words"],
+    ),
+    (
+        "spectral: inertia's zero tolerance absolute",
+        "qwem_lib/spectral.py",
+        "tol = 1e-12 * max(1.0, float(np.abs(ev).max()))",
+        "tol = 1e-12",
+        ["tests/test_hardening.py::test_inertia_zero_tolerance_is_relative"],
+    ),
+    (
+        "corpus_stats: int32-overflow bound halved",
+        "qwem_lib/corpus_stats.py",
+        "bound = 2 * int(w.sum()) * int(inv.max())",
+        "bound = int(w.sum()) * int(inv.max())",
+        ["tests/test_hardening.py::test_count_table_never_overflows_int32"],
+    ),
+    (
+        "files: verify() memo ignores mtime, ctime and inode",
+        "qwem_lib/data/files.py",
+        "key = (str(path), size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)",
+        "key = (str(path), size, 0, 0, 0)",
+        ["tests/test_hardening.py::test_verify_memo_notices_a_replaced_file"],
+    ),
+    (
+        "corpus: cache check ignores counts.sum() == n_tokens",
+        "qwem_lib/data/corpus.py",
+        "and int(counts.sum()) == ids.shape[0]",
+        "",
+        ["tests/test_hardening.py::test_corpus_cache_checks_counts_sum_to_tokens"],
+    ),
+    (
+        "corpus: head_corpus ties in whole-corpus order",
+        "qwem_lib/data/corpus.py",
+        "key=lambda k: (-int(cnt[present[k]]), corpus.words[present[k]])",
+        "key=lambda k: -int(cnt[present[k]])",
+        ["tests/test_hardening.py::test_head_corpus_breaks_ties_alphabetically"],
+    ),
+    (
+        "files: content-hash fallback accepts any decompressible .xz",
+        "qwem_lib/data/files.py",
+        "and _content_sha256(path) == spec.content_sha256",
+        "and _content_sha256(path) is not None",
+        ["tests/test_hardening.py::test_content_hash_fallback_needs_the_right_content"],
+    ),
+    (
+        "tokenizer: id buffer one slot short",
+        "qwem_lib/data/tokenizer.py",
+        "out = np.empty(buf.size // 2 + 2, dtype=np.int32)",
+        "out = np.empty(buf.size // 2, dtype=np.int32)",
+        ["tests/test_hardening.py::test_tokenizer_id_buffer_holds_every_token"],
+    ),
+    (
+        "sources: tags span newlines in the normaliser",
+        "qwem_lib/data/sources.py",
+        '_TAG = re.compile(r"<[^<>\\n]{0,200}>")',
+        '_TAG = re.compile(r"<[^<>]{0,200}>")',
+        ["tests/test_hardening.py::test_normaliser_tags_do_not_span_lines"],
+    ),
+    (
+        "evaluation: gap_se divides b's variance by n_a",
+        "qwem_lib/evaluation.py",
+        "acc_b * (1 - acc_b) / n_b",
+        "acc_b * (1 - acc_b) / n_a",
+        ["tests/test_hardening.py::test_gap_se_uses_each_side_s_own_count"],
+    ),
+    (
+        "evaluation: 3CosMul epsilon 1e-6",
+        "qwem_lib/evaluation.py",
+        "scores = cos[1] * cos[2] / (cos[0] + 1e-3)",
+        "scores = cos[1] * cos[2] / (cos[0] + 1e-6)",
+        ["tests/test_hardening.py::test_3cosmul_uses_levy_goldberg_epsilon"],
+    ),
+    (
+        "fc.theory: zero threshold from the uncentred concept matrix",
+        "qwem_lib/fc/theory.py",
+        "Zc = onehot - onehot.mean(0, keepdims=True)",
+        "Zc = onehot",
+        ["tests/test_hardening_fc.py::test_zero_threshold_ignores_a_position_every_latent_shares"],
+    ),
+    (
+        "fc.theory: φ bisection cut to 30 iterations",
+        "qwem_lib/fc/theory.py",
+        "iters: int = 200, *, log: bool = False",
+        "iters: int = 30, *, log: bool = False",
+        ["tests/test_hardening_fc.py::test_thm2_solve_at_tiny_weight_decay"],
+    ),
+    (
+        "fc.theory: φ bisected in x instead of log x",
+        "qwem_lib/fc/theory.py",
+        "        mid = 0.5 * (lo + hi)\n        pos = h(mid) > 0",
+        "        mid = np.log(0.5 * (np.exp(lo) + np.exp(hi)))\n        pos = h(mid) > 0",
+        ["tests/test_hardening_fc.py::test_thm2_solve_at_tiny_weight_decay"],
+    ),
+    (
+        "report: relative tolerance measured against the value",
+        "qwem_lib/book/report.py",
+        "bound = tol * abs(target) if rel else tol",
+        "bound = tol * abs(value) if rel else tol",
+        ["tests/test_hardening.py::test_relative_tolerance_is_relative_to_the_target"],
+    ),
+    (
+        "pairs: word2vec subsampling keeps only √(t/P)",
+        "qwem_lib/pairs.py",
+        "return np.clip(r + np.sqrt(r), 0.0, 1.0)",
+        "return np.clip(np.sqrt(r), 0.0, 1.0)",
+        ["tests/test_hardening_training.py::test_subsampling_keep_matches_gensim_formula"],
+    ),
+    (
+        "cache: atomic_path leaves mkstemp's 0600 mode",
+        "qwem_lib/book/cache.py",
+        "        tmp.chmod(0o644)\n",
+        "",
+        ["tests/test_hardening.py::test_atomic_path_leaves_a_readable_file"],
+    ),
+    (
+        "dynamics: eig_desc without its symmetry check",
+        "qwem_lib/dynamics.py",
+        '        raise ValueError("M must be symmetric")',
+        "        pass",
+        ["tests/test_hardening.py::test_eig_desc_refuses_a_nonsymmetric_matrix"],
+        "symmetry: set counts not symmetrised",
+        "qwem_lib/symmetry.py",
+        "    return C + C.T, total",
+        "    return C, total",
+        ["tests/test_symmetry.py"],
+    ),
+    (
+        "symmetry: cyclic R² groups by the linear distance",
+        "qwem_lib/symmetry.py",
+        "return _group_r2(B, np.minimum(k, n - k))",
+        "return _group_r2(B, k)",
+        ["tests/test_symmetry.py"],
+    ),
+    (
+        "contrastive: kernel whitened on one side only",
+        "qwem_lib/contrastive.py",
+        "    K = R @ C @ R\n",
+        "    K = R @ R @ C\n",
+        ["tests/test_contrastive.py"],
+    ),
+    (
+        "contrastive: logistic negatives with the positives' sign",
+        "qwem_lib/contrastive.py",
+        "torch.nn.functional.softplus(Z @ Z.T).mean()",
+        "torch.nn.functional.softplus(-Z @ Z.T).mean()",
+        ["tests/test_contrastive.py"],
+    ),
+    (
+        "contrastive: logistic modes uncoupled",
+        "qwem_lib/contrastive.py",
+        " - kappa * (kappa @ a) / 8",
+        "",
+        ["tests/test_contrastive.py"],
+    ),
 ]
 
 
-def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
-    name, rel, old, new, tests = mutant
+def _pytest_in_copy(
+    tests: list[str], mutation: tuple[str, str, str, str] | None
+) -> tuple[int, float, str]:
+    """Run ``tests`` against a temporary copy of the library, with ``mutation`` = (name, file, old, new)
+    applied there (None: the unmutated baseline). Returns (pytest's exit status, seconds, its last line)."""
     with tempfile.TemporaryDirectory(prefix="qwem-mutant-") as tmp:
         t = Path(tmp)
         shutil.copytree(
@@ -221,13 +497,15 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
         shutil.copytree(ROOT / "tests", t / "tests", ignore=shutil.ignore_patterns("__pycache__"))
         for f in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / f, t / f)
-        src = (t / rel).read_text()
-        if src.count(old) != 1:
-            raise SystemExit(
-                f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
-                "update tools/mutants.py"
-            )
-        (t / rel).write_text(src.replace(old, new))
+        if mutation is not None:
+            name, rel, old, new = mutation
+            src = (t / rel).read_text()
+            if src.count(old) != 1:
+                raise SystemExit(
+                    f"mutant {name!r}: the original text occurs {src.count(old)} times in {rel}; "
+                    "update tools/mutants.py"
+                )
+            (t / rel).write_text(src.replace(old, new))
         env = dict(os.environ, PYTHONPATH=str(t), MPLBACKEND="Agg")
         t0 = time.time()
         proc = subprocess.run(
@@ -249,11 +527,45 @@ def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]
             text=True,
         )
         last = (proc.stdout.strip().splitlines() or ["?"])[-1]
-        return proc.returncode != 0, time.time() - t0, last
+        return proc.returncode, time.time() - t0, last
+
+
+def run(mutant: tuple[str, str, str, str, list[str]]) -> tuple[bool, float, str]:
+    """(killed, seconds, pytest's last line) for one mutant."""
+    name, rel, old, new, tests = mutant
+    code, secs, last = _pytest_in_copy(tests, (name, rel, old, new))
+    return code != 0, secs, last
+
+
+def baseline(chosen: list[tuple[str, str, str, str, list[str]]]) -> tuple[bool, float, str]:
+    """(passed, seconds, pytest's last line) for the unmutated library on every test the mutants use."""
+    tests = sorted({t for m in chosen for t in m[4]})
+    code, secs, last = _pytest_in_copy(tests, None)
+    return code == 0, secs, last
 
 
 def main(argv: list[str]) -> int:
     chosen = [m for m in MUTANTS if not argv or any(a in m[0] for a in argv)]
+    if not chosen:
+        print(f"no mutant's name contains any of {argv}")
+        return 2
+    stale = [
+        f"  {name!r}: the original text occurs {(ROOT / rel).read_text().count(old)} times in {rel}"
+        for name, rel, old, _, _ in chosen
+        if (ROOT / rel).read_text().count(old) != 1
+    ]
+    if stale:  # found before any test runs, not after half of them
+        print("mutants whose original text is not found once (update tools/mutants.py):")
+        print("\n".join(stale))
+        return 2
+    ok, secs, last = baseline(chosen)
+    print(f"{'baseline (no mutation)':60s} {'passes' if ok else 'FAILS':8s} {secs:5.0f}  {last}")
+    if not ok:
+        print(
+            "\nThe unmutated library fails these tests: a failure under a mutant would prove nothing, "
+            "so no kill is counted. Fix (or de-flake) the failing test first."
+        )
+        return 2
     survivors = []
     print(f"{'mutant':60s} {'result':8s} {'s':>5s}  tests")
     for m in chosen:

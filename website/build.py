@@ -29,6 +29,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF_DIR = ROOT / "website"
+sys.path.insert(0, str(CONF_DIR))
+sys.path.insert(0, str(ROOT / "tools"))
+import apparatus  # noqa: E402  (website/apparatus.py)
+import presentation  # noqa: E402  (tools/presentation.py)
 
 #: Parts of the book, by the first digit of a chapter's number (README, "Chapters").
 PARTS = {
@@ -37,6 +41,7 @@ PARTS = {
     "2": "QWEM on real text",
     "3": "Linear structure",
     "4": "Feature collapse",
+    "5": "Beyond the papers",
 }
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+\.ipynb$")
 LINK_RE = re.compile(
@@ -52,6 +57,9 @@ class Chapter:
     summary: str = ""  # README's "result" column, when the README lists the chapter
     symbols: list[str] = field(default_factory=list)  # qwem_lib objects used, canonical names
     modules: list[str] = field(default_factory=list)  # qwem_lib modules used
+    minutes: int = 0  # reading time
+    status: dict = field(default_factory=dict)  # execution status (apparatus.execution_status)
+    cites: list[str] = field(default_factory=list)  # bibliography keys
 
     @property
     def stem(self) -> str:
@@ -228,24 +236,188 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
 # ------------------------------------------------------------------------------------------------
 
 
+def repository() -> str:
+    """The repository's public address: the one setting every source, launch and edit link uses.
+
+    ``QWEM_REPOSITORY`` if set, else ``[project.urls] Repository`` in pyproject.toml, else empty (no
+    such links: the site never guesses an address).
+    """
+    import os
+    import tomllib
+
+    env = os.environ.get("QWEM_REPOSITORY", "").strip()
+    if env:
+        return env.rstrip("/")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return str(meta.get("project", {}).get("urls", {}).get("Repository", "")).rstrip("/")
+
+
+def book_version() -> str:
+    import tomllib
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return str(meta.get("project", {}).get("version", "0"))
+
+
+STATUS_HEAD = "| preset | executed | wall time | device | library | claims passed |\n|---|---|---|---|---|---|\n"
+
+
 def chapter_header(ch: Chapter, first_here: list[str]) -> str:
-    """The Markdown cell put under a chapter's title: its sources and the library it uses."""
+    """The Markdown cell put under a chapter's title: sources, citations, notation, reading time,
+    execution status and the library it uses."""
     lines = [
         f"**Source of this chapter:** {{download}}`{ch.stem}.ipynb <../_raw/notebooks/{ch.stem}.ipynb>` "
         f"(the notebook, with the book preset's outputs) · "
         f"{{download}}`{ch.stem}.py <../_raw/notebooks/{ch.stem}.py>` (jupytext source of truth)."
     ]
+    repo = repository()
+    if repo:
+        nb_path = f"notebooks/{ch.stem}.ipynb"
+        gh = re.match(r"https://github\.com/([^/]+/[^/]+)", repo)
+        launch = [f"[source]({repo}/blob/main/notebooks/{ch.stem}.py)"]
+        launch.append(f"[edit this page]({repo}/edit/main/notebooks/{ch.stem}.py)")
+        if gh:
+            launch.append(
+                f"[Binder](https://mybinder.org/v2/gh/{gh.group(1)}/main?labpath={nb_path})"
+            )
+            launch.append(
+                f"[Colab](https://colab.research.google.com/github/{gh.group(1)}/blob/main/{nb_path})"
+            )
+        lines.append(
+            "**Run it elsewhere:** "
+            + " · ".join(launch)
+            + f'; outside a clone, first `pip install "qwem-lib @ git+{repo}"`.'
+        )
+    if ch.cites:
+        paper = [k for k in ch.cites if k in ("karkada2025qwem", "laurent2024collapse")]
+        other = [k for k in ch.cites if k not in paper]
+        text = f"**Reproduces** {{cite:p}}`{','.join(paper)}`" if paper else ""
+        if other:
+            text += ("; " if text else "") + f"**relies on** {{cite:p}}`{','.join(other)}`"
+        lines.append(text + ". Symbols as in the [notation](../notation.md) page.")
+    else:
+        lines.append("Symbols as in the [notation](../notation.md) page.")
+    if ch.minutes:
+        lines.append(f"**Reading time:** about {ch.minutes} minutes.")
     if ch.modules:
         mods = ", ".join(f"[`{m}`](../api/{m}.md)" for m in ch.modules)
         lines.append(f"**Library modules used:** {mods}.")
     if first_here:
         objs = ", ".join(f"{{py:obj}}`{s.rsplit('.', 1)[1]} <{s}>`" for s in first_here)
         lines.append(f"**First use in the book:** {objs}.")
+    if ch.status:
+        lines.append(
+            "**Execution status** (the committed outputs; [all chapters](../execution.md)):\n\n"
+            + STATUS_HEAD
+            + "| "
+            + apparatus.status_row(ch.status)
+            + " |"
+        )
     return "\n\n".join(lines)
 
 
-def stage_chapter(ch: Chapter, src: Path, first_here: list[str]) -> None:
+def _md_cell(source: str, cid: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source, "id": cid}
+
+
+def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
+    """The staged chapter: presentation tags, apparatus (statements, exercises, solutions, figure
+    anchors, chapter and figure links), the chapter 00 map generated."""
+    presentation.apply(nb)
+    stems, fig_labels = ctx["stems"], ctx["fig_labels"]
+    cells = nb["cells"]
+    # Exercises first: the solutions need their labels.
+    labels: set[str] = set()
+    for c in cells:
+        if c["cell_type"] == "markdown":
+            src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
+            c["source"] = src
+            new, found = apparatus.exercise_blocks(src, ch.stem)
+            if found:
+                c["source"] = new
+                labels.update(found)
+    out: list[dict] = []
+    open_solution = False
+    n_end = 0
+    for c in cells:
+        src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        in_sol = "solution" in c.get("metadata", {}).get("tags", [])
+        if c["cell_type"] == "markdown":
+            if open_solution and not in_sol:
+                n_end += 1
+                out.append(_md_cell(apparatus.SOLUTION_END, f"site-solution-end-{n_end}"))
+                open_solution = False
+            if ch.number == "00" and "chapter_map" in ctx:
+                src = replace_chapter_map(src, ctx["chapter_map"])
+            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
+            src = apparatus.anchor_caption(src)
+            src = apparatus.statement_blocks(src, ch.stem, ctx["statements"])
+            start = apparatus.solution_start(src, ch.stem, labels)
+            if start is not None:
+                src = start
+                open_solution = True
+            c["source"] = src
+        else:
+            for o in c.get("outputs", []):
+                md = o.get("data", {}).get("text/markdown")
+                if md is not None:
+                    md = "".join(md) if isinstance(md, list) else md
+                    o["data"]["text/markdown"] = apparatus.link_mentions(
+                        md, stems, ch.number, fig_labels, ctx.get("results")
+                    )
+            if "solution" in c.get("metadata", {}).get("tags", []) and not open_solution:
+                # a solution whose exercise was not found: fold the whole cell at least
+                c["metadata"]["tags"] = c["metadata"]["tags"] + ["hide-cell"]
+        out.append(c)
+    if open_solution:
+        out.append(_md_cell(apparatus.SOLUTION_END, "site-solution-end-last"))
+    nb["cells"] = out
+    return nb
+
+
+def named_results(chapters: list[Chapter], nbs: dict[str, dict]) -> dict[tuple[str, str], str]:
+    """(paper, "Lemma 3.1") -> the label of the block that states it, for names stated exactly once."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for ch in chapters:
+        paper = apparatus.PAPER_KEY.get(ch.number[0])
+        if not paper:
+            continue
+        k = 0
+        for c in nbs[ch.stem]["cells"]:
+            if c["cell_type"] != "markdown":
+                continue
+            src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for name, label in apparatus.statement_names(src, ch.stem, k):
+                seen.setdefault((paper, name), []).append(label)
+            k += len(apparatus.STATEMENT.findall(src))
+    return {key: labels[0] for key, labels in seen.items() if len(labels) == 1}
+
+
+def replace_chapter_map(md: str, table: str) -> str:
+    """Chapter 00's "## Chapter map" table -> the generated one (every chapter, every part)."""
+    m = re.search(r"^## Chapter map\n(.*?)(?=^## |\Z)", md, re.M | re.S)
+    if not m:
+        return md
+    t = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M)
+    if not t:
+        return md
+    body = m.group(1)
+    body = body[: t.start()] + table + body[t.end() :]
+    return md[: m.start(1)] + body + md[m.end(1) :]
+
+
+def chapter_table(chapters: list[Chapter], prefix: str = "") -> str:
+    rows = "\n".join(
+        f"| {c.number} | [{c.title}]({prefix}{c.stem}.ipynb) | {c.summary} | {c.minutes} min |"
+        for c in chapters
+    )
+    return "| | chapter | what it shows | reading |\n|---|---|---|---|\n" + rows
+
+
+def stage_chapter(ch: Chapter, src: Path, first_here: list[str], ctx: dict) -> None:
     nb = json.loads(ch.path.read_text(encoding="utf-8"))
+    nb = transform_chapter(nb, ch, ctx)
     header = {"cell_type": "markdown", "metadata": {}, "source": chapter_header(ch, first_here)}
     if nb.get("nbformat", 4) >= 4 and nb.get("nbformat_minor", 0) >= 5:
         header["id"] = "site-chapter-header"
@@ -258,6 +430,9 @@ def stage_chapter(ch: Chapter, src: Path, first_here: list[str]) -> None:
         0,
     )
     nb["cells"].insert(at, header)
+    if nb.get("nbformat_minor", 0) < 5:
+        for c in nb["cells"]:
+            c.pop("id", None)
     (src / "notebooks" / ch.path.name).write_text(
         json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8"
     )
@@ -283,11 +458,13 @@ def chapter_map(chapters: list[Chapter]) -> str:
         part = [c for c in chapters if c.number[0] == digit]
         name = PARTS.get(digit, f"Part {digit}")
         rows = "\n".join(
-            f"| {c.number} | [{c.title}](notebooks/{c.stem}.ipynb) | {c.summary} |" for c in part
+            f"| {c.number} | [{c.title}](notebooks/{c.stem}.ipynb) | {c.summary} | "
+            f"{f'{c.minutes} min' if c.minutes else ''} |"
+            for c in part
         )
         toc = "\n".join(f"notebooks/{c.stem}" for c in part)
         blocks.append(
-            f"### Part {digit} · {name}\n\n| | chapter | result |\n|---|---|---|\n{rows}\n\n"
+            f"### Part {digit} · {name}\n\n| | chapter | result | reading |\n|---|---|---|---|\n{rows}\n\n"
             f"```{{toctree}}\n:caption: {digit} · {name}\n:hidden:\n\n{toc}\n```\n"
         )
     return "\n".join(blocks)
@@ -309,6 +486,23 @@ def stage_index(readme: str, chapters: list[Chapter], extra_docs: list[str]) -> 
         readme = readme.rstrip() + "\n\n## Chapters\n\n" + cmap
     ref = "\n".join(extra_docs + ["api/index"])
     return readme.rstrip() + f"\n\n```{{toctree}}\n:caption: Reference\n:hidden:\n\n{ref}\n```\n"
+
+
+def table_math(text: str) -> str:
+    """Maths inside a Markdown table cell: ``\\|W\\|_F`` would lose its backslashes to the table's ``|``
+    escape and render as ``|W|_F``; ``\\Vert`` says the same and survives."""
+    return re.sub(r"\$[^$\n]*\$", lambda m: m.group(0).replace("\\|", "\\Vert "), text)
+
+
+def readme_page(readme: str, chapters: list[Chapter]) -> str:
+    """README as the developers' page: its chapter table replaced by the generated one (no toctree)."""
+    m = re.search(r"^## Chapters\n(.*?)(?=^## )", readme, re.M | re.S)
+    table = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M) if m else None
+    if m and table:
+        body = m.group(1)
+        body = body[: table.start()] + chapter_table(chapters, "notebooks/") + body[table.end() :]
+        readme = readme[: m.start(1)] + body + readme[m.end(1) :]
+    return readme
 
 
 def stage_linked(text: str, rel_dir: Path, src: Path, staged: set[Path], docs: list[str]) -> None:
@@ -371,6 +565,215 @@ def _md_inline(text: str) -> str:
     return re.sub(r"``(.+?)``", r"`\1`", text)
 
 
+def _esc(text: str) -> str:
+    """Plain text (claim statements, written in Unicode pseudo-maths) safe inside Markdown."""
+    return re.sub(r"([\\`*_\[\]<>|$#])", r"\\\1", str(text))
+
+
+def _value(v) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_value(x)}" for k, x in v.items())
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v[:8]) + (", …" if len(v) > 8 else "") + "]"
+    return str(v)
+
+
+VERDICT_MARK = {
+    "reproduced": "**reproduced**",
+    "reproduced with differences": "**reproduced with differences**",
+    "contradicted": "**contradicted**",
+    "not yet tested": "*not yet tested*",
+}
+
+
+def _first_sentence(text: str, limit: int = 240) -> str:
+    """The first sentence of a verdict's reason (to the first full stop before a capital), shortened."""
+    m = re.match(r"(.+?[.!?])(?=\s+[A-Z(]|\s*$)", text.strip(), re.S)
+    first = (m.group(1) if m else text.strip()).replace("\n", " ")
+    return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
+    """REPRODUCTION as a front page (the verdict map) and one page of claims per chapter."""
+    claims_path = ROOT / "reproduction" / "claims.json"
+    map_path = ROOT / "reproduction" / "paper_claims.json"
+    claims = json.loads(claims_path.read_text(encoding="utf-8")) if claims_path.is_file() else []
+    entries = json.loads(map_path.read_text(encoding="utf-8")) if map_path.is_file() else []
+    by_stem = {c.stem: c for c in chapters}
+    chapter_of = {c["id"]: c["chapter"] for c in claims}
+    (src / "reproduction").mkdir(parents=True, exist_ok=True)
+    lines = [
+        "# Reproduction report",
+        "",
+        "Every statement of the two papers the book judges, with its verdict, then every claim the chapters",
+        "check, chapter by chapter. The chapters record their claims when they are executed (`make book`);",
+        "the same data are in [reproduction/claims.json](reproduction/claims.json) and",
+        "[reproduction/paper_claims.json](reproduction/paper_claims.json). A **finding** could come out",
+        "otherwise if the paper or the mathematics were wrong; a **consistency** check guards the code; a",
+        "**record** pins one of the book's own measurements. Only findings are evidence about the papers.",
+        "",
+    ]
+    if claims:
+        passed = sum(bool(c["passed"]) for c in claims)
+        fnd = [c for c in claims if c["kind"] == "finding"]
+        lines += [
+            f"**{sum(bool(c['passed']) for c in fnd)} of {len(fnd)} findings pass; {passed} of "
+            f"{len(claims)} claims in all.**",
+            "",
+        ]
+    if entries:
+        counts = {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICT_MARK}
+        lines += [
+            "## The verdict map",
+            "",
+            "Of "
+            + f"{len(entries)} statements: "
+            + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+            + ".",
+            "",
+            "| statement | verdict | why, in one line | chapters |",
+            "|---|---|---|---|",
+        ]
+        for e in entries:
+            stems = sorted(
+                {chapter_of[i] for i in e.get("evidence", []) if i in chapter_of}, key=str
+            )
+            links = (
+                ", ".join(f"[{s[:2]}](notebooks/{s}.ipynb)" for s in stems if s in by_stem) or "—"
+            )
+            lines.append(
+                f"| **{_esc(e['paper'])}, {_esc(e['where'])}.** {_esc(e['statement'])} | "
+                f"{VERDICT_MARK.get(e['verdict'], e['verdict'])} | {_esc(_first_sentence(e['why']))} | "
+                f"{links} |"
+            )
+        lines.append("")
+    lines += [
+        "## Claims by chapter",
+        "",
+        "| chapter | findings | consistency | records |",
+        "|---|---|---|---|",
+    ]
+    pages = []
+    for ch in chapters:
+        rows = [c for c in claims if c["chapter"] == ch.stem]
+        if not rows:
+            continue
+        t = {
+            k: (
+                sum(bool(c["passed"]) for c in rows if c["kind"] == k),
+                sum(c["kind"] == k for c in rows),
+            )
+            for k in ("finding", "consistency", "record")
+        }
+        lines.append(
+            f"| [{_esc(ch.title)}](reproduction/{ch.stem}.md) | "
+            + " | ".join(f"{p}/{n}" for p, n in t.values())
+            + " |"
+        )
+        body = [
+            f"# {ch.title}: the claims",
+            "",
+            f"Recorded by [the chapter](../notebooks/{ch.stem}.ipynb) when it was last executed. "
+            f"Findings {t['finding'][0]}/{t['finding'][1]}, consistency checks "
+            f"{t['consistency'][0]}/{t['consistency'][1]}, records {t['record'][0]}/{t['record'][1]}.",
+            "",
+        ]
+        for k in ("finding", "consistency", "record"):
+            ks = [c for c in rows if c["kind"] == k]
+            if not ks:
+                continue
+            body += [f"## {k.capitalize()}s" if k != "consistency" else "## Consistency checks", ""]
+            for c in ks:
+                mark = "**pass**" if c["passed"] else "**FAIL**"
+                paper = (
+                    f" · paper: **{_esc(_value(c['paper']))}**" if c["paper"] is not None else ""
+                )
+                body += [
+                    f"- {mark} {_esc(c['statement'])}",
+                    "",
+                    f"  book: **{_esc(_value(c['value']))}**{paper} · tolerance: {_esc(_value(c['tolerance']))} · "
+                    f"{c['preset']} / {c['device']} · `{c['id']}`",
+                    "",
+                ]
+        (src / "reproduction" / f"{ch.stem}.md").write_text("\n".join(body), encoding="utf-8")
+        pages.append(f"reproduction/{ch.stem}")
+    toc = "\n".join(pages)
+    lines += ["", f"```{{toctree}}\n:hidden:\n:maxdepth: 1\n\n{toc}\n```", ""]
+    (src / "REPRODUCTION.md").write_text("\n".join(lines), encoding="utf-8")
+    return pages
+
+
+def notation_page(src: Path, intro_nb: dict | None) -> None:
+    """The notation page: chapter 00's "## Notation" table, linked from every chapter."""
+    table = ""
+    if intro_nb is not None:
+        md = "\n\n".join(
+            ("".join(c["source"]) if isinstance(c["source"], list) else c["source"])
+            for c in intro_nb["cells"]
+            if c["cell_type"] == "markdown"
+        )
+        m = re.search(r"^## Notation\n(.*?)(?=^## |\Z)", md, re.M | re.S)
+        if m:
+            t = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M)
+            table = t.group(0) if t else ""
+    (src / "notation.md").write_text(
+        "# Notation\n\nEvery chapter uses these symbols, and only in these meanings. The table is the one "
+        "of [chapter 00](notebooks/00_introduction.ipynb), which the book treats as the reference "
+        '(CONTRIBUTING, "Notation").\n\n' + (table or "*Chapter 00 has no notation table.*") + "\n",
+        encoding="utf-8",
+    )
+
+
+def execution_page(src: Path, chapters: list[Chapter]) -> None:
+    rows = "\n".join(
+        f"| [{c.number}](notebooks/{c.stem}.ipynb) | " + apparatus.status_row(c.status) + " |"
+        for c in chapters
+        if c.status
+    )
+    total = sum(c.status.get("wall_s") or 0 for c in chapters)
+    (src / "execution.md").write_text(
+        "# Execution statistics\n\nHow each chapter's committed outputs were made: the preset and device "
+        "its claims were recorded with, when it was executed and how long it took (from the notebook's own "
+        "cell timings), the library version, and the claims that passed (all kinds; findings in brackets). "
+        "The site renders these outputs and executes nothing.\n\n"
+        "| chapter | preset | executed | wall time | device | library | claims passed |\n"
+        "|---|---|---|---|---|---|---|\n"
+        + rows
+        + f"\n\nTotal wall time: {apparatus.fmt_wall(total)}.\n",
+        encoding="utf-8",
+    )
+
+
+def references_page(src: Path) -> None:
+    shutil.copy2(CONF_DIR / "references.bib", src / "references.bib")
+    (src / "references.md").write_text(
+        "# References\n\nThe papers the book reproduces, the authors' code it compares with, and the works "
+        "the chapters rely on. Each chapter cites what it uses at its top.\n\n```{bibliography}\n:all:\n```\n",
+        encoding="utf-8",
+    )
+
+
+def preface(chapters: list[Chapter], docs: list[str]) -> str:
+    """The index: website/preface.md with the chapter map (reading times computed) and the toctrees."""
+    text = (CONF_DIR / "preface.md").read_text(encoding="utf-8")
+    total = sum(c.minutes for c in chapters)
+    text = text.replace("{{VERSION}}", book_version())
+    text = text.replace("{{TOTAL_HOURS}}", f"{total / 60:.0f}")
+    text = text.replace("{{CHAPTER_MAP}}", chapter_map(chapters))
+    minutes = {c.number: c.minutes for c in chapters}
+    text = re.sub(
+        r"\{\{MINUTES (\d\d)((?: \d\d)*)\}\}",
+        lambda m: str(sum(minutes.get(n, 0) for n in [m.group(1)] + m.group(2).split())),
+        text,
+    )
+    ref = "\n".join(["README", *docs, "notation", "execution", "references", "api/index"])
+    return text.rstrip() + f"\n\n```{{toctree}}\n:caption: Reference\n:hidden:\n\n{ref}\n```\n"
+
+
 def stage(src: Path) -> list[Chapter]:
     if src.exists():
         shutil.rmtree(src)
@@ -383,29 +786,98 @@ def stage(src: Path) -> list[Chapter]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     summaries = _readme_summaries(readme)
     chapters = find_chapters()
-    seen: set[str] = set()
+    version = book_version()
+    nbs = {}
     for ch in chapters:
         nb = json.loads(ch.path.read_text(encoding="utf-8"))
+        nbs[ch.stem] = nb
         ch.title = _title(nb, ch.stem)
-        ch.summary = summaries.get(ch.number, "")
-        ch.symbols, ch.modules = library_use(nb, index, modules)
+        ch.summary = table_math(summaries.get(ch.number, ""))
+        ch.minutes = apparatus.reading_minutes(nb)
+        ch.status = apparatus.execution_status(nb, apparatus.load_records(ROOT, ch.stem), version)
+        text = "\n".join(
+            "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+            for c in nb["cells"]
+        )
+        ch.cites = apparatus.citations_for(ch.number, text)
+    ctx = {
+        "stems": {c.number: c.stem for c in chapters},
+        "fig_labels": {
+            lab
+            for nb in nbs.values()
+            for c in nb["cells"]
+            if c["cell_type"] == "markdown"
+            and (
+                lab := apparatus.caption_label(
+                    "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                )
+            )
+        },
+        "statements": [],
+        "chapter_map": chapter_table(chapters),
+        "results": named_results(chapters, nbs),
+    }
+    seen: set[str] = set()
+    for ch in chapters:
+        ch.symbols, ch.modules = library_use(nbs[ch.stem], index, modules)
         first_here = [s for s in ch.symbols if s not in seen]
         seen.update(ch.symbols)
-        stage_chapter(ch, src, first_here)
+        stage_chapter(ch, src, first_here, ctx)
 
     staged: set[Path] = set()
     docs: list[str] = []
     stage_linked(readme, Path("."), src, staged, docs)
     for ch in chapters:  # what the chapters link to (e.g. ../REPRODUCTION.md)
-        nb = json.loads(ch.path.read_text(encoding="utf-8"))
+        nb = nbs[ch.stem]
         md = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
         stage_linked(md, Path("notebooks"), src, staged, docs)
     for extra in ("REPRODUCTION.md", "data/README.md"):
         if (ROOT / extra).is_file() and Path(extra) not in staged:
             stage_linked(f"[x]({extra})", Path("."), src, staged, docs)
-    (src / "index.md").write_text(stage_index(readme, chapters, docs), encoding="utf-8")
+    # The README is the developers' page; the index is the preface.
+    (src / "README.md").write_text(readme_page(readme, chapters), encoding="utf-8")
+    stage_linked(
+        (CONF_DIR / "preface.md").read_text(encoding="utf-8"), Path("."), src, staged, docs
+    )
+    stage_linked("[x](LICENSE) [x](LICENSE-text.md)", Path("."), src, staged, docs)
+    stage_reproduction(src, chapters)
+    intro = next((nbs[c.stem] for c in chapters if c.number == "00"), None)
+    notation_page(src, intro)
+    execution_page(src, chapters)
+    references_page(src)
+    (src / "index.md").write_text(preface(chapters, docs), encoding="utf-8")
     stage_api(src, modules)
     return chapters
+
+
+def sync_tree(fresh: Path, dest: Path) -> int:
+    """Move a freshly staged tree onto ``dest``, touching only files whose bytes changed.
+
+    Sphinx decides what to re-read by modification times: files left alone keep theirs, so a second
+    ``make site`` re-renders only what changed. Returns the number of files written or removed.
+    """
+    n = 0
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in fresh.rglob("*"):
+        if f.is_dir():
+            continue
+        rel = f.relative_to(fresh)
+        target = dest / rel
+        if target.is_file() and target.read_bytes() == f.read_bytes():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+        n += 1
+    for f in sorted(dest.rglob("*"), reverse=True):
+        rel = f.relative_to(dest)
+        if not (fresh / rel).exists():
+            if f.is_dir():
+                f.rmdir()
+            else:
+                f.unlink()
+                n += 1
+    shutil.rmtree(fresh)
+    return n
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -417,10 +889,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     out = args.out.resolve()
     src, html = out / "src", out / "html"
-    chapters = stage(src)
-    print(f"staged {len(chapters)} chapters under {src}")
-    if html.exists():
-        shutil.rmtree(html)
+    fresh = out / "src.new"
+    chapters = stage(fresh)
+    changed = sync_tree(fresh, src)
+    print(f"staged {len(chapters)} chapters under {src} ({changed} files changed)")
     cmd = [
         sys.executable,
         "-m",

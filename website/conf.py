@@ -20,6 +20,10 @@ copyright = "the book's authors; text and code under the repository's licence"
 
 extensions = [
     "myst_nb",
+    "sphinx_proof",  # theorem, lemma, … blocks (website/apparatus.py writes them from the chapters)
+    "sphinx_exercise",  # exercise and solution blocks; a solution's code cells sit inside it
+    "sphinx_togglebutton",  # solutions folded until opened
+    "sphinxcontrib.bibtex",  # references.bib, {cite} roles, the References page
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",
     "sphinx.ext.mathjax",
@@ -36,6 +40,16 @@ myst_dmath_double_inline = True  # `$$…$$` inside a paragraph is display math 
 myst_heading_anchors = 3  # README's `[Data](#data)` style links
 
 exclude_patterns = ["_raw/**", "**/.ipynb_checkpoints"]
+
+# --- apparatus: numbered blocks, figures, citations -------------------------------------------------
+numfig = True
+bibtex_bibfiles = ["references.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
+proof_minimal_theme = False
+# Solutions are hidden until opened; the toggle button's text says what it opens.
+togglebutton_hint = "Show the solution"
+togglebutton_hint_hide = "Hide the solution"
 # Cosmetic only, never a broken reference or a missing image: widget views of tqdm.auto (if a notebook ever
 # has one), and a chapter whose headings skip a level (e.g. # then ###).
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header"]
@@ -124,6 +138,20 @@ def _mathjax_es5() -> Path:
     return es5
 
 
+def _build_module():
+    """website/build.py, for the settings it owns (repository address, version)."""
+    import sys
+
+    if "qwem_site_build" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "qwem_site_build", Path(__file__).resolve().parent / "build.py"
+        )
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules["qwem_site_build"]
+
+
 # --- theme ------------------------------------------------------------------------------------------
 html_theme = "sphinx_book_theme"
 html_title = project
@@ -138,7 +166,15 @@ html_theme_options = {
     "navigation_with_keys": False,
     "home_page_in_toc": True,
 }
-html_last_updated_fmt = None
+# The repository's address is one setting ([project.urls] Repository in pyproject.toml, or the
+# QWEM_REPOSITORY variable; website/build.py, repository()): when set, the theme links it and every chapter
+# links its source, Binder, Colab and "edit this page". When empty, no such link is made (nothing guessed).
+_repo = _build_module().repository()
+if _repo:
+    html_theme_options.update({"repository_url": _repo, "use_repository_button": True})
+version = release = _build_module().book_version()
+html_title = f"{project} · v{version}"
+html_last_updated_fmt = "%Y-%m-%d"  # the footer says when the site was built
 
 
 def _copy_mathjax(app, exception) -> None:
@@ -149,7 +185,27 @@ def _copy_mathjax(app, exception) -> None:
         shutil.copytree(_mathjax_es5(), dest)
 
 
+def _number_by_chapter(app, env) -> list[str]:
+    """Number theorem-like blocks and exercises within their chapter: "Lemma 12.1", "Exercise 12.3".
+
+    Without a numbered toctree Sphinx counts enumerable nodes across the whole site (the fifth exercise of
+    the book would be "Exercise 5" in chapter 10). Here each chapter's blocks are renumbered from 1, with
+    the chapter's number in front; pages that are not chapters keep Sphinx's numbers.
+    """
+    for docname, by_type in env.toc_fignumbers.items():
+        m = re.match(r"notebooks/(\d\d)_", docname)
+        if not m:
+            continue
+        chapter = int(m.group(1))
+        for figtype, ids in by_type.items():
+            order = sorted(ids, key=lambda i: tuple(ids[i]))
+            for k, node_id in enumerate(order, 1):
+                ids[node_id] = (chapter, k)
+    return []
+
+
 def setup(app):
+    app.connect("env-get-updated", _number_by_chapter, priority=900)  # after the toctree collector
     app.set_html_assets_policy(
         "always"
     )  # MathJax on every page: chapter titles with math in the sidebar

@@ -7,9 +7,15 @@ the browser, and every page is checked to have loaded nothing from outside the s
 site works offline. For every chapter: the mathematics was typeset by MathJax (each math element holds
 MathJax's output, no MathJax error, no raw ``$$`` or ``$\\cmd$`` left in the text), every image loaded
 (``naturalWidth > 0``) and there are as many as the notebook has figures, no progress-bar residue, and the
-page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The sidebar and the "next"
-buttons reach every chapter, and the site's search finds a chapter. Screenshots of every chapter go to
-``_site/screenshots/`` for a person to look at.
+page links its ``.ipynb`` (the committed file, byte for byte) and ``.py``. The book's apparatus (issue
+28): no object repr and no ``prose(`` source is visible; every solution (prose, code and output) is folded
+and opens on a click, and no solution cell sits outside its block; the chapter cites its paper; the
+statement is a theorem-like block, the exercises are exercise blocks, and every in-page reference leads
+to an existing anchor; wide equations scroll and the page never scrolls sideways; every figure is measured
+against the size rule (exceptions in ``website/figure_exceptions.json``). Then the References page, the
+notation and execution pages, the preface, the reproduction pages (fitting the column), the sidebar and
+"next" buttons reaching every chapter, the API pages and the search. Screenshots of every chapter go to
+``_site/screenshots/`` for a person to look at, the figure measurements to ``_site/figure-sizes.json``.
 
 Not part of ``make test`` (this file is outside pytest's ``testpaths``): it needs the site's optional
 dependencies (``pip install -e .[site]``) and ``/usr/bin/chromium`` with ``/usr/bin/chromedriver``.
@@ -166,12 +172,110 @@ def _open(driver, url: str) -> dict:
           links: q('a[href]').map(a => a.getAttribute('href')),
           resources: performance.getEntriesByType('resource').map(r => r.name),
           stderr: q('.output.stderr, .cell_output .stderr').length,
+          visible: (document.querySelector('article.bd-article, main, body')).innerText,
+          solutions: q('div.solution').map(s => ({
+            id: s.id,
+            hidden: [...s.querySelectorAll('.admonition-title ~ *:not(.admonition-title)')]
+                      .every(e => !e.checkVisibility({visibilityProperty: true})),
+            cells: s.querySelectorAll('div.cell').length,
+          })),
+          stray_solution_cells: q('div.cell.tag_solution').filter(c => !c.closest('div.solution')).length,
+          cite_links: q('a[href*="references.html#"]').map(a => a.textContent),
+          statements: q('[id^="stmt-"]').length,
+          exercises: q('div.exercise[id^="ex-"]').length,
+          fragment_links: q('article a.reference.internal[href*="#"]').map(a => a.getAttribute('href')),
+          overflow: (() => { const a = document.querySelector('article.bd-article') || document.body;
+                             return {scroll: a.scrollWidth, client: a.clientWidth,
+                                     page: document.documentElement.scrollWidth, window: window.innerWidth}; })(),
+          wide_math_clipped: q('mjx-container[display="true"]').filter(m => {
+              const st = getComputedStyle(m); return m.scrollWidth > m.clientWidth + 1 &&
+                !['auto', 'scroll'].includes(st.overflowX); }).length,
+          figs: q('div.cell_output img').map(i => ({src: i.getAttribute('src'), natural: i.naturalWidth,
+                                                    shown: i.getBoundingClientRect().width})),
         };""")
 
 
 def _assert_offline(page: dict, url: str, base: str) -> None:
     outside = [r for r in page["resources"] if not r.startswith((base, "data:", "blob:"))]
     assert not outside, f"{url} loaded resources from outside the site: {outside[:5]}"
+
+
+REPRS = [
+    r"\bClaim\(id=",
+    r"<matplotlib\.[\w.]+ (object )?at 0x",
+    r"\bnp\.float64\(",
+    r"<Figure size \d",
+]
+#: The size rule: a figure's smallest text (the style's 9 pt legend) renders at >= 9 pt, and >= 150 dpi.
+MIN_TEXT_PT, STYLE_MIN_PT, MIN_DPI = 9.0, 9.0, 150.0
+FIGURE_SIZES: dict[str, list[dict]] = {}
+STATEMENT_LINKS: dict[str, list[str]] = {}
+EXCEPTIONS_FILE = ROOT / "website" / "figure_exceptions.json"
+
+
+def _png_dpi(data: bytes) -> float | None:
+    """Resolution from a PNG's pHYs chunk (matplotlib writes it), in dots per inch."""
+    import struct
+
+    i = data.find(b"pHYs")
+    if i < 0:
+        return None
+    x, _, unit = struct.unpack(">IIB", data[i + 4 : i + 13])
+    return x * 0.0254 if unit == 1 else None
+
+
+def _figure_sizes(url: str, figs: list[dict]) -> list[dict]:
+    """Each figure's resolution and the size its smallest text renders at, in points (1 pt = 96/72 px)."""
+    out = []
+    for k, f in enumerate(figs, 1):
+        with urllib.request.urlopen(urllib.parse.urljoin(url, f["src"])) as resp:
+            dpi = _png_dpi(resp.read()) or 72.0
+        inches = f["natural"] / dpi  # the figure's physical width, as matplotlib drew it
+        scale = (f["shown"] / 96.0) / inches if inches else 0.0
+        text_pt = STYLE_MIN_PT * scale
+        out.append(
+            {
+                "figure": k,
+                "dpi": round(dpi),
+                "width_in": round(inches, 2),
+                "shown_px": round(f["shown"]),
+                "text_pt": round(text_pt, 1),
+                "ok": dpi >= MIN_DPI - 1 and text_pt >= MIN_TEXT_PT - 0.05,
+            }
+        )
+    return out
+
+
+def _check_solution_opens(browser, url: str) -> None:
+    """Clicking a solution's toggle shows its prose, code and output."""
+    shown = browser.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const s = document.querySelector('div.solution');
+        const b = s.querySelector('button.toggle-button');
+        if (!b) { done('no toggle button'); return; }
+        b.click();
+        setTimeout(() => {
+          const kids = [...s.querySelectorAll('.admonition-title ~ *:not(.admonition-title)')];
+          done(kids.length && kids.every(e => e.checkVisibility({visibilityProperty: true})) ? null : 'still hidden');
+        }, 300);""")
+    assert shown is None, f"{url}: a solution does not open: {shown}"
+
+
+_PAGES: dict[str, str] = {}
+
+
+def _check_fragments(url: str, hrefs: list[str]) -> None:
+    missing = []
+    for h in sorted(set(hrefs)):
+        target, _, frag = urllib.parse.urljoin(url, h).partition("#")
+        if not frag:
+            continue
+        if target not in _PAGES:
+            with urllib.request.urlopen(target) as resp:
+                _PAGES[target] = resp.read().decode("utf-8", "replace")
+        if not re.search(rf"\bid=[\"']{re.escape(frag)}[\"']", _PAGES[target]):
+            missing.append(h)
+    assert not missing, f"{url}: references that lead nowhere: {missing[:5]}"
 
 
 RAW_TEX = re.compile(r"\$[^$\s][^$\n]*?\\[A-Za-z]+[^$\n]*?\$")  # $…\cmd…$ left untypeset
@@ -217,6 +321,8 @@ def test_chapter_page(chapter, browser, base_url):
         browser.save_screenshot(str(SHOTS / f"{chapter.stem}-figure.png"))
         browser.execute_script("window.scrollTo(0, 0);")
 
+    # Figures: the size rule, measured here and judged in test_figures_meet_the_size_rule.
+    FIGURE_SIZES[chapter.stem] = _figure_sizes(url, page["figs"])
     _assert_offline(page, url, base_url)
     # Mathematics: every math element typeset by MathJax, without errors, no raw TeX left in the text.
     assert page["n_math"] > 0, f"{url}: no mathematics at all (chapters derive results)"
@@ -233,6 +339,32 @@ def test_chapter_page(chapter, browser, base_url):
     )
     # No progress-bar residue.
     assert page["stderr"] == 0 and not PROGRESS.search(page["text"]), f"{url}: progress-bar residue"
+    # The page is the text: no object repr, no prose-generator source in what a reader sees.
+    for bad in REPRS:
+        assert not re.search(bad, page["visible"]), f"{url}: an object repr is shown: {bad}"
+    assert not re.search(r"\bprose\(", page["visible"]), f"{url}: a prose() cell shows its source"
+    # Solutions (prose, code, output) hidden until opened, and every solution cell inside a solution.
+    assert page["stray_solution_cells"] == 0, f"{url}: solution code outside its solution block"
+    shut = [s["id"] for s in page["solutions"] if not s["hidden"]]
+    assert not shut, f"{url}: solutions visible before they are opened: {shut}"
+    if page["solutions"]:
+        _check_solution_opens(browser, url)
+    # Every chapter cites at least the paper it reproduces.
+    authors = {"0": ("Karkada", "Laurent"), "4": ("Laurent",)}.get(chapter.number[0], ("Karkada",))
+    for a in authors:
+        assert any(a in t for t in page["cite_links"]), f"{url}: does not cite {a} et al."
+    # Statements are numbered blocks, exercises are exercise blocks; references to them resolve.
+    source = chapter.path.with_suffix(".py").read_text(encoding="utf-8")
+    if "**Statement" in source:
+        assert page["statements"] > 0, f"{url}: its statement is not a theorem-like block"
+    assert page["exercises"] > 0, f"{url}: no exercise blocks"
+    STATEMENT_LINKS[chapter.stem] = [h for h in page["fragment_links"] if "#stmt-" in h]
+    _check_fragments(url, page["fragment_links"])
+    # Wide content scrolls in its box; the column itself never overflows.
+    assert page["wide_math_clipped"] == 0, f"{url}: a wide equation is clipped, not scrollable"
+    assert page["overflow"]["page"] <= page["overflow"]["window"] + 1, (
+        f"{url}: the page scrolls sideways: {page['overflow']}"
+    )
     # Links to the chapter's sources; the .ipynb is the committed one, byte for byte.
     for suffix in (".ipynb", ".py"):
         hrefs = [h for h in page["links"] if h.endswith(chapter.stem + suffix)]
@@ -247,6 +379,104 @@ def test_chapter_page(chapter, browser, base_url):
         assert any("api/qwem_lib" in h for h in page["links"]), (
             f"{url}: no link to the API reference"
         )
+
+
+def test_figures_meet_the_size_rule():
+    """Every figure: >= 150 dpi, and its smallest text (9 pt in the book's style) renders at >= 9 pt.
+
+    Measured on the chapter pages above; the figures that do not meet the rule yet are listed, with their
+    measurements, in website/figure_exceptions.json (they need re-drawing or re-executing). A figure that
+    fails and is not listed fails here; a listed one that now passes is reported (take it off the list).
+    ``QWEM_WRITE_FIGURE_EXCEPTIONS=1`` rewrites the list from this run.
+    """
+    if len(FIGURE_SIZES) < len(CHAPTERS):
+        pytest.skip("run with the chapter pages (the whole file)")
+    SHOTS.parent.mkdir(parents=True, exist_ok=True)
+    (SHOTS.parent / "figure-sizes.json").write_text(json.dumps(FIGURE_SIZES, indent=1))
+    failing = {
+        stem: {str(f["figure"]): f for f in figs if not f["ok"]}
+        for stem, figs in FIGURE_SIZES.items()
+        if any(not f["ok"] for f in figs)
+    }
+    if os.environ.get("QWEM_WRITE_FIGURE_EXCEPTIONS"):
+        EXCEPTIONS_FILE.write_text(json.dumps(failing, indent=1, sort_keys=True) + "\n")
+    listed = json.loads(EXCEPTIONS_FILE.read_text()) if EXCEPTIONS_FILE.is_file() else {}
+    new = [
+        f"{s} figure {k}: {f}"
+        for s, figs in failing.items()
+        for k, f in figs.items()
+        if k not in listed.get(s, {})
+    ]
+    stale = [
+        f"{s} figure {k}" for s, figs in listed.items() for k in figs if k not in failing.get(s, {})
+    ]
+    assert not new, "figures below the size rule:\n" + "\n".join(new[:20])
+    if stale:  # a listed figure that now meets the rule: the list should shrink (not an error)
+        import warnings
+
+        warnings.warn(
+            "figures now meeting the size rule; take them off website/figure_exceptions.json "
+            "(QWEM_WRITE_FIGURE_EXCEPTIONS=1): " + ", ".join(stale),
+            stacklevel=1,
+        )
+
+
+def test_results_are_referenced_across_chapters():
+    """ "Theorem 1", "Lemma 3.1", … in the text link to the blocks that state them (checked to resolve above)."""
+    if len(STATEMENT_LINKS) < len(CHAPTERS):
+        pytest.skip("run with the chapter pages (the whole file)")
+    linking = [s for s, links in STATEMENT_LINKS.items() if links]
+    assert len(linking) >= 5, f"few chapters link a theorem-like block: {linking}"
+
+
+def test_bibliography_notation_execution_and_preface(browser, base_url):
+    """The References page renders every entry; notation, execution statistics and the preface exist."""
+    refs = _open(browser, base_url + "references.html")
+    for needle in (
+        "2502.09863",
+        "2305.16162",
+        "Levy",
+        "Marchenko",
+        "Baik",
+        "text8",
+        "Bruni",
+        "Finkelstein",
+        "Mikolov",
+    ):
+        assert needle in refs["visible"], f"references.html lacks {needle}"
+    for repo in ("github.com/dkarkada/qwem", "github.com/xbresson/feature_collapse"):
+        assert any(repo in h for h in refs["links"]), f"references.html does not link {repo}"
+    notation = _open(browser, base_url + "notation.html")
+    assert notation["n_typeset"] > 10 and "LayerNorm" in notation["visible"]
+    execution = _open(browser, base_url + "execution.html")
+    for c in CHAPTERS:
+        assert any(h.endswith(f"{c.stem}.html") for h in execution["links"]), (
+            f"no status for {c.stem}"
+        )
+    index = _open(browser, base_url + "index.html")
+    for needle in ("Preface", "For whom", "What you need", "A course in", "How to cite", "min"):
+        assert needle in index["visible"], f"the preface lacks {needle!r}"
+    assert any(
+        h.endswith("notation.html")
+        for h in _open(browser, base_url + f"notebooks/{CHAPTERS[-1].stem}.html")["links"]
+    )
+
+
+def test_reproduction_pages_fit_the_column(browser, base_url):
+    """The verdict map and the per-chapter claim pages: no sideways page scroll, tables in their box."""
+    front = _open(browser, base_url + "REPRODUCTION.html")
+    assert "The verdict map" in front["visible"]
+    pages = ["REPRODUCTION.html"] + [
+        f"reproduction/{c.stem}.html"
+        for c in CHAPTERS
+        if (SITE / "reproduction" / f"{c.stem}.html").is_file()
+    ]
+    assert len(pages) > len(CHAPTERS) // 2, "few per-chapter reproduction pages"
+    for rel in pages:
+        page = _open(browser, base_url + rel)
+        ov = page["overflow"]
+        assert ov["page"] <= ov["window"] + 1, f"{rel} scrolls sideways: {ov}"
+        assert ov["scroll"] <= ov["client"] + 2, f"{rel}: content wider than the column: {ov}"
 
 
 def test_navigation_reaches_every_chapter(browser, base_url):

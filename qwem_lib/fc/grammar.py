@@ -31,6 +31,9 @@ __all__ = [
     "make_grammar",
     "sample_grammar",
     "grammar_log_prob",
+    "class_log_probs",
+    "bayes_accuracy",
+    "shared_right_hand_sides",
     "GrammarNet",
     "train_grammar_net",
     "level_representations",
@@ -62,12 +65,21 @@ class Grammar:
 
 
 def make_grammar(
-    sizes: Sequence[int], m: int = 8, n_rules: int = 5, seed: int | np.random.Generator = 0
+    sizes: Sequence[int],
+    m: int = 8,
+    n_rules: int = 5,
+    seed: int | np.random.Generator = 0,
+    disjoint: bool = True,
 ) -> Grammar:
     """Draw every right-hand side uniformly at random: ``m`` independent uniform symbols of the level below.
 
     ``sizes = (n_words, n_concepts, ..., K)`` lists the alphabet size of every level, words first and
-    classes last (at least two levels). Raises ``ValueError`` on non-positive sizes.
+    classes last (at least two levels). With ``disjoint`` (the default) no two right-hand sides of one
+    level are equal (duplicates are drawn again), so every segment has exactly one parent and the
+    grammar is unambiguous: the class of a sentence is a function of its words and the Bayes accuracy
+    is 1. ``disjoint=False`` keeps independent draws, where two symbols can share a right-hand side.
+    Raises ``ValueError`` on non-positive sizes, or when a level has more right-hand sides than there
+    are distinct sequences (``sizes[l] * n_rules > sizes[l-1] ** m``).
     """
     sizes = tuple(int(s) for s in sizes)
     if len(sizes) < 2 or any(s < 1 for s in sizes):
@@ -77,11 +89,42 @@ def make_grammar(
             f"m and n_rules must be positive integers, got m={m!r}, n_rules={n_rules!r}"
         )
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    rules = tuple(
-        rng.integers(0, sizes[l - 1], size=(sizes[l], int(n_rules), int(m)))
-        for l in range(1, len(sizes))
-    )
-    return Grammar(sizes, int(m), int(n_rules), rules)
+    rules = []
+    for l in range(1, len(sizes)):
+        R = rng.integers(0, sizes[l - 1], size=(sizes[l] * int(n_rules), int(m)))
+        if disjoint:
+            if sizes[l] * int(n_rules) > sizes[l - 1] ** int(m):
+                raise ValueError(
+                    f"level {l}: {sizes[l] * n_rules} disjoint right-hand sides cannot be drawn from "
+                    f"{sizes[l - 1]}**{m} sequences"
+                )
+            seen: set[tuple[int, ...]] = set()
+            for i in range(R.shape[0]):
+                while tuple(R[i]) in seen:
+                    R[i] = rng.integers(0, sizes[l - 1], size=int(m))
+                seen.add(tuple(R[i]))
+        rules.append(R.reshape(sizes[l], int(n_rules), int(m)))
+    return Grammar(sizes, int(m), int(n_rules), tuple(rules))
+
+
+def shared_right_hand_sides(g: Grammar) -> list[int]:
+    """For every level ``l = 1..D``, how many right-hand sides also belong to another symbol of level ``l``
+    (0 everywhere for a grammar drawn with ``disjoint=True``)."""
+    out = []
+    for R in g.rules:
+        owners: dict[tuple[int, ...], set[int]] = {}
+        for s in range(R.shape[0]):
+            for r in range(R.shape[1]):
+                owners.setdefault(tuple(R[s, r]), set()).add(s)
+        out.append(
+            sum(
+                1
+                for s in range(R.shape[0])
+                for r in range(R.shape[1])
+                if len(owners[tuple(R[s, r])]) > 1
+            )
+        )
+    return out
 
 
 def sample_grammar(
@@ -129,6 +172,31 @@ def grammar_log_prob(g: Grammar, words: np.ndarray, label: int) -> float:
         inside = pieces.prod(axis=-1).mean(axis=-1)  # (n_spans, n_parent)
     p = float(inside[0, int(label)])
     return float(np.log(p)) if p > 0 else float("-inf")
+
+
+def class_log_probs(g: Grammar, words: np.ndarray) -> np.ndarray:
+    """``log P(words | k)`` for every class ``k`` (the inside algorithm of :func:`grammar_log_prob`)."""
+    return np.array([grammar_log_prob(g, words, k) for k in range(g.K)])
+
+
+def bayes_accuracy(g: Grammar, words: np.ndarray, labels: np.ndarray) -> float:
+    """Accuracy of the Bayes classifier (uniform class prior) on the sentences ``words`` (n, m**D).
+
+    The best any network can do: the class of largest ``P(words | k)``; a tie between ``t`` classes
+    that include the true one counts ``1/t``. It is 1 for an unambiguous grammar.
+    """
+    w = np.asarray(words)
+    y = np.asarray(labels)
+    if w.ndim != 2 or y.shape != (w.shape[0],):
+        raise ValueError(
+            f"expected words (n, {g.length}) and labels (n,), got {w.shape}, {y.shape}"
+        )
+    score = 0.0
+    for x, k in zip(w, y):
+        lp = class_log_probs(g, x)
+        best = np.flatnonzero(lp == lp.max())
+        score += (1.0 / best.size) if k in best else 0.0
+    return score / w.shape[0]
 
 
 class GrammarNet(nn.Module):

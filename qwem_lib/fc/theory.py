@@ -130,7 +130,7 @@ def _check_latents(latents, nc) -> np.ndarray:
     return z
 
 
-def _check_mu(mu: Sequence[float]) -> np.ndarray:
+def _check_mu(mu: Sequence[float] | np.ndarray) -> np.ndarray:
     m = np.asarray(mu, dtype=float)
     if m.ndim != 1 or m.size == 0:
         raise ValueError(
@@ -249,7 +249,7 @@ def fc_thm3_u_norm(nc: int, L: int, K: int, d: int, lam: float) -> float:
 # ----------------------------------------------------------------------------------------------
 # Theorem 2: the system (7)-(8)
 # ----------------------------------------------------------------------------------------------
-def fc_thm2_lambda_bound(mu: Sequence[float], nc: int, L: int) -> float:
+def fc_thm2_lambda_bound(mu: Sequence[float] | np.ndarray, nc: int, L: int) -> float:
     """The largest admissible weight decay: Theorem 2 needs lam < sqrt(L sum mu^2 / nc^(L+1))."""
     m = _check_mu(mu)
     nc = _check_int("nc (number of concepts)", nc, 2)
@@ -258,45 +258,59 @@ def fc_thm2_lambda_bound(mu: Sequence[float], nc: int, L: int) -> float:
 
 
 def fc_thm2_residuals(
-    c: float, r: np.ndarray, mu: Sequence[float], nc: int, L: int, lam: float
+    c: float, r: np.ndarray, mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
 ) -> np.ndarray:
     """Residuals of (7) (one per word, relative to mu_b) and of (8) (relative), last entry."""
     m = np.asarray(mu, dtype=float)
     r = np.asarray(r, dtype=float)
-    eq7 = lam * r / (L * c) * (nc - 1 + np.exp(nc / (nc - 1) * c * r)) / m - 1.0
+    # in logs: at a tiny lam the factor exp(nc/(nc-1) c r) alone can overflow while the product is ~1
+    log7 = np.log(lam * r / (L * c * m)) + np.logaddexp(math.log(nc - 1), nc / (nc - 1) * c * r)
+    eq7 = np.expm1(log7)
     eq8 = np.sum((r / c) ** 2) / (L * nc ** (L - 1)) - 1.0
     return np.append(eq7, eq8)
 
 
-def _phi(c: float, target: np.ndarray, nc: int, iters: int = 200) -> np.ndarray:
+def _phi(
+    c: float, target: np.ndarray, nc: int, iters: int = 200, *, log: bool = False
+) -> np.ndarray:
     """rho_b = phi_b(c): the root in x of g(c, x) = target_b, g(c,x) = x (1 + gam e^{(1+gam) c^2 x})/(1+gam).
 
-    Vectorised bisection on log g (increasing in x); phi_b(c) lies in (0, target_b] because g(c,x) >= x.
+    ``log=True`` returns log rho_b. Vectorised bisection on y = log x of
+    h(y) = log g(c, e^y) - log target_b, which increases with slope >= 1. So [log t - h(log t) - 1, log t]
+    brackets the root (g(c, x) >= x gives h(log t) >= 0); a bracket at most ~log t wide is used when
+    log t >= 1 (see the code). The bisection in y resolves x to a *relative* precision near float64's
+    rounding however small the root is against the target (a tiny weight decay makes the target 1e60
+    and more while the root stays of order 1; a bisection in x itself stops at an absolute error of
+    target * 2^-iters: a 6% error at lam = 1e-58).
     """
     gam = 1.0 / (nc - 1)
-    lo = np.zeros_like(target)
-    hi = target.copy()
-    log_t = np.log(target)
+    log_t = np.log(np.asarray(target, dtype=np.float64))
+    a = (1 + gam) * c * c
 
-    def h(x):
-        return (
-            np.log(x)
-            + np.logaddexp(0.0, math.log(gam) + (1 + gam) * c * c * x)
-            - math.log1p(gam)
-            - log_t
-        )
+    def h(y):
+        return y + np.logaddexp(0.0, math.log(gam) + a * np.exp(y)) - math.log1p(gam) - log_t
 
+    hi = log_t.copy()
+    lo = hi - h(hi) - 1.0  # always a bracket, but up to a * target wide
+    # a tighter one when log t >= 1: log(1 + gam e^z) <= log(1 + gam) + z gives h(y) <= y + a e^y - log t,
+    # which is <= 0 at y = min(log t / 2, log(log t / (2a)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tight = np.minimum(0.5 * log_t, np.log(log_t / (2.0 * a)))
+    lo = np.where((log_t >= 1.0) & np.isfinite(tight) & (tight > lo), tight, lo)
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
         pos = h(mid) > 0
         hi = np.where(pos, mid, hi)
         lo = np.where(pos, lo, mid)
-        if np.all(hi - lo <= 1e-16 * hi):
+        if np.all(hi - lo <= 2e-16 * np.maximum(1.0, np.abs(hi))):
             break
-    return 0.5 * (lo + hi)
+    y = 0.5 * (lo + hi)
+    return y if log else np.exp(y)
 
 
-def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[float, np.ndarray]:
+def fc_thm2_solve(
+    mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
+) -> tuple[float, np.ndarray]:
     """Solve Theorem 2's system (7)-(8) for (c, r): the norm c of every u_(k,l) and the per-frequency
     embedding norms r_b = ||w_(a,b)|| of a critical type-III collapse (``K = nc^L``, all latents).
 
@@ -315,26 +329,34 @@ def fc_thm2_solve(mu: Sequence[float], nc: int, L: int, lam: float) -> tuple[flo
             f"lam={lam:g} violates Theorem 2's bound lam < sqrt(L sum mu^2 / nc^(L+1)) = "
             f"{bound:.6g} (nc={nc}, L={L}); the system (7)-(8) has no non-trivial solution"
         )
-    target = L * m / (lam * nc)
+    with np.errstate(over="ignore"):
+        target = L * m / (lam * nc)
     need = L * nc ** (L - 1)
 
     def F(c: float) -> float:  # decreasing in c; F(0) > 0 by the bound
-        return math.log(float(np.sum(_phi(c, target, nc) ** 2)) / need)
+        return float(np.logaddexp.reduce(2.0 * _phi(c, target, nc, log=True))) - math.log(need)
 
+    if not np.all(np.isfinite(target)):
+        raise ValueError(
+            f"lam={lam:g} is too small: L mu_b / (lam nc) overflows float64 (nc={nc}, L={L})"
+        )
     hi = 1.0
-    while F(hi) > 0:  # bracket the root; F decreases, but a tiny lam puts it beyond float64's range
+    while F(hi) > 0:  # bracket the root; F decreases (its root grows only like sqrt(log(1/lam)))
         hi *= 2.0
-        if not math.isfinite(hi) or hi > 1e300:
-            raise ValueError(
-                f"lam={lam:g} is too small: the root of Theorem 2's system lies beyond float64's "
-                f"range (no c <= 1e300 brackets it)"
-            )
+        if hi > 1e150:  # pragma: no cover - unreachable for a finite target
+            raise ValueError(f"lam={lam:g}: no c <= 1e150 brackets the root of Theorem 2's system")
     c = brentq(F, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     r = c * _phi(c, target, nc)
+    res = float(np.max(np.abs(fc_thm2_residuals(c, r, m, nc, L, lam))))
+    if not res < 1e-8:
+        raise ArithmeticError(
+            f"fc_thm2_solve: the solution at lam={lam:g} leaves a relative residual of {res:.2g} in "
+            "the system (7)-(8); it cannot be trusted"
+        )
     return float(c), r
 
 
-def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float], *, nc: int) -> float:
+def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float] | np.ndarray, *, nc: int) -> float:
     """The exact weight decay at which W = U = 0 stops being the minimiser of the risk (5) of h.
 
     Write R(W, U) = g(W^T U_hat) + lam/2 (||W||^2 + ||U||^2) with g convex (appendix H). The origin is
@@ -485,6 +507,8 @@ class ExactRisk:
         self.lam = float(self.lam)
         if not (math.isfinite(self.lam) and self.lam > 0):
             raise ValueError(f"lam must be positive, got {self.lam!r}")
+        if self.nc is None:
+            raise ValueError("nc (the number of concepts) must be given")
         self.nc = int(self.nc)
         self.sc = self.mu.size
         self.nw = self.nc * self.sc
@@ -644,6 +668,7 @@ def _minimise(
             p.grad = None
         f = risk(W, U)
         f.backward()
+        assert W.grad is not None and U.grad is not None
         return float(f.detach()), math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
 
     # Polish. Near the minimum a line search on the risk stalls at round-off (a step lowers R by about
@@ -671,6 +696,7 @@ def _minimise(
     f_t = risk(W, U)
     f_t.backward()
     f = float(f_t.detach())
+    assert W.grad is not None and U.grad is not None
     gn = math.sqrt(float((W.grad**2).sum() + (U.grad**2).sum()))
     return {
         "risk": f,

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .. import config
-from ..cache import atomic_path, read_npz
+from ..book import config
+from ..book.cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
 
@@ -158,6 +158,8 @@ def train_fc(
     progress: bool = True,
     desc: str = "train",
     threads: int | None = 1,
+    checkpoint_every: int | None = None,
+    _interrupt_after: int | None = None,
 ) -> FCResult:
     """Train ``h`` or ``h*`` on ``data`` by minibatch SGD with separate weight decays for W and U.
 
@@ -170,7 +172,21 @@ def train_fc(
     ``threads`` is the number of CPU threads torch uses during training (restored afterwards). The
     default 1 is deliberate: these matrix products are small, and on a shared machine extra OpenMP
     threads spin-wait and can slow training down several-fold. ``None`` keeps torch's setting.
+
+    ``checkpoint_every`` (epochs) makes a long run resumable: the weights, the minibatch generator's
+    state and the history so far are written next to the cached result every that many epochs, and a
+    later call with the same data and configuration continues from the last checkpoint instead of
+    starting again (the result is the same as an uninterrupted run's; the checkpoint is removed once
+    the result is complete). It does not change the cache key. ``_interrupt_after`` (epochs; for the
+    tests only) stops after that many epochs of this call, as a killed process would, raising
+    ``InterruptedError``.
     """
+    if checkpoint_every is not None and (
+        int(checkpoint_every) != checkpoint_every or checkpoint_every < 1
+    ):
+        raise ValueError(
+            f"checkpoint_every must be None or a positive integer, got {checkpoint_every!r}"
+        )
     path = _cache_path(data, cfg)
     z = read_npz(path, ("embeddings", "features", "U", "seconds")) if cache else None
     if z is not None:
@@ -189,7 +205,10 @@ def train_fc(
 
     dev = torch.device(device) if device is not None else config.device()
     with cpu_threads(threads, dev):
-        res = _train(data, cfg, dev, progress, desc)
+        ckpt = path.with_name(path.stem + ".ckpt.npz") if checkpoint_every else None
+        res = _train(data, cfg, dev, progress, desc, ckpt, checkpoint_every, _interrupt_after)
+    if ckpt is not None and ckpt.exists():
+        ckpt.unlink()
     if cache:
         with atomic_path(path, ".npz") as tmp:
             np.savez(
@@ -367,7 +386,16 @@ def steps_per_second(
         torch.set_num_threads(old)
 
 
-def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> FCResult:
+def _train(
+    data: FCData,
+    cfg: FCTrainConfig,
+    dev,
+    progress: bool,
+    desc: str,
+    ckpt: Path | None = None,
+    checkpoint_every: int | None = None,
+    interrupt_after: int | None = None,
+) -> FCResult:
     from tqdm import tqdm
 
     torch.manual_seed(config.SEED + cfg.seed)
@@ -432,10 +460,37 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
             hist[k].append(float(v))
         net.train()
 
-    t0 = time.time()
-    record(0)
-    bar = tqdm(range(1, cfg.epochs + 1), desc=desc, disable=not progress, mininterval=2.0)
+    t0, start, spent = time.time(), 1, 0.0
+    z = read_npz(ckpt, ("E", "U", "gen_state", "epoch", "seconds")) if ckpt is not None else None
+    if z is not None:  # resume: weights, generator and history as they were after epoch z["epoch"]
+        E.copy_(torch.as_tensor(z["E"]))
+        U.copy_(torch.as_tensor(z["U"]))
+        for k, v in affine.items():
+            v.copy_(torch.as_tensor(z[k]))
+        gen.set_state(torch.as_tensor(z["gen_state"]))
+        for k in keys:
+            hist[k] = [float(v) for v in z[f"h_{k}"]]
+        start, spent = int(z["epoch"]) + 1, float(z["seconds"])
+    else:
+        record(0)
+
+    def save(epoch: int) -> None:
+        with atomic_path(ckpt, ".npz") as tmp:
+            np.savez(
+                tmp,
+                E=E.cpu().numpy(),
+                U=U.cpu().numpy(),
+                gen_state=gen.get_state().numpy(),
+                epoch=epoch,
+                seconds=spent + time.time() - t0,
+                **{f"h_{k}": np.asarray(v) for k, v in hist.items()},
+                **{k: v.cpu().numpy() for k, v in affine.items()},
+            )
+
+    bar = tqdm(range(start, cfg.epochs + 1), desc=desc, disable=not progress, mininterval=2.0)
     for epoch in bar:
+        if interrupt_after is not None and epoch - start >= interrupt_after:
+            raise InterruptedError(f"stopped after epoch {epoch - 1} (a test of the checkpoints)")
         perm = torch.randperm(n, generator=gen).to(dev)
         sgd_epoch(
             E,
@@ -456,7 +511,9 @@ def _train(data: FCData, cfg: FCTrainConfig, dev, progress: bool, desc: str) -> 
             bar.set_postfix(
                 test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}"
             )
-    seconds = time.time() - t0
+        if ckpt is not None and epoch % checkpoint_every == 0 and epoch < cfg.epochs:
+            save(epoch)
+    seconds = spent + time.time() - t0
     ln = (
         {
             "ln_gain": net.ln_gain.detach().cpu().double().numpy(),

@@ -27,8 +27,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .. import config
-from ..cache import atomic_path, read_npz
+from ..book import config
+from ..book.cache import atomic_path, read_npz
 from .data import FCData
 from .training import cpu_threads
 
@@ -217,13 +217,29 @@ class TransformerTrainConfig:
 class TransformerResult:
     """``embeddings`` (nw, d_model) word embeddings after training; ``history`` maps ``step``,
     ``train_loss`` (mean over the last stretch of steps), ``test_loss`` and ``test_acc`` (class accuracy
-    for A.3, next-token accuracy for A.4) to arrays over the evaluation points."""
+    for A.3, next-token accuracy for A.4) to arrays over the evaluation points. ``init_embeddings`` are
+    the word embeddings at initialisation and ``snapshots`` (n_evaluations, nw, d_model) the word
+    embeddings at every evaluation point (the first one is the initialisation)."""
 
     config: TransformerTrainConfig
     embeddings: np.ndarray
     history: dict[str, np.ndarray]
     seconds: float
     cached: bool = False
+    init_embeddings: np.ndarray | None = None
+    snapshots: np.ndarray | None = None
+
+    @property
+    def decay_factor(self) -> float:
+        """``(1 - lr * weight_decay) ** steps``: what AdamW's decoupled decay alone leaves of any weight
+        (it multiplies every weight by ``1 - lr * weight_decay`` at every step, at the constant rate)."""
+        steps = int(self.history["step"][-1])
+        return float((1.0 - self.config.lr * self.config.weight_decay) ** steps)
+
+    def displacement(self) -> np.ndarray:
+        """The learned part of the embeddings, ``E - decay_factor * E0``: what the gradients moved,
+        with the decayed initialisation (which carries no information about the task) removed."""
+        return self.embeddings - self.decay_factor * self.init_embeddings
 
     @property
     def test_acc(self) -> float:
@@ -246,7 +262,7 @@ def _loss_acc(
 
 def _cache_key(data: FCData, cfg: TransformerTrainConfig) -> str:
     return hashlib.sha256(
-        json.dumps(["fc-transformer-v1", data.fingerprint(), asdict(cfg)], sort_keys=True).encode()
+        json.dumps(["fc-transformer-v2", data.fingerprint(), asdict(cfg)], sort_keys=True).encode()
     ).hexdigest()[:20]
 
 
@@ -275,7 +291,7 @@ def train_transformer(
         raise ValueError(f"n_evals must be >= 1, got {n_evals}")
     path = config.cache_dir() / "fc" / f"transformer_{_cache_key(data, cfg)}.npz"
     if cache and not return_model:
-        z = read_npz(path, ("embeddings", "seconds"))
+        z = read_npz(path, ("embeddings", "seconds", "init_embeddings", "snapshots"))
         if z is not None:
             return TransformerResult(
                 cfg,
@@ -283,6 +299,8 @@ def train_transformer(
                 {k[2:]: z[k] for k in z if k.startswith("h_")},
                 float(z["seconds"]),
                 cached=True,
+                init_embeddings=z["init_embeddings"],
+                snapshots=z["snapshots"],
             )
     dev = torch.device(device) if device is not None else config.device()
     with cpu_threads(threads, dev):
@@ -293,6 +311,8 @@ def train_transformer(
             np.savez(
                 tmp,
                 embeddings=res.embeddings,
+                init_embeddings=res.init_embeddings,
+                snapshots=res.snapshots,
                 seconds=res.seconds,
                 **{f"h_{k}": v for k, v in res.history.items()},
             )
@@ -327,6 +347,8 @@ def _train_transformer(
     eval_at = set(np.unique(np.linspace(0, total, n_evals + 1).round().astype(int)).tolist())
     hist: dict[str, list[float]] = {k: [] for k in ("step", "train_loss", "test_loss", "test_acc")}
     recent: list[float] = []
+    snaps: list[np.ndarray] = []
+    init = model.word_embeddings()
 
     def evaluate(step: int) -> None:
         model.eval()
@@ -343,6 +365,7 @@ def _train_transformer(
         hist["test_loss"].append(float(np.average([l.item() for l in losses], weights=w)))
         hist["test_acc"].append(float(np.average([a.item() for a in accs], weights=w)))
         recent.clear()
+        snaps.append(model.word_embeddings().astype(np.float32))
         model.train()
 
     t0, step = time.time(), 0
@@ -364,6 +387,11 @@ def _train_transformer(
                 bar.set_postfix(test_acc=f"{hist['test_acc'][-1]:.3f}")
     bar.close()
     res = TransformerResult(
-        cfg, model.word_embeddings(), {k: np.asarray(v) for k, v in hist.items()}, time.time() - t0
+        cfg,
+        model.word_embeddings(),
+        {k: np.asarray(v) for k, v in hist.items()},
+        time.time() - t0,
+        init_embeddings=init,
+        snapshots=np.stack(snaps),
     )
     return res, model

@@ -1,4 +1,4 @@
-"""The compiled scan of :mod:`qwem_lib.tokenizer` (numba). Imported on first use only: importing numba
+"""The compiled scan of :mod:`qwem_lib.data.tokenizer` (numba). Imported on first use only: importing numba
 costs a fraction of a second, which most users of :mod:`qwem_lib.data` never need to pay.
 
 State of a scan, carried from call to call (arrays may be reallocated by a call and are returned):
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .tokenizer import SEPARATORS
+from ._separators import SEPARATORS
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -26,7 +26,7 @@ _S33 = np.uint64(33)
 
 IS_SEP = np.zeros(256, dtype=np.bool_)
 IS_SEP[list(SEPARATORS)] = True
-"""``IS_SEP[b]``: byte ``b`` ends a token (:data:`qwem_lib.tokenizer.SEPARATORS`)."""
+"""``IS_SEP[b]``: byte ``b`` ends a token (:data:`qwem_lib.data.tokenizer.SEPARATORS`)."""
 
 
 @numba.njit(cache=True, nogil=True)

@@ -18,7 +18,7 @@ Where the source files come from
 Which files each corpus needs: ``enwiki2015_1m7`` the first 10 (about 10 MB), ``enwiki2015_17m`` the 100
 of ``text/AA/`` (about 100 MB), ``enwiki2015_70m`` all 400 (about 420 MB).
 
-Run ``python -m qwem_lib.sources enwiki2015_17m`` to build one by hand.
+Run ``python -m qwem_lib.data.sources enwiki2015_17m`` to build one by hand.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from . import config
-from .cache import atomic_path
-from .data import DataError, data_dir
+from ..book import config
+from ..book.cache import atomic_path
+from .registry import DataError, data_dir
 
 __all__ = [
     "SOURCE_REPO",
@@ -185,8 +185,13 @@ def fetch_source(src: SourceFile, *, download: bool = True) -> Path:
     """A verified local copy of one source file (fetched if needed); see the module docstring."""
     local = data_dir() / LOCAL_FOLDER / src.path
     if local.exists():
-        _check_file(local, src)
-        return local
+        try:
+            _check_file(local, src)
+            return local
+        except DataError:
+            local.unlink(missing_ok=True)  # as the message says: a bad copy never blocks a rebuild
+            if not download:
+                raise
     if not download:
         raise DataError(
             f"source file {src.path} is missing (looked at {local}) and downloads are off "
@@ -272,7 +277,7 @@ def build_corpus(name: str, *, download: bool | None = None) -> list[Path]:
     bytes depend on the compressor, so the registry accepts a rebuilt file by its content). Returns the
     paths written. ``download`` defaults to True unless ``QWEM_OFFLINE`` is set.
     """
-    from .data import _offline, dataset
+    from .registry import _offline, dataset
 
     if name not in BUILDS:
         raise DataError(

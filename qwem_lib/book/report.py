@@ -19,12 +19,16 @@ evidence.
 
 Each check writes one record (id, chapter, kind, statement, paper value, this book's value, tolerance,
 pass/fail, preset, device) to ``<records dir>/<chapter>.json`` at once, and raises ``AssertionError``
-when the claim fails, so nbval fails with it. ``python -m qwem_lib.report`` (run by ``make book``)
+when the claim fails, so nbval fails with it. ``python -m qwem_lib.book.report`` (run by ``make book``)
 gathers every chapter's records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
 
 The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
-``reproduction/records`` at the ``book`` preset and a cache folder at the others (see
-:func:`records_dir`): only book-preset runs touch the committed report.
+``reproduction/records`` when the book build runs a chapter at the ``book`` preset, and a cache folder
+otherwise (see :func:`records_dir`): only ``tools/build_book.py`` touches the committed report, so a
+reader running a chapter in JupyterLab cannot truncate its committed record. Records are written through
+the cache's atomic writer (:func:`qwem_lib.book.cache.atomic_path`): two processes writing at once never see a
+half-written file nor collide on a temporary name. Each record also carries the versions of the packages
+that determine the numbers (:func:`qwem_lib.book.config.package_versions`); the report lists them by chapter.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
+from .formatting import _fmt
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -53,6 +58,9 @@ KEYS: tuple[str, ...] = (
     "device",
 )
 
+OPTIONAL_KEYS: tuple[str, ...] = ("versions",)
+"""Keys a record may carry besides :data:`KEYS` (records written before they existed lack them)."""
+
 KINDS: tuple[str, ...] = ("finding", "consistency", "record")
 """The kinds of evidence a claim can be; see the module docstring."""
 
@@ -66,14 +74,14 @@ KIND_TITLES: dict[str, str] = {
 def records_dir() -> Path:
     """Where chapters write their claim records.
 
-    ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` for the ``book`` preset (the committed
-    records); else ``<cache>/records-<preset>``, so that a smoke or paper run never overwrites the book's
-    committed records.
+    ``QWEM_REPORT_DIR`` if set; else ``reproduction/records`` (the committed records) when the book build
+    (:func:`qwem_lib.book.config.building_book`) runs at the ``book`` preset; else ``<cache>/records-<preset>``,
+    so that a chapter run by hand, a smoke or a paper run never overwrites the book's committed records.
     """
     env = os.environ.get("QWEM_REPORT_DIR")
     if env:
         p = Path(env)
-    elif config.preset() == "book":
+    elif config.preset() == "book" and config.building_book():
         p = config.REPO_ROOT / "reproduction" / "records"
     else:
         p = config.cache_dir() / f"records-{config.preset()}"
@@ -129,9 +137,7 @@ def write_paper_record(
     d = Path(directory) if directory is not None else PAPER_RECORDS
     d.mkdir(parents=True, exist_ok=True)
     out = d / f"{chapter}.json"
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(_plain(rec), indent=1) + "\n")
-    tmp.replace(out)
+    _write_text(out, json.dumps(_plain(rec), indent=1) + "\n")
     return out
 
 
@@ -150,10 +156,19 @@ def load_paper_records(directory: Path | None = None) -> dict[str, dict[str, Any
 
 
 def report_root() -> Path:
-    """Where :func:`aggregate` writes: the repository for ``book``, else ``<cache>/report-<preset>``."""
-    if config.preset() == "book":
+    """Where :func:`aggregate` writes: the repository in the book build at the ``book`` preset, else
+    ``<cache>/report-<preset>``."""
+    if config.preset() == "book" and config.building_book():
         return config.REPO_ROOT
     return config.cache_dir() / f"report-{config.preset()}"
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, through a temporary name unique to this process and call."""
+    from .cache import atomic_path
+
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
 
 
 def _plain(x: Any) -> Any:
@@ -189,6 +204,10 @@ class Claim:
     passed: bool
     preset: str
     device: str
+    versions: dict[str, str] | None = None
+
+    def _ipython_display_(self) -> None:
+        """Show nothing when a claim is a cell's last value: its ``[PASS]`` line is already printed."""
 
 
 class Report:
@@ -201,10 +220,12 @@ class Report:
             )
         self.chapter = chapter
         self.claims: list[Claim] = []
+        self.versions = config.package_versions()
         self.path = records_dir() / f"{chapter}.json"
         self._write()
         if not quiet:
             print(f"{chapter}: {config.describe()}")
+            print("versions: " + "  ".join(f"{k}={v}" for k, v in self.versions.items()))
 
     # -- the generic check -------------------------------------------------------------------
     def check(
@@ -238,6 +259,7 @@ class Report:
             passed=bool(passed),
             preset=config.preset(),
             device=config.device_name(),
+            versions=self.versions,
         )
         self.claims.append(claim)
         self._write()
@@ -333,9 +355,7 @@ class Report:
         )
 
     def _write(self) -> None:
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
-        tmp.replace(self.path)
+        _write_text(self.path, json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
 
 
 def prose(text: str) -> None:
@@ -373,18 +393,6 @@ def load_records(directory: Path | None = None) -> list[dict[str, Any]]:
                 )
         out.extend(rows)
     return out
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items())
-    if isinstance(v, list):
-        return "[" + ", ".join(_fmt(x) for x in v[:8]) + (", …" if len(v) > 8 else "") + "]"
-    return str(v).replace("|", "\\|")
 
 
 def tally(claims: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
@@ -434,10 +442,10 @@ def render_markdown(
         "",
     ]
     if paper_map is not None:
-        from .paper_map import render_map, validate
+        from .paper_map import load_seeds, render_map, validate
 
         lines += render_map(paper_map, claims)
-        errors = validate(paper_map, claims)
+        errors = validate(paper_map, claims, load_seeds())
         if errors:
             lines += (
                 [
@@ -463,8 +471,26 @@ def render_markdown(
             + " |"
         )
     for ch in chapters:
-        pr = paper_records.get(ch)
         lines += ["", f"### {ch}", ""]
+        seen = list(
+            dict.fromkeys(
+                json.dumps(c.get("versions"))
+                for c in claims
+                if c["chapter"] == ch and c.get("versions")
+            )
+        )
+        if seen:
+            lines += [
+                "Versions: "
+                + " / ".join(", ".join(f"{k} {v}" for k, v in json.loads(s).items()) for s in seen)
+                + (
+                    "  (**mixed**: the chapter was not executed in one run)"
+                    if len(seen) > 1
+                    else ""
+                ),
+                "",
+            ]
+        pr = paper_records.get(ch)
         if pr is None:
             lines += [
                 "| id | kind | claim | paper | book | tolerance | pass | preset / device |",
@@ -517,17 +543,20 @@ def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[
         raise ValueError(f"claim ids used by more than one chapter: {dup}")
     root = Path(out_dir) if out_dir is not None else report_root()
     (root / "reproduction").mkdir(parents=True, exist_ok=True)
-    (root / "reproduction" / "claims.json").write_text(
-        json.dumps([{k: c[k] for k in KEYS} for c in claims], indent=1) + "\n"
+    _write_text(
+        root / "reproduction" / "claims.json",
+        json.dumps([{k: c[k] for k in KEYS + OPTIONAL_KEYS if k in c} for c in claims], indent=1)
+        + "\n",
     )
     from .paper_map import MAP_PATH, load_map
 
     paper_map = load_map() if MAP_PATH.exists() else None
     paper_records = load_paper_records() if root == config.REPO_ROOT else None
-    (root / "REPRODUCTION.md").write_text(render_markdown(claims, paper_map, paper_records))
+    _write_text(root / "REPRODUCTION.md", render_markdown(claims, paper_map, paper_records))
     return claims
 
 
 if __name__ == "__main__":  # pragma: no cover - exercised by make book
+    os.environ[config.BUILD_ENV] = "1"  # regenerating the committed report is a build step
     cs = aggregate()
     print(f"{headline(cs)} Wrote {report_root()}/REPRODUCTION.md")

@@ -11,6 +11,10 @@ A chapter never hard-codes a size. It asks for one per preset::
 The preset is chosen by the environment variable ``QWEM_PRESET`` (``smoke``, ``book`` or ``paper``;
 default ``book``), the device by ``QWEM_DEVICE`` (default: CUDA when available, else CPU).
 The same code runs in every preset; only the numbers change.
+
+``QWEM_BOOK_BUILD=1`` is set by ``tools/build_book.py`` (and ``python -m qwem_lib.book.report``) alone: only
+then do chapters write the committed records and report (:func:`building_book`). A chapter run by hand,
+in JupyterLab or by the tests, writes its records under the cache, whatever the preset.
 """
 
 from __future__ import annotations
@@ -31,7 +35,52 @@ DEFAULT_PRESET = "book"
 SEED = 20250527
 """The one global seed. Chapters derive any further seeds from it (``config.rng(offset)``)."""
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+# numba's on-disk cache of the compiled kernels goes under the book's cache folder, not beside the sources
+# (a chapter, the tests or the benchmark write nothing outside the cache and data folders; issue 27). Set
+# here, before anything imports numba; a NUMBA_CACHE_DIR of the reader's own is kept.
+os.environ.setdefault(
+    "NUMBA_CACHE_DIR",
+    str(Path(os.environ.get("QWEM_CACHE_DIR") or REPO_ROOT / ".cache") / "numba"),
+)
+
+
+BUILD_ENV = "QWEM_BOOK_BUILD"
+"""The environment variable the book build sets (to ``1``) for the kernels it starts."""
+
+VERSIONED: tuple[str, ...] = ("numpy", "scipy", "torch", "numba", "gensim")
+"""The packages whose versions can change the book's numbers (with Python and the BLAS NumPy uses)."""
+
+
+def building_book() -> bool:
+    """True inside the book build (``QWEM_BOOK_BUILD=1``), the only time committed records are written."""
+    return os.environ.get(BUILD_ENV, "").strip() == "1"
+
+
+def package_versions() -> dict[str, str]:
+    """Python, :data:`VERSIONED` and NumPy's BLAS, as ``{name: version}`` (read from the installed metadata,
+    so nothing heavy is imported); a package that is not installed shows as ``absent``."""
+    import platform
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "absent"
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        out["blas"] = f"{blas.get('name', '?')}-{blas.get('version', '?')}"
+    except Exception:  # noqa: BLE001 - NumPy builds differ in what they report; the rest still counts
+        out["blas"] = "unknown"
+    return out
+
+
+def versions() -> str:
+    """The versions that determine the book's numbers, on one line (printed under every chapter's header)."""
+    return "  ".join(f"{k}={v}" for k, v in package_versions().items())
 
 
 def preset() -> str:
@@ -125,11 +174,15 @@ def rng(offset: int = 0) -> np.random.Generator:
 def cache_dir() -> Path:
     """Where derived artefacts (token ids, co-occurrence counts, spectra) are cached.
 
-    ``QWEM_CACHE_DIR`` overrides; the default ``.cache/`` in the repository is ignored by git. A folder that
+    ``QWEM_CACHE_DIR`` overrides (empty counts as unset); the default ``.cache/`` in the repository is
+    ignored by git. A folder that
     cannot be created or written (read-only file system, no permission) does not stop the book: a warning
     names it, and this process caches in a temporary folder instead (nothing persists between runs).
     """
-    p = Path(os.environ.get("QWEM_CACHE_DIR", REPO_ROOT / ".cache"))
+    raw = os.environ.get(
+        "QWEM_CACHE_DIR", ""
+    ).strip()  # empty = unset (never the current directory)
+    p = Path(raw).expanduser().absolute() if raw else REPO_ROOT / ".cache"
     if str(p) in _CACHE_FALLBACK:
         return _CACHE_FALLBACK[str(p)]
     try:

@@ -25,7 +25,7 @@ def use_style() -> None:
     matplotlib.rcParams.update(
         {
             "figure.figsize": (6.4, 4.0),
-            "figure.dpi": 100,
+            "figure.dpi": 150,  # inline figures at the savefig resolution (site size rule: >= 150 dpi)
             "savefig.dpi": 150,
             "axes.titlesize": 11,
             "axes.labelsize": 10,
@@ -34,6 +34,39 @@ def use_style() -> None:
             "image.cmap": CMAP,
         }
     )
+    _hide_artist_reprs()
+
+
+def _hide_artist_reprs() -> None:
+    """In a notebook, a cell ending in ``ax.legend()`` (or another artist) shows no ``<… at 0x…>`` repr."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipykernel
+        return
+    ip = get_ipython()
+    if ip is None:
+        return
+    import matplotlib.axes
+    import matplotlib.collections
+    import matplotlib.colorbar
+    import matplotlib.image
+    import matplotlib.legend
+    import matplotlib.lines
+    import matplotlib.patches
+    import matplotlib.text
+
+    # Not Figure: the inline backend shows figures through the same display machinery.
+    for kind in (
+        matplotlib.axes.Axes,
+        matplotlib.collections.Collection,
+        matplotlib.colorbar.Colorbar,
+        matplotlib.image.AxesImage,
+        matplotlib.legend.Legend,
+        matplotlib.lines.Line2D,
+        matplotlib.patches.Patch,
+        matplotlib.text.Text,
+    ):
+        ip.display_formatter.ipython_display_formatter.for_type(kind, lambda obj: None)
 
 
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):

@@ -35,10 +35,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ._separators import SEPARATORS
+
 __all__ = ["SEPARATORS", "StreamTokenizer", "tokenize_chunks"]
 
-SEPARATORS: bytes = bytes([9, 10, 11, 12, 13, 28, 29, 30, 31, 32])
-"""The bytes that end a token (``str.split()``'s whitespace within ASCII)."""
 
 _FULL_MASK = (1 << 64) - 1
 
@@ -104,6 +104,7 @@ class StreamTokenizer:
             buf.flags.writeable = (
                 False  # one compiled signature: the kernel always sees read-only bytes
             )
+        # the most ids one call can write: a carried token, then one per two bytes ("a a a"), +1 spare
         out = np.empty(buf.size // 2 + 2, dtype=np.int32)
         (
             n_out,
@@ -133,6 +134,10 @@ class StreamTokenizer:
             self._carry_len,
             self._mask,
         )
+        if n_out > out.size:  # pragma: no cover - the bound above is exact; never trust it silently
+            raise RuntimeError(
+                f"tokeniser: {n_out} ids written into a buffer of {out.size} (memory is corrupt)"
+            )
         if n_out:
             self._parts.append(out[:n_out].copy())
             self._n_tokens += int(n_out)

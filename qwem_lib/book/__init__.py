@@ -1,0 +1,18 @@
+"""The book's own machinery, below every computation: presets and seeds, the claim report, the map of the
+papers' statements, and the visual style.
+
+``config``
+    presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
+``cache``
+    atomic writes and checked reads of the cache folder
+``report``
+    assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
+``paper_map``
+    the papers' statements, their verdicts and the claims that decide them
+``plotting``
+    the book's single visual style and its figure helpers
+``formatting``
+    how a value is printed in the report and the map
+"""
+
+from . import cache, config, formatting, paper_map, plotting, report  # noqa: F401

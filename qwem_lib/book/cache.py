@@ -1,0 +1,156 @@
+"""Safe writes for cached artefacts: a file appears complete or not at all, whoever else is writing it.
+
+Every cache in the book (token ids, co-occurrence counts, spectra, trained models, gensim vectors) is
+written through :func:`atomic_path`. The data goes to a temporary file with a name unique to this process
+and call, in the target's folder, and is moved into place with one atomic ``os.replace``. So
+
+* a crash never leaves a half-written file that looks complete;
+* a damaged entry (a truncated or corrupt file, from a full disk or a copy cut short) is never used: it is
+  read back whole by :func:`read_npz`, and one that does not read is discarded with a warning naming it,
+  so the caller recomputes it;
+* two processes (two chapters run at once, a parallel test run) may fill the same cache entry at the same
+  time: each writes its own temporary file, and the last complete one wins — both are identical, since
+  cache entries are keyed by their inputs.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import os
+import shutil
+import tempfile
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["atomic_path", "read_npz", "discard"]
+
+
+_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+_READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def _remove_orphans(target: Path) -> None:
+    """Remove the temporary files of ``target`` left by writers that died (killed mid-write): their
+    names carry the writer's process id, and a process that no longer exists will never finish them."""
+    for p in target.parent.glob(f".{glob.escape(target.name)}.*.part*"):
+        pid = p.name[len(target.name) + 2 :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            p.unlink(missing_ok=True)
+        except (PermissionError, OSError):  # alive under another user, or cannot tell: keep it
+            pass
+
+
+@contextmanager
+def atomic_path(target: Path | str, suffix: str = "") -> Iterator[Path]:
+    """Yield a fresh temporary path beside ``target``; when the block ends without an error, move it onto
+    ``target`` atomically (mode 0644). On an error the temporary file is removed and ``target`` untouched.
+
+    ``suffix`` ends the temporary name (``".npz"`` for :func:`numpy.savez`, which would append it anyway).
+    The temporary name holds this process's id, so that the leftovers of a process killed mid-write are
+    recognised and removed by the next writer of the same target.
+
+    A folder that cannot be written (read-only, no permission) does not stop the computation: a warning
+    names it and the block writes to a temporary file elsewhere that is then dropped (nothing is cached).
+    A full disk raises ``OSError`` saying which folder is full, and leaves no partial entry.
+    """
+    target = Path(target)
+    refused: OSError | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_orphans(target)
+        fd, name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=f".part{suffix}", dir=target.parent
+        )
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise _disk_full(target, exc) from exc
+        if exc.errno not in _READ_ONLY:
+            raise
+        refused = exc
+    if refused is not None:
+        warnings.warn(
+            f"cannot write the cache entry {target} ({refused.strerror}); the result is computed but "
+            "not cached. Make the folder writable or set QWEM_CACHE_DIR to a writable folder.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        with tempfile.TemporaryDirectory(prefix="qwem-uncached-") as tmpdir:
+            yield Path(tmpdir) / f"{target.name}.part{suffix}"
+        return
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        try:
+            yield tmp
+            tmp.chmod(0o644)
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno in _FULL:
+                raise _disk_full(target, exc) from exc
+            raise
+        except (
+            Exception
+        ) as exc:  # e.g. zipfile's error wrapping a full disk deep inside numpy.savez
+            cause = exc.__cause__ or exc.__context__
+            if isinstance(cause, OSError) and cause.errno in _FULL:
+                raise _disk_full(target, cause) from exc
+            raise
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _disk_full(target: Path, exc: OSError) -> OSError:
+    try:
+        free = shutil.disk_usage(target.parent).free / 2**20
+        room = f"{free:,.0f} MiB free"
+    except OSError:
+        room = "free space unknown"
+    return OSError(
+        exc.errno,
+        f"no space left to write the cache entry {target.name} in {target.parent} ({room}): free some "
+        "space there or point QWEM_CACHE_DIR at a larger disk; no partial entry was left",
+    )
+
+
+def discard(path: Path | str, why: str) -> None:
+    """Remove a damaged cache entry, saying which file and why (the caller then recomputes it)."""
+    warnings.warn(
+        f"cache entry {path} is damaged ({why}); it was removed and will be recomputed",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+    Path(path).unlink(missing_ok=True)
+
+
+def read_npz(path: Path | str, required: tuple[str, ...] = ()) -> dict[str, np.ndarray] | None:
+    """Every array of a cached ``.npz``, read completely; None when the file is absent or damaged.
+
+    A file that cannot be read (truncated, not a zip, a corrupt member) or lacks one of ``required`` is
+    removed with a warning (see :func:`discard`), so a cache never crashes deep inside NumPy and never hands
+    back half an artefact.
+    """
+    import zipfile
+
+    path = Path(path)
+    if not path.exists():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            out = {k: z[k] for k in z.files}
+    except (zipfile.BadZipFile, ValueError, EOFError, OSError, KeyError) as exc:
+        discard(path, f"{type(exc).__name__}: {exc}")
+        return None
+    missing = [k for k in required if k not in out]
+    if missing:
+        discard(path, f"it lacks {missing}")
+        return None
+    return out
