@@ -235,7 +235,7 @@ def render_text(text: str, claims: list[dict[str, Any]]) -> str:
     Without a format spec the value is printed as the report prints it. Raises ``KeyError`` for an
     unknown claim or key and ``ValueError`` for a format that does not apply.
     """
-    from .report import _fmt
+    from .formatting import _fmt
 
     by_id = {c["id"]: c for c in claims}
 
