@@ -554,10 +554,9 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
   mode acquired, at rank {ranks["months"][0]}). The digits, as predicted, are not cyclic (p = {circ["digits"]["p"]:.2f}).
 * **How weak it is, and why.** With "may" included the circulant part explains only about
   {circ["months"]["r2"]:.0%} of the off-diagonal variance (the linear distance {circ["months"]["lin"]:.0%}, with
-  more groups). Exercise 1 (claim `beyond.symmetry.solution.1.without_may`) finds the other eleven months far
-  more circulant: one ambiguous word hides most of the symmetry. It also takes a principal axis of the months'
-  embeddings (Figure 53.3); exercise 1 repeats P4's angular test without it (claim
-  `beyond.symmetry.solution.1.without_may_angle`).
+  more groups). "may" is mostly the modal verb, not the month: exercise 1 asks how much of the symmetry
+  that one ambiguous word hides, in the block and in the angular test of P4 (it also takes a principal axis
+  of the months' embeddings, Figure 53.3).
 * **What fails.** The twelve months, "may" included, do not lie on a circle in order in svd($M^\star$): {adj}
   of 12 calendar neighbours are angular neighbours (P4), and the circle score of {cs:.2f} is far from 1. Without
   "may" — a check made after seeing Figure 53.3, not a prediction — {adj_no_may} of the 11 are (exercise 1 gives
