@@ -309,7 +309,7 @@ plt.show()
 # **Figure 45.1** — Left: the within/between ratio of the classifiers' word embeddings during training,
 # in the plane of the picture (dashed) and on the full vectors (solid); dotted: the collapse threshold
 # 0.1. Right: their test accuracy. The picture looks collapsed long before the network has finished
-# learning; the full ratio is limited by what is left of the initialisation.
+# learning; the full ratio stays far above it (Section 4 discusses what holds it up).
 #
 # ## 3 · The language model (A.4), and why its embeddings must collapse
 #
