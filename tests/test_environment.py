@@ -163,3 +163,21 @@ def test_the_locked_environment_is_installed():
         if got != v:
             wrong[p] = (v, got)
     assert not wrong, f"installed versions differ from the lock (locked, installed): {wrong}"
+
+
+def test_every_folder_of_the_library_is_packaged():
+    """An installed (not editable) copy must carry every room of the library: pyproject's package list
+    names each folder of qwem_lib that holds a module or a resource file."""
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(conf["packages"])
+    lib = ROOT / "qwem_lib"
+    folders = {
+        ".".join(p.relative_to(ROOT).parts)
+        for p in [lib, *(q for q in lib.rglob("*") if q.is_dir() and q.name != "__pycache__")]
+        if any(f.is_file() and f.suffix in (".py", ".tsv") for f in p.iterdir())
+    }
+    assert folders == listed, f"not packaged: {sorted(folders - listed)}; stale: {sorted(listed - folders)}"
+    for pkg, patterns in conf.get("package-data", {}).items():
+        folder = ROOT.joinpath(*pkg.split("."))
+        for pat in patterns:
+            assert list(folder.glob(pat)), f"package-data {pkg}: {pat} matches nothing in {folder}"
