@@ -527,6 +527,8 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
                 lines.append(">")
             if lines[-1] == ">":
                 lines.pop()
+            if lines[-1] == "":  # a prediction without a quote
+                lines.pop()
             st = e["setting"]
             lines += [
                 "",
