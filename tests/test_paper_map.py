@@ -199,6 +199,91 @@ def test_render_shows_the_protocol_fields():
         assert part in md, part
 
 
+# -- beyond the papers: the book's own predictions ---------------------------------------------------
+def _beyond(**kw):
+    e = _entry(
+        id="beyond.x.P1",
+        paper="beyond",
+        where="chapter 52, prediction P1",
+        statement="the model ends on the top eigenspace",
+        quote=[],
+        setting={"paper": "none: the book's own prediction", "book": "chapter 52", "match": "none"},
+        verdict="prediction confirmed",
+    )
+    e.update(kw)
+    return e
+
+
+CLB = CL + [_claim("c.miss", kind="record")]
+BOTH = dict(
+    evidence=["c.nopaper", "c.miss"],
+    test=[
+        {"claim": "c.nopaper", "null_or_control": "a shuffled null"},
+        {"claim": "c.miss", "null_or_control": "the threshold stated beforehand"},
+    ],
+)
+
+
+def test_sound_predictions_pass():
+    assert validate([_beyond(evidence=["c.nopaper"], test=BOTH["test"][:1])], CLB, SEEDS) == []
+    assert validate([_beyond(verdict="prediction partly confirmed", **BOTH)], CLB, SEEDS) == []
+    failed = _beyond(
+        verdict="prediction failed",
+        evidence=["c.miss"],
+        test=[{"claim": "c.miss", "null_or_control": "n"}],
+    )
+    assert validate([failed], CLB, SEEDS) == []
+    # a prediction may quote a seed line where one is relevant; it is checked like any quote
+    q = {"seed": SEED, "line": 2, "text": "the loss is a square"}
+    assert validate([_beyond(quote=q, paper_value=0.663)], CLB, SEEDS) == []
+    bad = {"seed": SEED, "line": 2, "text": "a cube"}
+    assert any("not found at" in e for e in validate([_beyond(quote=bad)], CLB, SEEDS))
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (_beyond(verdict="reproduced"), "verdict must be one of ('prediction confirmed'"),
+        (_entry(verdict="prediction confirmed"), "verdict must be one of ('reproduced'"),
+        (_beyond(setting={"paper": "p", "book": "b", "match": "same"}), "match must be 'none'"),
+        (_entry(setting={"paper": "p", "book": "b", "match": "none"}), "match must be one of"),
+        (_entry(quote=[]), "at least one seed line"),
+        (_beyond(**BOTH), "'prediction confirmed' but cites records"),
+        (
+            _beyond(verdict="prediction partly confirmed", evidence=["c.nopaper"], test=[]),
+            "needs a finding that held and a record",
+        ),
+        (
+            _beyond(verdict="prediction partly confirmed", evidence=["c.miss"], test=[]),
+            "needs a finding that held and a record",
+        ),
+        (_beyond(verdict="prediction failed"), "cites no record of the miss"),
+        (_beyond(evidence=["c.c"], test=[]), "a consistency claim; a prediction's evidence"),
+        (_beyond(evidence=["c.bad"], test=[]), "did not pass"),
+        (_beyond(evidence=[], test=[]), "cites no finding"),
+        (_beyond(test=[]), "names no test"),
+        (_beyond(why="{claim:c.zzz}"), "no chapter records"),
+        (_entry(evidence=["c.miss"], test=[]), "a record claim; only findings are evidence"),
+    ],
+)
+def test_each_defect_of_a_prediction_is_caught(entry, message):
+    errors = validate([entry], CLB, SEEDS)
+    assert any(message in e for e in errors), errors
+
+
+def test_predictions_are_not_counted_among_the_papers_statements():
+    es = [_entry(), _beyond(), _beyond(id="beyond.x.P2", verdict="prediction failed")]
+    assert counts_sentence(es).startswith("Of 1 statements of the papers: 1 reproduced")
+    assert sum(verdict_counts(es).values()) == 1
+    assert paper_map.beyond_sentence(es) == (
+        "Beyond the papers, 2 predictions of the book's own: 1 confirmed, 0 partly confirmed, 1 failed."
+    )
+    md = "\n".join(paper_map.render_map(es, CLB))
+    head = md.index("### Beyond the papers")
+    assert "#### beyond.x.P1" in md[head:] and "#### p.1" in md[:head]
+    assert "*Prediction (chapter 52, prediction P1):* the model ends on the top eigenspace" in md
+
+
 # -- the committed map ------------------------------------------------------------------------------
 needs_map = pytest.mark.skipif(not paper_map.MAP_PATH.exists(), reason="no map committed yet")
 
@@ -218,12 +303,17 @@ def test_readme_and_report_quote_the_map_counts():
     assert sentence in report, (
         "REPRODUCTION.md is older than the map; run python -m qwem_lib.book.report"
     )
+    if any(e["paper"] == "beyond" for e in load_map()):
+        beyond = paper_map.beyond_sentence(load_map())
+        assert beyond in readme, f"README.md must quote the predictions' counts: {beyond!r}"
+        assert beyond in report, "REPRODUCTION.md is older than the map"
 
 
 @needs_map
 def test_map_covers_every_named_statement():
     ids = {e["id"] for e in load_map()}
     needed = {f"qwem.C{i}" for i in range(1, 9)}
+    assert all(e["paper"] != "beyond" for e in load_map() if e["id"] in needed)
     assert needed <= ids, f"missing entries: {sorted(needed - ids)}"
     assert any(re.match(r"fc\.thm[123]", i) for i in ids)
 

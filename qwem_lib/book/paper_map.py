@@ -32,6 +32,16 @@ outside the evidence; that is ``contradicted`` (or ``reproduced``) on evidence a
 setting without a trend; whose template does not resolve; or whose cited claims quote the paper with a
 number the entry's ``paper_value`` does not contain.
 
+**Beyond the papers.** Entries with ``"paper": "beyond"`` are the book's own predictions (Part V), stated
+in a chapter before it measured them. They follow the same protocol, with three changes: the verdict is one
+of :data:`BEYOND_VERDICTS`; ``quote`` may be an empty list (the prediction is the book's words, given in
+``statement`` and located in ``where``), and any seed quote given is checked as above; ``setting.match``
+is ``"none"`` (there is no paper setting to compare). A failed prediction is recorded by its chapter as a
+``record`` (a check that did not hold cannot be asserted), so records are evidence here: ``prediction
+confirmed`` cites findings only, ``prediction partly confirmed`` at least one finding and one record,
+``prediction failed`` at least one record; a ``consistency`` claim is never evidence. These entries are
+listed under their own heading and are not counted among the papers' statements (:func:`counts_sentence`).
+
 An entry::
 
     {"id": "qwem.thm1", "paper": "QWEM", "where": "Theorem 1, Appendix C",
@@ -60,6 +70,8 @@ from .formatting import _fmt
 
 __all__ = [
     "VERDICTS",
+    "BEYOND",
+    "BEYOND_VERDICTS",
     "PAPERS",
     "MATCHES",
     "SEED_SOURCES",
@@ -72,6 +84,7 @@ __all__ = [
     "validate",
     "verdict_counts",
     "counts_sentence",
+    "beyond_sentence",
     "render_map",
 ]
 
@@ -81,6 +94,15 @@ VERDICTS: tuple[str, ...] = (
     "contradicted",
     "not yet tested",
 )
+BEYOND = "beyond"
+"""``paper`` of an entry that is the book's own prediction, not a statement of a paper."""
+BEYOND_VERDICTS: tuple[str, ...] = (
+    "prediction confirmed",
+    "prediction partly confirmed",
+    "prediction failed",
+)
+BEYOND_MATCH = "none"
+"""``setting["match"]`` of a beyond-the-papers entry: there is no paper setting to compare."""
 PAPERS: dict[str, str] = {
     "QWEM": "Karkada, Simon, Bahri, DeWeese (2025), Closed-Form Training Dynamics … Word2Vec-like Models",
     "FC": "Laurent, von Brecht, Bresson (ICLR 2024), Feature Collapse",
@@ -279,16 +301,20 @@ def validate(
         if eid in seen:
             errors.append(f"{eid}: id used twice")
         seen.add(eid)
-        if e["paper"] not in PAPERS:
-            errors.append(f"{eid}: paper must be one of {sorted(PAPERS)}, got {e['paper']!r}")
-        if e["verdict"] not in VERDICTS:
-            errors.append(f"{eid}: verdict must be one of {VERDICTS}, got {e['verdict']!r}")
+        beyond = e["paper"] == BEYOND
+        if e["paper"] not in PAPERS and not beyond:
+            errors.append(
+                f"{eid}: paper must be one of {sorted(PAPERS) + [BEYOND]}, got {e['paper']!r}"
+            )
+        allowed = BEYOND_VERDICTS if beyond else VERDICTS
+        if e["verdict"] not in allowed:
+            errors.append(f"{eid}: verdict must be one of {allowed}, got {e['verdict']!r}")
         for f in ("statement", "why", "uncertainty"):
             if not str(e[f]).strip():
                 errors.append(f"{eid}: {f} must say something")
         # -- the quote ---------------------------------------------------------------------------
         qs = _quotes(e["quote"])
-        if not qs:
+        if not qs and not beyond:
             errors.append(f"{eid}: quote must cite at least one seed line")
         for q in qs:
             errors += _quote_errors(eid, q, seeds)
@@ -297,7 +323,12 @@ def validate(
         if not isinstance(st, dict) or not {"paper", "book", "match"} <= set(st):
             errors.append(f"{eid}: setting must be {{paper, book, match}}")
             st = {"paper": "", "book": "", "match": None}
-        elif st["match"] not in MATCHES:
+        elif beyond and st["match"] != BEYOND_MATCH:
+            errors.append(
+                f"{eid}: a beyond-the-papers entry's setting match must be {BEYOND_MATCH!r}, "
+                f"got {st['match']!r}"
+            )
+        elif not beyond and st["match"] not in MATCHES:
             errors.append(
                 f"{eid}: setting match must be one of {list(MATCHES)}, got {st['match']!r}"
             )
@@ -322,10 +353,30 @@ def validate(
                 errors.append(f"{eid}: cites {cid!r}, which no chapter records")
             elif c.get("passed") is not True:
                 errors.append(f"{eid}: cites {cid!r}, which did not pass")
-            elif c.get("kind") != "finding":
+            elif beyond and c.get("kind") not in ("finding", "record"):
+                errors.append(
+                    f"{eid}: cites {cid!r}, a {c.get('kind')} claim; a prediction's evidence is "
+                    "findings (held) and records (did not hold)"
+                )
+            elif not beyond and c.get("kind") != "finding":
                 errors.append(
                     f"{eid}: cites {cid!r}, a {c.get('kind')} claim; only findings are evidence"
                 )
+        if beyond:
+            kinds = [by_id[cid].get("kind") for cid in ev if cid in by_id]
+            held, missed = kinds.count("finding"), kinds.count("record")
+            v = e["verdict"]
+            if v == "prediction confirmed" and missed:
+                errors.append(
+                    f"{eid}: 'prediction confirmed' but cites records (checks that missed)"
+                )
+            elif v == "prediction partly confirmed" and not (held and missed):
+                errors.append(
+                    f"{eid}: 'prediction partly confirmed' needs a finding that held and a record "
+                    "that did not"
+                )
+            elif v == "prediction failed" and not missed:
+                errors.append(f"{eid}: 'prediction failed' cites no record of the miss")
         tests = e["test"]
         if not isinstance(tests, list):
             errors.append(f"{eid}: test must be a list of {{claim, null_or_control}}")
@@ -373,17 +424,33 @@ def validate(
 
 
 def verdict_counts(entries: list[dict[str, Any]]) -> dict[str, int]:
-    """How many entries have each verdict, in the order of :data:`VERDICTS`."""
-    return {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICTS}
+    """How many of the papers' statements have each verdict, in the order of :data:`VERDICTS`."""
+    papers = [e for e in entries if e["paper"] != BEYOND]
+    return {v: sum(1 for e in papers if e["verdict"] == v) for v in VERDICTS}
 
 
 def counts_sentence(entries: list[dict[str, Any]]) -> str:
-    """The one line the README and the report both print, e.g. ``"Of 30 statements of the papers: …"``."""
+    """The one line the README and the report both print, e.g. ``"Of 30 statements of the papers: …"``.
+
+    The book's own predictions (``"paper": "beyond"``) are not among the papers' statements.
+    """
     n = verdict_counts(entries)
+    total = sum(1 for e in entries if e["paper"] != BEYOND)
     return (
-        f"Of {len(entries)} statements of the papers: {n['reproduced']} reproduced, "
+        f"Of {total} statements of the papers: {n['reproduced']} reproduced, "
         f"{n['reproduced with differences']} reproduced with differences, {n['contradicted']} "
         f"contradicted, {n['not yet tested']} not yet tested."
+    )
+
+
+def beyond_sentence(entries: list[dict[str, Any]]) -> str:
+    """The count of the book's own predictions, e.g. ``"Beyond the papers, 10 predictions: …"``."""
+    rows = [e for e in entries if e["paper"] == BEYOND]
+    n = {v: sum(1 for e in rows if e["verdict"] == v) for v in BEYOND_VERDICTS}
+    return (
+        f"Beyond the papers, {len(rows)} predictions of the book's own: "
+        f"{n['prediction confirmed']} confirmed, {n['prediction partly confirmed']} partly confirmed, "
+        f"{n['prediction failed']} failed."
     )
 
 
@@ -421,13 +488,25 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
         + ".",
         "",
     ]
-    for paper, title in PAPERS.items():
+    sections = list(PAPERS.items()) + [
+        (
+            BEYOND,
+            "Beyond the papers: the book's own predictions",
+        )
+    ]
+    for paper, title in sections:
         rows = [e for e in entries if e["paper"] == paper]
         if not rows:
             continue
+        lines += [f"### {title}", ""]
+        if paper == BEYOND:
+            lines += [
+                f"**{beyond_sentence(entries)}** Predictions the book stated in a chapter before "
+                "measuring them (Part V). They are not statements of the papers and are not counted "
+                "above; a failed prediction is a record of the check that missed.",
+                "",
+            ]
         lines += [
-            f"### {title}",
-            "",
             "| id | where | statement | paper | verdict | setting | evidence |",
             "|---|---|---|---|---|---|---|",
         ]
@@ -441,10 +520,14 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
         lines.append("")
         for e in rows:
             lines += [f"#### {e['id']}", ""]
+            if paper == BEYOND:
+                lines += [f"*Prediction ({_cell(e['where'])}):* {_cell(e['statement'])}", ""]
             for q in _quotes(e["quote"]):
                 lines.append(f"> “{_cell(q['text'])}” — *{quote_source(q)}*")
                 lines.append(">")
             if lines[-1] == ">":
+                lines.pop()
+            if lines[-1] == "":  # a prediction without a quote
                 lines.pop()
             st = e["setting"]
             lines += [
