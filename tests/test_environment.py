@@ -176,7 +176,9 @@ def test_every_folder_of_the_library_is_packaged():
         for p in [lib, *(q for q in lib.rglob("*") if q.is_dir() and q.name != "__pycache__")]
         if any(f.is_file() and f.suffix in (".py", ".tsv") for f in p.iterdir())
     }
-    assert folders == listed, f"not packaged: {sorted(folders - listed)}; stale: {sorted(listed - folders)}"
+    assert folders == listed, (
+        f"not packaged: {sorted(folders - listed)}; stale: {sorted(listed - folders)}"
+    )
     for pkg, patterns in conf.get("package-data", {}).items():
         folder = ROOT.joinpath(*pkg.split("."))
         for pat in patterns:
