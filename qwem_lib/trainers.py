@@ -137,6 +137,19 @@ def _ref_key(reference: np.ndarray) -> str:
     return hashlib.sha256(np.round(R, 4).astype(np.float32).tobytes()).hexdigest()[:8]
 
 
+def _logged_overlaps(ov_logs: list, n_logs: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The logged overlaps ``(T, r, d)`` with the reference and their principal-angle cosines ``(T, min(r, d))``
+    (empty arrays when no reference was given)."""
+    ov = np.asarray(ov_logs) if ov_logs else np.zeros((n_logs, 0, d))
+    r = min(ov.shape[1], d)
+    cos = (
+        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
+        if r
+        else np.zeros((n_logs, 0))
+    )
+    return ov, cos
+
+
 def checked_device(device: Any) -> Any:
     """``device`` as a torch device (default :func:`config.device`); a CUDA device torch cannot see is
     refused with a ValueError naming the argument (torch's own error is an AssertionError)."""
@@ -363,13 +376,7 @@ def train_pairs(
     per_step = batch * (2 if reweighting == "setting31" else 1 + k)
     steps_arr = np.asarray(logs["steps"], dtype=np.int64)
     times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
-    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
-    r = min(ov.shape[1], d)
-    cos = (
-        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
-        if r
-        else np.zeros((len(steps_arr), 0))
-    )
+    ov, cos = _logged_overlaps(logs["ov"], len(steps_arr), d)
     res = TrainResult(
         W=W.to(torch.float32).cpu().numpy(),
         W0=W0,
@@ -736,13 +743,7 @@ def train_expected(
         raise
     seconds = spent + time.time() - t0
     steps_arr = np.asarray(logs["steps"], dtype=np.int64)
-    ov = np.asarray(logs["ov"]) if logs["ov"] else np.zeros((len(steps_arr), 0, d))
-    r = min(ov.shape[1], d)
-    cos = (
-        np.clip(np.linalg.svd(ov[:, :r, :], compute_uv=False), 0.0, 1.0)
-        if r
-        else np.zeros((len(steps_arr), 0))
-    )
+    ov, cos = _logged_overlaps(logs["ov"], len(steps_arr), d)
     res = TrainResult(
         W=W.to(torch.float32).cpu().numpy(),
         W0=W0_np,
