@@ -50,7 +50,7 @@ def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def graph() -> grimp.ImportGraph:
-    return grimp.build_graph("qwem_lib")
+    return grimp.build_graph("qwem_lib", cache_dir=None)  # no .grimp_cache in the working tree
 
 
 def test_no_import_cycle_between_modules(graph):
