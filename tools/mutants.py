@@ -447,6 +447,8 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         '        raise ValueError("M must be symmetric")',
         "        pass",
         ["tests/test_hardening.py::test_eig_desc_refuses_a_nonsymmetric_matrix"],
+    ),
+    (
         "symmetry: set counts not symmetrised",
         "qwem_lib/symmetry.py",
         "    return C + C.T, total",
