@@ -27,9 +27,8 @@ PAPER_OF_PART = {
     "2": ("karkada2025qwem",),
     "3": ("karkada2025qwem",),
     "4": ("laurent2024collapse",),
-    "5": (
-        "karkada2025qwem",
-    ),  # beyond the papers: built on QWEM's closed form and its Appendix D.2
+    # beyond the papers: built on QWEM's closed form and its Appendix D.2
+    "5": ("karkada2025qwem",),
 }
 #: The authors' repositories, cited where a chapter compares with the authors' code or notebooks.
 CODE_OF_PAPER = {"karkada2025qwem": "karkada2025code", "laurent2024collapse": "bresson2024code"}
