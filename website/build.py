@@ -571,15 +571,10 @@ def _esc(text: str) -> str:
 
 
 def _value(v) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    if isinstance(v, dict):
-        return ", ".join(f"{k}: {_value(x)}" for k, x in v.items())
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v[:8]) + (", …" if len(v) > 8 else "") + "]"
-    return str(v)
+    """How the report prints a recorded value (:func:`qwem_lib.book.formatting.plain`)."""
+    from qwem_lib.book.formatting import plain
+
+    return plain(v)
 
 
 VERDICT_MARK = {
