@@ -40,10 +40,11 @@ $(VENV)/.installed: pyproject.toml $(LOCK)
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	echo $(LOCK) > $@
 
-# The newest versions pyproject.toml allows, resolved afresh at every call (torch stays at its pin).
+# The newest versions pyproject.toml allows, resolved afresh at every call (torch stays at its pin), with the
+# dev group (pinned) because tests/test_architecture.py reads the import graph with grimp (import-linter's).
 env-latest:
 	test -x $(PY_LATEST) || $(PYTHON) -m venv $(VENV_LATEST)
-	$(PY_LATEST) -m pip install --quiet --upgrade --upgrade-strategy eager -e .
+	$(PY_LATEST) -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
 	$(PY_LATEST) -m pip check
 	$(PY_LATEST) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)" >/dev/null
 	echo latest > $(VENV_LATEST)/.installed
