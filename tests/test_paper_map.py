@@ -309,6 +309,21 @@ def test_readme_and_report_quote_the_map_counts():
         assert beyond in report, "REPRODUCTION.md is older than the map"
 
 
+def test_readme_quotes_the_claim_counts():
+    """The README's sentence on the evidence (findings, consistency checks, records) is the report's
+    count, not a number typed once and left behind when chapters are added."""
+    from qwem_lib.book.report import tally
+
+    t = tally(json.loads(CLAIMS.read_text()))
+    readme = " ".join((config.REPO_ROOT / "README.md").read_text().split())
+    sentence = (
+        f"Behind it, **{t['finding'][1]} findings** — claims that could come out otherwise if a paper or the "
+        f"mathematics were wrong — all pass at the `book` preset, beside {t['consistency'][1]} consistency "
+        f"checks of the code and {t['record'][1]} pinned records"
+    )
+    assert sentence in readme, f"README.md must say: {sentence!r}"
+
+
 @needs_map
 def test_map_covers_every_named_statement():
     ids = {e["id"] for e in load_map()}
