@@ -464,7 +464,8 @@ prose(
         "not have gone the other way: it is recorded, not counted as a finding; the grid's use is to show "
         "which settings matter (more epochs, less subsampling) and the seed-to-seed spread."
         if acc_gm - grid[best_cell].mean() > 2 * margin_g
-        else "Here the comparison is close, which is what makes the 17M-token run above informative."
+        else "Here the difference is inside the margin, so this small grid cannot order svd($M^\\star$) and "
+        "gensim; the 17M-token comparison above is the one that can."
     )
 )
 
