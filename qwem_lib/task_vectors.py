@@ -456,7 +456,7 @@ def fit_spiked_mp(
 
     1. The bulk without the top eigenvalue (``N - 1`` values: the spectrum of R projected off its top
        direction) is fitted by the method of moments: ``σ²`` and ``d_eff`` match the mean and the mean square
-       of the eigenvalues (see the module docstring).
+       of the eigenvalues, with median factors (:func:`moment_fit_traces`).
     2. The top eigenvalue is tested against a null hypothesis of pure noise, at false-alarm rate ``level``:
 
        * ``null="columns"`` (default): independent Gaussian columns with the variances of R's *centred*
