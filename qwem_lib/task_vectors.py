@@ -309,7 +309,7 @@ def moment_fit_traces(
       0.988 at n = 10, 0.998 at n = 30).
     * ``σ²``: with equal variances ``Z = σX``, ``|X|²`` is independent of the direction ``X/|X|``, and the
       uncorrected ``D₀`` depends on the direction only (``S₂/S₁²``). So ``(S₁/n)/D₀ = σ² · F₁F₂`` with
-      independent ``F₁ = χ²_{nD}/(nD)`` (exact) and ``F₂ = 1/(excess-based D₀/D) ≈ χ²_k/k`` (the GOE
+      independent ``F₁ = χ²_{nD}/(nD)`` (exact) and ``F₂ = D/D₀ ≈ χ²_k/k`` (the GOE
       approximation above). The median of ``log F₁F₂`` is ``κ₁ - κ₃/(6κ₂)`` to the first Cornish–Fisher
       order, with the cumulants of ``log(χ²_ν/ν)`` added over ``ν = nD, k``: ``κ₁ = ψ(ν/2) + log(2/ν)``,
       ``κ₂ = ψ'(ν/2)``, ``κ₃ = ψ''(ν/2)``; ``σ²`` is ``(S₁/n)/D₀`` divided by that median's exponential
