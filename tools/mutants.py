@@ -255,6 +255,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_task_vectors.py::test_moment_fit_exact_finite_n_expectations"],
     ),
     (
+        "task_vectors: σ² median factor without its Cornish–Fisher skew term",
+        "qwem_lib/task_vectors.py",
+        "s2 = s2 * np.exp(-(cum[0] - cum[2] / (6 * cum[1])))",
+        "s2 = s2 * np.exp(-cum[0])",
+        ["tests/test_task_vectors.py::test_median_centred_moment_fit_is_median_unbiased_under_mp"],
+    ),
+    (
+        "task_vectors: σ² median factor dropped",
+        "qwem_lib/task_vectors.py",
+        "s2 = s2 * np.exp(-(cum[0] - cum[2] / (6 * cum[1])))",
+        "s2 = s2 * 1.0",
+        ["tests/test_task_vectors.py::test_median_centred_moment_fit_is_median_unbiased_under_mp"],
+    ),
+    (
         "task_vectors: sign-flip p-value counts only strictly larger flips",
         "qwem_lib/task_vectors.py",
         "ge = int(np.sum(Tf >= T - tol))",
