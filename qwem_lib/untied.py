@@ -69,6 +69,7 @@ __all__ = [
     "balanced_product",
     "balanced_half_time",
     "random_start_product",
+    "competing_starts",
     "untied_acquisition_times",
     "offset_overlap",
     "UntiedRun",
@@ -326,6 +327,36 @@ def random_start_product(init_scale: float) -> float:
     if not (math.isfinite(init_scale) and init_scale > 0):
         raise ValueError(f"init_scale must be positive, got {init_scale!r}")
     return 0.5 * float(init_scale) ** 2
+
+
+def competing_starts(W0: Any, Wp0: Any, U: Any, Vr: Any) -> np.ndarray:
+    """The effective start ``π₀,k`` of each mode from a given ``(W(0), W′(0))``, modes in order of
+    singular value: ``‖c_k⊥‖²/2`` where ``c_k = (W(0)ᵀu_k + W′(0)ᵀv_k)/√2 ∈ R^d`` is the growing
+    combination and ``c_k⊥`` its part orthogonal to ``c_1, …, c_{k−1}`` (Gram–Schmidt in order).
+
+    The modes share the ``d`` columns: once mode ``j < k`` has grown it occupies the direction of ``c_j``
+    in ``R^d``, and mode ``k`` can only grow from what is left. For ``k = d`` of ``d`` modes that leaves
+    about ``1/d`` of ``‖c_k‖²``, a delay of ``(2/σ_k) ln d`` — the untied counterpart of the silent
+    alignment of Result 3."""
+    W0, Wp0 = _factors(W0, Wp0)
+    U = np.asarray(U, dtype=np.float64)
+    Vr = np.asarray(Vr, dtype=np.float64)
+    if U.ndim != 2 or U.shape[0] != W0.shape[0] or Vr.shape != U.shape:
+        raise ValueError(f"U and Vr must be two (V, r) arrays, got {U.shape}, {Vr.shape}")
+    if U.shape[1] > W0.shape[1]:
+        raise ValueError(f"at most d = {W0.shape[1]} modes can compete, got r = {U.shape[1]}")
+    C = (W0.T @ U + Wp0.T @ Vr) / math.sqrt(2.0)
+    basis: list[np.ndarray] = []
+    out = np.empty(U.shape[1])
+    for k in range(U.shape[1]):
+        c = C[:, k].copy()
+        for b in basis:
+            c -= (b @ c) * b
+        out[k] = 0.5 * float(c @ c)
+        nrm = float(np.linalg.norm(c))
+        if nrm > 0:
+            basis.append(c / nrm)
+    return out
 
 
 def untied_acquisition_times(times: Any, modes: Any, sigma: Any, level: float = 0.5) -> np.ndarray:

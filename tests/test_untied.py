@@ -213,3 +213,18 @@ def test_wrong_types_refused():
         ut.untied_target("abc", np.ones((3, 3)))
     with pytest.raises(TypeError):
         ut.untied_target(np.array([["a", "b"], ["c", "d"]]), np.ones((2, 2)))
+
+
+def test_competing_starts_match_qr():
+    rng = np.random.default_rng(8)
+    V, d, r = 15, 4, 3
+    W0, Wp0 = rng.normal(size=(V, d)), rng.normal(size=(V, d))
+    U = np.linalg.qr(rng.normal(size=(V, r)))[0]
+    Vr = np.linalg.qr(rng.normal(size=(V, r)))[0]
+    got = ut.competing_starts(W0, Wp0, U, Vr)
+    C = (W0.T @ U + Wp0.T @ Vr) / np.sqrt(2)
+    R = np.linalg.qr(C)[1]
+    np.testing.assert_allclose(got, np.diag(R) ** 2 / 2, rtol=1e-10)
+    assert got[0] == pytest.approx(C[:, 0] @ C[:, 0] / 2)
+    with pytest.raises(ValueError):
+        ut.competing_starts(W0, Wp0, np.eye(V, d + 1), np.eye(V, d + 1))
