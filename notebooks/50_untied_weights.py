@@ -514,16 +514,15 @@ prediction(
 )
 
 # %%
-fig, axs = plotting.figure(ncols=2, width=10, height=3.8)
+fig, axs = plotting.figure(ncols=2, width=3.8, height=3.4)
 cols = plt.cm.viridis(np.linspace(0, 0.9, d_dyn))
 tt = np.linspace(0, run.times[-1], 400)
 for k in range(d_dyn):
     axs[0].plot(run.times, run.modes[:, k] / sig[k], color=cols[k], lw=1.6)
     axs[0].plot(tt, q.balanced_product(tt, sig[k], pi0) / sig[k], color=cols[k], ls="--", lw=0.9)
     axs[1].plot(run_large.times, run_large.modes[:, k] / sig[k], color=cols[k], lw=1.6)
-plotting.label(axs[0], "Figure 50.1a — small start: one mode at a time", "time t = 2Ση",
-               "u_kᵀWW′ᵀv_k / σ_k")  # fmt: skip
-plotting.label(axs[1], "Figure 50.1b — large start: no steps", "time t = 2Ση", "u_kᵀWW′ᵀv_k / σ_k")
+plotting.label(axs[0], "Figure 50.1a — small start", "time t = 2Ση", "u_kᵀWW′ᵀv_k / σ_k")
+plotting.label(axs[1], "Figure 50.1b — large start", "time t = 2Ση", "u_kᵀWW′ᵀv_k / σ_k")
 plt.show()
 
 # %% [markdown]
@@ -651,18 +650,18 @@ prediction(
 )  # fmt: skip
 
 # %%
-fig, axs = plotting.figure(ncols=2, width=10, height=3.8)
+fig, axs = plotting.figure(ncols=2, width=3.8, height=3.4)
 names = list(emb)
 x = np.arange(len(names))
 axs[0].bar(x, [ov[n].mean() for n in names], yerr=[ov[n].std() for n in names], color="C0")
-axs[0].set_xticks(x, names, rotation=15, fontsize=8)
-plotting.label(axs[0], "Figure 50.2a — shared subspace with word2vec", "", "mean cos² of principal angles")
-axs[1].semilogy(np.arange(1, 41), sv[:40], "o-", ms=3, label="untied target T: σ_k")
+axs[0].set_xticks(x, ["tied", "untied", "untied,\nno offset"])
+plotting.label(axs[0], "Figure 50.2a — vs word2vec", "closed form", "mean cos² of principal angles")
+axs[1].semilogy(np.arange(1, 41), sv[:40], "o-", ms=3, label="T: σ_k")
 lam_all = np.linalg.eigvalsh(q.mstar_from_stats(Pj, pu))
 axs[1].semilogy(np.arange(1, 41), np.sort(np.abs(lam_all))[::-1][:40], "s-", ms=3,
-                label="M*: |λ| (sorted)")  # fmt: skip
-axs[1].semilogy(np.arange(1, 41), np.sort(lam_all)[::-1][:40], "^-", ms=3, label="M*: λ > 0 (tied)")
-axs[1].legend(fontsize=8)
+                label="M*: |λ|")  # fmt: skip
+axs[1].semilogy(np.arange(1, 41), np.sort(lam_all)[::-1][:40], "^-", ms=3, label="M*: λ > 0")
+axs[1].legend()
 plotting.label(axs[1], "Figure 50.2b — spectra", "rank k", "value")
 plt.show()
 
