@@ -123,18 +123,22 @@ corpus, V = S["corpus"], S["V"]
 # Outcomes of the predictions as first measured at each preset (typed in after the runs, so claims that
 # check a *failed* prediction are records, not findings). None: not measured yet at that preset.
 OUTCOME = config.sizes(
-    smoke=dict(P1=None, P2_times=None, P2_tied=None, P2_null=None, P2_sharp=None, P2_compete=None, P3=None,
-               P3_tied=None, P4=None, P5_overlap=None, P5_gap=None),
-    book=dict(P1=None, P2_times=None, P2_tied=None, P2_null=None, P2_sharp=None, P2_compete=None, P3=None,
-              P3_tied=None, P4=None, P5_overlap=None, P5_gap=None),
-    paper=dict(P1=None, P2_times=None, P2_tied=None, P2_null=None, P2_sharp=None, P2_compete=None, P3=None,
-               P3_tied=None, P4=None, P5_overlap=None, P5_gap=None),
+    smoke=dict(P1=True, P2_times=True, P2_tied=True, P2_null=True, P2_sharp=True, P2_compete=True,
+               P3=True, P3_tied=True, P4=True, P5_overlap=True, P5_gap=False),
+    book=dict(P1=False, P2_times=False, P2_tied=True, P2_null=True, P2_sharp=True, P2_compete=False,
+              P3=True, P3_tied=True, P4=True, P5_overlap=True, P5_gap=False),
+    paper=dict(P1=None, P2_times=None, P2_tied=None, P2_null=None, P2_sharp=None, P2_compete=None,
+               P3=None, P3_tied=None, P4=None, P5_overlap=None, P5_gap=None),
 )  # fmt: skip
+
+
+HELD: dict[str, bool] = {}
 
 
 def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None:
     """Record a prediction: a finding where it held when first run at this preset (it could have
     failed), a record of the failure where it did not; unmeasured presets record what they see."""
+    HELD[key] = holds
     expected = OUTCOME.get(key)
     if expected is None:
         rep.check(
@@ -279,11 +283,10 @@ t0 = time.time()
 U, sv, Vt = np.linalg.svd(T)
 Vr = Vt.T
 svd_s = time.time() - t0
-ratios = sv[2 : S["d_max"]] / sv[3 : S["d_max"] + 1]
-d_dyn = int(3 + np.argmax(ratios >= 1.15)) if np.any(ratios >= 1.15) else int(3 + np.argmax(ratios))
-# the largest rank up to d_max whose next singular value is ≥ 15 % lower (a clear end point)
+# the largest rank up to d_max after which the spectrum drops by ≥ 15 % (a clear end point); else the
+# largest drop
 good = [k for k in range(3, S["d_max"] + 1) if sv[k - 1] / sv[k] >= 1.15]
-d_dyn = max(good) if good else d_dyn
+d_dyn = max(good) if good else int(3 + np.argmax(sv[2 : S["d_max"]] / sv[3 : S["d_max"] + 1]))
 prose(
     f"Dense SVD of the {V:,} × {V:,} target: {svd_s:.0f} s. Leading singular values: "
     + ", ".join(f"{x:.0f}" for x in sv[:12])
@@ -452,7 +455,9 @@ prediction(
     "P2: every mode's half-time from the small random start agrees with (2/σ_k) ln((σ_k − π₀)/π₀), "
     "π₀ = σ₀²/2, within 10 %",
     holds=bool(np.all(np.isfinite(t_meas)) and rel_err.max() < 0.10),
-    value=dict(max_rel_error=float(np.nanmax(rel_err)), rel_errors=rel_err, order_spearman=rho_order),
+    value=dict(
+        max_rel_error=float(np.nanmax(rel_err)), rel_errors=rel_err, order_spearman=rho_order
+    ),
 )
 pi0_c = q.competing_starts(run.W0, run.Wp0, U[:, :d_dyn], Vr[:, :d_dyn])
 t_half_c = q.balanced_half_time(sig, pi0_c)
@@ -479,16 +484,54 @@ prediction(
     "beyond.untied.P2.shuffled_spectrum_null",
     "P2 (null): the true singular values predict the half-times better than shuffled ones (p < 0.01)",
     holds=bool(p_null < 0.01),
-    value=dict(p=p_null, median_error=float(np.median(rel_err)), null_median=float(np.median(null_err))),
+    value=dict(
+        p=p_null, median_error=float(np.median(rel_err)), null_median=float(np.median(null_err))
+    ),
 )
 prose(
-    f"Half-times, measured / predicted: "
+    "Half-times, measured / predicted: "
     + ", ".join(f"{a:.4f}/{b:.4f}" for a, b in zip(t_meas, t_half_pred))
     + f". Largest relative error {np.nanmax(rel_err):.1%}; with the competing starts of P2′ "
     f"{np.nanmax(rel_err_c):.1%} (tied formula: median {np.median(rel_err_tied):.0%}); "
     f"shuffled-spectrum null: median error {np.median(null_err):.0%}, p = {p_null:.4f}; Spearman ρ between "
     f"mode index and measured half-time {rho_order:.3f}."
 )
+
+
+# %% [markdown]
+# **What happened to the last mode** (a post-hoc look, recorded, not a prediction). The $d$-th column is
+# contested: modes $d+1, d+2, \dots$ have singular values close to $\sigma_d$ and their own starts, and
+# one of them can take the last free direction of $\mathbb R^d$ first; mode $d$ then has to displace it, at a
+# rate set by the *gap* $\sigma_d - \sigma_{d+1}$ rather than by $\sigma_d$. The trainer logs the products of
+# the two modes after the $d$-th as well.
+
+# %%
+peak_next = run.modes[:, d_dyn : d_dyn + 2].max(axis=0) / sv[d_dyn : d_dyn + 2]
+t_peak_next = run.times[np.argmax(run.modes[:, d_dyn], axis=0)]
+contested = dict(
+    max_error_first_modes=float(rel_err[:-1].max()),
+    max_error_first_modes_competing=float(rel_err_c[:-1].max()),
+    last_mode_error=float(rel_err[-1]),
+    peak_share_next_modes=peak_next,
+    t_peak_next=float(t_peak_next),
+    t_half_last=float(t_meas[-1]),
+)
+rep.check(
+    "beyond.untied.P2.contested_last_column",
+    "post hoc (recorded): half-time errors of the modes before the last (P2 and P2′ formulas), the last "
+    "mode's error, and the peak product / σ reached by modes d+1 and d+2 before they are displaced",
+    value=contested,
+    passed=True,
+    tolerance="recorded",
+    kind="record",
+)
+prose(
+    f"Modes 1–{d_dyn - 1}: largest half-time error {contested['max_error_first_modes']:.1%} (P2's formula), "
+    f"{contested['max_error_first_modes_competing']:.1%} (P2′'s); mode {d_dyn}: {contested['last_mode_error']:.0%}. "
+    f"Mode {d_dyn + 1} peaks at {peak_next[0]:.0%} of its $\\sigma$ (at $t$ = {t_peak_next:.3f}; mode {d_dyn}'s "
+    f"half-time is {t_meas[-1]:.3f}), mode {d_dyn + 2} at {peak_next[1]:.0%}."
+)
+
 
 # %%
 def width_ratio(r):
@@ -521,6 +564,7 @@ for k in range(d_dyn):
     axs[0].plot(run.times, run.modes[:, k] / sig[k], color=cols[k], lw=1.6)
     axs[0].plot(tt, q.balanced_product(tt, sig[k], pi0) / sig[k], color=cols[k], ls="--", lw=0.9)
     axs[1].plot(run_large.times, run_large.modes[:, k] / sig[k], color=cols[k], lw=1.6)
+axs[0].plot(run.times, run.modes[:, d_dyn] / sv[d_dyn], color="grey", ls=":", lw=1.2)
 plotting.label(axs[0], "Figure 50.1a — small start", "time t = 2Ση", "u_kᵀWW′ᵀv_k / σ_k")
 plotting.label(axs[1], "Figure 50.1b — large start", "time t = 2Ση", "u_kᵀWW′ᵀv_k / σ_k")
 plt.show()
@@ -529,7 +573,7 @@ plt.show()
 # **Figure 50.1** — Each mode's product $u_k^\top WW'^\top v_k$, divided by its singular value $\sigma_k$,
 # during noiseless gradient descent on the unweighted untied loss (colours: $k = 1$ dark to $k = d$ light).
 # Left: from a small random start (solid) against the balanced formula with $\pi_0 = \sigma_0^2/2$ (dashed,
-# no fitted parameter). The first step is the offset mode (section 4). Right: from a large start
+# no fitted parameter); dotted grey: mode $d+1$, which is not among the $d$ directions of the end point. The first step is the offset mode (section 4). Right: from a large start
 # ($\sigma_0^2 = \sigma_d$) the modes grow together, without plateaus.
 
 # %% [markdown]
@@ -608,12 +652,12 @@ rows = []
 for name, sc in scores.items():
     rows.append(f"| {name} | " + " | ".join(f"{sc[b][0]:.3f}" for b in bench) + " |")
 prose(
-    "| embedding | analogy (pairs) | MEN | WS353 |\n|---|---|---|---|\n" + "\n".join(rows)
+    "| embedding | analogy (pairs) | MEN | WS353 |\n|---|---|---|---|\n"
+    + "\n".join(rows)
     + f"\n\nAnalogy items in vocabulary: {scores['tied svd(M*)']['analogy'][1]:,}."
 )
 ov = {
-    name: np.array([q.subspace_overlap(Wg, Wx) for Wg in w2v.values()])
-    for name, Wx in emb.items()
+    name: np.array([q.subspace_overlap(Wg, Wx) for Wg in w2v.values()]) for name, Wx in emb.items()
 }
 w2v_acc = np.array([scores[f"word2vec seed {k}"]["analogy"][0] for k in w2v])
 acc_t, acc_u = scores["tied svd(M*)"]["analogy"][0], scores["untied closed form"]["analogy"][0]
@@ -676,15 +720,40 @@ plt.show()
 # ## 5 · Discussion
 #
 # Untying the weights and using word2vec's own negatives keeps QWEM solvable: the quadratic loss is a
-# weighted factorisation of an asymmetric target, the unweighted reweighting gives its truncated SVD, and
-# the dynamics from a small start are those of a two-layer linear network — singular directions one at a
-# time, on a clock set by the singular values, at half the tied speed. The new feature is the first one:
-# a negative offset of all scores that the tied, positive-semidefinite model cannot express, and which
-# gensim's word2vec also carries. The printed numbers above say how far this moves the closed form toward
-# word2vec on the benchmarks; the predictions' outcomes are in the claims (a failed one is a record, not
-# a finding). What this chapter does not settle: the weighted problem (word2vec's own pair weights) has
-# no closed form and its optimum is far from the SVD; subsampling was left out of the masses
-# (`q.word2vec_masses(..., sample=1e-5)` adds it), and the paper preset's $V = 10{,}000$ has not been run.
+# weighted factorisation of an asymmetric target, the unweighted reweighting turns it into the truncated
+# SVD, and the dynamics from a small start are those of a two-layer linear network — singular directions
+# one at a time, on a clock set by the singular values, at half the tied speed. The new feature is the
+# first one: a negative offset of all scores that the tied, positive-semidefinite model cannot express,
+# and which gensim's word2vec also carries. Where the clock fails is the last column: when the $d$-th
+# singular value is followed by close ones, the modes after it compete for the last free direction, and
+# the $d$-th is learned late, at a rate set by the gap rather than by $\sigma_d$ — an effect of finite $d$
+# that neither P2 nor its Gram–Schmidt refinement P2′ captures. On the benchmarks the question "how much
+# of the tied/untied gap does the untied closed form close?" presupposes that gensim is ahead of tied
+# svd($M^\star$); on this corpus it is not (the cell below prints the signs). The outcomes at this preset:
+
+# %%
+NAMES = {
+    "P1": "P1 (end point = truncated SVD)",
+    "P2_times": "P2 (half-times within 10 %)",
+    "P2_compete": "P2′ (competing starts, within 5 %)",
+    "P2_tied": "P2 (tied speed rejected)",
+    "P2_null": "P2 (shuffled-spectrum null)",
+    "P2_sharp": "P2 (sharp steps, large-start control)",
+    "P3": "P3 (leading offset)",
+    "P3_tied": "P3 (no offset in tied svd(M*))",
+    "P4": "P4 (offset in gensim)",
+    "P5_overlap": "P5 (closer eigen-features)",
+    "P5_gap": "P5 (half the analogy gap closed)",
+}
+prose(
+    "; ".join(f"{NAMES[k]}: **{'holds' if v else 'fails'}**" for k, v in HELD.items())
+    + f". Analogy accuracy: tied {acc_t:.3f}, untied closed form {acc_u:.3f}, gensim "
+    + ", ".join(f"{a:.3f}" for a in w2v_acc)
+    + f" (binomial se of a gap {se_gap:.3f}); the weighted optimum (word2vec's own weights) is "
+    f"$\\sin\\theta_{{\\max}}$ = {dist_w['left']:.2f} from the SVD subspace. Not settled here: subsampling was left "
+    "out of the masses (`q.word2vec_masses(..., sample=1e-5)` adds it), trained untied QWEM at $d$ = 200, and the "
+    "paper preset's $V$ = 10,000."
+)
 
 # %%
 prose(f"Chapter wall time at this preset: {time.time() - T_START:.0f} s.")
