@@ -389,7 +389,7 @@ run = q.train_untied(
     label="small init",
 )  # fmt: skip
 run_large = q.train_untied(
-    A, N, d_dyn, steps=max(steps // 3, 50), lr=lr, init_scale=S["large_scale"] * float(np.sqrt(sig[-1])),
+    A, N, d_dyn, steps=steps, lr=lr, init_scale=S["large_scale"] * float(np.sqrt(sig[-1])),
     reference=ref, n_logs=300, label="large init", seed=1,
 )  # fmt: skip
 prose(
@@ -573,8 +573,13 @@ plt.show()
 # **Figure 50.1** — Each mode's product $u_k^\top WW'^\top v_k$, divided by its singular value $\sigma_k$,
 # during noiseless gradient descent on the unweighted untied loss (colours: $k = 1$ dark to $k = d$ light).
 # Left: from a small random start (solid) against the balanced formula with $\pi_0 = \sigma_0^2/2$ (dashed,
-# no fitted parameter); dotted grey: mode $d+1$, which is not among the $d$ directions of the end point. The first step is the offset mode (section 4). Right: from a large start
-# ($\sigma_0^2 = \sigma_d$) the modes grow together, without plateaus.
+# no fitted parameter); dotted grey: mode $d+1$, which is not among the $d$ directions of the end point. The first step is the offset mode (section 4). Right: from a large isotropic start
+# ($\sigma_0^2 = \sigma_d$, the same number of steps): the products start at a sizeable fraction of $\sigma_k$ of
+# either sign and collapse at once — $W$'s bulk outside the target's top subspace has squared norm about
+# $V\sigma_0^2 \gg \sigma_1$, and the quadratic term shrinks it — before the leading modes grow again. The
+# large start is a weaker control than intended: its leading modes still rise sigmoidally after the
+# collapse; the later ones grow slowly and broadly, and those (with the first crossings at $t \approx 0$) are
+# what puts its width statistic above the bound.
 
 # %% [markdown]
 # ## 4 · The offset, and the comparison with word2vec and tied QWEM
