@@ -282,7 +282,9 @@ def weighted_lowrank(
     eye = np.eye(d) * 1e-12
 
     def solve(Gm: np.ndarray, Tm: np.ndarray, F: np.ndarray) -> np.ndarray:
-        H = np.einsum("ab,bi,bj->aij", Gm, F, F, optimize=True)
+        H = np.empty((Gm.shape[0], d, d))
+        for lo in range(0, Gm.shape[0], 64):  # row blocks: the intermediate stays 64 × V × d
+            H[lo : lo + 64] = np.einsum("ab,bi,bj->aij", Gm[lo : lo + 64], F, F, optimize=True)
         r = (Gm * Tm) @ F
         scale = np.trace(H, axis1=1, axis2=2)[:, None, None] / d + 1e-300
         return np.linalg.solve(H + eye * scale, r[:, :, None])[:, :, 0]
