@@ -14,7 +14,8 @@ QWEM's concepts (Parts I–III)
     ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
     ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
     trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
-    (Marchenko–Pastur bulk, outlier, SNR)
+    (Marchenko–Pastur bulk, outlier, SNR), ``untied`` (untied W ≠ W′ with word2vec's negatives: an
+    asymmetric weighted factorisation, its SVD minimiser, balanced dynamics, a noiseless trainer)
 Beyond the papers (Part V)
     ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
     (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer)
@@ -44,6 +45,7 @@ from .symmetry import *  # noqa: F401,F403
 from .task_vectors import *  # noqa: F401,F403
 from .theory import *  # noqa: F401,F403
 from .trainers import *  # noqa: F401,F403
+from .untied import *  # noqa: F401,F403
 from .w2v import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

@@ -497,6 +497,27 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "",
         ["tests/test_contrastive.py"],
     ),
+    (
+        "untied: target without its factor 2",
+        "qwem_lib/untied.py",
+        "np.divide(2.0 * (A - N), G, out=T, where=G > 0)",
+        "np.divide(A - N, G, out=T, where=G > 0)",
+        ["tests/test_untied.py"],
+    ),
+    (
+        "untied: unweighted fast path with the quadratic term doubled",
+        "qwem_lib/untied.py",
+        "return (0.5 * g_const) * (W @ (Wp.T @ Wp)) - D @ Wp",
+        "return g_const * (W @ (Wp.T @ Wp)) - D @ Wp",
+        ["tests/test_untied.py"],
+    ),
+    (
+        "untied: competing starts not orthogonalised",
+        "qwem_lib/untied.py",
+        "            c -= (b @ c) * b\n",
+        "            c -= 0.0 * b\n",
+        ["tests/test_untied.py"],
+    ),
 ]
 
 
