@@ -112,29 +112,8 @@ OUTCOME = config.sizes(
 
 
 def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None:
-    """Record a prediction: a finding where it held when first run at this preset (it could have
-    failed), a record of the failure where it did not; unmeasured presets record what they see."""
-    expected = OUTCOME.get(key)
-    if expected is None:
-        rep.check(
-            id,
-            f"{statement} — {'holds' if holds else 'FAILS'} (first run at this preset)",
-            value=value,
-            passed=True,
-            tolerance="recorded",
-            kind="record",
-        )
-    elif expected:
-        rep.check(id, statement + " — holds", value=value, passed=holds, kind="finding")
-    else:
-        rep.check(
-            id,
-            statement + " — the prediction FAILS (recorded)",
-            value=value,
-            passed=not holds,
-            tolerance="the failure is pinned",
-            kind="record",
-        )
+    """Record prediction `key` by its first run's outcome at this preset (`Report.prediction`)."""
+    rep.prediction(id, statement, holds=holds, value=value, outcome=OUTCOME.get(key))
 
 
 # %% [markdown]

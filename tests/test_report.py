@@ -213,3 +213,19 @@ def test_headline_counts_kinds_separately(records, tmp_path):
 def test_prose_prints_outside_a_notebook(capsys):
     report.prose("The value is 3.")
     assert capsys.readouterr().out.strip() == "The value is 3."
+
+
+def test_prediction_by_its_first_outcome(records):
+    """A prediction that held is a finding that fails if it stops holding; one that failed is a pinned
+    record that fails if it starts holding; one never run is recorded, whatever it shows."""
+    rep = Report("99_test", quiet=True)
+    held = rep.prediction("p.held", "P1", holds=True, value=1, outcome=True)
+    failed = rep.prediction("p.failed", "P2", holds=False, value=2, outcome=False)
+    new = rep.prediction("p.new", "P3", holds=False, value=3, outcome=None)
+    assert (held.kind, failed.kind, new.kind) == ("finding", "record", "record")
+    assert held.passed and failed.passed and new.passed
+    assert "FAILS" in failed.statement and "first run" in new.statement
+    with pytest.raises(AssertionError, match="p.stopped"):
+        rep.prediction("p.stopped", "P4", holds=False, value=4, outcome=True)
+    with pytest.raises(AssertionError, match="p.started"):
+        rep.prediction("p.started", "P5", holds=True, value=5, outcome=False)

@@ -354,6 +354,44 @@ class Report:
             paper=paper,
         )
 
+    # -- a prediction of the book's own (Part V) ---------------------------------------------
+    def prediction(
+        self,
+        id: str,
+        statement: str,
+        *,
+        holds: bool,
+        value: Any,
+        outcome: bool | None,
+    ) -> Claim:
+        """Record a prediction stated before its run, by what its first run at this preset showed.
+
+        ``outcome`` is that first run's result, written into the chapter after it (``None`` where the
+        preset has not been run yet): ``True`` makes the claim a *finding* that asserts the prediction
+        still holds (it could fail); ``False`` a *record* that pins the failure (a re-run that suddenly
+        holds fails it, so the text that reports the failure cannot go stale); ``None`` records what
+        is seen, without asserting it. The statement says which of the three it is.
+        """
+        if outcome is None:
+            return self.check(
+                id,
+                f"{statement} — {'holds' if holds else 'FAILS'} (first run at this preset)",
+                value=value,
+                passed=True,
+                tolerance="recorded",
+                kind="record",
+            )
+        if outcome:
+            return self.check(id, statement + " — holds", value=value, passed=holds, kind="finding")
+        return self.check(
+            id,
+            statement + " — the prediction FAILS (recorded)",
+            value=value,
+            passed=not holds,
+            tolerance="the failure is pinned",
+            kind="record",
+        )
+
     def _write(self) -> None:
         _write_text(self.path, json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
 
