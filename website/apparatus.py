@@ -478,7 +478,7 @@ def word_tex(word: str) -> str | None:
     if (
         word.startswith(("_", "^"))
         or re.search(r"[`\\$\"'~@]|://|__|[A-Za-z0-9]\.[A-Za-z_]|:\S", word)
-        or not _balanced(word)
+        or not _balanced(word, "{}")
     ):
         return None  # code, a path, a dotted name (qwem.fig2.x_y, qwem_lib.theory), a template
     if _IDENTIFIER.fullmatch(word):

@@ -753,7 +753,7 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             for k in ("finding", "consistency", "record")
         }
         lines.append(
-            f"| [{_esc(ch.title)}](reproduction/{ch.stem}.md) | "
+            f"| [{apparatus.md_math(ch.title, table=True)}](reproduction/{ch.stem}.md) | "
             + " | ".join(f"{p}/{n}" for p, n in t.values())
             + " |"
         )
