@@ -15,7 +15,7 @@
 # Then the loss is, up to a constant, **unweighted symmetric matrix factorisation**:
 #
 # $$\mathcal{L}(W) = \frac{g}{4}\,\big\|WW^\top - M^\star\big\|_F^2 + \text{const},\qquad
-#   M^\star_{ij} = \frac{\Psi^+_{ij}P_{ij} - \Psi^-_{ij}P_iP_j}{\tfrac12\big(\Psi^+_{ij}P_{ij} + \Psi^-_{ij}P_iP_j\big)} .$$
+#   M^\star_{ij} = \frac{\Psi^+_{ij}P_{ij} - \Psi^-_{ij}P_iP_j}{\tfrac12\big(\Psi^+_{ij}P_{ij} + \Psi^-_{ij}P_iP_j\big)} . \tag{10.1}$$
 #
 # Write $M^\star = Q\Lambda Q^\top$ with eigenvalues $\lambda_1 \ge \lambda_2 \ge \dots$ If $\lambda_d \ge 0$, every
 # $W = Q_{[d]}\Lambda_{[d]}^{1/2}\,O$ with $O$ orthogonal is a minimiser; if moreover $\lambda_d > \lambda_{d+1}$,
@@ -65,7 +65,7 @@ print(S)
 # context vectors $w'_j$, and a reweighting of each pair,
 #
 # $$\mathcal{L}_{\rm w2v}(W, W') = \mathbb{E}_{(i,j)\sim P_{ij}}\!\big[\Psi^+_{ij}\log(1 + e^{-w_i^\top w'_j})\big]
-#  + \mathbb{E}_{i\sim P_i,\; j\sim P_j}\!\big[\Psi^-_{ij}\log(1 + e^{\,w_i^\top w'_j})\big].$$
+#  + \mathbb{E}_{i\sim P_i,\; j\sim P_j}\!\big[\Psi^-_{ij}\log(1 + e^{\,w_i^\top w'_j})\big]. \tag{10.2}$$
 #
 # The first term rewards large inner products for pairs that co-occur (within a window); the second
 # penalises them for independent pairs drawn from the unigram distribution (negative sampling). The
@@ -75,7 +75,7 @@ print(S)
 #
 # ## 2 · The Taylor expansion, with sympy
 #
-# Expand both logistic losses at $x = 0$. We let sympy do it and check the result exactly.
+# Expand both logistic losses of (10.2) at $x = 0$. We let sympy do it and check the result exactly.
 
 # %%
 x = sp.symbols("x")
@@ -101,14 +101,14 @@ _ = rep.check(
 # The odd part of $\log(1+e^{-x})$ is exactly $-x/2$ (because $\log(1+e^{-x}) - \log(1+e^{x}) = -x$), so the
 # expansion has no $x^3$ term: the second-order truncation is accurate to $O(x^4)$. Keep terms to $x^2$:
 #
-# $$\log(1+e^{\mp x}) = \log 2 + \tfrac12\Big(\frac{x^2}{4} \mp x\Big) + O(x^4).$$
+# $$\log(1+e^{\mp x}) = \log 2 + \tfrac12\Big(\frac{x^2}{4} \mp x\Big) + O(x^4). \tag{10.3}$$
 #
 # **The factor ½.** The paper's QWEM loss uses $\frac{x^2}{4} - x$ on positive pairs and
 # $\frac{x^2}{4} + x$ on negative pairs: *twice* the quadratic approximation, minus the constant
 # $2\log 2$ per term. The book keeps the paper's convention:
 #
 # $$\mathcal{L}(W) = \sum_{i,j}\Big[P_{ij}\Psi^+_{ij}\Big(\frac{x_{ij}^2}{4} - x_{ij}\Big) +
-#   P_iP_j\Psi^-_{ij}\Big(\frac{x_{ij}^2}{4} + x_{ij}\Big)\Big],\qquad x_{ij} = (WW^\top)_{ij},$$
+#   P_iP_j\Psi^-_{ij}\Big(\frac{x_{ij}^2}{4} + x_{ij}\Big)\Big],\qquad x_{ij} = (WW^\top)_{ij}, \tag{10.4}$$
 #
 # summed over ordered pairs, the diagonal included (`qwem_lib.qwem_loss`). Doubling a loss does not move
 # its minimisers. It does rescale time: gradient flow $\dot W = -\nabla(2\mathcal{L}_{\rm quad})$ is flow on
@@ -209,12 +209,12 @@ plt.show()
 # $$a\Big(\frac{x^2}{4} - x\Big) + b\Big(\frac{x^2}{4} + x\Big) = \frac{G}{4}x^2 - (a - b)\,x
 #   = \frac{G}{4}\Big(x - \frac{2(a-b)}{G}\Big)^2 - \frac{(a-b)^2}{G},\qquad G = a + b.$$
 #
-# The vertex is $M^\star_{ij} = 2(a-b)/G$, the formula of the theorem, and the leftover constant is
-# $-(a-b)^2/G = -\tfrac14 G_{ij}M^{\star 2}_{ij}$. Summing over pairs:
+# The vertex is $M^\star_{ij} = 2(a-b)/G$, the formula (10.1) of the theorem, and the leftover constant is
+# $-(a-b)^2/G = -\tfrac14 G_{ij}M^{\star 2}_{ij}$. Summing (10.4) over pairs:
 #
-# $$\mathcal{L}(W) = \frac14\sum_{ij}G_{ij}\big((WW^\top)_{ij} - M^\star_{ij}\big)^2 \;-\; \frac14\sum_{ij}G_{ij}M^{\star2}_{ij}.$$
+# $$\mathcal{L}(W) = \frac14\sum_{ij}G_{ij}\big((WW^\top)_{ij} - M^\star_{ij}\big)^2 \;-\; \frac14\sum_{ij}G_{ij}M^{\star2}_{ij}. \tag{10.5}$$
 #
-# Under **Setting 3.1** ($\Psi^\pm$ symmetric, $G_{ij} = g$) the first sum is $\frac g4\|WW^\top - M^\star\|_F^2$
+# Under **Setting 3.1** ($\Psi^\pm$ symmetric, $G_{ij} = g$) the first sum of (10.5) is $\frac g4\|WW^\top - M^\star\|_F^2$
 # and the constant is $-\frac g4\|M^\star\|_F^2$. Because $|a - b| \le a + b$, every entry of $M^\star$ lies in
 # $[-2, 2]$.
 #
@@ -225,7 +225,7 @@ plt.show()
 # multiplies $P_iP_j$ by 2, i.e. doubles the negative weight: $\Psi^- = 2\Psi^+$ with
 # $\Psi^+ = g/(P_{ij} + 2P_iP_j)$ — still constant $G$, a different target. It is our third reweighting below.
 #
-# We test the identity on random co-occurrence tables (`qwem_lib.synthetic_joint`: symmetric, positive, a
+# We test the identity (10.5) on random co-occurrence tables (`qwem_lib.synthetic_joint`: symmetric, positive, a
 # Zipf-like unigram distribution with planted low-rank structure and noise), three reweightings, and
 # random $W$ at several scales.
 
@@ -330,7 +330,7 @@ _ = rep.below(
 # vector of their common eigenspace can serve as the $d$-th direction). The minimum value is
 #
 # $$\min_W \mathcal{L}(W) = \frac g4\sum_{k > d}\lambda_k^2 \;-\; \frac g4\|M^\star\|_F^2 = -\frac g4\sum_{k\le d}\lambda_k^2
-#   \qquad(\lambda_d \ge 0).$$
+#   \qquad(\lambda_d \ge 0). \tag{10.6}$$
 #
 # The theorem says nothing about optimisation. We run plain full-batch gradient descent in float64 on the
 # loss **in its contrastive form** — the sum over positive and negative pairs, not the factorised form —
@@ -428,7 +428,7 @@ plt.show()
 
 # %% [markdown]
 # **Figure 10.2** — Left: the QWEM loss of gradient descent from a small random start (solid) descends a
-# staircase onto the theoretical minimum (red dashed). The dotted grey lines are the minima at rank
+# staircase onto the theoretical minimum (10.6) (red dashed). The dotted grey lines are the minima at rank
 # $1, 2, \dots, d-1$: the plateaus sit on them. Right: the squared singular values of $W$ rise one after
 # another and settle on the eigenvalues $\lambda_k$ of $M^\star$ (dashed). The staircase is the subject of
 # chapters 12–13.

@@ -13,12 +13,12 @@
 # and keep only symmetric reweightings $\Psi^\pm$. Then
 #
 # $$\mathcal{L}(W) = \frac14\sum_{ij}G_{ij}\big((WW^\top)_{ij} - M^\star_{ij}\big)^2 + \text{const},
-#   \qquad G_{ij} = \Psi^+_{ij}P_{ij} + \Psi^-_{ij}P_iP_j ,$$
+#   \qquad G_{ij} = \Psi^+_{ij}P_{ij} + \Psi^-_{ij}P_iP_j , \tag{11.1}$$
 #
-# with **the same target** $M^\star$ as in Theorem 1. Only the weights of the entries change. If the
+# with **the same target** $M^\star$ as in Theorem 1, (10.1). Only the weights of the entries change. If the
 # weights are rank one, $G = \mathbf{g}\mathbf{g}^\top$ with a vector $\mathbf{g} > 0$, the minimiser is known in closed form:
 #
-# $$WW^\top = \Gamma^{-1}\big(\Gamma M^\star \Gamma\big)_{[d]}\Gamma^{-1},\qquad \Gamma = \mathrm{diag}(\mathbf{g})^{1/2},$$
+# $$WW^\top = \Gamma^{-1}\big(\Gamma M^\star \Gamma\big)_{[d]}\Gamma^{-1},\qquad \Gamma = \mathrm{diag}(\mathbf{g})^{1/2}, \tag{11.2}$$
 #
 # where $(\cdot)_{[d]}$ is the PSD truncation of chapter 10 (the top $d$ eigenpairs, negative eigenvalues dropped). For a general $G$ the problem is weighted
 # low-rank approximation, which is NP-hard (Gillis and Glineur 2011); the paper leaves it alone.
@@ -76,7 +76,7 @@ print(S)
 # %% [markdown]
 # ## 1 · Same target, different weights
 #
-# The algebra of chapter 10 never used $G_{ij} = g$ until the last line. For one pair, with
+# The algebra of chapter 10 never used $G_{ij} = g$ until the last line: (10.5) holds for any $G$. For one pair, with
 # $a = P_{ij}\Psi^+_{ij}$, $b = P_iP_j\Psi^-_{ij}$ and $G = a + b$,
 #
 # $$a\Big(\frac{x^2}{4} - x\Big) + b\Big(\frac{x^2}{4} + x\Big) = \frac{G}{4}\big(x - M^\star_{ij}\big)^2 - \frac{G}{4}M^{\star2}_{ij}.$$
@@ -149,11 +149,11 @@ print(
 # $\mathbf{g}_i\mathbf{g}_j\,Y_{ij}^2 = (\sqrt{\mathbf{g}_i}\,Y_{ij}\sqrt{\mathbf{g}_j})^2$, so
 #
 # $$\frac14\sum_{ij}\mathbf{g}_i\mathbf{g}_j\big((WW^\top)_{ij} - M^\star_{ij}\big)^2 = \frac14\big\|\widetilde W\widetilde W^\top - \Gamma M^\star\Gamma\big\|_F^2,
-#   \qquad \widetilde W = \Gamma W .$$
+#   \qquad \widetilde W = \Gamma W . \tag{11.3}$$
 #
 # This is Theorem 1's problem for the matrix $\Gamma M^\star\Gamma$. Its PSD truncation (chapter 10) gives
 # $\widetilde W\widetilde W^\top = (\Gamma M^\star\Gamma)_{[d]}$, and undoing the change of units gives the
-# proposition. Note what changes: the learned subspace is **not** the top eigenspace of $M^\star$ any more.
+# proposition's (11.2). Note what changes: the learned subspace is **not** the top eigenspace of $M^\star$ any more.
 #
 # A natural rank-one weighting makes frequent words count more: $\mathbf{g}_i \propto (V P_i)^{1/4}$. It is realised by
 # $\Psi^+ = \Psi^- = \mathbf{g}_i\mathbf{g}_j/(P_{ij} + P_iP_j)$, which keeps $M^\star$ of the worked example. We run

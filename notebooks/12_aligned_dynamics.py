@@ -16,7 +16,7 @@
 # $S(0) = \mathrm{diag}(s_1(0), \dots, s_d(0))$ and any orthogonal $O$. Then the left factor $Q_{[d]}$ and
 # the right factor $O$ never move, and every singular value follows its own sigmoid
 #
-# $$s_k^2(t) = \frac{s_k^2(0)\,\lambda_k\,e^{\lambda_k t}}{\lambda_k + s_k^2(0)\,\big(e^{\lambda_k t} - 1\big)} .$$
+# $$s_k^2(t) = \frac{s_k^2(0)\,\lambda_k\,e^{\lambda_k t}}{\lambda_k + s_k^2(0)\,\big(e^{\lambda_k t} - 1\big)} . \tag{12.1}$$
 #
 # The paper calls $\tau_k = \frac{1}{\lambda_k}\ln\frac{\lambda_k}{s_k^2(0)}$ the characteristic time of mode $k$.
 #
@@ -63,12 +63,12 @@ dev = config.device()
 #
 # The loss and its gradient (with $E = WW^\top - M^\star$ symmetric) are
 #
-# $$\mathcal{L}(W) = \tfrac14\|WW^\top - M^\star\|_F^2,\qquad \nabla\mathcal{L}(W) = (WW^\top - M^\star)\,W .$$
+# $$\mathcal{L}(W) = \tfrac14\|WW^\top - M^\star\|_F^2,\qquad \nabla\mathcal{L}(W) = (WW^\top - M^\star)\,W . \tag{12.2}$$
 #
-# Put an aligned matrix $W = Q_d S O^\top$ ($Q_d = Q_{[d]}$) into the gradient. Since $M^\star Q_d = Q_d\Lambda_d$
+# Put an aligned matrix $W = Q_d S O^\top$ ($Q_d = Q_{[d]}$) into the gradient (12.2). Since $M^\star Q_d = Q_d\Lambda_d$
 # and $WW^\top Q_d = Q_d S^2$,
 #
-# $$(M^\star - WW^\top)\,W = Q_d\,(\Lambda_d - S^2)\,S\,O^\top .$$
+# $$(M^\star - WW^\top)\,W = Q_d\,(\Lambda_d - S^2)\,S\,O^\top . \tag{12.3}$$
 #
 # The velocity is again of the form $Q_d(\text{diagonal})O^\top$: the flow never leaves the aligned set, and
 # $Q_d$ and $O$ stay where they are. Only the diagonal moves. How fast depends on the constant in front of
@@ -81,7 +81,7 @@ dev = config.device()
 #   and the paper's flow is $\dot W = \tfrac12 (M^\star - WW^\top)W = -\tfrac12\nabla\mathcal{L}$. Then
 #   $\frac{d}{dt}s_k^2 = s_k^2(\lambda_k - s_k^2)$, rate $\lambda_k$.
 #
-# Only the second normalisation makes the formula above exact, with $e^{\lambda_k t}$ and not $e^{2\lambda_k t}$.
+# Only the second normalisation makes the sigmoid (12.1) exact, with $e^{\lambda_k t}$ and not $e^{2\lambda_k t}$.
 # The book's trainer `q.train_factorisation` therefore integrates $\dot W = -c\,\nabla\mathcal{L}$ with
 # `time_scale` $c = \tfrac12$ by default (`q.FLOW_TIME_SCALE`), and **time in Part I always means the paper's
 # time**. Gradient descent with learning rate $\eta$ on $\tfrac14\|WW^\top - M^\star\|^2$ advances this time by
@@ -91,11 +91,12 @@ dev = config.device()
 # linearises it: $\dot y = 1 - \lambda y$, so $y(t) = \frac1\lambda + \big(\frac1{x_0} - \frac1\lambda\big)e^{-\lambda t}$, and
 #
 # $$x(t) = \frac{1}{\frac{1}{\lambda} + \big(\frac{1}{x_0} - \frac{1}{\lambda}\big)e^{-\lambda t}}
-#        = \frac{x_0\,\lambda\,e^{\lambda t}}{\lambda + x_0\,(e^{\lambda t} - 1)} .$$
+#        = \frac{x_0\,\lambda\,e^{\lambda t}}{\lambda + x_0\,(e^{\lambda t} - 1)} . \tag{12.4}$$
 #
 # (The theory curve of the paper's Figure 2, in the authors' notebook in their repository `dkarkada/qwem`, is the
 # same function written as $s_k(t) = \big(e^{\lambda t}/(1/s_k^2(0) + (e^{\lambda t}-1)/\lambda)\big)^{1/2}$.)
-# sympy confirms that this solves the equation with the right initial value.
+# sympy confirms that (12.4) solves the equation with the right initial value; with $x = s_k^2$, $\lambda = \lambda_k$
+# it is the sigmoid (12.1).
 
 # %%
 t_, lam_, x0_ = sp.symbols("t lambda x_0", positive=True)
@@ -252,10 +253,10 @@ _ = rep.below(
 # ## 6 · What happens at $\tau_k$: the midpoint, not the end
 #
 # The summary says each singular value "reaches $\lambda_k$ at the characteristic time
-# $\tau_k = \frac1{\lambda_k}\ln\frac{\lambda_k}{s_k^2(0)}$". Put $t = \tau_k$ into the sigmoid: $e^{\lambda_k\tau_k} = \lambda_k/s_k^2(0)$, so
+# $\tau_k = \frac1{\lambda_k}\ln\frac{\lambda_k}{s_k^2(0)}$". Put $t = \tau_k$ into the sigmoid (12.1): $e^{\lambda_k\tau_k} = \lambda_k/s_k^2(0)$, so
 #
 # $$s_k^2(\tau_k) = \frac{s_k^2(0)\,\lambda_k\cdot\lambda_k/s_k^2(0)}{\lambda_k + \lambda_k - s_k^2(0)}
-#   = \frac{\lambda_k^2}{2\lambda_k - s_k^2(0)},\qquad \frac{s_k^2(\tau_k)}{\lambda_k} = \frac{\lambda_k}{2\lambda_k - s_k^2(0)} \xrightarrow[s_k^2(0)\to0]{} \frac12 .$$
+#   = \frac{\lambda_k^2}{2\lambda_k - s_k^2(0)},\qquad \frac{s_k^2(\tau_k)}{\lambda_k} = \frac{\lambda_k}{2\lambda_k - s_k^2(0)} \xrightarrow[s_k^2(0)\to0]{} \frac12 . \tag{12.5}$$
 #
 # **Correction.** $\tau_k$ is the midpoint of the sigmoid (exactly where $s_k^2 = \lambda_k/2$ when
 # $s_k^2(0)\ll\lambda_k$). The sigmoid never reaches $\lambda_k$ in finite time; it reaches a fraction $f$ of it at

@@ -126,11 +126,11 @@ print("top eigenvalues:", lam_d, " largest bulk eigenvalue:", round(lam[d], 3))
 #
 # Both rules give the same $\tau_k$ up to $O(1)/\lambda_k$. But in rescaled time the jumps have width
 # $1/\ln(\lambda_1/\sigma^2)$, which shrinks at the same rate as that shift: a wrong constant in $s_k^2(0)$ leaves a
-# mismatch of order one *at the jump* for every $\sigma^2$. Only the matched rule can make the distance vanish.
+# mismatch of order one *at the jump* for every $\sigma^2$. Only the matched rule can make the distance (13.1) vanish.
 # `q.matched_initial_singular_values` computes $L_{kk}$ and $O$; `q.random_init_sweep` runs the flow for all $\sigma^2$
 # at once on a common grid of $t/\tau_1$ and measures
 #
-# $$D(\sigma^2) = \max_t\ \min_{O\in O(d)} \frac{\big\|W(t) - Q_d\,S_{\rm al}(t)\,O\big\|_F}{\big(\sum_{k\le d}\lambda_k\big)^{1/2}},$$
+# $$D(\sigma^2) = \max_t\ \min_{O\in O(d)} \frac{\big\|W(t) - Q_d\,S_{\rm al}(t)\,O\big\|_F}{\big(\sum_{k\le d}\lambda_k\big)^{1/2}}, \tag{13.1}$$
 #
 # relative to the norm of the final embedding $\|Q_d\Lambda_d^{1/2}\|_F$.
 
@@ -205,11 +205,11 @@ prose(
 # that component decays at rate $(\lambda_j-\lambda_k)/2$, a one-line linearisation). Its largest size is therefore about
 #
 # $$\sigma\,e^{\lambda_k\tau_j/2} \approx \sigma\Big(\frac{\lambda_j}{\sigma^2}\Big)^{\lambda_k/(2\lambda_j)} \propto
-#   (\sigma^2)^{\frac12\left(1-\frac{\lambda_k}{\lambda_j}\right)} = \sigma^{(\lambda_j-\lambda_k)/\lambda_j},$$
+#   (\sigma^2)^{\frac12\left(1-\frac{\lambda_k}{\lambda_j}\right)} = \sigma^{(\lambda_j-\lambda_k)/\lambda_j}, \tag{13.2}$$
 #
 # worst for the closest consecutive pair. The same argument applies to mode $d$ and the first bulk direction $d+1$,
 # and the start itself contributes $O(\sigma)$. Hence $D \propto (\sigma^2)^p$ with
-# $p = \tfrac12\min\big(1, \min_j(1-\lambda_{j+1}/\lambda_j)\big)$ (`q.gap_exponent`). The cell below prints the consecutive
+# $p = \tfrac12\min\big(1, \min_j(1-\lambda_{j+1}/\lambda_j)\big)$ by (13.2) (`q.gap_exponent`). The cell below prints the consecutive
 # ratios of our spectrum and $p$.
 #
 # The summary quotes the off-diagonal couplings of the paper's QR variables as "about $\sigma^{2(\lambda_i-\lambda_j)/\lambda_i}$",

@@ -15,7 +15,7 @@
 #
 # $$\mathrm{PMI} = \log\frac{2 + M^\star}{2 - M^\star} = 2\,\mathrm{artanh}\frac{M^\star}{2}
 #   = M^\star + \frac{M^{\star3}}{12} + \frac{M^{\star5}}{80} + \dots,
-#   \qquad M^\star = 2\tanh\frac{\mathrm{PMI}}{2}.$$
+#   \qquad M^\star = 2\tanh\frac{\mathrm{PMI}}{2}. \tag{14.1}$$
 #
 # So $M^\star$ agrees with PMI to third order near zero, but it is confined to $[-2, 2]$ where PMI is not.
 #
@@ -52,11 +52,11 @@ print(S)
 # ## 1 · The derivation
 #
 # Take $\Psi^+_{ij} = \Psi^-_{ij}$ (any common value cancels) and write $r = P_{ij}/(P_iP_j)$ and
-# $x = M^\star_{ij}$. Dividing numerator and denominator of $M^\star$ by $P_iP_j$,
+# $x = M^\star_{ij}$. Dividing numerator and denominator of $M^\star$ (10.1) by $P_iP_j$,
 #
-# $$x = \frac{2(r - 1)}{r + 1} \quad\Longleftrightarrow\quad r = \frac{2 + x}{2 - x} = 1 + \frac{2x}{2 - x},$$
+# $$x = \frac{2(r - 1)}{r + 1} \quad\Longleftrightarrow\quad r = \frac{2 + x}{2 - x} = 1 + \frac{2x}{2 - x}, \tag{14.2}$$
 #
-# so $\mathrm{PMI} = \log r = \log(2 + x) - \log(2 - x) = 2\,\mathrm{artanh}(x/2)$. The Taylor series of
+# so $\mathrm{PMI} = \log r = \log(2 + x) - \log(2 - x) = 2\,\mathrm{artanh}(x/2)$, which is (14.1). The Taylor series of
 # $2\,\mathrm{artanh}(x/2)$ is $\sum_{k\ge0} \frac{x^{2k+1}}{4^k(2k+1)}$: only odd powers, coefficients
 # $1, \frac1{12}, \frac1{80}, \frac1{448}, \dots$. Sympy does both steps.
 
@@ -106,9 +106,9 @@ _ = rep.check(
 # $x^2/4$ times the previous one, so
 #
 # $$\Big|2\,\mathrm{artanh}\tfrac{x}{2} - \sum_{k\le K}\frac{x^{2k+1}}{4^k(2k+1)}\Big|
-#   \le \frac{|x|^{2K+3}}{4^{K+1}(2K+3)}\cdot\frac{1}{1 - x^2/4}\qquad(|x| < 2).$$
+#   \le \frac{|x|^{2K+3}}{4^{K+1}(2K+3)}\cdot\frac{1}{1 - x^2/4}\qquad(|x| < 2). \tag{14.3}$$
 #
-# We check the bound on a fine grid of $|x| \le 1$ for $K = 0, 1, 2$, computing the error in 40-digit
+# We check the bound (14.3) on a fine grid of $|x| \le 1$ for $K = 0, 1, 2$, computing the error in 40-digit
 # arithmetic (mpmath) so that float round-off does not swamp it near $x = 0$, and check that the bound is
 # tight (the error at $|x| = 1$ is more than 80% of the bound), so it is not a vacuous inequality.
 

@@ -12,7 +12,9 @@
 # Part I treated $P_{ij}$ and $P_i$ as given. Here we build them from real text, exactly as the QWEM
 # authors do, and look at the matrix the theory says word2vec factorises:
 #
-# $$M^\star_{ij} = \frac{2\,(P_{ij} - P_iP_j)}{P_{ij} + P_iP_j}.$$
+# $$M^\star_{ij} = \frac{2\,(P_{ij} - P_iP_j)}{P_{ij} + P_iP_j}. \tag{20.1}$$
+#
+# (Theorem 1's target (10.1) with the worked reweighting $\Psi^\pm = 1/(P_{ij} + P_iP_j)$.)
 #
 # **Statement.** On English Wikipedia text, (i) word frequencies follow Zipf's law, (ii) the windowed
 # co-occurrence table is symmetric, and on a stream with no gaps its row marginal is the unigram
@@ -148,7 +150,7 @@ _ = ax.legend()
 # For a centre token and the token $j$ places to its right ($1 \le j \le 16$), the pair gets weight
 # $17-j$, and it is counted in both directions. Then
 #
-# $$P_{ij} = \frac{C_{ij}}{\sum_{kl} C_{kl}}, \qquad P_i = \frac{\mathrm{count}(i)}{\sum_{k<V}\mathrm{count}(k)} .$$
+# $$P_{ij} = \frac{C_{ij}}{\sum_{kl} C_{kl}}, \qquad P_i = \frac{\mathrm{count}(i)}{\sum_{k<V}\mathrm{count}(k)} . \tag{20.2}$$
 #
 # **Out-of-vocabulary words.** The authors' corpus file keeps only the 20,000 most frequent words: every
 # other token is removed *before* the windows are drawn. They count pairs on that stream and cut the
@@ -245,14 +247,14 @@ del P_drop
 #
 # `qwem_lib.mstar_from_stats` builds $M^\star$ in row blocks (it needs only a few $V\times V$ arrays at
 # $V=10{,}000$). Part I's general `target_matrix` with $\Psi^+=\Psi^-=1/(P_{ij}+P_iP_j)$ must give the
-# same matrix. Dividing numerator and denominator by $P_iP_j$ shows the exact link with PMI,
+# same matrix. Dividing numerator and denominator of (20.1) by $P_iP_j$ shows the exact link with PMI,
 # $x = \log\frac{P_{ij}}{P_iP_j}$:
 #
-# $$M^\star = \frac{2(e^x-1)}{e^x+1} = 2\tanh\frac{x}{2} = x - \frac{x^3}{12} + \dots$$
+# $$M^\star = \frac{2(e^x-1)}{e^x+1} = 2\tanh\frac{x}{2} = x - \frac{x^3}{12} + \dots \tag{20.3}$$
 #
 # So $M^\star \approx \mathrm{PMI}$ where $|x|$ is small, and $M^\star$ saturates at $\pm 2$ where PMI runs
-# off to $\pm\infty$. Chapter 14 studies this series and its error in depth; here we only check the
-# identity on real counts (a check of the code: the identity is algebra) and look at where the real
+# off to $\pm\infty$; (20.3) is chapter 14's (14.1) read backwards. Chapter 14 studies this series and its error in depth; here we only check the
+# identity (20.3) on real counts (a check of the code: the identity is algebra) and look at where the real
 # entries lie.
 
 # %%

@@ -66,28 +66,28 @@ V, d = P["V"], P["d"]
 # **The loss.** Theorem 1 with Setting 3.1 ($\Psi^+ = \Psi^- = \Psi_{ab} = 1/(P_{ab}+P_aP_b)$) is
 #
 # $$\mathcal L(W) = \sum_{ab} \Psi_{ab}\Big[P_{ab}\big(-x_{ab} + \tfrac14 x_{ab}^2\big)
-#   + P_aP_b\big(x_{ab} + \tfrac14 x_{ab}^2\big)\Big], \qquad x_{ab} = w_a\cdot w_b .$$
+#   + P_aP_b\big(x_{ab} + \tfrac14 x_{ab}^2\big)\Big], \qquad x_{ab} = w_a\cdot w_b . \tag{23.1}$$
 #
-# Because $\Psi_{ab}(P_{ab}+P_aP_b) = 1$, the quadratic part is $\frac14\sum_{ab}x_{ab}^2 = \frac14\|WW^\top\|_F^2$:
+# Because $\Psi_{ab}(P_{ab}+P_aP_b) = 1$, the quadratic part of (23.1) is $\frac14\sum_{ab}x_{ab}^2 = \frac14\|WW^\top\|_F^2$:
 # it does not depend on the corpus at all. We compute it exactly and sample only the linear part,
 #
 # $$\widehat{\mathcal L} = \tfrac14\|WW^\top\|_F^2 + \frac1B\sum_{\text{neg}} \Psi_{ab}\,x_{ab}
 #    - \frac1{B\alpha}\sum_{\text{pos}} \Psi_{ab}\,x_{ab},
-#    \qquad \mathbb E\,\widehat{\mathcal L} = \mathcal L = \tfrac14\|WW^\top - M^\star\|_F^2 + \text{const}.$$
+#    \qquad \mathbb E\,\widehat{\mathcal L} = \mathcal L = \tfrac14\|WW^\top - M^\star\|_F^2 + \text{const}. \tag{23.2}$$
 #
-# The weights $\Psi$ reach $1/(P_aP_b)$ for two rare words (the largest at this chapter's $V$ is printed in
+# The weights $\Psi$ in (23.2) reach $1/(P_aP_b)$ for two rare words (the largest at this chapter's $V$ is printed in
 # Solution 3). Sampling the
 # quadratic part as well (`estimator="sampled"` in `qwem_lib.pairs`, also unbiased and unit-tested)
 # puts that weight in front of $x^2$: a single rare pair can then make a step that diverges. The split
 # estimator only adds bounded pushes.
 #
 # **Time.** The gradient of $\mathcal L$ is $(WW^\top - M^\star)W$. Lemma 3.1's flow is
-# $\dot W = -\frac12\nabla\mathcal L$ (chapter 12), so one SGD step with learning rate $\eta$ advances the
+# $\dot W = -\frac12\nabla\mathcal L$ (chapter 12, (12.2)), so one SGD step with learning rate $\eta$ advances the
 # paper's time by $t = 2\eta$. We start from $W(0) = \frac{\sigma}{\sqrt d} Z$, $Z_{ij}\sim\mathcal N(0,1)$
 # (the authors' initialisation): the projection of $W(0)$ on any unit vector has squared norm $\approx\sigma^2$.
 # The time unit is the characteristic time of the first mode,
 #
-# $$\tau_1 = \frac1{\lambda_1}\ln\frac{\lambda_1}{\sigma^2},$$
+# $$\tau_1 = \frac1{\lambda_1}\ln\frac{\lambda_1}{\sigma^2}, \tag{23.3}$$
 #
 # computed from $M^\star$'s top eigenvalue and $\sigma^2$ — the same unit for every curve, none shifted.
 #
@@ -220,7 +220,7 @@ plt.show()
 # %% [markdown]
 # **Figure 23.1** — Squared singular values of $W$ during SGD on pairs sampled from the corpus (solid),
 # the noiseless run from the same $W(0)$ (grey dotted) and Lemma 3.1's sigmoids from $M^\star$'s
-# eigenvalues and the realised start (dashed), on one time axis $t/\tau_1$. Nothing is fitted or shifted.
+# eigenvalues and the realised start (dashed), on one time axis $t/\tau_1$ ($\tau_1$ from (23.3)). Nothing is fitted or shifted.
 # The vertical dotted line (when inside the window) marks the learning-rate decay.
 
 # %% [markdown]
@@ -895,7 +895,7 @@ rep.below(
 # and $\tau_1 = \frac1{\lambda_1}\ln\frac{\lambda_1}{\sigma^2}$,
 #
 # $$\frac{t_k}{\tau_1} = \frac{\lambda_1}{\lambda_k}\,\frac{\ln(\lambda_k/\sigma^2) + \ln(1-\sigma^2/\lambda_k)}
-#   {\ln(\lambda_1/\sigma^2)} \xrightarrow[\sigma^2\to0]{} \frac{\lambda_1}{\lambda_k},$$
+#   {\ln(\lambda_1/\sigma^2)} \xrightarrow[\sigma^2\to0]{} \frac{\lambda_1}{\lambda_k}, \tag{23.4}$$
 #
 # because both logarithms grow like $\ln(1/\sigma^2)$. The correction is
 # $\ln(\lambda_k/\lambda_1)/\ln(\lambda_1/\sigma^2)$, relative: it shrinks only logarithmically. The cell

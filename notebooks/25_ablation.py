@@ -90,7 +90,7 @@ RUNS = [(lo, rw) for lo in q.LOSSES for rw in q.REWEIGHTINGS]
 # options. A run draws positive pairs from the corpus windows and negatives as its reweighting says, and
 # weights them; in expectation its minibatch loss is
 #
-# $$\mathcal L(W) = \sum_{ab} A_{ab}\,\ell^+(x_{ab}) + N_{ab}\,\ell^-(x_{ab}), \qquad x_{ab} = w_a\cdot w_b,$$
+# $$\mathcal L(W) = \sum_{ab} A_{ab}\,\ell^+(x_{ab}) + N_{ab}\,\ell^-(x_{ab}), \qquad x_{ab} = w_a\cdot w_b, \tag{25.1}$$
 #
 # with per-pair losses $\ell^\pm(x) = \mp x + \frac{x^2}4$ (quartic) or $\ell^\pm(x) = \log(1 + e^{\mp x})$
 # (logistic), and pair weights (`q.pair_weights`)
@@ -100,16 +100,16 @@ RUNS = [(lo, rw) for lo in q.LOSSES for rw in q.REWEIGHTINGS]
 #   $t = 10^{-5}$, and $N = k\,m\,Q^\top$ with $m = A\mathbf 1$, $Q \propto P^{0.75}$, $k = 1$.
 #
 # The unit tests (`tests/test_training.py`) check, on a tiny corpus, that the mean minibatch gradient of
-# each combination is the gradient of this $\mathcal L$, computed densely, and that the dense gradient is
+# each combination is the gradient of this $\mathcal L$, (25.1), computed densely, and that the dense gradient is
 # torch's autograd of $\mathcal L$.
 #
 # **The growth matrix.** Write $D = A - N$ and $\beta = |\ell^{\pm\prime}(0)|$: 1 for the quartic loss, ½ for
 # the logistic one. At small $W$, $\nabla\mathcal L \approx -KW$ with
 #
-# $$K = \beta\,(D + D^\top).$$
+# $$K = \beta\,(D + D^\top). \tag{25.2}$$
 #
 # Under the flow of Lemma 3.1, $\dot W = -\frac12\nabla\mathcal L$ (time $t = 2\sum\eta$, chapter 23), each
-# eigendirection of $K$ grows as $s^2 \propto e^{\kappa t}$, $\kappa$ its eigenvalue. For the quartic loss
+# eigendirection of $K$ in (25.2) grows as $s^2 \propto e^{\kappa t}$, $\kappa$ its eigenvalue. For the quartic loss
 # with Setting 3.1, $D = M^\star/2$ and $K = M^\star$: Lemma 3.1's rates. For the logistic loss with Setting
 # 3.1, $K = M^\star/2$: the same directions at half the speed. word2vec's reweighting gives another matrix
 # (for the logistic loss, chapter 23's $B$).
@@ -120,7 +120,7 @@ RUNS = [(lo, rw) for lo in q.LOSSES for rw in q.REWEIGHTINGS]
 # Each run therefore takes $\eta = c/\kappa_1$, with $\kappa_1$ the top eigenvalue of its *own* $K$, and we
 # plot every run against
 #
-# $$u = \kappa_1 t = 2c \times \text{step}.$$
+# $$u = \kappa_1 t = 2c \times \text{step}. \tag{25.3}$$
 #
 # $u$ counts the e-folds by which the fastest mode has grown in the linear phase. It is fixed before
 # training, from the corpus statistics alone; it is the same rule for the four runs; and because
@@ -216,9 +216,9 @@ rep.close(
 # $\kappa_k$, the common start $\sigma^2$, and as its end value $c_k$ the mode's mean $s_k^2$ over the last
 # 5% of the run,
 #
-# $$s_k^2(u) = \frac{\sigma^2 c_k\, e^{\kappa_k u/\kappa_1}}{c_k + \sigma^2\,(e^{\kappa_k u/\kappa_1} - 1)} .$$
+# $$s_k^2(u) = \frac{\sigma^2 c_k\, e^{\kappa_k u/\kappa_1}}{c_k + \sigma^2\,(e^{\kappa_k u/\kappa_1} - 1)} . \tag{25.4}$$
 #
-# For quartic × Setting 3.1 this is exactly Lemma 3.1 ($\kappa_k = \lambda_k$, $c_k \approx \lambda_k$). For the
+# For quartic × Setting 3.1, (25.4) is exactly the sigmoid (12.1) of Lemma 3.1 ($\kappa_k = \lambda_k$, $c_k \approx \lambda_k$). For the
 # other runs it is what the modes would do if they grew independently at their linear rates and stopped
 # where they stopped: a yardstick, not a theorem.
 
@@ -270,17 +270,17 @@ plt.show()
 # **The statistic.** For mode $k$ of a run, let $t_k^{f}$ be the first time $s_k^2$ reaches the fraction $f$
 # of its end value $c_k$. The *sharpness* of the step is its time over its width,
 #
-# $$S_k = \frac{t_k^{50}}{t_k^{90} - t_k^{10}} \qquad (\texttt{q.step\_sharpness}).$$
+# $$S_k = \frac{t_k^{50}}{t_k^{90} - t_k^{10}} \qquad (\texttt{q.step\_sharpness}). \tag{25.5}$$
 #
 # A step that waits on a long plateau and then rises quickly has a large $S_k$; a gradual rise has $S_k$ of
 # order one or less (a straight ramp from 0 has $S = 0.625$). $S_k$ is a ratio of two times, so it does not
 # depend on the time axis: the choice of $u$ cannot bias it. For Lemma 3.1's sigmoid,
 # $t^f = [\ln\frac{f}{1-f} + \ln\frac{c - \sigma^2}{\sigma^2}]/\kappa$, so
 #
-# $$S_k^{\rm Lemma} = \frac{\ln\big((c_k - \sigma^2)/\sigma^2\big)}{\ln 81},$$
+# $$S_k^{\rm Lemma} = \frac{\ln\big((c_k - \sigma^2)/\sigma^2\big)}{\ln 81}, \tag{25.6}$$
 #
 # whatever the rate: only the ratio of end value to start matters (`q.sigmoid_sharpness`). We compute $S_k$
-# for every mode of every run, and also $S_k/S_k^{\rm Lemma}$, which removes the (logarithmic) effect of
+# for every mode of every run, and also $S_k/S_k^{\rm Lemma}$ (the ratio of (25.5) to (25.6)), which removes the (logarithmic) effect of
 # different end values $c_k$ between runs.
 
 # %% [markdown]

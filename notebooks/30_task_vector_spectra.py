@@ -13,7 +13,7 @@
 # (Figures 4 and 6, Appendix A.6) looks at one analogy category at a time. Stack its $N$ word pairs
 # $(a_i, b_i)$ as the rows of the **task-vector matrix**
 #
-# $$R = W[b] - W[a] \in \mathbb{R}^{N\times d}, \qquad R_d = \text{its first } d \text{ columns}.$$
+# $$R = W[b] - W[a] \in \mathbb{R}^{N\times d}, \qquad R_d = \text{its first } d \text{ columns}. \tag{30.1}$$
 #
 # **Statement (the paper's claim C7, first half).** The spectrum of the Gram matrix $R_dR_d^\top$ is a
 # Marchenko–Pastur (MP) bulk plus one outlier; the outlier carries the category's mean task vector (the
@@ -123,15 +123,15 @@ T_START = time.time()
 # $\mathbb E(z_i\cdot z_k)^2 = \sum_j s_j^4$. Summing the $N$ and $N(N-1)$ terms,
 #
 # $$\mathbb E\,\tfrac1N\operatorname{Tr} ZZ^\top = \textstyle\sum_j s_j^2, \qquad
-# \mathbb E\,\tfrac1N\operatorname{Tr}(ZZ^\top)^2 = \big(\textstyle\sum_j s_j^2\big)^2 + (N+1)\textstyle\sum_j s_j^4 .$$
+# \mathbb E\,\tfrac1N\operatorname{Tr}(ZZ^\top)^2 = \big(\textstyle\sum_j s_j^2\big)^2 + (N+1)\textstyle\sum_j s_j^4 . \tag{30.2}$$
 #
 # With equal variances $s_j^2 = \sigma^2$ and $D$ columns these are $\sigma^2D$ and $\sigma^4D(D+N+1)$; the MP law
 # (the limit $N, D\to\infty$, $c = N/D$ fixed), of density
 # $p(\lambda) = \sqrt{(\lambda_+-\lambda)(\lambda-\lambda_-)}/(2\pi\sigma^2N\lambda)$ on
 # $\lambda_\pm = \sigma^2(\sqrt D\pm\sqrt N)^2$ (plus an atom $1 - D/N$ at zero when $D < N$), keeps the leading
-# $\sigma^4D(D+N)$. For unequal variances the two moments are those of an MP law with
+# $\sigma^4D(D+N)$. For unequal variances the two moments (30.2) are those of an MP law with
 #
-# $$\sigma^2 = \frac{\sum_j s_j^4}{\sum_j s_j^2}, \qquad d_\text{eff} = \frac{(\sum_j s_j^2)^2}{\sum_j s_j^4} \le d .$$
+# $$\sigma^2 = \frac{\sum_j s_j^4}{\sum_j s_j^2}, \qquad d_\text{eff} = \frac{(\sum_j s_j^2)^2}{\sum_j s_j^4} \le d . \tag{30.3}$$
 #
 # **The method of moments.** With $S_1 = \sum\lambda$, $S_2 = \sum\lambda^2$ over $n$ bulk eigenvalues, the exact
 # expectations $\mathbb E S_1^2 = n^2A + 2nB$, $\mathbb E S_2 = nA + n(n+1)B$ ($A = (\sum s^2)^2$, $B = \sum s^4$) are
@@ -182,22 +182,22 @@ T_START = time.time()
 # the gap $\lambda - \sigma^2D \approx \ell$ to the bulk. In all,
 #
 # $$\lambda_\text{out} \approx \ell + \sigma^2D + \sigma^2N + \frac{\sigma^2N\,\sigma^2D}{\ell}
-# = \sigma^2D\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2},$$
+# = \sigma^2D\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}, \tag{30.4}$$
 #
-# which is the exact large-$N$ limit (Baik, Ben Arous and Péché 2005; Benaych-Georges and Nadakuditi 2012).
+# which is the exact large-$N$ limit of (30.4) (Baik, Ben Arous and Péché 2005; Benaych-Georges and Nadakuditi 2012).
 # As a function of $\theta^2$ it has its minimum, $\sigma^2D(1+\sqrt c)^2 = \lambda_+$, at $\theta^2 = \sqrt c$: the outlier
 # separates from the bulk only above the **BBP threshold**
 #
-# $$\ell > \ell_\text{BBP} = \sigma^2\sqrt{N D},$$
+# $$\ell > \ell_\text{BBP} = \sigma^2\sqrt{N D}, \tag{30.5}$$
 #
-# and below it sticks to the edge. Inverting the quadratic turns an observed outlier back into $\hat\ell$. The
+# and below it sticks to the edge. Inverting the quadratic (30.4) turns an observed outlier back into $\hat\ell$. The
 # same limit gives the overlap of the top right singular vector $v_1$ with the *sample* mean task vector
 # $\bar r = R^\top\mathbf 1/N$: since $v_1 \propto R^\top u_1$, $\cos(v_1, \bar r) = s_1\langle u_1, u\rangle/|R^\top u|$, and with the
 # BBP overlap $\langle u_1,u\rangle^2 = (\theta^4-c)/(\theta^2(\theta^2+c))$,
 #
-# $$\cos^2(v_1, \bar r) = 1 - \frac{c}{\theta^4} = 1 - \Big(\frac{\ell_\text{BBP}}{\ell}\Big)^2 \quad (\ell > \ell_\text{BBP}).$$
+# $$\cos^2(v_1, \bar r) = 1 - \frac{c}{\theta^4} = 1 - \Big(\frac{\ell_\text{BBP}}{\ell}\Big)^2 \quad (\ell > \ell_\text{BBP}). \tag{30.6}$$
 #
-# So a cosine of 0.9 needs $\ell \approx 2.3\,\ell_\text{BBP}$ and a squared cosine of 0.9 needs $\ell \approx 3.2\,\ell_\text{BBP}$
+# So by (30.6) a cosine of 0.9 needs $\ell \approx 2.3\,\ell_\text{BBP}$ and a squared cosine of 0.9 needs $\ell \approx 3.2\,\ell_\text{BBP}$
 # (`bbp_overlaps`).
 #
 # **The fit** (`fit_spiked_mp`). (1) Fit the bulk by moments on the eigenvalues *without* the top one. (2) Test

@@ -16,7 +16,7 @@
 # **Statement (the paper's claim C7, second half; Figure 4 bottom and Figure 8).** The signal-to-noise ratio of a task
 # family,
 #
-# $$\mathrm{SNR}(d) = \frac{\lambda_\text{max}(R_dR_d^\top)\,\operatorname{rank}(R_d)}{\operatorname{Tr}(R_dR_d^\top)},$$
+# $$\mathrm{SNR}(d) = \frac{\lambda_\text{max}(R_dR_d^\top)\,\operatorname{rank}(R_d)}{\operatorname{Tr}(R_dR_d^\top)}, \tag{31.1}$$
 #
 # first rises and then falls as $d$ grows; its maximum orders the categories like their analogy accuracy.
 # And top-1 accuracy is a poor measure of linear structure at large $d$: the parallelogram $b - a + a' \approx b'$
@@ -82,15 +82,15 @@ T_START = time.time()
 # %% [markdown]
 # ## 1. Derivation: the SNR of a spiked matrix
 #
-# For $d \ge N$ the rank of $R_d$ is $N$ and $\operatorname{Tr}(R_dR_d^\top) = \sum_k \lambda_k$, so
+# For $d \ge N$ the rank of $R_d$ in (31.1) is $N$ and $\operatorname{Tr}(R_dR_d^\top) = \sum_k \lambda_k$, so
 # $\mathrm{SNR} = \lambda_1 / \bar\lambda$, the top eigenvalue over the mean one. In the spiked model
 # $R = \mathbf 1\mu^\top + Z$ of chapter 30, $\operatorname{Tr} \approx \ell + N\sigma^2 d_\text{eff}$ (signal plus noise
-# energy) and $\lambda_1 \approx \lambda_\text{out}$, hence
+# energy) and $\lambda_1 \approx \lambda_\text{out}$ (chapter 30's (30.4)), hence
 #
 # $$\mathrm{SNR}(d) \approx \frac{N\,\lambda_\text{out}}{\ell_d + N\sigma^2_d d_{\text{eff},d}},\qquad
-# \lambda_\text{out} = \sigma^2_d d_{\text{eff},d}\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}.$$
+# \lambda_\text{out} = \sigma^2_d d_{\text{eff},d}\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}. \tag{31.2}$$
 #
-# With $\lambda_\text{out} \approx \ell + \sigma^2 d_\text{eff}(1 + c)$ far above the threshold, this is close to $N$ only when
+# With $\lambda_\text{out} \approx \ell + \sigma^2 d_\text{eff}(1 + c)$ far above the threshold, (31.2) is close to $N$ only when
 # the signal dominates the whole noise energy, $\ell \gg N\sigma^2 d_\text{eff}$, that is $\theta^2 \gg N$ — not merely $\theta^2 \gg 1$
 # ($\theta^2$ = 10, $N$ = 30, $d_\text{eff}$ = 200 gives about 8.4, not 30). When the noise dominates it falls towards the
 # edge-to-mean ratio $(1 + \sqrt c)^2$.

@@ -107,7 +107,7 @@ print(P)
 # variables $z_1, \dots, z_K$, drawn uniformly from the $n_c^L$ possible sequences. A sentence of class $k$
 # is made by replacing every concept $z_{k,\ell}$ by a word drawn from that concept:
 #
-# $$x = \big((z_{k,1}, \beta_1), \dots, (z_{k,L}, \beta_L)\big), \qquad \beta_\ell \sim \mu \text{ independently}.$$
+# $$x = \big((z_{k,1}, \beta_1), \dots, (z_{k,L}, \beta_L)\big), \qquad \beta_\ell \sim \mu \text{ independently}. \tag{40.1}$$
 #
 # The training set has $n_{\rm spl}$ sentences per class; the test set has 5 fresh sentences per class. The
 # learner sees only words and labels, never concepts. Here is a tiny instance with the paper's Figure 1
@@ -137,9 +137,9 @@ assert np.array_equal(x_toy // toy.sc, toy.latents[y_toy])
 # size $Ld$, and applies a linear map $U \in \mathbb R^{K \times Ld}$ to get $K$ scores. Cut $U$ into blocks
 # $u_{k,\ell} \in \mathbb R^d$ (row $k$, the $\ell$-th block of $d$ columns); then
 #
-# $$h_{W,U}(x)_k = \sum_{\ell=1}^L \big\langle u_{k,\ell},\, w_{x_\ell} \big\rangle .$$
+# $$h_{W,U}(x)_k = \sum_{\ell=1}^L \big\langle u_{k,\ell},\, w_{x_\ell} \big\rangle . \tag{40.2}$$
 #
-# The score of class $k$ adds, position by position, how well the word embedding matches $u_{k,\ell}$. The
+# The score (40.2) of class $k$ adds, position by position, how well the word embedding matches $u_{k,\ell}$. The
 # network is linear in each of $W$ and $U$, with no bias and no non-linearity.
 #
 # The network $h^\star$ is the same, except that each embedding first goes through a LayerNorm **without
@@ -153,9 +153,9 @@ assert np.array_equal(x_toy // toy.sc, toy.latents[y_toy])
 #
 # $$\mathcal R_{\rm emp}(W,U) = \frac{1}{K n_{\rm spl}}\sum_{k=1}^K\sum_{i=1}^{n_{\rm spl}} \ell\big(h_{W,U}(x_{k,i}), k\big)
 #   + \frac\lambda2\|U\|_F^2 + \frac\lambda2\|W\|_F^2, \qquad
-#   \mathcal R^\star_{\rm emp}(W,U) = \frac{1}{K n_{\rm spl}}\sum_{k,i} \ell\big(h^\star_{W,U}(x_{k,i}), k\big) + \frac\lambda2\|U\|_F^2 .$$
+#   \mathcal R^\star_{\rm emp}(W,U) = \frac{1}{K n_{\rm spl}}\sum_{k,i} \ell\big(h^\star_{W,U}(x_{k,i}), k\big) + \frac\lambda2\|U\|_F^2 . \tag{40.3}$$
 #
-# The penalty is $\frac\lambda2\|\cdot\|^2$, whose gradient is $\lambda\,W$ (resp. $\lambda\,U$). Torch's SGD
+# The penalty in (40.3) is $\frac\lambda2\|\cdot\|^2$, whose gradient is $\lambda\,W$ (resp. $\lambda\,U$). Torch's SGD
 # with `weight_decay=wd` adds exactly `wd * p` to the gradient of every parameter `p`. So the paper's
 # $\lambda$ **is** torch's `weight_decay` (neither $\lambda/2$ nor $2\lambda$), and the two matrices get their own
 # value: $\lambda_W = \lambda_U = 10^{-3}$ for $h$, and $\lambda_W = 0$, $\lambda_U = 10^{-3}$ for $h^\star$ (the LayerNorm
@@ -164,7 +164,7 @@ assert np.array_equal(x_toy // toy.sc, toy.latents[y_toy])
 # decay shrinks *every* word at every step, as in the risk — not only the words of the minibatch.
 #
 # The cell below checks the identity on a small network: one SGD step with `weight_decay` equals one
-# gradient step on the risk written out by hand.
+# gradient step on the risk (40.3) written out by hand.
 
 # %%
 torch.manual_seed(0)

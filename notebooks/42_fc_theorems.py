@@ -141,7 +141,7 @@ print(P)
 #
 # $$R(W,U)=\frac1K\sum_{k=1}^K \mathbb E_{x\sim\mathcal D_{z_k}}\big[\ell(h_{W,U}(x),k)\big]
 #   +\frac\lambda2\big(\|W\|_F^2+\|U\|_F^2\big),\qquad
-#   R^\star(W,U)=\frac1K\sum_{k=1}^K \mathbb E\big[\ell(h^\star_{W,U}(x),k)\big]+\frac\lambda2\|U\|_F^2,$$
+#   R^\star(W,U)=\frac1K\sum_{k=1}^K \mathbb E\big[\ell(h^\star_{W,U}(x),k)\big]+\frac\lambda2\|U\|_F^2, \tag{42.1}$$
 #
 # with $\ell$ the cross-entropy. Vectors $f_1,\dots,f_{n_c}$ are *equiangular* when they sum to zero,
 # have unit norm, and $\langle f_\alpha,f_{\alpha'}\rangle=-1/(n_c-1)$ for $\alpha\neq\alpha'$: the
@@ -166,7 +166,7 @@ print(P)
 # minimise the strictly convex function
 #
 # $$H(t)=\log\Big(1-\frac{K}{n_c^L}+\frac{K}{n_c^L}\big(1+(n_c-1)e^{-\eta t}\big)^L\Big)+\lambda t,
-#   \qquad \eta=\frac{n_c}{n_c-1}\,\frac{1}{\sqrt{n_w K L}} .$$
+#   \qquad \eta=\frac{n_c}{n_c-1}\,\frac{1}{\sqrt{n_w K L}} . \tag{42.2}$$
 #
 # Then every type-I collapse with $c=\sqrt{\tau/n_w}$ and $c'=\sqrt{\tau/(KL)}$ minimises $R$.
 #
@@ -176,9 +176,9 @@ print(P)
 # so its margin over class $j$ is
 #
 # $$\text{score}_k-\text{score}_j = cc'\sum_\ell\big(1-\langle f_{z_{j,\ell}},f_{z_{k,\ell}}\rangle\big)
-#   = cc'\,\frac{n_c}{n_c-1}\,\mathrm{dist}(z_j,z_k) = \eta\,t\,\mathrm{dist}(z_j,z_k),$$
+#   = cc'\,\frac{n_c}{n_c-1}\,\mathrm{dist}(z_j,z_k) = \eta\,t\,\mathrm{dist}(z_j,z_k), \tag{42.3}$$
 #
-# the same for every sentence of the class. The cross-entropy is then
+# the same for every sentence of the class. By (42.3) the cross-entropy is then
 # $\log\big(1+\sum_{j\ne k}e^{-\eta t\,\mathrm{dist}(z_j,z_k)}\big)$, and by the symmetry assumption there
 # are $\frac{K}{n_c^L}\binom Lr(n_c-1)^r$ classes at distance $r$. The binomial theorem sums the series:
 # $\sum_{r\ge1}\frac{K}{n_c^L}\binom Lr(n_c-1)^re^{-\eta tr}=\frac{K}{n_c^L}\big[(1+(n_c-1)e^{-\eta t})^L-1\big]$.
@@ -416,9 +416,9 @@ rep.close(
 # symmetric. Let $\tau^\star\ge0$ minimise
 #
 # $$H^\star(t)=\log\Big(1-\frac{K}{n_c^L}+\frac{K}{n_c^L}\big(1+(n_c-1)e^{-\eta^\star t}\big)^L\Big)
-#   +\frac\lambda2t^2,\qquad \eta^\star=\frac{n_c}{n_c-1}\sqrt{\frac{d}{KL}} .$$
+#   +\frac\lambda2t^2,\qquad \eta^\star=\frac{n_c}{n_c-1}\sqrt{\frac{d}{KL}} . \tag{42.4}$$
 #
-# Then every type-II collapse with $c=\tau^\star/\sqrt{KL}$ minimises $R^\star$.
+# Then every type-II collapse with $c=\tau^\star/\sqrt{KL}$ minimises $R^\star$ of (42.1).
 #
 # **Why.** Now $\varphi(w_{(\alpha,\beta)})=\sqrt d\,f_\alpha$ has norm $\sqrt d$ whatever $W$ is, so
 # only $U$ is penalised. With $t=\|U\|_F=c\sqrt{KL}$ the margin is
@@ -523,9 +523,9 @@ rep.below(
 #
 # $$\frac{\partial R_0}{\partial u_{k,\ell}}=-\frac{1+\gamma}{Kc}\sum_\beta\mu_\beta\sigma(cr_\beta)r_\beta\;u_{k,\ell},
 #   \qquad
-#   \frac{\partial R_0}{\partial w_{(\alpha,\beta)}}=-\frac{\mu_\beta\,c\,L\,(1+\gamma)}{n_c\,r_\beta}\,\sigma(cr_\beta)\;w_{(\alpha,\beta)} .$$
+#   \frac{\partial R_0}{\partial w_{(\alpha,\beta)}}=-\frac{\mu_\beta\,c\,L\,(1+\gamma)}{n_c\,r_\beta}\,\sigma(cr_\beta)\;w_{(\alpha,\beta)} . \tag{42.5}$$
 #
-# Both are parallel to the weights, so criticality is two scalar conditions: each coefficient equals
+# Both gradients (42.5) are parallel to the weights, so criticality is two scalar conditions: each coefficient equals
 # $-\lambda$. The second gives (7), using $\frac{n_c}{(1+\gamma)\sigma(x)}=n_c-1+e^{(1+\gamma)x}$;
 # substituting it into the first gives (8). At $c\to0$ the solution of (7) is
 # $r_\beta/c=L\mu_\beta/(\lambda n_c)$, and (8) can be reached only if
@@ -841,8 +841,8 @@ rep.below(
 # $\binom{L}{r}(n_c-1)^r$, so $1+\sum_{j\neq k}e^{-\eta t\,\mathrm{dist}(z_j,z_k)} = \sum_{r=0}^{L}\binom{L}{r}(n_c-1)^r e^{-\eta t r}
 # = (1+(n_c-1)e^{-\eta t})^L$ and $H(t) = L\log(1+(n_c-1)e^{-\eta t}) + \lambda t$. Setting $x = (n_c-1)e^{-\eta\tau}$,
 # $H'(\tau) = -L\eta\,\frac{x}{1+x} + \lambda = 0$ gives $x = \frac{\lambda}{L\eta-\lambda}$, so
-# $$\tau = \frac1\eta\,\log\frac{(n_c-1)(L\eta-\lambda)}{\lambda},$$
-# positive when $\lambda < L\eta\,(n_c-1)/n_c$. The cell compares it with the numerical root of `fc_thm1_tau`.
+# $$\tau = \frac1\eta\,\log\frac{(n_c-1)(L\eta-\lambda)}{\lambda}, \tag{42.6}$$
+# positive when $\lambda < L\eta\,(n_c-1)/n_c$. The cell compares (42.6) with the numerical root of `fc_thm1_tau`.
 #
 # </details>
 

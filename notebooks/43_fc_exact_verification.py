@@ -93,9 +93,9 @@ print(P, "lambda =", LAM)
 # $\beta_\ell\in[s_c]$ per position, with probability $\mu_{\beta_1}\cdots\mu_{\beta_L}$. So
 #
 # $$R(W,U)=\frac1K\sum_{k=1}^{K}\sum_{\beta\in[s_c]^L}\Big(\prod_{\ell}\mu_{\beta_\ell}\Big)\,
-#   \ell\big(h_{W,U}(x_{k,\beta}),k\big)+\frac\lambda2\big(\|W\|_F^2+\|U\|_F^2\big),$$
+#   \ell\big(h_{W,U}(x_{k,\beta}),k\big)+\frac\lambda2\big(\|W\|_F^2+\|U\|_F^2\big), \tag{43.1}$$
 #
-# a sum of $K s_c^L=n_w^L$ cross-entropies over $K$ classes each. `ExactRisk` evaluates it in torch
+# a sum of $K s_c^L=n_w^L$ cross-entropies over $K$ classes each: chapter 42's true risk (42.1), written out. `ExactRisk` evaluates it in torch
 # (so the gradient is exact too): it tabulates the scores $S_\ell[j,v]=\langle u_{j,\ell},w_v\rangle$ once
 # and sums them along every sentence. For $h^\star$ it applies the LayerNorm first and drops $W$ from the
 # penalty. `fc_minimise_exact` draws $W$ and $U$ with i.i.d. $\mathcal N(0,0.5^2)$ entries and runs

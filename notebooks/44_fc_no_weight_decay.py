@@ -151,9 +151,9 @@ def run(data, steps: int, desc: str, **kw) -> fc.FCResult:
 # Gradient flow gives $\dot\theta = -\nabla\ell$, so $\dot s = 2\,\langle \theta, -\nabla\ell\rangle$. The loss depends on
 # $\theta = (W, U)$ through $s$, a function homogeneous of degree 2, and Euler's identity gives
 # $\langle\theta, \nabla s\rangle = 2s$; hence $\langle\theta, \nabla\ell\rangle = 2s\,\ell'(s) = -2\kappa s\,C e^{-\kappa s}$ and
-# $$\dot s = 4\kappa s\,C e^{-\kappa s}.$$
-# With $v = e^{\kappa s}$ this reads $\dot v = \kappa \dot s\, v = 4\kappa^2 C s \approx 4\kappa C \log v$, so
-# $$v(t) \approx 4\kappa C\, t \log t, \qquad \ell(t) = C/v(t) \approx \frac{1}{4\kappa\, t\log t}, \qquad s(t) \approx \frac{\log t}{\kappa}.$$
+# $$\dot s = 4\kappa s\,C e^{-\kappa s}. \tag{44.1}$$
+# With $v = e^{\kappa s}$, (44.1) reads $\dot v = \kappa \dot s\, v = 4\kappa^2 C s \approx 4\kappa C \log v$, so
+# $$v(t) \approx 4\kappa C\, t \log t, \qquad \ell(t) = C/v(t) \approx \frac{1}{4\kappa\, t\log t}, \qquad s(t) \approx \frac{\log t}{\kappa}. \tag{44.2}$$
 # The loss falls like $1/t$ (up to a logarithm) and the weights grow only like $\sqrt{\log t}$. A loss of
 # $10^{-4}$ therefore takes a number of steps of order $10^4$ times the time at which the loss is of order 1:
 # this is why the paper runs 5 million steps. Our runs are far shorter; we measure the slope

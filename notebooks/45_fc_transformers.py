@@ -318,8 +318,8 @@ plt.show()
 # model the next word is drawn in two stages: a concept $\alpha$ (with a probability that depends on the
 # prefix, through the latent variables compatible with it), then a word of $\alpha$ with probability
 # $\mu_\beta$. The best possible prediction is therefore
-# $$p^\star(w = (\alpha, \beta) \mid \text{prefix}) = P(\alpha \mid \text{prefix})\,\mu_\beta,$$
-# and its cross-entropy is $H(\text{concept} \mid \text{prefix}) + H(\mu)$, where $H(\mu) = \log s_c$ for uniform
+# $$p^\star(w = (\alpha, \beta) \mid \text{prefix}) = P(\alpha \mid \text{prefix})\,\mu_\beta, \tag{45.1}$$
+# and the cross-entropy of (45.1) is $H(\text{concept} \mid \text{prefix}) + H(\mu)$, where $H(\mu) = \log s_c$ for uniform
 # words ($\log 400 \approx 5.99$ nats). To reach it with uniform $\mu$, two words $w, w'$ of one concept need
 # $\langle x_t, e_w - e_{w'}\rangle = 0$ for every representation $x_t$ the network produces: $e_w - e_{w'}$ is
 # orthogonal to the span of the representations. Weight decay shrinks the remaining part too, so in the

@@ -105,8 +105,8 @@ print(P)
 # accuracy is 1 and a network can in principle classify every sentence. The paper does not give the sizes
 # of the inner alphabets; we use the same number of symbols at every level below the classes. Expanding a symbol
 # picks one of its right-hand sides with probability $1/5$, so a sentence $x$ of class $k$ has probability
-# $$P(x \mid k) = \sum_{\text{parse trees } T \text{ of } x} \prod_{\text{nodes } v \in T} \tfrac{1}{n_{\rm rules}},$$
-# which the inside algorithm computes level by level: for a segment of $m$ symbols and a parent $s$,
+# $$P(x \mid k) = \sum_{\text{parse trees } T \text{ of } x} \prod_{\text{nodes } v \in T} \tfrac{1}{n_{\rm rules}}, \tag{46.1}$$
+# which the inside algorithm computes level by level (the sum (46.1) over parse trees, segment by segment): for a segment of $m$ symbols and a parent $s$,
 # $P(\text{segment} \mid s) = \frac{1}{n_{\rm rules}}\sum_{r} \prod_{i=1}^m P(\text{sub-segment}_i \mid \text{rhs}_r(s)_i)$.
 # The unit tests enumerate every sentence of small grammars and check that these probabilities sum to one.
 #

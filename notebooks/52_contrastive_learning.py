@@ -125,18 +125,18 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 # $P_iP_j$. With $A = WW^\top$:
 #
 # $$\mathbb{E}_+ s = \operatorname{tr}(AC),\qquad \mathbb{E}_- s = \mu^\top A\mu,\qquad
-#   \mathbb{E}_- s^2 = \mathbb{E}\,[x^\top A x''\,x''^\top A x] = \operatorname{tr}(A\Sigma A\Sigma),$$
+#   \mathbb{E}_- s^2 = \mathbb{E}\,[x^\top A x''\,x''^\top A x] = \operatorname{tr}(A\Sigma A\Sigma), \tag{52.1}$$
 #
-# the last for *any* distribution, because $x$ and $x''$ are independent (only second moments enter). We centre
+# the last of (52.1) for *any* distribution, because $x$ and $x''$ are independent (only second moments enter). We centre
 # the data, $\mu = 0$.
 #
 # **The spectral loss is exactly a factorisation.** In whitened coordinates ($x \mapsto \Sigma^{-1/2}x$, so that
 # $\Sigma = I$ and $C$ becomes the **augmentation kernel** $K = \Sigma^{-1/2}C\Sigma^{-1/2}$):
 #
 # $$\mathcal{L}_{\rm spec} = -2\,\mathbb{E}_+s + \mathbb{E}_-s^2 = -2\operatorname{tr}(WW^\top K) + \lVert WW^\top\rVert_F^2
-#   = \lVert WW^\top - K\rVert_F^2 - \lVert K\rVert_F^2 .$$
+#   = \lVert WW^\top - K\rVert_F^2 - \lVert K\rVert_F^2 . \tag{52.2}$$
 #
-# This is QWEM's Theorem 1 with $M^\star = K$ and $g = 4$: the minimisers are $K$'s top-$d$ eigenvectors scaled by
+# So (52.2) is QWEM's Theorem 1, (10.1), with $M^\star = K$ and $g = 4$: the minimisers are $K$'s top-$d$ eigenvectors scaled by
 # $\sqrt{\kappa_k}$, and the paper's flow $\dot W = -\frac1{2g}\nabla\mathcal{L} = -\frac18\nabla\mathcal{L}_{\rm spec}$ gives Lemma 3.1 with
 # $\lambda_k = \kappa_k$. Gradient descent with learning rate $\eta$ covers paper time $8\eta$ per step.
 #
@@ -154,13 +154,13 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 #   unweighted factorisation: the term $\operatorname{tr}(AK)^2$ couples the modes. For $A$ aligned with $K$
 #   ($a_k = s_k^2$), the paper-time flow $\dot a_k = -\tfrac{a_k}2\partial_{a_k}\mathcal{L}$ reads
 #
-# $$\dot a_k = a_k\Big[\frac{\kappa_k}{4} - \frac{a_k}{4} - \frac{a_k\kappa_k^2}{8} - \frac{\kappa_k}{8}\sum_j \kappa_j a_j\Big]:$$
+# $$\dot a_k = a_k\Big[\frac{\kappa_k}{4} - \frac{a_k}{4} - \frac{a_k\kappa_k^2}{8} - \frac{\kappa_k}{8}\sum_j \kappa_j a_j\Big]: \tag{52.3}$$
 #
 #   each learned mode slows every later one. A single mode would settle at $a = \kappa/(1+\kappa^2)$, not $\kappa$.
 #   (For one-hot inputs $\mathbb{E}_+s^2 = \sum_{ij}P_{ij}A_{ij}^2$ instead; that is why QWEM needs Setting 3.1's
 #   reweighting to make the same term unweighted.)
 #
-# `q.aligned_contrastive_dynamics` integrates these three reduced systems. The aligned set is invariant under all
+# `q.aligned_contrastive_dynamics` integrates these three reduced systems ((52.3) for the logistic loss). The aligned set is invariant under all
 # three flows (every term is a polynomial in $A$ and $K$), so from a small random start one expects silent
 # alignment (chapter 13) and these curves, with the initial values $s_k(0)$ matched as in chapter 13
 # (`q.matched_initial_singular_values`).

@@ -139,9 +139,9 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 # (frequency $m = 0$), $\cos(2\pi m j/n)$ and $\sin(2\pi m j/n)$ for $0 < m < n/2$, and $(-1)^j$ for $m = n/2$
 # ($n$ even), with eigenvalues
 #
-# $$\mu_m = \sum_{k=0}^{n-1} c_{\delta(0,k)} \cos\frac{2\pi m k}{n},$$
+# $$\mu_m = \sum_{k=0}^{n-1} c_{\delta(0,k)} \cos\frac{2\pi m k}{n}, \tag{53.1}$$
 #
-# each twice degenerate for $0 < m < n/2$. A profile that falls smoothly with distance is a low-pass
+# each eigenvalue (53.1) twice degenerate for $0 < m < n/2$. A profile that falls smoothly with distance is a low-pass
 # filter: $\mu_0 > \mu_1 > \mu_2 > \dots$ (for example, a decreasing convex profile). That is the reason for
 # P2: frequency 0 first, then the cos/sin pair of frequency 1.
 #

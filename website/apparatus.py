@@ -71,7 +71,7 @@ def citations_for(number: str, text: str) -> list[str]:
 #: images, HTML tags, MyST roles and targets, headings, and a caption's own bold "**Figure N.M**".
 PROTECTED = re.compile(
     r"```.*?```|:::.*?:::|\$\$.*?\$\$|\$[^$\n]+\$|`[^`\n]+`|!?\[[^\]]*\]\([^)]*\)|<[^>\n]+>|"
-    r"\{[\w:-]+\}`[^`]*`|^\([\w-]+\)=$|^#+ .*$|\*\*Figure \d\d\.\d+\*\*|\*\*Statement[^*\n]*\*\*",
+    r"\{[\w:-]+\}`[^`]*`|^\([\w-]+\)=$|^#+ [^\n]*$|\*\*Figure \d\d\.\d+\*\*|\*\*Statement[^*\n]*\*\*",
     re.S | re.M,
 )
 
@@ -118,9 +118,11 @@ def link_mentions(
     here: str,
     fig_labels: set[str],
     results: dict[tuple[str, str], str] | None = None,
+    eq_labels: set[str] | None = None,
 ) -> str:
     """ "chapter 12" -> a link to chapter 12's page; "Figure 12.3" -> a reference to its caption;
-    "Lemma 3.1" -> a reference to the block that states it (``results``: (paper, name) -> label)."""
+    "Lemma 3.1" -> a reference to the block that states it (``results``: (paper, name) -> label);
+    "(12.1)" -> a reference to the display equation tagged ``\\tag{12.1}`` (``eq_labels``)."""
 
     def chapters(text: str) -> str:
         def one(num: str) -> str:
@@ -157,7 +159,70 @@ def link_mentions(
 
         return RESULT_NAME.sub(sub, text)
 
-    return rewrite_plain(rewrite_plain(rewrite_plain(md, chapters), figures), named)
+    def equations(text: str) -> str:
+        def sub(m: re.Match) -> str:
+            label = f"eq-{m.group(1)}-{m.group(2)}"
+            return f"{{eq}}`{label}`" if eq_labels and label in eq_labels else m.group(0)
+
+        return EQ_MENTION.sub(sub, text)
+
+    md = rewrite_plain(rewrite_plain(rewrite_plain(md, chapters), figures), named)
+    return rewrite_plain(md, equations) if eq_labels else md
+
+
+# --------------------------------------------------------------------------------------------
+# Numbered display equations
+# --------------------------------------------------------------------------------------------
+
+#: A chapter numbers its key display equations by hand, as it numbers its figures: ``\tag{12.1}`` at
+#: the end of the ``$$ … $$`` block. JupyterLab's MathJax shows the tag as it is; the site turns it into
+#: a MyST label (``$$ … $$ (eq-12-1)``), so that Sphinx numbers the equation ("(12.1)", the chapter's
+#: numbering: conf.py's _number_by_chapter) and "(12.1)" in any chapter's prose becomes a reference.
+#: Tags that are not of the form NN.k (the papers' own numbers, ``\tag{7}``) are left to MathJax.
+EQ_TAG = re.compile(r"\\tag\{(\d\d)\.(\d+)\}")
+EQ_MENTION = re.compile(r"\((\d\d)\.(\d+)\)")
+DISPLAY_BLOCK = re.compile(r"^([ \t]*)\$\$((?:(?!\$\$).)+?)\$\$[ \t]*$", re.S | re.M)
+
+
+def equation_tags(md: str) -> list[str]:
+    """The labels (``eq-12-1``, …) of the display equations a Markdown cell tags, in order."""
+    return [
+        f"eq-{t.group(1)}-{t.group(2)}"
+        for b in DISPLAY_BLOCK.finditer(md)
+        for t in EQ_TAG.finditer(b.group(2))
+    ]
+
+
+def equation_labels(md: str, number: str, seen: list[str]) -> str:
+    """``$$ … \\tag{12.1}$$`` -> ``$$ … $$ (eq-12-1)``: a MyST-labelled equation, numbered by Sphinx.
+
+    The hand-written numbers must be the ones Sphinx gives (the k-th tagged equation of chapter NN is
+    NN.k), since JupyterLab shows the tag and the site its own number: a tag out of order, of another
+    chapter, or two tags in one block raise ``ValueError``. ``seen`` collects the chapter's labels so far.
+    """
+
+    def sub(m: re.Match) -> str:
+        indent, body = m.groups()
+        tags = list(EQ_TAG.finditer(body))
+        if not tags:
+            return m.group(0)
+        if len(tags) > 1:
+            raise ValueError(f"chapter {number}: two \\tag in one display block: {body[:60]!r}")
+        ch, k = tags[0].groups()
+        label = f"eq-{ch}-{k}"
+        want = f"eq-{number}-{len(seen) + 1}"
+        if label != want:
+            raise ValueError(
+                f"chapter {number}: equation tagged ({ch}.{k}) where the site numbers it "
+                f"({number}.{len(seen) + 1}): tag the chapter's equations {number}.1, {number}.2, … in order"
+            )
+        seen.append(label)
+        body = EQ_TAG.sub("", body).rstrip()
+        # A labelled equation must be a block of its own: a blank line on either side (a display that
+        # interrupts a paragraph would otherwise show its label as text).
+        return f"\n{indent}$${body}$$ ({label})\n"
+
+    return DISPLAY_BLOCK.sub(sub, md)
 
 
 # --------------------------------------------------------------------------------------------
@@ -360,3 +425,236 @@ def status_row(st: dict) -> str:
 def load_records(root: Path, stem: str) -> list[dict]:
     p = root / "reproduction" / "records" / f"{stem}.json"
     return json.loads(p.read_text(encoding="utf-8")) if p.is_file() else []
+
+
+# --------------------------------------------------------------------------------------------
+# Plain-text maths (claim statements, docstrings) -> TeX
+# --------------------------------------------------------------------------------------------
+#
+# The claim statements and the library's docstrings write maths in plain text for ``print`` and
+# ``help()``: Unicode symbols (λ, ‖, Σ, ᵀ, ²) and TeX's sub- and superscripts (``λ_k``, ``G_ij``,
+# ``Q_[d]``, ``Λ_[d]^{1/2}``, ``e^{λt}``). Unicode reads well as it is; the scripts do not. The site
+# typesets every word that carries a script (MathJax reads the Unicode symbols in it as they are) and
+# leaves the rest, and identifiers (``enwiki2015_17m``, ``optimal_embeddings``) alone.
+
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁽⁾ⁿ", "0123456789+-()n")) | {"ᵀ": r"\top "}
+#: Function names written upright: TeX's own (True) or through \operatorname (False).
+_TEX_FUNCTIONS = {n: True for n in "log exp ln tanh max min det sin cos sup inf arg".split()} | {
+    n: False for n in "artanh diag tr rank argmin argmax sign".split()
+}
+_SUB_RUN = re.compile(r"[a-zα-ω0-9+\-−′]+")
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+
+
+def _balanced(s: str, pairs: str = "(){}[]") -> bool:
+    depth = {pairs[i]: 0 for i in range(0, len(pairs), 2)}
+    close = {pairs[i + 1]: pairs[i] for i in range(0, len(pairs), 2)}
+    for ch in s:
+        if ch in depth:
+            depth[ch] += 1
+        elif ch in close:
+            depth[close[ch]] -= 1
+            if depth[close[ch]] < 0:
+                return False
+    return all(v == 0 for v in depth.values())
+
+
+def _group(s: str, i: int, open_: str, close: str) -> int:
+    """Index just past the group that opens at ``s[i] == open_`` (-1 when it never closes)."""
+    depth = 0
+    for j in range(i, len(s)):
+        depth += s[j] == open_
+        depth -= s[j] == close
+        if depth == 0:
+            return j + 1
+    return -1
+
+
+def word_tex(word: str) -> str | None:
+    """TeX for one whitespace-free word of plain-text maths, or None when it is not maths (no script,
+    an identifier, a path or code, unbalanced brackets)."""
+    if "_" not in word and "^" not in word:
+        return None
+    if (
+        word.startswith(("_", "^"))
+        or re.search(r"[`\\$\"'~@]|://|__|[A-Za-z0-9]\.[A-Za-z_]|:\S", word)
+        or not _balanced(word, "{}")
+    ):
+        return None  # code, a path, a dotted name (qwem.fig2.x_y, qwem_lib.theory), a template
+    if _IDENTIFIER.fullmatch(word):
+        first, *rest = word.split("_")
+        if len(first) >= 3 or any(len(p) >= 4 for p in rest):
+            return None
+    tex = _word_tex(word)
+    # Two scripts of one kind on one base (a_b_c, x²^2) are a TeX error: such a word is not maths.
+    return tex if tex is not None and _scripts_ok(tex) else None
+
+
+def _scripts_ok(tex: str) -> bool:
+    """No base carries two subscripts or two superscripts (TeX's "double subscript" error)."""
+    i, seen = 0, ""
+    while i < len(tex):
+        ch = tex[i]
+        if ch in "_^":
+            if ch in seen:
+                return False
+            seen += ch
+            i += 1
+            if i < len(tex) and tex[i] == "{":
+                i = _group(tex, i, "{", "}")
+                if i < 0:
+                    return False
+            elif i < len(tex) and tex[i] == "\\":
+                m = re.match(r"\\[A-Za-z]+|\\.", tex[i:])
+                i += len(m.group(0)) if m else 1
+            else:
+                i += 1
+            continue
+        seen = ""
+        if ch == "{":
+            i = _group(tex, i, "{", "}")
+            if i < 0:
+                return False
+        elif ch == "\\":
+            m = re.match(r"\\[A-Za-z]+\s*|\\.", tex[i:])
+            i += len(m.group(0)) if m else 1
+            if m and m.group(0).startswith(("\\mathrm", "\\operatorname")):
+                i = _group(tex, i, "{", "}") if i < len(tex) and tex[i] == "{" else i
+        else:
+            i += 1
+    return True
+
+
+def _word_tex(word: str) -> str | None:
+    out, i = [], 0
+    while i < len(word):
+        ch = word[i]
+        if ch in "_^":
+            nxt = word[i + 1 : i + 2]
+            if nxt == "{" or nxt == "[":
+                end = _group(word, i + 1, nxt, "}" if nxt == "{" else "]")
+                if end < 0:
+                    return None
+                inner = word[i + 2 : end - 1] if nxt == "{" else word[i + 1 : end]
+                sub = word_tex(inner) if ("_" in inner or "^" in inner) else None
+                out.append(f"{ch}{{{_tex_chars(sub if sub is not None else inner)}}}")
+                i = end
+                continue
+            m = _SUB_RUN.match(word, i + 1)
+            if m:
+                run = m.group(0)
+                if len(run) > 1 and word[m.end() : m.end() + 1] == "_":
+                    run = run[:-1]  # p_ip_j: the run's last letter is the next base (p_i p_j)
+                body = rf"\mathrm{{{run}}}" if len(run) >= 3 and run.isalpha() else _tex_chars(run)
+                out.append(f"{ch}{{{body}}}")
+                i += 1 + len(run)
+                continue
+            if nxt and (nxt.isalpha() or nxt == "*"):  # W^T, x_N, M_*
+                out.append(f"{ch}{{{_tex_chars(nxt)}}}")
+                i += 2
+                continue
+            return None
+        if ch in _SUPERSCRIPT:
+            j = i
+            while j < len(word) and word[j] in _SUPERSCRIPT:
+                j += 1
+            out.append("^{" + "".join(_SUPERSCRIPT[c] for c in word[i:j]).strip() + "}")
+            i = j
+            continue
+        run = re.match(r"[A-Za-z]{2,}", word[i:])
+        if run and (i == 0 or not word[i - 1].isalpha()):
+            name = run.group(0)
+            if name in _TEX_FUNCTIONS:
+                out.append(rf"\{name} " if _TEX_FUNCTIONS[name] else rf"\operatorname{{{name}}}")
+            elif len(name) >= 3:
+                out.append(rf"\mathrm{{{name}}}")
+            else:
+                out.append(name)
+            i += len(name)
+            continue
+        if ch == "*" and out and (word[i - 1].isalnum() or word[i - 1] in ")‖|"):
+            out[-1] = (
+                f"{{{out[-1]}^{{\\star}}}}"  # M*_ij² -> {M^⋆}_{ij}^{2}: one script of each kind
+            )
+            i += 1
+            continue
+        out.append(_tex_chars(ch))
+        i += 1
+    return "".join(out)
+
+
+def _tex_chars(s: str) -> str:
+    return re.sub(r"([%&#])", r"\\\1", s).replace("−", "-") if s else s
+
+
+def _split_punct(word: str) -> tuple[str, str, str]:
+    """Leading and trailing punctuation that belongs to the sentence, not to the maths."""
+    lead, tail = "", ""
+    while word and word[0] in "([" and not _balanced(word):
+        lead, word = lead + word[0], word[1:]
+    while word and (word[-1] in ",.;:!?" or (word[-1] in ")]" and not _balanced(word))):
+        tail, word = word[-1] + tail, word[:-1]
+    return lead, word, tail
+
+
+def _map_words(text: str, math: Callable[[str], str], plain: Callable[[str], str]) -> str:
+    out = []
+    for tok in re.split(r"(\s+)", text):
+        if not tok or tok.isspace():
+            out.append(tok)
+            continue
+        lead, core, tail = _split_punct(tok)
+        tex = word_tex(core)
+        out.append(plain(tok) if tex is None else plain(lead) + math(tex) + plain(tail))
+    return "".join(out)
+
+
+def md_escape(text: str) -> str:
+    """Plain text safe inside Markdown (no emphasis, link, HTML, maths or table syntax)."""
+    return re.sub(r"([\\`*_\[\]<>|$#])", r"\\\1", str(text))
+
+
+def md_math(text: str, table: bool = False) -> str:
+    """Plain text with maths as Markdown: ``$…$`` kept as written, script-bearing words typeset, the rest
+    escaped. In a table cell (``table``), ``|`` inside maths is written ``\\vert`` (the table would cut it)."""
+
+    def math(tex: str) -> str:
+        if table:
+            tex = tex.replace(r"\|", r"\Vert ").replace("|", r"\vert ")
+        return f"${tex}$"
+
+    out, last = [], 0
+    for m in re.finditer(r"(?<!\\)\$([^$\n]+?)\$", str(text)):
+        out.append(_map_words(text[last : m.start()], math, md_escape))
+        out.append(math(m.group(1)))
+        last = m.end()
+    out.append(_map_words(str(text)[last:], math, md_escape))
+    return "".join(out)
+
+
+def rst_math_lines(lines: list[str]) -> list[str]:
+    """A reStructuredText docstring with its script-bearing words as ``:math:`` roles; literal blocks,
+    doctests, directives, code and existing roles untouched."""
+    out, literal_indent = [], None
+    for line in lines:
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if line.strip() and indent <= literal_indent:
+                literal_indent = None
+            else:
+                out.append(line)
+                continue
+        stripped = line.strip()
+        if stripped.endswith("::"):
+            literal_indent = indent
+        if stripped.startswith((">>>", "..", "::")) or not stripped:
+            out.append(line)
+            continue
+        parts = re.split(r"(``.+?``|:[\w:+-]+:`[^`]*`|`[^`]*`_?)", line)
+        out.append(
+            "".join(
+                p if k % 2 else _map_words(p, lambda t: f":math:`{t}`", lambda s: s)
+                for k, p in enumerate(parts)
+            )
+        )
+    return out

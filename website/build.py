@@ -331,7 +331,9 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
     for c in cells:
         if c["cell_type"] == "markdown":
             src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
+            src = apparatus.link_mentions(
+                src, stems, ch.number, fig_labels, ctx.get("results"), ctx.get("eq_labels")
+            )
             c["source"] = src
             new, found = apparatus.exercise_blocks(src, ch.stem)
             if found:
@@ -340,6 +342,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
     out: list[dict] = []
     open_solution = False
     n_end = 0
+    equations: list[str] = []  # the chapter's numbered equations so far (apparatus.equation_labels)
     for c in cells:
         src = "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
         in_sol = "solution" in c.get("metadata", {}).get("tags", [])
@@ -350,7 +353,10 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 open_solution = False
             if ch.number == "00" and "chapter_map" in ctx:
                 src = replace_chapter_map(src, ctx["chapter_map"])
-            src = apparatus.link_mentions(src, stems, ch.number, fig_labels, ctx.get("results"))
+            src = apparatus.equation_labels(src, ch.number, equations)
+            src = apparatus.link_mentions(
+                src, stems, ch.number, fig_labels, ctx.get("results"), ctx.get("eq_labels")
+            )
             src = apparatus.anchor_caption(src)
             src = apparatus.statement_blocks(src, ch.stem, ctx["statements"])
             start = apparatus.solution_start(src, ch.stem, labels)
@@ -364,7 +370,7 @@ def transform_chapter(nb: dict, ch: Chapter, ctx: dict) -> dict:
                 if md is not None:
                     md = "".join(md) if isinstance(md, list) else md
                     o["data"]["text/markdown"] = apparatus.link_mentions(
-                        md, stems, ch.number, fig_labels, ctx.get("results")
+                        md, stems, ch.number, fig_labels, ctx.get("results"), ctx.get("eq_labels")
                     )
             if "solution" in c.get("metadata", {}).get("tags", []) and not open_solution:
                 # a solution whose exercise was not found: fold the whole cell at least
@@ -437,10 +443,70 @@ def stage_chapter(ch: Chapter, src: Path, first_here: list[str], ctx: dict) -> N
         json.dumps(nb, ensure_ascii=False, indent=1), encoding="utf-8"
     )
     raw = src / "_raw" / "notebooks"
-    shutil.copy2(ch.path, raw / ch.path.name)
+    (raw / ch.path.name).write_text(
+        downloadable_ipynb(ch.path.read_text(encoding="utf-8")), encoding="utf-8"
+    )
     py = ch.path.with_suffix(".py")
     if py.exists():
-        shutil.copy2(py, raw / py.name)
+        (raw / py.name).write_text(
+            downloadable_py(py.read_text(encoding="utf-8")), encoding="utf-8"
+        )
+
+
+INSTALL_CELL_ID = "site-install-qwem-lib"
+
+
+def install_note(repo: str | None = None) -> str:
+    """The first cell of a chapter downloaded from the site: how to install ``qwem_lib`` outside a clone.
+
+    With the repository's address set (:func:`repository`), the exact ``pip install`` from it; without,
+    a ``pip install`` from a copy of the repository (the site never guesses an address).
+    """
+    repo = repository() if repo is None else repo
+    version = book_version()
+    if repo:
+        how = (
+            f'`pip install "qwem-lib @ git+{repo}"` (in the notebook itself: '
+            f'`%pip install "qwem-lib @ git+{repo}"`, then restart the kernel)'
+        )
+    else:
+        how = (
+            "`pip install path/to/the/repository` from a copy of the book's repository (this site was "
+            "built without the repository's address, so it names none)"
+        )
+    return (
+        f"**Running this notebook outside a clone of the book's repository?** It imports the book's library "
+        f"`qwem_lib` (version {version}, Python 3.11 or newer): install it first with {how}. Inside a "
+        "clone, `make env` has installed it already. The data a chapter reads are described in the "
+        "repository's `data/README.md` (the folder is `QWEM_DATA_DIR`); the preset is `QWEM_PRESET` "
+        "(`smoke`, `book`, `paper`)."
+    )
+
+
+def downloadable_ipynb(text: str, repo: str | None = None) -> str:
+    """The committed notebook as the site serves it: :func:`install_note` as its first cell, the rest
+    unchanged (outputs and the jupytext pairing included)."""
+    nb = json.loads(text)
+    cell = {"cell_type": "markdown", "metadata": {}, "source": install_note(repo)}
+    if (nb.get("nbformat", 4), nb.get("nbformat_minor", 0)) >= (4, 5):
+        cell["id"] = INSTALL_CELL_ID
+    nb["cells"].insert(0, cell)
+    return json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def downloadable_py(text: str, repo: str | None = None) -> str:
+    """The jupytext source as the site serves it: :func:`install_note` as a Markdown cell after the
+    header, the rest byte for byte."""
+    m = re.match(r"(# ---\n(?:#.*\n)*?# ---\n)", text)
+    head, rest = (m.group(1), text[m.end() :]) if m else ("", text)
+    note = "\n".join("# " + ln if ln else "#" for ln in _wrap(install_note(repo)))
+    return f"{head}\n# %% [markdown]\n{note}\n" + ("" if rest.startswith("\n") else "\n") + rest
+
+
+def _wrap(text: str, width: int = 98) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
 
 
 def _readme_summaries(readme: str) -> dict[str, str]:
@@ -592,6 +658,26 @@ def _first_sentence(text: str, limit: int = 240) -> str:
     return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
+def _filled(text: str, claims: list[dict]) -> str:
+    """A map entry's text with its ``{claim:ID:fmt}`` templates replaced by the recorded values, as
+    REPRODUCTION.md prints them (qwem_lib.book.paper_map.render_text); left as written if one is unknown."""
+    from qwem_lib.book.paper_map import render_text
+
+    try:
+        return render_text(text, claims)
+    except (KeyError, ValueError):
+        return text
+
+
+def paper_preset_values(stem: str, root: Path = ROOT) -> dict[str, dict]:
+    """A chapter's claim records at the ``paper`` preset (``reproduction/records-paper/NN_slug.json``,
+    written by ``make book PRESET=paper``), by claim id; empty when the chapter has not been run at it."""
+    from qwem_lib.book.report import load_paper_records
+
+    rec = load_paper_records(root / "reproduction" / "records-paper").get(stem)
+    return {c["id"]: c for c in rec.get("claims", [])} if rec else {}
+
+
 def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
     """REPRODUCTION as a front page (the verdict map) and one page of claims per chapter."""
     claims_path = ROOT / "reproduction" / "claims.json"
@@ -641,8 +727,10 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                 ", ".join(f"[{s[:2]}](notebooks/{s}.ipynb)" for s in stems if s in by_stem) or "—"
             )
             lines.append(
-                f"| **{_esc(e['paper'])}, {_esc(e['where'])}.** {_esc(e['statement'])} | "
-                f"{VERDICT_MARK.get(e['verdict'], e['verdict'])} | {_esc(_first_sentence(e['why']))} | "
+                f"| **{_esc(e['paper'])}, {_esc(e['where'])}.** "
+                f"{apparatus.md_math(_filled(e['statement'], claims), table=True)} | "
+                f"{VERDICT_MARK.get(e['verdict'], e['verdict'])} | "
+                f"{apparatus.md_math(_first_sentence(_filled(e['why'], claims)), table=True)} | "
                 f"{links} |"
             )
         lines.append("")
@@ -665,16 +753,25 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             for k in ("finding", "consistency", "record")
         }
         lines.append(
-            f"| [{_esc(ch.title)}](reproduction/{ch.stem}.md) | "
+            f"| [{apparatus.md_math(ch.title, table=True)}](reproduction/{ch.stem}.md) | "
             + " | ".join(f"{p}/{n}" for p, n in t.values())
             + " |"
         )
+        at_paper = paper_preset_values(ch.stem)
         body = [
             f"# {ch.title}: the claims",
             "",
             f"Recorded by [the chapter](../notebooks/{ch.stem}.ipynb) when it was last executed. "
             f"Findings {t['finding'][0]}/{t['finding'][1]}, consistency checks "
-            f"{t['consistency'][0]}/{t['consistency'][1]}, records {t['record'][0]}/{t['record'][1]}.",
+            f"{t['consistency'][0]}/{t['consistency'][1]}, records {t['record'][0]}/{t['record'][1]}. "
+            "Each claim gives the book's value (at the preset the chapter was executed with), its value at "
+            "the `paper` preset when the chapter has been run at it (`reproduction/records-paper/`; "
+            + (
+                f"{len(at_paper)} claims here"
+                if at_paper
+                else "not yet for this chapter: shown as —"
+            )
+            + ") and the paper's value where it states one.",
             "",
         ]
         for k in ("finding", "consistency", "record"):
@@ -687,10 +784,17 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                 paper = (
                     f" · paper: **{_esc(_value(c['paper']))}**" if c["paper"] is not None else ""
                 )
+                pp = at_paper.get(c["id"])
+                pp_text = (
+                    f"**{_esc(_value(pp.get('value')))}** ({'pass' if pp.get('passed') else 'FAIL'})"
+                    if pp
+                    else "—"
+                )
                 body += [
-                    f"- {mark} {_esc(c['statement'])}",
+                    f"- {mark} {apparatus.md_math(c['statement'])}",
                     "",
-                    f"  book: **{_esc(_value(c['value']))}**{paper} · tolerance: {_esc(_value(c['tolerance']))} · "
+                    f"  book: **{_esc(_value(c['value']))}** · paper preset: {pp_text}{paper} · "
+                    f"tolerance: {_esc(_value(c['tolerance']))} · "
                     f"{c['preset']} / {c['device']} · `{c['id']}`",
                     "",
                 ]
@@ -806,6 +910,15 @@ def stage(src: Path) -> list[Chapter]:
                 lab := apparatus.caption_label(
                     "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
                 )
+            )
+        },
+        "eq_labels": {
+            lab
+            for nb in nbs.values()
+            for c in nb["cells"]
+            if c["cell_type"] == "markdown"
+            for lab in apparatus.equation_tags(
+                "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
             )
         },
         "statements": [],

@@ -115,6 +115,9 @@ def _plain_docstrings(app, what, name, obj, options, lines: list[str]) -> None:
     if lines and (_rst_problems("\n".join(lines), app.env) or _has_section_title(lines)):
         body = [("    " + ln) if ln.strip() else "" for ln in lines]
         lines[:] = ["::", ""] + body + [""]
+    elif lines:
+        # Plain-text maths with scripts (λ_k, Q_[d], e^{λt}) typeset as :math: (website/apparatus.py).
+        lines[:] = _build_module().apparatus.rst_math_lines(lines)
 
 
 # --- MathJax, from a local copy ---------------------------------------------------------------------
@@ -157,6 +160,10 @@ html_theme = "sphinx_book_theme"
 html_title = project
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
+# The search page's snippets are the pages' text, TeX source included (MathJax typesets in the browser):
+# search-math.js reads the maths in them as plain text (\\(h^\\star\\) -> h⋆). Deferred, so it runs after
+# Sphinx's searchtools.js has defined Search and before the search starts.
+html_js_files = [("search-math.js", {"defer": "defer"})]
 html_show_sourcelink = False  # each chapter links its .ipynb and .py itself, at the top
 html_theme_options = {
     "use_download_button": False,

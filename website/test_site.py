@@ -184,6 +184,9 @@ def _open(driver, url: str) -> dict:
           statements: q('[id^="stmt-"]').length,
           exercises: q('div.exercise[id^="ex-"]').length,
           fragment_links: q('article a.reference.internal[href*="#"]').map(a => a.getAttribute('href')),
+          eqnos: q('span.eqno').map(e => (e.firstChild ? e.firstChild.textContent : e.textContent).trim()),
+          eq_refs: q('article a.reference.internal[href*="#equation-"]')
+                     .map(a => [a.getAttribute('href'), a.textContent.trim()]),
           overflow: (() => { const a = document.querySelector('article.bd-article') || document.body;
                              return {scroll: a.scrollWidth, client: a.clientWidth,
                                      page: document.documentElement.scrollWidth, window: window.innerWidth}; })(),
@@ -262,6 +265,38 @@ def _check_solution_opens(browser, url: str) -> None:
 
 
 _PAGES: dict[str, str] = {}
+EQUATION_REFS: dict[str, list[str]] = {}
+
+
+def _staged_source(chapter) -> str:
+    """The chapter as the site staged it (``_site/src``): what its Markdown asked Sphinx to link."""
+    staged = SITE.parent / "src" / "notebooks" / chapter.path.name
+    return staged.read_text(encoding="utf-8") if staged.is_file() else ""
+
+
+def _check_download(body: str, committed: Path, href: str) -> None:
+    """A downloaded chapter is the committed file plus, first, the note on installing ``qwem_lib``."""
+    text = committed.read_text(encoding="utf-8")
+    repo = site_build.repository()
+    if committed.suffix == ".ipynb":
+        got, want = json.loads(body), json.loads(text)
+        first = "".join(got["cells"][0]["source"])
+        assert got["cells"][1:] == want["cells"], (
+            f"{href}: cells differ from the committed notebook"
+        )
+        assert got["metadata"] == want["metadata"], f"{href}: metadata differ (jupytext pairing)"
+    else:
+        assert body == site_build.downloadable_py(text), (
+            f"{href}: not the committed .py plus the note"
+        )
+        first = body.split("\n# %%", 2)[1]  # the first cell
+    assert "pip install" in first and "qwem" in first, (
+        f"{href}: the first cell does not say how to install"
+    )
+    if repo:
+        assert f"git+{repo}" in first, (
+            f"{href}: the install note does not use the repository's address"
+        )
 
 
 def _check_fragments(url: str, hrefs: list[str]) -> None:
@@ -360,20 +395,36 @@ def test_chapter_page(chapter, browser, base_url):
     assert page["exercises"] > 0, f"{url}: no exercise blocks"
     STATEMENT_LINKS[chapter.stem] = [h for h in page["fragment_links"] if "#stmt-" in h]
     _check_fragments(url, page["fragment_links"])
+    # Numbered equations: every \tag{NN.k} of the chapter is numbered "(NN.k)" on the page, in order, and
+    # every reference to an equation ("(12.1)" in the prose) links the equation and shows its number.
+    tags = [f"({t})" for t in re.findall(r"\\tag\{(\d\d\.\d+)\}", source)]
+    shown = [n for n in page["eqnos"] if re.fullmatch(r"\(\d\d\.\d+\)", n)]
+    assert shown == tags, f"{url}: equation numbers {shown} where the chapter tags {tags}"
+    assert not re.search(r"\(eq-\d\d-\d+\)", page["visible"]), (
+        f"{url}: an equation label shown as text"
+    )
+    wanted = set(re.findall(r"\{eq\}`(eq-\d\d-\d+)`", _staged_source(chapter)))
+    linked = {h.rsplit("#equation-", 1)[1]: text for h, text in page["eq_refs"]}
+    assert wanted <= set(linked), (
+        f"{url}: equation references not linked: {sorted(wanted - set(linked))}"
+    )
+    for label, text in linked.items():
+        num = label.removeprefix("eq-").replace("-", ".")
+        assert text == f"({num})", f"{url}: the reference to {label} reads {text!r}"
+    EQUATION_REFS[chapter.stem] = sorted(linked)
     # Wide content scrolls in its box; the column itself never overflows.
     assert page["wide_math_clipped"] == 0, f"{url}: a wide equation is clipped, not scrollable"
     assert page["overflow"]["page"] <= page["overflow"]["window"] + 1, (
         f"{url}: the page scrolls sideways: {page['overflow']}"
     )
-    # Links to the chapter's sources; the .ipynb is the committed one, byte for byte.
+    # Links to the chapter's sources: the committed files, with one first cell that says how to install
+    # qwem_lib outside a clone (website/build.py, install_note), everything else unchanged.
     for suffix in (".ipynb", ".py"):
         hrefs = [h for h in page["links"] if h.endswith(chapter.stem + suffix)]
         assert hrefs, f"{url}: no link to {chapter.stem}{suffix}"
         with urllib.request.urlopen(urllib.parse.urljoin(url, hrefs[0])) as resp:
-            body = resp.read()
-        assert body == chapter.path.with_suffix(suffix).read_bytes(), (
-            f"{hrefs[0]} is not the committed file"
-        )
+            body = resp.read().decode("utf-8")
+        _check_download(body, chapter.path.with_suffix(suffix), hrefs[0])
     # The library it uses is linked to the API reference.
     if chapter.modules or "qwem_lib" in chapter.path.with_suffix(".py").read_text(encoding="utf-8"):
         assert any("api/qwem_lib" in h for h in page["links"]), (
@@ -548,6 +599,179 @@ def test_search_finds_a_chapter(browser, base_url):
     assert any("/notebooks/" in h for h in hits), (
         f"search for 'eigenvalue' found no chapter: {hits[:5]}"
     )
+
+
+def test_search_snippets_show_no_tex(browser, base_url):
+    """Search snippets read the pages' maths as text (website/_static/search-math.js): no ``\\(h^\\star\\)``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(base_url + "search.html?q=LayerNorm")
+    WebDriverWait(browser, PAGE_TIMEOUT_S).until(
+        lambda d: d.execute_script(
+            "const li = [...document.querySelectorAll('#search-results ul.search li')];"
+            "const h = document.querySelector('#search-results h2');"
+            "return li.length > 0 && h && !/Searching/.test(h.textContent)"
+            " && li.filter(l => l.querySelector('p.context')).length >= Math.min(li.length, 3);"
+        )
+    )
+    snippets = [
+        p.text for p in browser.find_elements(By.CSS_SELECTOR, "#search-results li p.context")
+    ]
+    assert snippets, "no search snippets for 'LayerNorm'"
+    tex = [t for t in snippets if re.search(r"\\[()\[\]]|\\[A-Za-z]{2,}", t)]
+    assert not tex, f"search snippets show TeX: {tex[:3]}"
+    read = browser.execute_script(
+        "return [qwemTexToText('\\\\(h^\\\\star\\\\)'), qwemTexToText('\\\\(\\\\lambda_k\\\\)'),"
+        " qwemTexToText('\\\\(\\\\frac{1}{2}\\\\|W\\\\|_F\\\\)')];"
+    )
+    assert read == ["h⋆", "λ_k", "1/2‖W‖_F"], read
+
+
+def test_equations_are_numbered_across_the_book():
+    """Every chapter with display equations numbers its key ones, and the prose refers to them."""
+    if len(EQUATION_REFS) < len(CHAPTERS):
+        pytest.skip("run with the chapter pages (the whole file)")
+    for c in CHAPTERS:
+        src = c.path.with_suffix(".py").read_text(encoding="utf-8")
+        if "$$" in src:
+            assert re.search(rf"\\tag\{{{c.number}\.1\}}", src), f"{c.stem}: no numbered equation"
+    referring = [s for s, refs in EQUATION_REFS.items() if refs]
+    assert len(referring) >= len(CHAPTERS) // 2, (
+        f"few chapters refer to their equations: {referring}"
+    )
+
+
+def test_reproduction_claims_typeset_their_maths(browser, base_url):
+    """Claim statements with scripts (λ_k, Q_[d]) are typeset; each claim shows a paper-preset value or —."""
+    seen_math = 0
+    for c in CHAPTERS:
+        rel = f"reproduction/{c.stem}.html"
+        if not (SITE / rel).is_file():
+            continue
+        page = _open(browser, base_url + rel)
+        assert page["n_merror"] == 0 and page["n_typeset"] == page["n_math"], (
+            f"{rel}: math not typeset"
+        )
+        raw = re.findall(r"\S*[_^]\{\S*", page["text"])
+        assert not raw, f"{rel}: plain-text scripts left: {raw[:3]}"
+        assert "paper preset:" in page["visible"], f"{rel}: no paper-preset value"
+        at_paper = site_build.paper_preset_values(c.stem)
+        if not at_paper:
+            assert "paper preset: —" in page["visible"], f"{rel}: paper-preset value not —"
+        seen_math += page["n_math"]
+    assert seen_math > 50, f"few typeset claim statements: {seen_math}"
+    front = _open(browser, base_url + "REPRODUCTION.html")
+    assert front["n_merror"] == 0 and front["n_typeset"] == front["n_math"] > 0
+    assert not RAW_TEX.findall(front["text"]), "the verdict map shows raw TeX"
+
+
+def test_api_docstrings_typeset_their_maths(browser, base_url):
+    """Docstring maths (Q_[d] Λ_[d]^{1/2}, λ_{d+1}) is typeset on the API pages."""
+    page = _open(browser, base_url + "api/qwem_lib.theory.html")
+    assert page["n_math"] >= 20 and page["n_typeset"] == page["n_math"], page["untypeset"]
+    assert "λ_{d+1}" not in page["text"] and "Λ_[d]" not in page["text"]
+
+
+def test_equation_tags_render_in_jupyterlab(browser, base_url):
+    """In JupyterLab the chapters' own ``\\tag{NN.k}`` is the number: typeset every tagged display equation
+    with MathJax configured as JupyterLab 4 configures it (``$``/``$$`` delimiters, no automatic numbering)
+    and check that each shows its tag and none is an error."""
+    blocks = []
+    for c in CHAPTERS:
+        nb = json.loads(c.path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                md = "".join(cell["source"])
+                blocks += [
+                    (m.group(0), t)
+                    for m in site_build.apparatus.DISPLAY_BLOCK.finditer(md)
+                    for t in re.findall(r"\\tag\{(\d\d\.\d+)\}", m.group(0))
+                ]
+    assert blocks, "no tagged equations"
+    browser.get(base_url + "genindex.html")
+    result = browser.execute_async_script(
+        """
+        const [blocks, src, done] = arguments;
+        document.body.innerHTML = blocks.map(b => '<div class="eq">' + b[0].trim()
+            .replace(/&/g, '&amp;').replace(/</g, '&lt;') + '</div>').join('');
+        window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],
+                                displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']],
+                                processEscapes: true, processEnvironments: true},
+                          startup: {typeset: true}};
+        const s = document.createElement('script');
+        s.src = src;
+        s.onload = () => MathJax.startup.promise.then(() => done(
+            Array.from(MathJax.startup.document.math).map(m => MathJax.startup.toMML(m.root))
+        )).catch(e => done(String(e)));
+        document.head.appendChild(s);""",
+        blocks,
+        base_url + "_static/mathjax/tex-mml-chtml.js",
+    )
+    assert isinstance(result, list) and len(result) == len(blocks), result
+    bad = [
+        (tag, mml[:200])
+        for (_, tag), mml in zip(blocks, result)
+        if "merror" in mml or "mlabeledtr" not in mml or f"({tag})" not in mml
+    ]
+    assert not bad, f"tagged equations that JupyterLab's MathJax does not number: {bad[:5]}"
+
+
+# ------------------------------------------------------------------------------------------------
+# Without a browser: the transformations behind the checks above
+# ------------------------------------------------------------------------------------------------
+
+
+def test_equation_labels_follow_the_tags():
+    ap = site_build.apparatus
+    seen: list[str] = []
+    md = "Text\n$$a = b \\tag{12.1}$$\nmore, and (12.1) again.\n\n$$c \\tag{7}$$"
+    out = ap.equation_labels(md, "12", seen)
+    assert "$$a = b$$ (eq-12-1)" in out and "\\tag{7}" in out and seen == ["eq-12-1"]
+    assert "\n\n$$a = b$$ (eq-12-1)\n\n" in out.replace("\n\n\n", "\n\n")  # a block of its own
+    linked = ap.link_mentions("by (12.1) and (12.9)", {}, "12", set(), None, {"eq-12-1"})
+    assert linked == "by {eq}`eq-12-1` and (12.9)"
+    with pytest.raises(ValueError, match="12.2"):
+        ap.equation_labels("$$x \\tag{12.3}$$", "12", ["eq-12-1"])
+    with pytest.raises(ValueError):
+        ap.equation_labels("$$x \\tag{13.1}$$", "12", [])
+
+
+def test_plain_text_maths_becomes_tex():
+    ap = site_build.apparatus
+    assert ap.md_math("ends at Q_[d]Λ_[d]^{1/2} (λ_d > λ_{d+1}).") == (
+        "ends at $Q_{[d]}Λ_{[d]}^{1/2}$ ($λ_{d}$ \\> $λ_{d+1}$)."
+    )
+    assert ap.md_math("enwiki2015_17m and optimal_embeddings") == (
+        "enwiki2015\\_17m and optimal\\_embeddings"
+    )
+    assert ap.md_math("M*_ij² in [−2, 2]") == "${M^{\\star}}_{ij}^{2}$ in \\[−2, 2\\]"
+    assert ap.word_tex("p_ip_j") == "p_{i}p_{j}" and ap.word_tex("a_b_c") is None
+    assert ap.md_math("$\\|W\\|_F$ and |x|", table=True) == "$\\Vert W\\Vert _F$ and \\|x\\|"
+    assert ap.rst_math_lines(["see ``x_i``, G_ij and :func:`a_b`", "Ex::", "", "    s_k = 1"]) == [
+        "see ``x_i``, :math:`G_{ij}` and :func:`a_b`",
+        "Ex::",
+        "",
+        "    s_k = 1",
+    ]
+
+
+def test_downloads_say_how_to_install(tmp_path):
+    nb = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": "# T", "id": "a"}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    out = json.loads(site_build.downloadable_ipynb(json.dumps(nb), repo="https://github.com/o/r"))
+    assert out["cells"][1:] == nb["cells"]
+    assert 'pip install "qwem-lib @ git+https://github.com/o/r"' in out["cells"][0]["source"]
+    assert "git+" not in site_build.install_note(repo="")
+    py = "# ---\n# jupyter:\n# ---\n\n# %% [markdown]\n# # T\n"
+    got = site_build.downloadable_py(py, repo="")
+    assert got.startswith(
+        "# ---\n# jupyter:\n# ---\n\n# %% [markdown]\n# **Running"
+    ) and got.endswith(py[len("# ---\n# jupyter:\n# ---\n") :])
 
 
 def test_docstrings_that_are_not_rst_are_shown_verbatim():
