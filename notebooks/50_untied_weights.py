@@ -148,19 +148,19 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 # weight with which the training draw counts $(a,b)$ as a positive and $N_{ab}$ as a negative. For word2vec's
 # draw (no subsampling, $k$ negatives per positive, contexts from $Q$):
 #
-# $$A^0_{ab} = P_{ab}, \qquad N^0_{ab} = k\,P_a\,Q_b, \qquad Q_b = \frac{P_b^{0.75}}{\sum_c P_c^{0.75}},$$
+# $$A^0_{ab} = P_{ab}, \qquad N^0_{ab} = k\,P_a\,Q_b, \qquad Q_b = \frac{P_b^{0.75}}{\sum_c P_c^{0.75}} \tag{50.1}$$
 #
 # since the positive's centre word $a$ has marginal $\sum_b P_{ab} = P_a$ and keeps its negatives.
 # $N^0$ is not symmetric: $P_aQ_b \ne P_bQ_a$ unless $P_a^{0.25} = P_b^{0.25}$. With QWEM's quartic
 # per-pair terms $\ell^\pm(x) = \mp x + x^2/4$ the expected loss is
 #
 # $$L(W, W') = \sum_{ab} A_{ab}\Big(-x_{ab} + \tfrac{x_{ab}^2}{4}\Big) + N_{ab}\Big(x_{ab} + \tfrac{x_{ab}^2}{4}\Big)
-# = \sum_{ab}\frac{G_{ab}}{4}x_{ab}^2 - (A_{ab}-N_{ab})\,x_{ab},$$
+# = \sum_{ab}\frac{G_{ab}}{4}x_{ab}^2 - (A_{ab}-N_{ab})\,x_{ab} \tag{50.2}$$
 #
 # and completing the square pair by pair,
 #
 # $$L = \frac14\sum_{ab} G_{ab}\big(x_{ab} - T_{ab}\big)^2 - \frac14\sum_{ab}G_{ab}T_{ab}^2, \qquad
-# G = A + N, \qquad T = \frac{2(A - N)}{A + N}.$$
+# G = A + N, \qquad T = \frac{2(A - N)}{A + N} \tag{50.3}$$
 #
 # This is Proposition 2's form with two differences: $T$ is not symmetric, and nothing forces $X$ to be
 # symmetric or positive semidefinite. Reweighting every pair by $\Psi_{ab} = 1/(A^0_{ab} + N^0_{ab})$
@@ -168,7 +168,7 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 # the target unchanged and makes $G \equiv 1$:
 #
 # $$L = \tfrac14\lVert WW'^\top - T\rVert_F^2 + \text{const},\qquad
-# T_{ab} = \frac{2\,(P_{ab} - kP_aQ_b)}{P_{ab} + kP_aQ_b}.$$
+# T_{ab} = \frac{2\,(P_{ab} - kP_aQ_b)}{P_{ab} + kP_aQ_b} \tag{50.4}$$
 #
 # With $k = 1$ and $Q = P$ (power 1) this is exactly the paper's $M^\star$ (with $P_a$ the centre words'
 # marginal $\sum_bP_{ab}$); the power $0.75$ is the whole asymmetry. We check the identity on the corpus, and $T = M^\star$ at power 1.
@@ -326,7 +326,7 @@ prose(
 # **Derivation.** Take the flow $\dot W = -\tfrac12\nabla_WL$, $\dot W' = -\tfrac12\nabla_{W'}L$ (the book's time
 # $t = 2\sum\eta$). With $L = \tfrac14\lVert WW'^\top - T\rVert^2$,
 #
-# $$\dot W = \tfrac14\,(T - WW'^\top)\,W', \qquad \dot W' = \tfrac14\,(T - WW'^\top)^\top W.$$
+# $$\dot W = \tfrac14\,(T - WW'^\top)\,W', \qquad \dot W' = \tfrac14\,(T - WW'^\top)^\top W \tag{50.5}$$
 #
 # *Aligned balanced start*: $W = \sum_k u_k a_k e_k^\top$, $W' = \sum_k v_k a_k e_k^\top$. Then
 # $WW'^\top = \sum_k a_k^2u_kv_k^\top$, the residual along mode $k$ is $(\sigma_k - a_k^2)u_kv_k^\top$, and
@@ -334,9 +334,9 @@ prose(
 # $\pi_k = a_k^2 = u_k^\top WW'^\top v_k$ obeys $\dot\pi_k = \tfrac12(\sigma_k - \pi_k)\pi_k$:
 #
 # $$\pi_k(t) = \frac{\sigma_k\,\pi_k(0)\,e^{\sigma_kt/2}}{\sigma_k + \pi_k(0)\,(e^{\sigma_kt/2} - 1)},\qquad
-# t_{1/2,k} = \frac{2}{\sigma_k}\ln\frac{\sigma_k - \pi_k(0)}{\pi_k(0)}.$$
+# t_{1/2,k} = \frac{2}{\sigma_k}\ln\frac{\sigma_k - \pi_k(0)}{\pi_k(0)} \tag{50.6}$$
 #
-# This is Lemma 3.1 with $\lambda_k \to \sigma_k$ at *half* the speed (in the tied model the pair $(a,b)$ and
+# Equation (50.6) is Lemma 3.1 with $\lambda_k \to \sigma_k$ at *half* the speed (in the tied model the pair $(a,b)$ and
 # $(b,a)$ both pull on $w_a$), and the two-layer linear network solution of Saxe, McClelland and Ganguli.
 #
 # *Small random start*, $W, W' \sim \mathcal N(0, \sigma_0^2/d)$ entrywise: in the linear phase
