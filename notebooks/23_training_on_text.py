@@ -230,10 +230,11 @@ plt.show()
 # not a source of error: the noiseless run and Lemma 3.1 both start from it. What remains is (a) the
 # discrete steps, a delay of about $\eta\lambda_k/2 \le 0.025$ of a step's time (Exercise 2), shared by
 # the SGD and the noiseless run, and (b) the minibatch noise, which adds small components along every
-# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). We
-# ask that the noise move every step $k < d$ by less than $0.15\,\tau_1$ on average: the mean of
-# $t_k^{\rm SGD} - t_k^{\rm noiseless}$ over the seeds below, plus two standard errors, within
-# $0.15\,\tau_1$ (a single seed's shifts are printed here, and the worst seed is recorded). The last mode's
+# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). A
+# first version of this chapter asked, from this one seed, for $|t_k^{\rm SGD} - t_k^{\rm noiseless}|
+# \le 0.15\,\tau_1$ for every $k < d$, and this seed passes (the shifts are printed below). The same bound
+# was then set, before the run, for the mean over five seeds plus two standard errors; it did not hold
+# there, and the seeds below measure by how much the noise moves the steps instead. The last mode's
 # effective start is the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $(\sigma^2/d)\chi^2_1$
 # variable (the cell below computes how often it falls below $\sigma^2/20$); when it is that small, what
 # the minibatch noise adds along $q_d$ outgrows it and SGD's last step comes early. That difference between
@@ -351,13 +352,28 @@ for row in seed_rows:
 print("mean Δt_k/τ₁ ± s.e.:", ", ".join(f"{m:+.3f} ± {s:.3f}" for m, s in zip(dt_m, dt_se)))
 print("s_k²(SGD)/s_k²(twin) − 1 over the last 20 logs before the decay, mean ± s.e.:",
       ", ".join(f"{m:+.3f} ± {s:.3f}" for m, s in zip(ra_m, ra_se)))  # fmt: skip
-rep.below(
+step_bound = float(np.max(np.abs(dt_m[: d - 1]) + 2 * dt_se[: d - 1]))
+rep.check(
     "qwem.train.step_times",
-    f"over {S} seeds, the minibatch noise moves each step k < d by less than 0.15 τ₁ from the noiseless "
-    "run from the same W(0): max_{k<d} (|mean over seeds of t_k^SGD − t_k^noiseless| + 2 s.e.) / τ₁",
-    value=float(np.max(np.abs(dt_m[: d - 1]) + 2 * dt_se[: d - 1])),
-    bound=0.15,
-    kind="finding",
+    f"over {S} seeds, how far the minibatch noise moves the steps k < d from the noiseless run from the "
+    "same W(0): max_{k<d} (|mean over seeds of t_k^SGD − t_k^noiseless| + 2 s.e.) / τ₁. Written as a "
+    "finding (below 0.15 τ₁, the tolerance a single seed passed) before the five-seed book-preset run; "
+    "there it exceeded 0.15 (the noise brings the steps earlier, by more for the later modes), so it is "
+    "recorded, with the measured shifts in the text",
+    value=step_bound,
+    passed=bool(np.isfinite(step_bound)),
+    kind="record",
+    tolerance="< 0.15 (pre-registered; see the statement)",
+)
+early = DT[:, : d - 1].mean(1)  # per seed: mean signed shift of the modes k < d
+early_m, early_se = mean_se(early)
+rep.check(
+    "qwem.train.noise_brings_steps_early",
+    f"the signed shift of the steps k < d, averaged over k, per seed: mean over {S} seeds and its "
+    "standard error, in τ₁ (negative: SGD earlier than its noiseless twin)",
+    value=dict(mean=float(early_m), se=float(early_se)),
+    passed=bool(np.isfinite(early_m)),
+    kind="record",
 )
 rep.check(
     "qwem.train.step_times_worst_seed",
@@ -397,6 +413,18 @@ prose(
     f"top-{d} eigenspace exceeds the noiseless run's by {tilt_m:.3f} ± {tilt_se:.3f}. "
     f"{len(last_early)} seed(s) had a last-mode start below $\\sigma^2/20$; in "
     f"{sum(last_early)} of them SGD's last step came earlier than the noiseless run's."
+)
+n_low, n_high = int(np.sum(ra_m + 2 * ra_se < 0)), int(np.sum(ra_m - 2 * ra_se > 0))
+prose(
+    f"Averaged over $k < d$ the shift is {early_m:+.3f} ± {early_se:.3f} τ₁ (negative: SGD earlier), and "
+    f"the largest mean shift plus two standard errors is {step_bound:.3f} τ₁ against the 0.15 τ₁ that "
+    f"one seed passed; the worst seed moves a step $k < d$ by "
+    f"{np.max(np.abs(DT[:, : d - 1])):.3f} τ₁. So the minibatch noise brings the steps early, as a larger "
+    f"effective start along every $q_k$ would (the shifts per mode and seed are in the table above). "
+    f"The values before the "
+    f"decay are {n_low} of {d} below and {n_high} of {d} above the noiseless run's by more than two "
+    f"standard errors: the noise does not hold every $s_k^2$ below $\\lambda_k$ (as a first version of "
+    f"section 1 said); what it does is tilt the subspace (the angles above) until the rate drops."
 )
 
 # %%
