@@ -41,8 +41,8 @@ plotting.use_style()
 rep = Report("23_training_on_text")
 # the training runs' sizes live in qwem_lib (q.TEXT_RUNS), shared with chapter 24 so both read one cached run
 P = config.sizes(
-    smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30, "seeds": 2},
-    book={**q.TEXT_RUNS["book"], "check_batches": 30, "seeds": 1},
+    smoke={**q.TEXT_RUNS["smoke"], "check_batches": 30, "seeds": 3},
+    book={**q.TEXT_RUNS["book"], "check_batches": 30, "seeds": 5},
     paper={**q.TEXT_RUNS["paper"], "check_batches": 30, "seeds": 5},
 )
 print(P)
@@ -98,9 +98,11 @@ V, d = P["V"], P["d"]
 # **Sizes.** The noise of the estimator is the price of Setting 3.1. The weights $\Psi_{ab}$ make every
 # one of the $V^2$ pairs count equally in $\frac14\|WW^\top - M^\star\|^2$, while the corpus samples them
 # with Zipfian probabilities $\approx P_aP_b$: a pair of rare words is seen rarely and counts hugely when it
-# is. The variance of a minibatch gradient therefore grows like $V^4$, and the noise parks energy in the
-# $V-d$ directions beyond the top $d$, where it lowers every $s_k^2$ below $\lambda_k$ until the learning
-# rate drops. (word2vec's loss has no such weights, and its SGD is far quieter; the authors pay with
+# is. The variance of a minibatch gradient therefore grows like $V^4$ (section 7 measures it, and shows
+# that the noise *relative to the gradient*, which is what sets the batch SGD needs, grows far more
+# slowly), and the noise parks energy in the $V-d$ directions beyond the top $d$, which tilts the learned
+# subspace and moves the $s_k^2$ away from $\lambda_k$ until the learning rate drops (section 3 measures
+# both over seeds, against the noiseless run from the same start). (word2vec's loss has no such weights, and its SGD is far quieter; the authors pay with
 # $4\times10^{11}$ sampled pairs.) With a few times $10^8$ pairs per run on two CPU cores, the book preset
 # takes $V = 500$ and $d = 6$ ($\lambda_6/\lambda_7 = 1.26$, one of the largest gaps at the top of the
 # spectrum, so the top-$d$ eigenspace is well defined). The initial scale is $\sigma^2 = 10^{-4}$ per
@@ -228,8 +230,11 @@ plt.show()
 # not a source of error: the noiseless run and Lemma 3.1 both start from it. What remains is (a) the
 # discrete steps, a delay of about $\eta\lambda_k/2 \le 0.025$ of a step's time (Exercise 2), shared by
 # the SGD and the noiseless run, and (b) the minibatch noise, which adds small components along every
-# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). We
-# ask for $|t_k^{\rm SGD} - t_k^{\rm noiseless}| \le 0.15\,\tau_1$ for every mode $k < d$. The last mode's
+# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). A
+# first version of this chapter asked, from this one seed, for $|t_k^{\rm SGD} - t_k^{\rm noiseless}|
+# \le 0.15\,\tau_1$ for every $k < d$, and this seed passes (the shifts are printed below). The same bound
+# was then set, before the run, for the mean over five seeds plus two standard errors; it did not hold
+# there, and the seeds below measure by how much the noise moves the steps instead. The last mode's
 # effective start is the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $(\sigma^2/d)\chi^2_1$
 # variable (the cell below computes how often it falls below $\sigma^2/20$); when it is that small, what
 # the minibatch noise adds along $q_d$ outgrows it and SGD's last step comes early. That difference between
@@ -261,14 +266,6 @@ rep.ordered(
 print("|t_k^SGD − t_k^noiseless|/τ₁:", np.round(np.abs(learn - learn_nl), 3))
 print("|t_k^noiseless − t_k^Lemma|/τ₁:", np.round(np.abs(learn_nl - learn_th), 3))
 rep.below(
-    "qwem.train.step_times",
-    "each step k < d happens when the noiseless run from the same W(0) makes it: "
-    "max_{k<d} |t_k^SGD − t_k^noiseless| / τ₁ (the minibatch noise)",
-    value=float(np.max(np.abs(learn - learn_nl)[: d - 1])),
-    bound=0.15,
-    kind="finding",
-)
-rep.below(
     "qwem.train.noiseless_is_lemma",
     "the noiseless run makes its steps k < d when Lemma 3.1 predicts from the realised start: "
     "max_{k<d} |t_k^noiseless − t_k^Lemma| / τ₁ (chapter 13's matched start; discrete steps, coupling)",
@@ -278,49 +275,159 @@ rep.below(
 )
 
 # %% [markdown]
-# **Over seeds.** How far does the minibatch noise move a run from its noiseless twin? For each seed, the
-# SGD run and the noiseless run from its own $W(0)$: the largest step-time difference of the modes $k < d$
-# and that of the last mode (with its realised start $s_{d,0}^2/\sigma^2$), the end values
-# (SGD after the decay) and the largest principal angle between the two at the end of the constant-rate
-# phase. (The book preset runs one seed to stay within its time; the paper preset runs five.)
+# **Over seeds.** How far does the minibatch noise move a run from its noiseless twin? Each seed draws
+# its own $W(0)$ and its own minibatches, and is compared with the noiseless run from *its* $W(0)$ at the
+# same learning rate: the difference between the two is then the minibatch noise alone, and the seeds
+# also sample the start (the last mode's realised start $s_{d,0}^2$ ranges over orders of magnitude,
+# and with it what the noise does to that mode). One $W(0)$ with several minibatch seeds would measure
+# the noise at one start only; `train_pairs` draws $W(0)$ and the minibatches from one seeded generator.
+# Every step happens in the constant-rate phase, so seeds after the first are trained through that
+# phase only (the same steps as their full run: the learning rate is the same until the decay, and so
+# are the draws). Per seed and mode: the signed shift $\Delta t_k = (t_k^{\rm SGD} - t_k^{\rm noiseless})
+# /\tau_1$ (negative: SGD earlier), the values $s_k^2$ at the decay against the twin's, and the largest
+# principal angles at the decay between the SGD subspace and the twin's and between each and
+# $M^\star$'s top-$d$ eigenspace. The twin lies in the span of the logged reference (the top $d+2$
+# eigenvectors; what it keeps beyond is of the order of its start, $\sigma$), so the cosines between
+# the two subspaces are the singular values of $O_{\rm SGD}^\top O_{\rm noiseless}$, $O = Q_{[d+2]}^\top U$.
 
 # %%
-seed_rows = []
-for sd in range(P["seeds"]):
-    run_s = small if sd == 0 else q.run_preset("qwem", corpus, V, d, init="small", seed=sd, **RUN)
-    res_s = run_s.result
-    nl_s = nl if sd == 0 else q.train_expected(
-        (Pj, pu), d, steps=small.main_steps, lr=small.lr, W0=res_s.W0, reference=small.Q,
-        log_steps=res_s.steps[res_s.steps <= small.main_steps], dtype=torch.float64, progress=False,
-    )  # fmt: skip
-    i_m = int(np.searchsorted(res_s.steps, small.main_steps))
-    U_sgd = np.linalg.svd(res_s.overlap[i_m], full_matrices=False)[0]
-    U_nl = np.linalg.svd(nl_s.overlap[-1], full_matrices=False)[0]
-    dts = np.abs(q.learning_times(res_s.times, res_s.sv**2, lam[:d])
-                 - q.learning_times(nl_s.times, nl_s.sv**2, lam[:d])) / tau1  # fmt: skip
-    seed_rows.append(
-        dict(
-            seed=sd,
-            dt=float(np.max(dts[: d - 1])) if d > 1 else float("nan"),
-            dt_last=float(dts[-1]),
-            s0_last=float(q.matched_initial_singular_values(res_s.W0, small.Q[:, :d])[0][-1] ** 2
-                          / small.sigma_sq),
-            end=float(np.max(np.abs(res_s.sv[-1] ** 2 / lam[:d] - 1))),
-            sin=float(np.sqrt(max(0.0, 1 - np.linalg.svd(U_sgd.T @ U_nl, compute_uv=False).min() ** 2))),
-        )
-    )  # fmt: skip
+const_steps = r.steps[const]
+n_av = 20  # the values at the decay: mean over the last 20 logs of the constant-rate phase
+
+
+def noise_against_twin(sd):
+    """SGD (constant-rate phase) and the noiseless run from the same W(0): the seed's measurements."""
+    if sd == 0:
+        res_s, i_m, nl_s = r, int(np.searchsorted(r.steps, small.main_steps)), nl
+    else:
+        res_s = q.train_pairs(
+            corpus, V, d, model="qwem", steps=small.main_steps, lr=small.lr, batch=P["batch"],
+            init_scale=np.sqrt(small.sigma_sq), log_steps=const_steps, reference=small.Q, seed=sd,
+            stats=(Pj, pu), progress=False,
+        )  # fmt: skip
+        i_m = len(res_s.steps) - 1
+        nl_s = q.train_expected(
+            (Pj, pu), d, steps=small.main_steps, lr=small.lr, W0=res_s.W0, reference=small.Q,
+            log_steps=const_steps, dtype=torch.float64, progress=False,
+        )  # fmt: skip
+    t_sgd = q.learning_times(res_s.times[: i_m + 1], res_s.sv[: i_m + 1] ** 2, lam[:d])
+    t_nl = q.learning_times(nl_s.times, nl_s.sv**2, lam[:d])
+    cos_pair = np.linalg.svd(res_s.overlap[i_m].T @ nl_s.overlap[-1], compute_uv=False)
+    return dict(
+        seed=sd,
+        dt=(t_sgd - t_nl) / tau1,
+        s0_last=float(
+            q.matched_initial_singular_values(res_s.W0, small.Q[:, :d])[0][-1] ** 2 / small.sigma_sq
+        ),
+        ratio=(res_s.sv[i_m - n_av + 1 : i_m + 1] ** 2).mean(0) / (nl_s.sv[-n_av:] ** 2).mean(0)
+        - 1,
+        sin_pair=float(np.sqrt(max(0.0, 1 - min(1.0, cos_pair.min()) ** 2))),
+        sin_sgd=float(np.sqrt(1 - res_s.cosines[i_m].min() ** 2)),
+        sin_nl=float(np.sqrt(1 - nl_s.cosines[-1].min() ** 2)),
+        sgd_s=res_s.seconds,
+    )
+
+
+seed_rows = [noise_against_twin(sd) for sd in range(P["seeds"])]
+S = len(seed_rows)
+DT = np.array([row["dt"] for row in seed_rows])  # (seeds, d)
+RATIO = np.array([row["ratio"] for row in seed_rows])
+
+
+def mean_se(x, axis=0):
+    x = np.asarray(x, dtype=np.float64)
+    return x.mean(axis), x.std(axis=axis, ddof=1) / np.sqrt(x.shape[axis])
+
+
+dt_m, dt_se = mean_se(DT)
+ra_m, ra_se = mean_se(RATIO)
+print(f"{S} seeds; seconds of SGD per seed (constant-rate phase for seeds ≥ 1):",
+      [round(row["sgd_s"]) for row in seed_rows])  # fmt: skip
+print(
+    "seed | Δt_k/τ₁ (k = 1..d)                         | s_d0²/σ² | sinθ(SGD, twin) | (SGD, Q_d) | (twin, Q_d)"
+)
 for row in seed_rows:
-    print(row)
-arr = {k: np.array([row[k] for row in seed_rows]) for k in ("dt", "dt_last", "end", "sin")}
-se = {k: (v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else float("nan")) for k, v in arr.items()}
+    print(f"{row['seed']:4d} | {np.array2string(row['dt'], precision=3, suppress_small=True):42s} | "
+          f"{row['s0_last']:8.3g} | {row['sin_pair']:15.3f} | {row['sin_sgd']:10.3f} | {row['sin_nl']:.3f}")  # fmt: skip
+print("mean Δt_k/τ₁ ± s.e.:", ", ".join(f"{m:+.3f} ± {s:.3f}" for m, s in zip(dt_m, dt_se)))
+print("s_k²(SGD)/s_k²(twin) − 1 over the last 20 logs before the decay, mean ± s.e.:",
+      ", ".join(f"{m:+.3f} ± {s:.3f}" for m, s in zip(ra_m, ra_se)))  # fmt: skip
+step_bound = float(np.max(np.abs(dt_m[: d - 1]) + 2 * dt_se[: d - 1]))
+rep.check(
+    "qwem.train.step_times",
+    f"over {S} seeds, how far the minibatch noise moves the steps k < d from the noiseless run from the "
+    "same W(0): max_{k<d} (|mean over seeds of t_k^SGD − t_k^noiseless| + 2 s.e.) / τ₁. Written as a "
+    "finding (below 0.15 τ₁, the tolerance a single seed passed) before the five-seed book-preset run; "
+    "there it exceeded 0.15 (the noise brings the steps earlier, by more for the later modes), so it is "
+    "recorded, with the measured shifts in the text",
+    value=step_bound,
+    passed=bool(np.isfinite(step_bound)),
+    kind="record",
+    tolerance="< 0.15 (pre-registered; see the statement)",
+)
+early = DT[:, : d - 1].mean(1)  # per seed: mean signed shift of the modes k < d
+early_m, early_se = mean_se(early)
+rep.check(
+    "qwem.train.noise_brings_steps_early",
+    f"the signed shift of the steps k < d, averaged over k, per seed: mean over {S} seeds and its "
+    "standard error, in τ₁ (negative: SGD earlier than its noiseless twin)",
+    value=dict(mean=float(early_m), se=float(early_se)),
+    passed=bool(np.isfinite(early_m)),
+    kind="record",
+)
+rep.check(
+    "qwem.train.step_times_worst_seed",
+    f"the largest |t_k^SGD − t_k^noiseless| / τ₁ over k < d and the {S} seeds, and the seed's last mode",
+    value=dict(
+        k_below_d=float(np.max(np.abs(DT[:, : d - 1]))), last_mode=float(np.max(np.abs(DT[:, -1])))
+    ),
+    passed=True,
+    kind="record",
+)
+rep.check(
+    "qwem.train.noise_moves_values",
+    f"before the decay, s_k²(SGD)/s_k²(noiseless) − 1 over the last {n_av} logs of the constant-rate "
+    f"phase, per mode k: mean over {S} seeds and its standard error",
+    value=dict(mean=[float(x) for x in ra_m], se=[float(x) for x in ra_se]),
+    passed=True,
+    kind="record",
+)
+tilt = np.array([row["sin_sgd"] - row["sin_nl"] for row in seed_rows])
+tilt_m, tilt_se = mean_se(tilt)
+rep.above(
+    "qwem.train.noise_tilts_subspace",
+    f"before the decay the noise tilts the learned subspace: sin θ_max(SGD, Q_[d]) − sin θ_max(noiseless, "
+    f"Q_[d]) at the decay, mean over {S} seeds minus 2 s.e.",
+    value=float(tilt_m - 2 * tilt_se),
+    bound=0.0,
+    kind="finding",
+)
+sin_pair_m, sin_pair_se = mean_se([row["sin_pair"] for row in seed_rows])
+last_early = [row["dt"][-1] < 0 for row in seed_rows if row["s0_last"] < 1 / 20]
 prose(
-    f"Over {len(seed_rows)} seed(s): max step-time shift over k < d {arr['dt'].mean():.3f} ± "
-    f"{se['dt']:.3f} τ₁ and of the last mode {arr['dt_last'].mean():.3f} ± {se['dt_last']:.3f} τ₁, "
-    f"end-value error {arr['end'].mean():.3f} ± {se['end']:.3f}, sin θ_max between the SGD and "
-    f"noiseless subspaces at the decay {arr['sin'].mean():.3f} ± {se['sin']:.3f} (± one standard error; "
-    f"nan for one seed)."
+    f"Over {S} seeds the steps k < d move by {', '.join(f'{m:+.3f} ± {s_:.3f}' for m, s_ in zip(dt_m[: d - 1], dt_se[: d - 1]))} "
+    f"τ₁ (mean ± standard error), the last mode by {dt_m[-1]:+.3f} ± {dt_se[-1]:.3f} τ₁. Over the last {n_av} logs before the decay "
+    f"SGD's $s_k^2$ sit {', '.join(f'{m:+.3f} ± {s_:.3f}' for m, s_ in zip(ra_m, ra_se))} relative to "
+    f"the noiseless run's; the largest principal angle between the two subspaces has "
+    f"$\\sin\\theta_{{\\max}}$ = {sin_pair_m:.3f} ± {sin_pair_se:.3f}, and SGD's distance to $M^\\star$'s "
+    f"top-{d} eigenspace exceeds the noiseless run's by {tilt_m:.3f} ± {tilt_se:.3f}. "
+    f"{len(last_early)} seed(s) had a last-mode start below $\\sigma^2/20$; in "
+    f"{sum(last_early)} of them SGD's last step came earlier than the noiseless run's."
+)
+n_low, n_high = int(np.sum(ra_m + 2 * ra_se < 0)), int(np.sum(ra_m - 2 * ra_se > 0))
+prose(
+    f"Averaged over $k < d$ the shift is {early_m:+.3f} ± {early_se:.3f} τ₁ (negative: SGD earlier), and "
+    f"the largest mean shift plus two standard errors is {step_bound:.3f} τ₁ against the 0.15 τ₁ that "
+    f"one seed passed; the worst seed moves a step $k < d$ by "
+    f"{np.max(np.abs(DT[:, : d - 1])):.3f} τ₁. So the minibatch noise brings the steps early, as a larger "
+    f"effective start along every $q_k$ would (the shifts per mode and seed are in the table above). "
+    f"The values before the "
+    f"decay are {n_low} of {d} below and {n_high} of {d} above the noiseless run's by more than two "
+    f"standard errors: the noise does not hold every $s_k^2$ below $\\lambda_k$ (as a first version of "
+    f"section 1 said); what it does is tilt the subspace (the angles above) until the rate drops."
 )
 
+# %%
 final_ratio = r.sv[-1] ** 2 / lam[:d]
 rep.below(
     "qwem.train.final_values",
@@ -618,6 +725,248 @@ rep.below(
     value=float(np.max(np.abs(rl.sv[-1] ** 2 / lam[:d] - 1))),
     bound=0.10,
     kind="finding",
+)
+
+# %% [markdown]
+# ## 7 · How the minibatch noise grows with $V$
+#
+# Section 1 argued that the minibatch gradient's variance grows like $V^4$. Here it is computed and
+# measured. The split estimator's gradient is $g_B = W(W^\top W) - \widehat M W$, where $\widehat M$ is
+# $M^\star$ estimated from $B$ positive and $B$ negative pairs. A positive draw $(a, b)$ has probability
+# $\alpha P_{ab}$ and adds $-(\Psi_{ab}/\alpha)(e_aw_b^\top + e_bw_a^\top)/B$; a negative draw has
+# probability $P_aP_b$ and adds $+\Psi_{ab}(e_aw_b^\top + e_bw_a^\top)/B$; the $2B$ draws are independent.
+# So, with $g = (WW^\top - M^\star)W$ the exact gradient,
+#
+# $$\mathbb E\,\|g_B - g\|_F^2 = \frac1B\Big[\sum_{ab} C_{ab}\big(\|w_a\|^2 + \|w_b\|^2\big)(1+\delta_{ab})
+#   - \|2AW\|_F^2 - \|2NW\|_F^2\Big],\qquad C_{ab} = \Psi_{ab}^2\Big(\frac{P_{ab}}{\alpha} + P_aP_b\Big),$$
+#
+# with $A = \Psi\circ P$ and $N_{ab} = \Psi_{ab}P_aP_b$ (`q.split_gradient_noise`; the unit test checks it
+# against a loop over every draw and against the sampler's own minibatches, and the cell below against
+# minibatches on this corpus).
+#
+# **The $V^4$ argument, made explicit.** At a small start every row has $\|w_a\|^2 \approx \sigma^2$, and
+# $\Psi_{ab}(P_{ab} + P_aP_b) = 1$ makes $C_{ab}$ equal to $\Psi_{ab}$ up to a factor between 1 and
+# $1/\alpha$. The variance is then about $(2\sigma^2/B)\sum_{ab}\Psi_{ab}$, and $\sum_{ab}\Psi_{ab} \le
+# \sum_{ab} 1/(P_aP_b) = (\sum_a 1/P_a)^2$, with near equality because most pairs of rare words are seen
+# far less often than independence predicts. For Zipf's law $P_a \approx 1/(aH_V)$ this is
+# $(H_VV^2/2)^2$: $V^4$ up to a factor $\ln^2 V$. The argument is right about the variance. But SGD
+# feels the variance *relative to the gradient it perturbs*, and that gradient grows with $V$ too: at the
+# small start $g \approx -M^\star W$ and $\|g\|^2 \approx \sigma^2\|M^\star\|_F^2$, where the $V^2$
+# entries of $M^\star$ are of order one (and $-2$ for every pair never seen together, a share that grows
+# with $V$). The relative noise $\rho = \mathbb E\|g_B - g\|^2/\|g\|^2$ is what sets the batch that SGD
+# needs, and it grows far more slowly than $V^4$.
+#
+# The table measures both at the chapter's $d$ and batch, on the chapter's corpus at several $V$:
+# (a) at the small start $W(0)$ (seed 0's draw at the chapter's $\sigma^2$; at a small start $\rho$ does not
+# depend on $\sigma$), (b) near the end point, at half of svd($M^\star$), $W = \frac12 Q_{[d]}\Lambda_{[d]}^{1/2}$
+# (at svd($M^\star$) itself $g = 0$). The second number of each pair is the same ratio inside $M^\star$'s
+# top-$d$ eigenspace, the directions the steps bring.
+
+# %%
+NZ = config.sizes(
+    smoke=dict(Vs=[100, 200, 300, 500], n_mc=10),
+    book=dict(Vs=[250, 500, 1000, 2000, 5000, 10_000], n_mc=20),
+    paper=dict(Vs=[250, 500, 1000, 2000, 5000, 10_000], n_mc=100),
+)
+import time  # noqa: E402
+
+assert V in NZ["Vs"], "the chapter's V is the reference row of the table"
+noise_rows = []
+for Vn in NZ["Vs"]:
+    _, Pn, pun = q.cooccurrence(corpus, Vn)
+    sch = q.preset_schedule("qwem", Pn, pun, d, lr_factor=P["lr_factor"], horizon=P["horizon"],
+                            polish=P["polish"], sigma_sq_small=P["sigma_sq"])  # fmt: skip
+    Qn, lamn = sch["Q"][:, :d], sch["lam"][:d]
+    Mn = q.mstar_from_stats(Pn, pun)
+    smp = q.make_sampler(corpus.ids, Vn, device=config.device())
+    tab = q.make_tables("qwem", Pn, pun, smp)
+    g0 = torch.Generator().manual_seed(int(config.SEED) * 1000)
+    starts = {
+        "start": q.initial_embeddings(Vn, d, np.sqrt(P["sigma_sq"]), g0).numpy(),
+        "end": 0.5 * Qn * np.sqrt(lamn),
+    }
+    row = dict(V=Vn, steps=sch["steps"], alpha=smp.acceptance, zipf=float(np.sum(1 / pun) ** 2))
+    for tag, Wn in starts.items():
+        t_mc = time.perf_counter()
+        row[tag] = q.split_gradient_noise(
+            Pn, pun, Wn, batch=P["batch"], acceptance=smp.acceptance, basis=Qn
+        )
+        row[tag + "_mc"] = q.sampled_gradient_noise(
+            Wn, smp, tab, Wn @ (Wn.T @ Wn) - Mn @ Wn, batch=P["batch"], n_batches=NZ["n_mc"],
+            basis=Qn, seed=int(config.SEED) + Vn,
+        )  # fmt: skip
+        row[tag + "_pps"] = 2 * P["batch"] * NZ["n_mc"] / (time.perf_counter() - t_mc)
+    noise_rows.append(row)
+    del Pn, Mn, tab, smp
+Vs_nz = np.array([row["V"] for row in noise_rows], dtype=np.float64)
+z_mc = np.array(
+    [
+        [(row[t + "_mc"].noise - row[t].noise) / row[t + "_mc"].noise_se,
+         (row[t + "_mc"].noise_top - row[t].noise_top) / row[t + "_mc"].noise_top_se]
+        for row in noise_rows for t in ("start", "end")
+    ]
+)  # fmt: skip
+print(f"batch B = {P['batch']:,} positives + {P['batch']:,} negatives, d = {d}")
+print("     V |  ρ start (top-d) |  ρ end (top-d)  | E‖g_B−g‖² start | ‖g‖² start | (Σ 1/P_a)²")
+for row in noise_rows:
+    a, e = row["start"], row["end"]
+    print(f"{row['V']:6,d} | {a.relative:8.3g} ({a.relative_top:5.3g}) | {e.relative:7.3g} "
+          f"({e.relative_top:5.3g}) | {a.noise:15.3g} | {a.signal:10.3g} | {row['zipf']:.3g}")  # fmt: skip
+print(f"{NZ['n_mc']} minibatches per row against the formula: max |z| = {np.abs(z_mc).max():.2f}")
+rep.below(
+    "qwem.train.noise_formula_matches_draws",
+    "the exact variance of the minibatch gradient (q.split_gradient_noise) agrees with the mean of "
+    "‖g_B − g‖² over minibatches drawn from the corpus at every V, at both points and inside the top-d "
+    "eigenspace: max |difference| in standard errors of the mean",
+    value=float(np.abs(z_mc).max()),
+    bound=4.0,
+    kind="consistency",
+)
+
+# %%
+lv = np.log(Vs_nz)
+
+
+def fit_exponent(y):
+    """Slope of ln y against ln V by least squares, with its standard error from the residuals."""
+    coef, cov = np.polyfit(lv, np.log(np.asarray(y, dtype=np.float64)), 1, cov=True)
+    return float(coef[0]), float(np.sqrt(cov[0, 0]))
+
+
+series = {
+    "variance at the start": [row["start"].noise for row in noise_rows],
+    "(Σ_a 1/P_a)²": [row["zipf"] for row in noise_rows],
+    "‖g‖² at the start": [row["start"].signal for row in noise_rows],
+    "ρ at the start": [row["start"].relative for row in noise_rows],
+    "ρ near the end": [row["end"].relative for row in noise_rows],
+    "ρ at the start, top-d": [row["start"].relative_top for row in noise_rows],
+    "ρ near the end, top-d": [row["end"].relative_top for row in noise_rows],
+}
+expo = {name: fit_exponent(y) for name, y in series.items()}
+for name, (p_, s_) in expo.items():
+    local = np.diff(np.log(series[name])) / np.diff(lv)
+    print(f"{name:24s}: exponent {p_:.2f} ± {s_:.2f}; local slopes {np.round(local, 2)}")
+p_abs, se_abs = expo["variance at the start"]
+p_zipf, se_zipf = expo["(Σ_a 1/P_a)²"]
+rep.close(
+    "qwem.train.variance_grows_like_v4",
+    "section 1's argument: at a small start the variance of the minibatch gradient grows with V as "
+    "(Σ_a 1/P_a)² (≈ V⁴ ln²V for Zipf's law): fitted exponent of the measured variance against that "
+    "of (Σ_a 1/P_a)² from the corpus's own frequencies, within three combined standard errors of the fits",
+    value=p_abs,
+    target=p_zipf,
+    tol=3 * float(np.hypot(se_abs, se_zipf)),
+    kind="finding",
+)
+p_rel, se_rel = expo["ρ at the start"]
+rep.below(
+    "qwem.train.relative_noise_not_v4",
+    "but the noise relative to the gradient grows far more slowly: fitted exponent of ρ at the small "
+    "start plus two standard errors, against 4 (the gradient's own norm grows with V)",
+    value=p_rel + 2 * se_rel,
+    bound=4.0,
+    kind="finding",
+)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+for name, mk in (("variance at the start", "o"), ("(Σ_a 1/P_a)²", "s"), ("‖g‖² at the start", "^")):
+    y = np.asarray(series[name])
+    axes[0].loglog(Vs_nz, y / y[0], mk + "-", ms=4,
+                   label=f"{name} (exponent {expo[name][0]:.2f} ± {expo[name][1]:.2f})")  # fmt: skip
+axes[0].loglog(Vs_nz, (Vs_nz / Vs_nz[0]) ** 4, "k:", lw=0.8, label="V⁴")
+for j, name in enumerate(("ρ at the start", "ρ near the end", "ρ at the start, top-d",
+                          "ρ near the end, top-d")):  # fmt: skip
+    axes[1].loglog(Vs_nz, series[name], "o-" if j < 2 else "s--", ms=4, color=plotting.PALETTE[j],
+                   label=f"{name} ({expo[name][0]:.2f} ± {expo[name][1]:.2f})")  # fmt: skip
+plotting.label(axes[0], "variance and gradient (relative to the smallest V)", "V", "ratio")
+plotting.label(axes[1], f"relative noise ρ of one minibatch (B = {P['batch']:,})", "V",
+               "ρ = E‖g_B − g‖² / ‖g‖²")  # fmt: skip
+for ax in axes:
+    ax.legend(fontsize=8)
+fig.suptitle("Figure 23.7 — The minibatch gradient's noise against the vocabulary size")
+plt.show()
+
+# %% [markdown]
+# **Figure 23.7** — Left: the exact variance $\mathbb E\|g_B - g\|^2$ at the small start, the argument's
+# $(\sum_a 1/P_a)^2$ and the squared norm of the gradient itself, each divided by its value at the
+# smallest $V$ (dotted: $V^4$). Right: the relative noise $\rho$ of one minibatch at the small start and
+# near the end point, in all directions (solid) and inside $M^\star$'s top-$d$ eigenspace (dashed). The
+# exponents are least-squares slopes over the whole range (the local slopes are printed above: the
+# curves steepen with $V$, as the share of pairs never seen together grows).
+
+# %% [markdown]
+# **Where SGD stops being practical.** Since $\rho \propto 1/B$ exactly, the batch that holds one step's
+# relative noise at the level of this chapter's runs (which land within the tolerances of section 3) is
+# $B(V) = B\,\rho(V)/\rho(V_{\rm chapter})$, taking the larger of the two ratios (small start and near the
+# end). With the chapter's schedule at each $V$ (`q.preset_schedule`: the same $\eta\lambda_1$, horizon
+# and polish, so the number of steps follows $M^\star$'s spectrum), one run costs $2B(V)$ pairs per step
+# times its steps, at the sampling rate measured at that $V$ by the minibatches of the cell above (on a
+# shared machine, a lower bound on the speed). This holds the noise *per step*
+# fixed; the noise per unit of time $t$ is $\eta\rho$, and $\eta\lambda_1$ is fixed, so the criterion is
+# the same up to how $\lambda_1$ and the step count change with $V$, which the schedule includes.
+
+# %%
+ref_row = next(row for row in noise_rows if row["V"] == V)
+cost = []
+for row in noise_rows:
+    k_noise = max(row["start"].relative / ref_row["start"].relative,
+                  row["end"].relative / ref_row["end"].relative)  # fmt: skip
+    B_need = P["batch"] * k_noise
+    pps = max(row["start_pps"], row["end_pps"])  # pairs drawn per second in the cell above
+    hours = row["steps"] * 2 * B_need / pps / 3600
+    cost.append(dict(V=row["V"], B=B_need, steps=row["steps"], hours=hours, pps=pps))
+    print(f"V = {row['V']:6,d}: batch for the chapter's noise {B_need:12,.0f} pairs; {row['steps']:6,d} "
+          f"steps; one run ≈ {hours:9.3g} h at {pps / 1e6:.2f} M pairs/s")  # fmt: skip
+lh = np.log([c_["hours"] for c_ in cost])
+
+
+def v_at_hours(h):
+    """V at which one run takes h hours, interpolated in log–log (nan beyond the table)."""
+    i = np.flatnonzero(np.diff(np.sign(lh - np.log(h))))
+    if not i.size:
+        return float("nan")
+    j = int(i[0])
+    return float(np.exp(lv[j] + (np.log(h) - lh[j]) * (lv[j + 1] - lv[j]) / (lh[j + 1] - lh[j])))
+
+
+v_10min, v_1h, v_1d = v_at_hours(1 / 6), v_at_hours(1.0), v_at_hours(24.0)
+
+
+def v_text(v):
+    return f"$V \\approx$ {v:,.0f}" if np.isfinite(v) else "a $V$ beyond the table"
+
+
+rep.check(
+    "qwem.train.sgd_practical_limit",
+    "the V at which one SGD run at the chapter's noise level takes 10 minutes, 1 hour and 1 day on one "
+    "core of this machine (log–log interpolation of the table; nan outside it)",
+    value={
+        k_: (None if not np.isfinite(v_) else v_)
+        for k_, v_ in dict(
+            ten_minutes=v_10min,
+            one_hour=v_1h,
+            one_day=v_1d,
+            hours_at_largest_V=float(cost[-1]["hours"]),
+        ).items()
+    },  # fmt: skip
+    passed=True,
+    kind="record",
+)
+prose(
+    f"The variance grows with exponent {p_abs:.2f} ± {se_abs:.2f} over $V$ = {int(Vs_nz[0]):,}–"
+    f"{int(Vs_nz[-1]):,}, as $(\\sum_a 1/P_a)^2$ does ({p_zipf:.2f} ± {se_zipf:.2f}): section 1's "
+    f"$V^4$ is right for the variance. The gradient's own squared norm grows with exponent "
+    f"{expo['‖g‖² at the start'][0]:.2f}, so the relative noise grows with exponent {p_rel:.2f} ± "
+    f"{se_rel:.2f} at the small start and {expo['ρ near the end'][0]:.2f} ± "
+    f"{expo['ρ near the end'][1]:.2f} near the end; inside the top-$d$ eigenspace near the end it hardly "
+    f"changes ({expo['ρ near the end, top-d'][0]:.2f} ± {expo['ρ near the end, top-d'][1]:.2f}): what grows "
+    f"is the noise in the $V - d$ other directions, the noise that parks energy there. Holding one step's "
+    f"noise at this chapter's level, one run takes 10 minutes at {v_text(v_10min)}, an hour at "
+    f"{v_text(v_1h)} and a day at {v_text(v_1d)}, and "
+    f"{cost[-1]['hours']:,.3g} hours at $V$ = {int(Vs_nz[-1]):,} (at $d$ = {d}; the paper's $d = 200$ "
+    f"needs more steps still, since its last eigenvalue is smaller). That is where SGD stops being practical "
+    f"on two cores, and why section 8 runs the paper's size without minibatch noise."
 )
 
 # %% [markdown]

@@ -407,7 +407,9 @@ if k_c > 1:
 # components: that needs SGNS trained at $V = 10{,}000$, $d = 200$.
 #
 # Differences from the paper: $V$ and $d$ are 20 and 33 times smaller at the book preset (the estimator's
-# noise grows like $V^4$, chapter 23), so the benchmarks cover few items; the paper's figure uses $d = 200$
+# variance grows like $V^4$, and its noise relative to the gradient more slowly but faster and faster with
+# $V$: chapter 23 §7 measures both and the cost of a run), so the benchmarks cover few items; the paper's
+# figure uses $d = 200$
 # and 64 components, ours $\min(64, d)$; its SGNS and QWEM are trained for 4M steps on 2.0B tokens.
 
 # %% [markdown]

@@ -314,6 +314,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
+        "trainers: gradient noise without the diagonal pairs (a = b)",
+        "qwem_lib/trainers.py",
+        "second = 2.0 * float(Cn.sum()) + 2.0 * float((Cdiag * n).sum())",
+        "second = 2.0 * float(Cn.sum())",
+        ["tests/test_training.py::test_split_gradient_noise_formula_and_draws"],
+    ),
+    (
+        "trainers: gradient noise without the mean's subtraction",
+        "qwem_lib/trainers.py",
+        "noise = (second - 4.0 * float((AW * AW).sum()) - 4.0 * float((NW * NW).sum())) / batch",
+        "noise = second / batch",
+        ["tests/test_training.py::test_split_gradient_noise_formula_and_draws"],
+    ),
+    (
         "trainers: train_pairs cache key without stats=",
         "qwem_lib/trainers.py",
         'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
