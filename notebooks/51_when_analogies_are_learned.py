@@ -72,7 +72,8 @@ S = config.sizes(
         s0_sq=1e-24,
         n_times=14,
         w2v_fractions=9,
-        w2v_epochs=1,
+        w2v_first=1 / 32,
+        w2v_epochs=3,
         w2v_seeds=(0,),
         n_boot=100,
         n_shuffle=3,
@@ -88,6 +89,7 @@ S = config.sizes(
         s0_sq=1e-24,
         n_times=20,
         w2v_fractions=17,
+        w2v_first=1 / 256,
         w2v_epochs=1,
         w2v_seeds=(0,),
         n_boot=300,
@@ -104,6 +106,7 @@ S = config.sizes(
         s0_sq=1e-24,
         n_times=30,
         w2v_fractions=21,
+        w2v_first=1 / 1024,
         w2v_epochs=5,
         w2v_seeds=(0, 1, 2),
         n_boot=1_000,
@@ -213,8 +216,8 @@ steps = np.unique(np.round(t_grid / (2 * lr)).astype(np.int64))
 t_grid = 2 * lr * steps  # the run's own times (t = 2ηs)
 prose(
     f"{S['corpus']}, $V$ = {V:,}, $d$ = {d}: $\\lambda_1$ = {lam[0]:.0f}, $\\lambda_d$ = {lam[-1]:.0f}; start "
-    f"$\\sigma^2$ = {S['s0_sq']:.0e} (realised $s_{{k,0}}^2/\\sigma^2$ from {s0_sq.min() / S['s0_sq']:.2f} to "
-    f"{s0_sq.max() / S['s0_sq']:.2f}); $\\tau_d/\\tau_1$ = {tau_d / tau1:.1f}. {len(t_grid)} times from "
+    f"$\\sigma^2$ = {S['s0_sq']:.0e} (realised $s_{{k,0}}^2/\\sigma^2$ from {s0_sq.min() / S['s0_sq']:.2g} to "
+    f"{s0_sq.max() / S['s0_sq']:.2g}); $\\tau_d/\\tau_1$ = {tau_d / tau1:.1f}. {len(t_grid)} times from "
     f"{t_grid[0] / tau1:.2f} to {t_grid[-1] / tau1:.1f} $\\tau_1$."
 )
 
@@ -252,7 +255,9 @@ H_pred = q.hit_curves((q.lemma_embeddings(Q, lam, s0_sq, t) for t in t_grid), it
 A_pred = q.category_curves(H_pred, cat, keep)
 t_pred = q.crossing_times(t_grid, A_pred)
 # the spiked summary: the mean task vector of each category in the eigenbasis, and its half-learned time
-mu = np.stack([(Q[items[cat == c, 1]] - Q[items[cat == c, 0]]).mean(axis=0) for c in keep])  # (C, d)
+mu = np.stack(
+    [(Q[items[cat == c, 1]] - Q[items[cat == c, 0]]).mean(axis=0) for c in keep]
+)  # (C, d)
 power = mu**2
 s2_grid = np.asarray(q.aligned_sigmoid(lam[None, :], s0_sq[None, :], t_grid[:, None]))  # (T, d)
 t_spiked = q.crossing_times(t_grid, s2_grid @ power.T, final=power @ lam)
@@ -260,7 +265,7 @@ order = np.argsort(t_pred)
 prose(
     "**Predicted** acquisition times $t_c/\\tau_1$ (earliest first): "
     + "; ".join(f"{short[names[keep[j]]]} {t_pred[j] / tau1:.2f}" for j in order)
-    + f". Predicted final accuracies: "
+    + ". Predicted final accuracies: "
     + ", ".join(f"{short[names[keep[j]]]} {A_pred[-1, j]:.0%}" for j in order)
     + f". ({time.time() - t0:.0f} s.)"
 )
@@ -276,8 +281,11 @@ Ys = q.eigen_flow_snapshots(lam_r, Q_r.T @ W0, lr=lr, steps=steps)
 H_qwem = q.hit_curves((Q_r @ Y for Y in Ys), items)
 A_qwem = q.category_curves(H_qwem, cat, keep)
 t_qwem = q.crossing_times(t_grid, A_qwem)
-print(f"QWEM: {steps[-1]:,} steps of noiseless gradient descent (r = {S['r']}), {time.time() - t0:.0f} s")
+print(
+    f"QWEM: {steps[-1]:,} steps of noiseless gradient descent (r = {S['r']}), {time.time() - t0:.0f} s"
+)
 gap = np.nanmax(np.abs(A_qwem - A_pred), axis=0)
+nc = len(keep)
 
 
 # pair-bootstrap replicates of every category's acquisition time, for the predicted and measured curves
@@ -285,18 +293,31 @@ Wb = q.pair_bootstrap_weights(items, cat, S["n_boot"], rng=rng)
 
 
 def boot_times(H, t):
+    """(n_boot, C) replicates; a replicate whose resampled curve has no crossing (final accuracy 0 on the
+    resampled pairs) is replaced, for that category only, by one of the category's finite replicates."""
     out = np.array([q.crossing_times(t, q.category_curves(H, cat, keep, weights=w)) for w in Wb])
-    return out[np.all(np.isfinite(out), axis=1)]
+    for j in range(out.shape[1]):
+        bad = ~np.isfinite(out[:, j])
+        if bad.all():
+            out[:, j] = np.nan
+        elif bad.any():
+            out[bad, j] = rng.choice(out[~bad, j], int(bad.sum()))
+    return out
+
+
+def rank_test(x, y, Bx, By):
+    """ρ with its paired pair-bootstrap interval and the permutation p-value of q.spearman_with_uncertainty."""
+    out = q.paired_spearman(x, y, Bx, By)
+    out["p"] = q.spearman_with_uncertainty(x, y, n_boot=20, n_perm=20_000, rng=rng)["p"]
+    return out
 
 
 B_pred, B_qwem = boot_times(H_pred, t_grid), boot_times(H_qwem, t_grid)
-sp_qwem = q.spearman_with_uncertainty(
-    t_pred, t_qwem, x_draws=B_pred, y_draws=B_qwem, n_boot=2_000, rng=rng
-)
+sp_qwem = rank_test(t_pred, t_qwem, B_pred, B_qwem)
 prose(
     f"QWEM measured against predicted: Spearman $\\rho$ = {sp_qwem['rho']:.2f} (95% interval "
-    f"{sp_qwem['lo']:.2f} … {sp_qwem['hi']:.2f}, bootstrap over categories and their word pairs, "
-    f"{len(B_pred)} replicates; permutation p = {sp_qwem['p']:.4f}, {len(keep)} categories). Largest gap "
+    f"{sp_qwem['lo']:.2f} … {sp_qwem['hi']:.2f}, bootstrap over the categories' word pairs, the same "
+    f"resample for both, {sp_qwem['m']} replicates; permutation p = {sp_qwem['p']:.4f}, {len(keep)} categories). Largest gap "
     f"between the curves, per category: median {np.median(gap):.3f}, max {gap.max():.3f}. Final accuracy, "
     f"predicted / measured: {A_pred[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%} / "
     f"{A_qwem[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%}."
@@ -318,10 +339,9 @@ prediction(
 )
 
 # %%
-nc = len(keep)
-ncols = 4
+ncols = 3
 nrows = int(np.ceil(nc / ncols))
-fig, axs = plt.subplots(nrows, ncols, figsize=(13, 2.6 * nrows), sharex=True, sharey=False)
+fig, axs = plt.subplots(nrows, ncols, figsize=(7.0, 1.9 * nrows + 0.6), sharex=True, sharey=False)
 axs = np.atleast_1d(axs).ravel()
 for j, c in enumerate(keep):
     ax = axs[j]
@@ -330,15 +350,18 @@ for j, c in enumerate(keep):
     ax.axvline(t_pred[j] / tau1, color="k", lw=0.6, ls=":")
     ax.axvline(t_qwem[j] / tau1, color="C0", lw=0.6, ls=":")
     ax.set_xscale("log")
-    ax.set_title(short[names[c]], fontsize=9)
+    ax.set_title(short[names[c]])
     if j % ncols == 0:
         ax.set_ylabel("accuracy")
     if j >= nc - ncols:
         ax.set_xlabel("t / τ₁")
 for ax in axs[nc:]:
     ax.axis("off")
-axs[0].legend(fontsize=7)
-fig.suptitle("Figure 51.1 — analogy accuracy along QWEM's run, predicted and measured, per category")
+axs[0].legend(loc="upper left")
+fig.suptitle(
+    "Figure 51.1 — accuracy along QWEM's run:\npredicted from M* and measured, per category"
+)
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -352,7 +375,7 @@ plt.show()
 
 # %%
 t0 = time.time()
-fr = np.geomspace(1 / 256, 1.0, S["w2v_fractions"])
+fr = np.geomspace(S["w2v_first"], 1.0, S["w2v_fractions"])
 A_w2v, B_w2v, t_w2v_seeds, H_w2v_all = [], [], [], []
 for seed in S["w2v_seeds"]:
     w_g, Wg, info = q.word2vec_snapshots(
@@ -367,12 +390,15 @@ H_w2v = np.mean(H_w2v_all, axis=0)  # the hit rate over seeds
 A_w2v_mean = q.category_curves(H_w2v, cat, keep)
 t_w2v = q.crossing_times(fr, A_w2v_mean)
 B_w2v = boot_times(H_w2v, fr)
-sp_w2v = q.spearman_with_uncertainty(
-    t_pred, t_w2v, x_draws=B_pred, y_draws=B_w2v, n_boot=2_000, rng=rng
-)
-seed_rhos = [float(spearmanr(t_pred, tt).statistic) for tt in t_w2v_seeds]
+# a category that word2vec never answers has no acquisition time: it drops out of the correlation (said below)
+ok_w = np.isfinite(t_w2v) & np.all(np.isfinite(B_w2v), axis=0) & np.all(np.isfinite(B_pred), axis=0)
+sp_w2v = rank_test(t_pred[ok_w], t_w2v[ok_w], B_pred[:, ok_w], B_w2v[:, ok_w])
+seed_rhos = [
+    float(spearmanr(t_pred[np.isfinite(tt)], tt[np.isfinite(tt)]).statistic) for tt in t_w2v_seeds
+]
 prose(
-    f"word2vec ({len(S['w2v_seeds'])} seed(s), {S['w2v_epochs']} epoch(s), {time.time() - t0:.0f} s): "
+    f"word2vec ({len(S['w2v_seeds'])} seed(s), {S['w2v_epochs']} epoch(s), {time.time() - t0:.0f} s; "
+    f"{int(ok_w.sum())} of {nc} categories with an acquisition time): "
     f"Spearman $\\rho$(predicted, measured) = {sp_w2v['rho']:.2f} (95% interval {sp_w2v['lo']:.2f} … "
     f"{sp_w2v['hi']:.2f}; permutation p = {sp_w2v['p']:.4f}); per seed: "
     + ", ".join(f"{x:.2f}" for x in seed_rhos)
@@ -403,7 +429,7 @@ prediction(
     value=dict(
         rho=rho_spiked,
         rho_qwem=float(spearmanr(t_spiked, t_qwem).statistic),
-        rho_w2v=float(spearmanr(t_spiked, t_w2v).statistic),
+        rho_w2v=float(spearmanr(t_spiked[ok_w], t_w2v[ok_w]).statistic),
     ),
 )
 # concentration of each category's task power over eigen-directions (final embedding: λ_k μ_ck²)
@@ -411,7 +437,7 @@ pw = power * lam
 n_eff = pw.sum(1) ** 2 / (pw**2).sum(1)
 prose(
     f"Spiked summary against the full prediction: $\\rho$ = {rho_spiked:.2f}; against QWEM "
-    f"{spearmanr(t_spiked, t_qwem).statistic:.2f}, against word2vec {spearmanr(t_spiked, t_w2v).statistic:.2f}. "
+    f"{spearmanr(t_spiked, t_qwem).statistic:.2f}, against word2vec {spearmanr(t_spiked[ok_w], t_w2v[ok_w]).statistic:.2f}. "
     f"Effective number of eigen-directions carrying each mean task vector (participation ratio of "
     f"$\\lambda_k\\bar\\mu_{{ck}}^2$): median {np.median(n_eff):.0f} of {d} (range {n_eff.min():.0f} … {n_eff.max():.0f})."
 )
@@ -421,7 +447,9 @@ prose(
 t0 = time.time()
 sub = np.concatenate(
     [
-        rng.choice(np.nonzero(cat == c)[0], min(S["null_items"], int((cat == c).sum())), replace=False)
+        rng.choice(
+            np.nonzero(cat == c)[0], min(S["null_items"], int((cat == c).sum())), replace=False
+        )
         for c in keep
     ]
 )
@@ -442,7 +470,9 @@ rho_shuffled = []
 for _ in range(S["n_shuffle"]):
     tt = times_on_subset(rng.permutation(d))
     ok = np.isfinite(tt)
-    rho_shuffled.append(float(spearmanr(tt[ok], t_qwem_sub[ok]).statistic) if ok.sum() >= 4 else np.nan)
+    rho_shuffled.append(
+        float(spearmanr(tt[ok], t_qwem_sub[ok]).statistic) if ok.sum() >= 4 else np.nan
+    )
 rho_shuffled = np.array(rho_shuffled)
 # the same null for the spiked summary is free: many shuffles
 rho_spiked_null = np.array(
@@ -473,7 +503,7 @@ prediction(
 # P6: the naive competitor — mean log frequency rank of each category's words (rank 0 = most frequent)
 log_rank = np.log1p(np.arange(V))
 t_freq = np.array([log_rank[np.unique(items[cat == c])].mean() for c in keep])
-rho_freq_w2v = float(spearmanr(t_freq, t_w2v).statistic)
+rho_freq_w2v = float(spearmanr(t_freq[ok_w], t_w2v[ok_w]).statistic)
 rho_freq_qwem = float(spearmanr(t_freq, t_qwem).statistic)
 prose(
     f"Frequency competitor: $\\rho$ with word2vec {rho_freq_w2v:.2f} (the prediction: {sp_w2v['rho']:.2f}); "
@@ -489,43 +519,59 @@ prediction(
 )
 
 # %%
-fig, axs = plotting.figure(1, 3, width=4.6, height=4.0)
-for ax, (tm, Bm, lab, unit) in zip(
-    axs[:2],
+fig, axs = plt.subplots(1, 2, figsize=(7.0, 3.6))
+for ax, (tm, Bm, lab) in zip(
+    axs,
     (
-        (t_qwem / tau1, B_qwem / tau1, "QWEM, trained (t/τ₁)", "t/τ₁"),
-        (t_w2v, B_w2v, "word2vec (share of epoch)", "share"),
+        (t_qwem / tau1, B_qwem / tau1, "QWEM, t/τ₁"),
+        (t_w2v, B_w2v, "word2vec, share of epoch"),
     ),
 ):
     xe = np.abs(np.nanquantile(B_pred / tau1, [0.16, 0.84], axis=0) - t_pred / tau1)
     ye = np.abs(np.nanquantile(Bm, [0.16, 0.84], axis=0) - tm)
     ax.errorbar(t_pred / tau1, tm, xerr=xe, yerr=ye, fmt="o", ms=4, lw=0.8)
     for j, c in enumerate(keep):
-        ax.annotate(short[names[c]], (t_pred[j] / tau1, tm[j]), fontsize=6, xytext=(2, 2),
-                    textcoords="offset points")  # fmt: skip
+        ax.annotate(
+            str(j + 1), (t_pred[j] / tau1, tm[j]), xytext=(2, 2), textcoords="offset points"
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plotting.label(ax, f"Figure 51.2 — acquisition times: {lab.split(',')[0].split(' (')[0]}",
-                   "predicted t_c / τ₁", f"measured, {lab}")  # fmt: skip
-ax = axs[2]
+    plotting.label(ax, lab.split(",")[0], "predicted t_c / τ₁", f"measured ({lab.split(', ')[1]})")
+fig.suptitle("Figure 51.2 — acquisition times, predicted against measured")
+fig.tight_layout()
+plt.show()
+print("categories: " + "; ".join(f"{j + 1} {names[c]}" for j, c in enumerate(keep)))
+
+# %% [markdown]
+# **Figure 51.2** — Each kept category's acquisition time (numbered as printed below the figure), predicted
+# from $M^\star$ (x) against measured (y), for QWEM (left) and for word2vec (right; its time is the share of its
+# training seen, so only the order can be compared), with 68% pair-bootstrap bars.
+
+# %%
+fig, ax = plotting.figure(width=7.0, height=3.6)
 ax.hist(rho_spiked_null, bins=30, color="0.7", label="spiked summary, shuffled clocks")
 ax.axvline(float(spearmanr(t_spiked, t_qwem).statistic), color="C3", label="spiked summary")
 ax.axvline(sp_qwem["rho"], color="C0", label="accuracy prediction")
-for x in rho_shuffled:
-    ax.axvline(x, color="C0", ls=":", lw=0.8)
-ax.legend(fontsize=7)
-plotting.label(ax, "Figure 51.2 — the null: shuffled clocks", "Spearman ρ with QWEM's times", "count")
+for k, x in enumerate(rho_shuffled):
+    ax.axvline(
+        x, color="C0", ls=":", lw=1.0, label="accuracy prediction, shuffled" if k == 0 else None
+    )
+ax.legend(loc="upper left")
+plotting.label(
+    ax,
+    "Figure 51.3 — the null: Lemma 3.1's clock shuffled",
+    "Spearman ρ with QWEM's times",
+    "count",
+)
 plt.show()
 
 # %% [markdown]
-# **Figure 51.2** — Left and centre: each kept category's acquisition time, predicted from $M^\star$ (x) against
-# measured (y), for QWEM and for word2vec (whose time is the share of its epoch, so only the order can be
-# compared), with 68% pair-bootstrap bars. Right: what the rank correlation with QWEM's times looks like when
-# Lemma 3.1's times are assigned to the wrong eigen-directions — the spiked summary under 500 shuffles (grey),
-# and the full accuracy predictor under a few shuffles (dotted) — against the unshuffled predictors.
+# **Figure 51.3** — What the rank correlation with QWEM's acquisition times looks like when Lemma 3.1's times
+# are assigned to the wrong eigen-directions: the spiked summary under 500 shuffles (grey histogram) and the
+# full accuracy predictor under a few shuffles (dotted), against the unshuffled predictors (solid).
 
 # %%
-fig, ax = plotting.figure(width=7.0, height=4.2)
+fig, ax = plotting.figure(width=7.0, height=4.0)
 cols = plt.cm.viridis(np.linspace(0, 1, nc))
 rank_pred = np.argsort(np.argsort(t_pred))
 for j in range(nc):
@@ -533,46 +579,59 @@ for j in range(nc):
             label=short[names[keep[j]]])  # fmt: skip
 ax.set_xscale("log")
 ax.axhline(0.5, color="grey", lw=0.8)
-ax.legend(fontsize=6, ncol=2)
+ax.legend(ncol=2, fontsize=9)
 plotting.label(
     ax,
-    "Figure 51.3 — word2vec: accuracy / final accuracy per category",
-    "share of the training epoch seen",
+    "Figure 51.4 — word2vec: accuracy / final, per category",
+    "share of the training seen",
     "accuracy / final",
 )
 plt.show()
 
 # %% [markdown]
-# **Figure 51.3** — gensim's skip-gram: each category's accuracy divided by its final value, against the share of
-# the (single) training epoch seen. Colour is the *predicted* rank of the category's acquisition time (dark:
-# predicted early; yellow: predicted late). If the prediction carried over, the curves would cross ½ in colour
-# order.
+# **Figure 51.4** — gensim's skip-gram: each category's accuracy divided by its final value, against the share of
+# its training seen. Colour is the *predicted* rank of the category's acquisition time (dark: predicted early;
+# yellow: predicted late). If the prediction carried over, the curves would cross ½ in colour order.
 
 # %% [markdown]
 # ## Discussion
 
 # %%
-prose(rf"""* **QWEM.** Its categories are acquired when $M^\star$'s spectrum says: rank correlation
-  {sp_qwem["rho"]:.2f} ({sp_qwem["lo"]:.2f} … {sp_qwem["hi"]:.2f}) between predicted and measured acquisition times
-  across {nc} categories, and the predicted curves stay within a median {np.median(gap):.2f} of the measured ones
-  (largest {gap.max():.2f}). This part of the question has an answer with nothing fitted: for the model the
-  theory describes, the time course of each analogy category follows from the eigenvectors, the eigenvalues
-  and the realised start. The test can fail — with Lemma 3.1's times assigned to the wrong directions the
-  correlation drops to {np.nanmean(rho_shuffled):.2f} on average — so the agreement is not a property of any
-  sigmoidal clock.
-* **The spiked summary.** One number per category and eigen-direction (the power of its mean task vector)
-  gives acquisition times that rank like the full prediction ($\rho$ = {rho_spiked:.2f}). The mean task vectors
-  are spread over many directions (median participation {np.median(n_eff):.0f} of {d}), so "a few
-  eigen-directions" holds in the sense of the power's concentration at the top of the spectrum, not of a
-  handful of directions.
-* **word2vec.** The transfer to a model that does not factorise $M^\star$ is the open part: $\rho$ =
-  {sp_w2v["rho"]:.2f} ({sp_w2v["lo"]:.2f} … {sp_w2v["hi"]:.2f}), permutation p = {sp_w2v["p"]:.3f}; the frequency of the
-  categories' words gives {rho_freq_w2v:.2f}. gensim learns from its own start (input vectors uniform in
-  $\pm 0.5/d$, output vectors zero), with a decaying rate and subsampled windows, in one epoch at this preset;
-  the paper preset (five epochs, three seeds, 70M tokens) is where a difference here could shrink or grow.
-* **What is derived, what is not.** The prediction uses only $M^\star$ and the start; the trained QWEM agrees
-  with it category by category, which derives the *time* structure of the spiked picture for QWEM. Whether the
-  same clock governs word2vec is answered by the numbers above at this corpus size, not in general.
+p1 = sp_qwem["rho"] >= 0.8 and sp_qwem["lo"] > 0 and sp_qwem["p"] < 0.01
+p3 = sp_w2v["rho"] > 0 and sp_w2v["p"] < 0.05
+prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categories the predicted and measured
+  acquisition times have rank correlation {sp_qwem["rho"]:.2f} (pair bootstrap {sp_qwem["lo"]:.2f} … {sp_qwem["hi"]:.2f},
+  permutation p = {sp_qwem["p"]:.1g}), and the predicted accuracy curves stay within a median
+  {np.median(gap):.3f} of the measured ones (largest {gap.max():.3f}). For the model the theory describes, the time
+  course of every analogy category follows from $M^\star$'s eigenvectors, its eigenvalues and the realised
+  start, with nothing fitted. The test can fail: with Lemma 3.1's times assigned to the wrong eigen-directions
+  the correlation falls to {np.nanmean(rho_shuffled):.2f} on average (largest {np.nanmax(rho_shuffled):.2f}).
+  The word-frequency competitor gives {rho_freq_qwem:.2f}. That QWEM follows Lemma 3.1 is no surprise (chapters
+  13 and 23); what is new is that the *ordering of whole tasks* survives everything the aligned solution leaves
+  out — random orientation of the start, coupling, the directions beyond $d$.
+* **The spiked summary {"fails" if rho_spiked < 0.7 else "holds"} (P4).** When a category's *mean* task vector is
+  half learned does not say when the category is answered: $\rho$ = {rho_spiked:.2f} with the full prediction and
+  {spearmanr(t_spiked, t_qwem).statistic:.2f} with QWEM's measured times. The semantic categories (capitals,
+  cities) put their mean task vector in top eigen-directions (exercise 2: capital-world's largest share is in
+  direction 3 at the book preset), so their signal is learned early, yet they are answered late; many syntactic
+  categories are the other way round. Answering needs the query to beat every other word, so it waits for the
+  directions that separate the right answer from its neighbours (other capitals, other cities): chapter 31's
+  signal-to-noise picture, not the signal alone. The mean task vectors are also spread over many directions
+  (participation ratio of $\lambda_k\bar\mu_{{ck}}^2$: median {np.median(n_eff):.0f} of {d}), so "a few
+  eigen-directions" is not what carries a category at this size.
+* **word2vec: {"the order carries over" if p3 else "the order does not carry over"} (P3).** $\rho$ =
+  {sp_w2v["rho"]:.2f} (pair bootstrap {sp_w2v["lo"]:.2f} … {sp_w2v["hi"]:.2f}, permutation p = {sp_w2v["p"]:.2f}) between the
+  acquisition times predicted from $M^\star$ and gensim's, whose final accuracy after {S["w2v_epochs"]} epoch(s) is
+  {A_w2v_mean[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%}; word frequency gives {rho_freq_w2v:.2f}.
+  gensim is untied, starts with zero output vectors, subsamples frequent words and decays its rate to zero:
+  its clock is not Lemma 3.1's, and at this size the prediction does not transfer. This is a difference at
+  {S["corpus"]}'s size and gensim's schedule, not a refutation: the paper preset (70M tokens, five epochs,
+  three seeds) is where it could shrink, and the tied SGNS of the authors (chapter 23, noiseless at small $V$)
+  is closer to the theory than gensim.
+* **Answer to the question.** For QWEM, the *time* structure of analogy learning is derived from $M^\star$: the
+  accuracy of each category along training is predicted before training, to within a few points. The spiked
+  description in its one-number form (the mean task vector's direction) is not enough to derive it; the full
+  eigen-decomposition is. Whether word2vec shares that clock is, at this preset, answered no.
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
@@ -603,13 +662,17 @@ prose(rf"""* **QWEM.** Its categories are acquired when $M^\star$'s spectrum say
 # </details>
 
 # %%
-tg6 = np.geomspace(1e-3, 60.0, 600) / lam[0]
-tg24 = np.geomspace(1e-3, 200.0, 600) / lam[0]
+tg6 = np.geomspace(1e-3, 3.0, 800) * q.characteristic_time(lam[-1], 1e-6)
+tg24 = np.geomspace(1e-3, 3.0, 800) * q.characteristic_time(lam[-1], 1e-24)
 t_sp6 = q.crossing_times(
-    tg6, np.asarray(q.aligned_sigmoid(lam[None, :], 1e-6, tg6[:, None])) @ power.T, final=power @ lam
+    tg6,
+    np.asarray(q.aligned_sigmoid(lam[None, :], 1e-6, tg6[:, None])) @ power.T,
+    final=power @ lam,
 )
 t_sp24 = q.crossing_times(
-    tg24, np.asarray(q.aligned_sigmoid(lam[None, :], 1e-24, tg24[:, None])) @ power.T, final=power @ lam
+    tg24,
+    np.asarray(q.aligned_sigmoid(lam[None, :], 1e-24, tg24[:, None])) @ power.T,
+    final=power @ lam,
 )
 rho_sigma = float(spearmanr(t_sp6, t_sp24).statistic)
 prose(
@@ -620,7 +683,11 @@ prose(
 rep.check(
     "beyond.analogy_timing.solution.1.order_vs_start",
     "exercise 1: rank correlation of the spiked summary's category times at σ² = 1e-6 and 1e-24 (recorded)",
-    value=dict(rho=rho_sigma, ratio_min=float(np.min(t_sp24 / t_sp6)), ratio_max=float(np.max(t_sp24 / t_sp6))),
+    value=dict(
+        rho=rho_sigma,
+        ratio_min=float(np.min(t_sp24 / t_sp6)),
+        ratio_max=float(np.max(t_sp24 / t_sp6)),
+    ),
     passed=True,
     tolerance="recorded",
     kind="record",
@@ -642,7 +709,10 @@ share = pw / pw.sum(1, keepdims=True)
 top_k = share.argmax(1)
 prose(
     "Top direction (share of task power): "
-    + "; ".join(f"{short[names[c]]} k = {top_k[j] + 1} ({share[j, top_k[j]]:.0%})" for j, c in enumerate(keep))
+    + "; ".join(
+        f"{short[names[c]]} k = {top_k[j] + 1} ({share[j, top_k[j]]:.0%})"
+        for j, c in enumerate(keep)
+    )
     + f". Spearman $\\rho$(top share, predicted time) = {spearmanr(share.max(1), t_pred).statistic:.2f}."
 )
 rep.check(

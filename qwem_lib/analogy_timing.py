@@ -39,6 +39,7 @@ __all__ = [
     "pair_bootstrap_weights",
     "category_curves",
     "crossing_times",
+    "paired_spearman",
     "eigen_flow_snapshots",
     "word2vec_snapshots",
 ]
@@ -180,8 +181,42 @@ def crossing_times(t: Any, curves: Any, share: float = 0.5, final: Any = None) -
         if hit.size == 0:
             continue
         i = int(hit[0])
-        out[j] = t[0] if i == 0 else t[i - 1] + (target - y[i - 1]) * (t[i] - t[i - 1]) / (y[i] - y[i - 1])
+        out[j] = (
+            t[0]
+            if i == 0
+            else t[i - 1] + (target - y[i - 1]) * (t[i] - t[i - 1]) / (y[i] - y[i - 1])
+        )
     return out
+
+
+def paired_spearman(x: Any, y: Any, x_draws: Any, y_draws: Any) -> dict[str, float]:
+    """Spearman's ρ of ``x`` and ``y`` (one value per unit, e.g. per category) with a 95% interval from
+    *paired* replicates: row ``b`` of ``x_draws`` and of ``y_draws`` (``(m, n)``) come from the same resample
+    (the same bootstrap draw of every category's word pairs), so noise the two share stays shared.
+    Units (categories) are fixed, not resampled. Returns ``{"rho", "lo", "hi", "m"}``; rows with a
+    non-finite entry are skipped (``m`` counts the rows used)."""
+    from scipy.stats import spearmanr
+
+    x, y = _finite_array("x", x, 1), _finite_array("y", y, 1)
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
+    X, Y = np.asarray(x_draws, dtype=np.float64), np.asarray(y_draws, dtype=np.float64)
+    if X.ndim != 2 or X.shape != Y.shape or X.shape[1] != x.size:
+        raise ValueError(
+            f"x_draws and y_draws must both be (m, {x.size}), got {X.shape} and {Y.shape}"
+        )
+    ok = np.all(np.isfinite(X), axis=1) & np.all(np.isfinite(Y), axis=1)
+    rhos = np.array([spearmanr(a, b).statistic for a, b in zip(X[ok], Y[ok])], dtype=np.float64)
+    rhos = rhos[np.isfinite(rhos)]
+    if rhos.size == 0:
+        raise ValueError("no finite paired replicate")
+    lo, hi = np.quantile(rhos, [0.025, 0.975])
+    return {
+        "rho": float(spearmanr(x, y).statistic),
+        "lo": float(lo),
+        "hi": float(hi),
+        "m": int(rhos.size),
+    }
 
 
 def _check_steps(steps: Any) -> np.ndarray:
@@ -250,7 +285,12 @@ def word2vec_snapshots(
         W2V_DEFAULTS, epochs=int(epochs), workers=1, negative=int(negative), vector_size=int(d), seed=seed,
         min_count=1, hs=0,
     )  # fmt: skip
-    key = dict(settings, corpus=_corpus_key(c, int(V)), fractions=f.round(10).tolist(), gensim=gensim.__version__)
+    key = dict(
+        settings,
+        corpus=_corpus_key(c, int(V)),
+        fractions=f.round(10).tolist(),
+        gensim=gensim.__version__,
+    )
     h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     out = config.cache_dir() / "w2v" / f"snapshots-{_corpus_key(c, int(V))}-d{d}-{h}.npz"
     z = read_npz(out, ("W", "info")) if use_cache else None
@@ -267,7 +307,9 @@ def word2vec_snapshots(
     total = int(model.corpus_total_words) * int(epochs)
     missing = [w for w in words if w not in model.wv.key_to_index]
     if missing or len(model.wv.key_to_index) != len(words):
-        raise ValueError(f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing)")
+        raise ValueError(
+            f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing)"
+        )
     order = np.fromiter((model.wv.key_to_index[w] for w in words), dtype=np.int64, count=len(words))
     a0, a1 = float(settings["alpha"]), float(settings["min_alpha"])
     snaps, start, seen = [], 0, 0
@@ -288,7 +330,14 @@ def word2vec_snapshots(
     finally:
         tmp_file.unlink(missing_ok=True)
     W = np.stack(snaps)
-    info = dict(settings, fractions=f.tolist(), tokens=seen, gensim=gensim.__version__, corpus=c.name, V=int(V))
+    info = dict(
+        settings,
+        fractions=f.tolist(),
+        tokens=seen,
+        gensim=gensim.__version__,
+        corpus=c.name,
+        V=int(V),
+    )
     if use_cache:
         with atomic_path(out, ".npz") as tmp:
             np.savez(tmp, W=W, info=np.array(json.dumps(info)))

@@ -222,7 +222,9 @@ def analogy_hits(W: np.ndarray, items: np.ndarray, *, rule: str = "add") -> np.n
     rows = np.unique(items.ravel())
     zero = rows[~np.any(W[rows] != 0, axis=1)]
     if zero.size:
-        raise ValueError(f"{zero.size} evaluated word(s) have an all-zero embedding (ids {zero[:5].tolist()})")
+        raise ValueError(
+            f"{zero.size} evaluated word(s) have an all-zero embedding (ids {zero[:5].tolist()})"
+        )
     return _analogy_hits(normalize_rows(W), items, rule=rule)
 
 
