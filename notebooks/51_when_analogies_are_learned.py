@@ -13,15 +13,16 @@
 # theory of Parts I–III before the measurements were run. A prediction that fails is reported as plainly
 # as one that holds.*
 #
-# **Question.** Chapter 30 found that a category's task vectors $w_b - w_a$ concentrate in a few
-# eigen-directions of $M^\star$; Lemma 3.1 (chapters 12–13) says when each eigen-direction is learned from a
-# small start. Put together, $M^\star$ alone should predict *when* each Google-analogy category is learned: its
+# **Question.** Chapter 30 describes a category's task vectors $w_b - w_a$ as a spike — their common mean —
+# over a random bulk, and the paper plots where the mean's power sits among the eigen-directions of $M^\star$;
+# Lemma 3.1 (chapters 12–13) says when each eigen-direction is learned from a small start. Put together, $M^\star$ alone should predict *when* each Google-analogy category is learned: its
 # accuracy as a function of training time, and its **acquisition time** — the time its accuracy first reaches
 # half of its final value. The QWEM paper describes task vectors with a spiked random-matrix model fitted to
-# the trained embeddings (seed 000 lists "the spiked description of task vectors fitted rather than derived"
-# among its limits). If the time course of every category follows from $M^\star$'s eigenvectors and eigenvalues
-# with nothing fitted, the picture is derived; if trained models acquire the categories in another order, it is
-# not. We measure on QWEM trained without minibatch noise and on word2vec (gensim's skip-gram), which is not a
+# the trained embeddings; the summary of the paper (seed 000, line 86) lists among its open questions "whether
+# the spiked-random-matrix description of task vectors can be derived from M* rather than fitted, so that which
+# analogies a model can complete, and when, becomes a prediction". If the time course of every category
+# follows from $M^\star$'s eigenvectors and eigenvalues with nothing fitted, the "when" is derived; if trained
+# models acquire the categories in another order, it is not. We measure on QWEM trained without minibatch noise and on word2vec (gensim's skip-gram), which is not a
 # factorisation of $M^\star$ at all.
 #
 # **Rule for which categories count (fixed before any measurement).** A category enters the comparison when
@@ -36,7 +37,7 @@
 #   above 0 and a permutation $p < 0.01$.
 # * **P2** — QWEM: the predicted accuracy curves track the measured ones: the median over categories of
 #   $\max_t |{\rm acc}_{\rm measured}(t) - {\rm acc}_{\rm predicted}(t)|$ is at most 0.10.
-# * **P3** — word2vec (gensim skip-gram, one epoch from its own small start, time = share of the epoch): the
+# * **P3** — word2vec (gensim skip-gram from its own small start, time = share of its training seen): the
 #   categories are acquired in the predicted order, $\rho > 0$ with a permutation $p < 0.05$.
 # * **P4** — The spiked summary suffices: the time at which a category's *mean task vector* is half learned
 #   (a sum of Lemma 3.1's sigmoids weighted by where that vector lies in $M^\star$'s eigenbasis, no analogy
@@ -75,6 +76,7 @@ S = config.sizes(
         w2v_first=1 / 32,
         w2v_epochs=3,
         w2v_seeds=(0,),
+        w2v_first_look=None,
         n_boot=100,
         n_shuffle=3,
         null_items=60,
@@ -88,10 +90,11 @@ S = config.sizes(
         min_final=0.10,
         s0_sq=1e-24,
         n_times=20,
-        w2v_fractions=17,
-        w2v_first=1 / 256,
-        w2v_epochs=1,
+        w2v_fractions=19,
+        w2v_first=1 / 512,
+        w2v_epochs=3,
         w2v_seeds=(0,),
+        w2v_first_look=dict(epochs=1, fractions=17, first=1 / 256),
         n_boot=300,
         n_shuffle=6,
         null_items=80,
@@ -109,6 +112,7 @@ S = config.sizes(
         w2v_first=1 / 1024,
         w2v_epochs=5,
         w2v_seeds=(0, 1, 2),
+        w2v_first_look=None,
         n_boot=1_000,
         n_shuffle=20,
         null_items=200,
@@ -122,36 +126,15 @@ rng = config.rng(51)
 # check a *failed* prediction are records, not findings). None: not measured yet at that preset.
 _keys = ("P1", "P2", "P3", "P4", "P5", "P6")
 OUTCOME = config.sizes(
-    smoke={k: None for k in _keys},
-    book={k: None for k in _keys},
+    smoke=dict(P1=False, P2=True, P3=False, P4=False, P5=True, P6=False),
+    book=dict(P1=True, P2=True, P3=False, P4=False, P5=True, P6=True),
     paper={k: None for k in _keys},
 )
 
 
 def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None:
-    """Record a prediction: a finding where it held when first run at this preset (it could have
-    failed), a record of the failure where it did not; unmeasured presets record what they see."""
-    expected = OUTCOME.get(key)
-    if expected is None:
-        rep.check(
-            id,
-            f"{statement} — {'holds' if holds else 'FAILS'} (first run at this preset)",
-            value=value,
-            passed=True,
-            tolerance="recorded",
-            kind="record",
-        )
-    elif expected:
-        rep.check(id, statement + " — holds", value=value, passed=holds, kind="finding")
-    else:
-        rep.check(
-            id,
-            statement + " — the prediction FAILS (recorded)",
-            value=value,
-            passed=not holds,
-            tolerance="the failure is pinned",
-            kind="record",
-        )
+    """Record prediction ``key`` with the outcome first measured at this preset (Report.prediction)."""
+    rep.prediction(id, statement, holds=holds, value=value, expected=OUTCOME.get(key))
 
 
 # %% [markdown]
@@ -191,9 +174,9 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 # inside their span; chapter 23 checks it against the full-space trainer `q.train_expected`, claim
 # `qwem.fig2.eigen_flow_matches_full_run`). It differs from the prediction by everything the aligned solution
 # leaves out: the random orientation of $W(0)$, the coupling of modes through $W^\top W$, the $r - d$ further
-# directions. *word2vec*: gensim's skip-gram (the book's settings, chapter 21, one worker, one epoch),
-# trained in segments with the embeddings saved after each (`q.word2vec_snapshots`); its time is the share of
-# the epoch seen. Its loss is logistic, its weights untied, its negatives drawn from $P^{0.75}$, its stream
+# directions. *word2vec*: gensim's skip-gram (the book's settings, chapter 21, one worker; three epochs at the
+# book preset), trained in segments with the embeddings saved after each (`q.word2vec_snapshots`); its time is
+# the share of the training seen. Its loss is logistic, its weights untied, its negatives drawn from $P^{0.75}$, its stream
 # subsampled: it shares with $M^\star$ only the corpus, so agreement there is the real test.
 
 # %% [markdown]
@@ -361,7 +344,6 @@ axs[0].legend(loc="upper left")
 fig.suptitle(
     "Figure 51.1 — accuracy along QWEM's run:\npredicted from M* and measured, per category"
 )
-fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -372,6 +354,37 @@ plt.show()
 
 # %% [markdown]
 # ## 4 · word2vec, trained: P3
+#
+# *A change made after a first look, stated as such.* The predictions were written for one epoch of gensim.
+# The first book-preset run with one epoch ended far from trained (chapter 21's five epochs give 46%), with
+# many categories crossing half of their small final value at the same snapshot, and P3 failed there; the
+# cell below recomputes that run (cached) and prints its numbers. A model that far from its end point measures
+# the start of the learning rate's decay more than the order of learning, so the book preset now trains three
+# epochs (what fits the time budget); the thresholds of P3 and P6 are unchanged.
+
+# %%
+if S["w2v_first_look"]:  # the one-epoch run the predictions were written for
+    fl = S["w2v_first_look"]
+    fr1 = np.geomspace(fl["first"], 1.0, fl["fractions"])
+    _, Wg1, _ = q.word2vec_snapshots(S["corpus"], V, d, fr1, epochs=1, seed=int(config.SEED))
+    A1 = q.category_curves(q.hit_curves(Wg1, items), cat, keep)
+    del Wg1
+    t1 = q.crossing_times(fr1, A1)
+    ok1 = np.isfinite(t1)
+    rho1 = float(spearmanr(t_pred[ok1], t1[ok1]).statistic)
+    acc1 = float(A1[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat))
+    prose(
+        f"First look, one epoch: final accuracy {acc1:.1%}; Spearman $\\rho$(predicted, measured) = {rho1:.2f} "
+        f"over {int(ok1.sum())} categories; {len(t1) - len(np.unique(t1[ok1]))} ties among the acquisition times."
+    )
+    rep.check(
+        "beyond.analogy_timing.w2v_one_epoch",
+        "the one-epoch gensim run the predictions were first written for: final accuracy and ρ (recorded)",
+        value=dict(accuracy=acc1, rho=rho1),
+        passed=True,
+        tolerance="recorded",
+        kind="record",
+    )
 
 # %%
 t0 = time.time()
@@ -435,6 +448,8 @@ prediction(
 # concentration of each category's task power over eigen-directions (final embedding: λ_k μ_ck²)
 pw = power * lam
 n_eff = pw.sum(1) ** 2 / (pw**2).sum(1)
+share = pw / pw.sum(1, keepdims=True)  # each direction's share of the category's final task power
+top_k = share.argmax(1)
 prose(
     f"Spiked summary against the full prediction: $\\rho$ = {rho_spiked:.2f}; against QWEM "
     f"{spearmanr(t_spiked, t_qwem).statistic:.2f}, against word2vec {spearmanr(t_spiked[ok_w], t_w2v[ok_w]).statistic:.2f}. "
@@ -505,9 +520,21 @@ log_rank = np.log1p(np.arange(V))
 t_freq = np.array([log_rank[np.unique(items[cat == c])].mean() for c in keep])
 rho_freq_w2v = float(spearmanr(t_freq[ok_w], t_w2v[ok_w]).statistic)
 rho_freq_qwem = float(spearmanr(t_freq, t_qwem).statistic)
+# the gap between the two correlations, on paired pair-bootstrap replicates of word2vec's (and the
+# prediction's) acquisition times; the frequency predictor has no sampling noise of its own
+ok_b = np.all(np.isfinite(B_w2v[:, ok_w]), axis=1) & np.all(np.isfinite(B_pred[:, ok_w]), axis=1)
+gap6 = np.array(
+    [
+        spearmanr(bp, bw).statistic - spearmanr(t_freq[ok_w], bw).statistic
+        for bp, bw in zip(B_pred[ok_b][:, ok_w], B_w2v[ok_b][:, ok_w])
+    ]
+)
+gap6_lo, gap6_hi = np.nanquantile(gap6, [0.025, 0.975])
 prose(
     f"Frequency competitor: $\\rho$ with word2vec {rho_freq_w2v:.2f} (the prediction: {sp_w2v['rho']:.2f}); "
-    f"with QWEM {rho_freq_qwem:.2f} (the prediction: {sp_qwem['rho']:.2f})."
+    f"with QWEM {rho_freq_qwem:.2f} (the prediction: {sp_qwem['rho']:.2f}). Difference of the two $\\rho$ with "
+    f"word2vec, prediction minus frequency: {sp_w2v['rho'] - rho_freq_w2v:+.2f} (pair bootstrap "
+    f"{gap6_lo:+.2f} … {gap6_hi:+.2f})."
 )
 prediction(
     "P6",
@@ -515,10 +542,21 @@ prediction(
     "P6: the M* prediction rank-correlates better with word2vec's acquisition times than the mean log "
     "frequency rank of the categories' words",
     holds=bool(sp_w2v["rho"] > rho_freq_w2v),
-    value=dict(prediction=sp_w2v["rho"], frequency=rho_freq_w2v, frequency_qwem=rho_freq_qwem),
+    value=dict(
+        prediction=sp_w2v["rho"],
+        frequency=rho_freq_w2v,
+        frequency_qwem=rho_freq_qwem,
+        gap_lo=float(gap6_lo),
+        gap_hi=float(gap6_hi),
+    ),
 )
 
 # %%
+import warnings  # noqa: E402
+
+warnings.filterwarnings(
+    "ignore", "All-NaN slice", RuntimeWarning
+)  # categories word2vec never answers
 fig, axs = plt.subplots(1, 2, figsize=(7.0, 3.6))
 for ax, (tm, Bm, lab) in zip(
     axs,
@@ -538,7 +576,6 @@ for ax, (tm, Bm, lab) in zip(
     ax.set_yscale("log")
     plotting.label(ax, lab.split(",")[0], "predicted t_c / τ₁", f"measured ({lab.split(', ')[1]})")
 fig.suptitle("Figure 51.2 — acquisition times, predicted against measured")
-fig.tight_layout()
 plt.show()
 print("categories: " + "; ".join(f"{j + 1} {names[c]}" for j, c in enumerate(keep)))
 
@@ -611,27 +648,30 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
   out — random orientation of the start, coupling, the directions beyond $d$.
 * **The spiked summary {"fails" if rho_spiked < 0.7 else "holds"} (P4).** When a category's *mean* task vector is
   half learned does not say when the category is answered: $\rho$ = {rho_spiked:.2f} with the full prediction and
-  {spearmanr(t_spiked, t_qwem).statistic:.2f} with QWEM's measured times. The semantic categories (capitals,
-  cities) put their mean task vector in top eigen-directions (exercise 2: capital-world's largest share is in
-  direction 3 at the book preset), so their signal is learned early, yet they are answered late; many syntactic
-  categories are the other way round. Answering needs the query to beat every other word, so it waits for the
-  directions that separate the right answer from its neighbours (other capitals, other cities): chapter 31's
-  signal-to-noise picture, not the signal alone. The mean task vectors are also spread over many directions
+  {spearmanr(t_spiked, t_qwem).statistic:.2f} with QWEM's measured times. The category predicted last,
+  {names[keep[order[-1]]]}, has its mean task vector's largest share in eigen-direction {top_k[order[-1]] + 1}; the one
+  predicted first, {names[keep[order[0]]]}, in direction {top_k[order[0]] + 1} (exercise 2 lists all): where the
+  signal sits does not set when the analogy is answered. Answering needs the query to beat every other word,
+  so it waits for the directions that separate the right answer from its nearest rivals (for a capital: the
+  other capitals and cities) — chapter 31's signal-to-noise picture, not the signal alone. The mean task vectors are also spread over many directions
   (participation ratio of $\lambda_k\bar\mu_{{ck}}^2$: median {np.median(n_eff):.0f} of {d}), so "a few
   eigen-directions" is not what carries a category at this size.
 * **word2vec: {"the order carries over" if p3 else "the order does not carry over"} (P3).** $\rho$ =
   {sp_w2v["rho"]:.2f} (pair bootstrap {sp_w2v["lo"]:.2f} … {sp_w2v["hi"]:.2f}, permutation p = {sp_w2v["p"]:.2f}) between the
   acquisition times predicted from $M^\star$ and gensim's, whose final accuracy after {S["w2v_epochs"]} epoch(s) is
-  {A_w2v_mean[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%}; word frequency gives {rho_freq_w2v:.2f}.
+  {A_w2v_mean[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%}; word frequency gives {rho_freq_w2v:.2f}
+  (P6 {"holds" if sp_w2v["rho"] > rho_freq_w2v else "fails"} as stated; the gap, {sp_w2v["rho"] - rho_freq_w2v:+.2f}, has a
+  pair-bootstrap interval of {gap6_lo:+.2f} … {gap6_hi:+.2f}{": neither predictor orders word2vec's categories" if not p3 else ""}).
   gensim is untied, starts with zero output vectors, subsamples frequent words and decays its rate to zero:
-  its clock is not Lemma 3.1's, and at this size the prediction does not transfer. This is a difference at
+  its clock is not Lemma 3.1's{", and at this size the prediction does not transfer" if not p3 else ", yet the order transfers"}. This is a difference at
   {S["corpus"]}'s size and gensim's schedule, not a refutation: the paper preset (70M tokens, five epochs,
   three seeds) is where it could shrink, and the tied SGNS of the authors (chapter 23, noiseless at small $V$)
   is closer to the theory than gensim.
 * **Answer to the question.** For QWEM, the *time* structure of analogy learning is derived from $M^\star$: the
   accuracy of each category along training is predicted before training, to within a few points. The spiked
   description in its one-number form (the mean task vector's direction) is not enough to derive it; the full
-  eigen-decomposition is. Whether word2vec shares that clock is, at this preset, answered no.
+  eigen-decomposition is. Whether word2vec shares that clock is, at this preset, answered
+  {"yes" if p3 else "no"}.
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
@@ -705,8 +745,6 @@ rep.check(
 # </details>
 
 # %%
-share = pw / pw.sum(1, keepdims=True)
-top_k = share.argmax(1)
 prose(
     "Top direction (share of task power): "
     + "; ".join(

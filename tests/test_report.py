@@ -213,3 +213,17 @@ def test_headline_counts_kinds_separately(records, tmp_path):
 def test_prose_prints_outside_a_notebook(capsys):
     report.prose("The value is 3.")
     assert capsys.readouterr().out.strip() == "The value is 3."
+
+
+def test_prediction_kinds_follow_the_first_outcome(records):
+    rep = Report("99_prediction", quiet=True)
+    c = rep.prediction("p.none", "P", holds=False, value=1, expected=None)
+    assert c.kind == "record" and c.passed and "FAILS" in c.statement
+    c = rep.prediction("p.true", "P", holds=True, value=1, expected=True)
+    assert c.kind == "finding" and c.passed
+    c = rep.prediction("p.false", "P", holds=False, value=1, expected=False)
+    assert c.kind == "record" and c.passed and "FAILS" in c.statement
+    with pytest.raises(AssertionError):
+        rep.prediction("p.true.broken", "P", holds=False, value=1, expected=True)
+    with pytest.raises(AssertionError):
+        rep.prediction("p.false.broken", "P", holds=True, value=1, expected=False)

@@ -354,6 +354,44 @@ class Report:
             paper=paper,
         )
 
+    def prediction(
+        self,
+        id: str,
+        statement: str,
+        *,
+        holds: bool,
+        value: Any,
+        expected: bool | None,
+    ) -> Claim:
+        """A prediction of Part V, stated before its measurement. ``expected`` is the outcome first measured
+        at this preset (typed in after that run), or None before it:
+
+        * ``None`` — recorded as seen (``record``, passes either way, the statement says holds/FAILS);
+        * ``True`` — a ``finding`` asserting that it holds (it could have failed);
+        * ``False`` — a ``record`` pinning the failure (a check that did not hold cannot be asserted).
+        """
+        if expected is None:
+            return self.check(
+                id,
+                f"{statement} — {'holds' if holds else 'FAILS'} (first run at this preset)",
+                value=value,
+                passed=True,
+                tolerance="recorded",
+                kind="record",
+            )
+        if expected:
+            return self.check(
+                id, statement + " — holds", value=value, passed=bool(holds), kind="finding"
+            )
+        return self.check(
+            id,
+            statement + " — the prediction FAILS (recorded)",
+            value=value,
+            passed=not holds,
+            tolerance="the failure is pinned",
+            kind="record",
+        )
+
     def _write(self) -> None:
         _write_text(self.path, json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
 
