@@ -72,8 +72,7 @@ S = config.sizes(
         min_final=0.10,
         s0_sq=1e-24,
         n_times=14,
-        w2v_fractions=9,
-        w2v_first=1 / 32,
+        w2v_grid=(1 / 32, 4, 6),
         w2v_epochs=3,
         w2v_seeds=(0,),
         w2v_first_look=None,
@@ -90,11 +89,10 @@ S = config.sizes(
         min_final=0.10,
         s0_sq=1e-24,
         n_times=20,
-        w2v_fractions=19,
-        w2v_first=1 / 512,
+        w2v_grid=(1 / 512, 8, 16),
         w2v_epochs=3,
         w2v_seeds=(0,),
-        w2v_first_look=dict(epochs=1, fractions=17, first=1 / 256),
+        w2v_first_look={"one epoch": (1, 1 / 256, 17), "coarse grid": (3, 1 / 512, 19)},
         n_boot=300,
         n_shuffle=6,
         null_items=80,
@@ -108,8 +106,7 @@ S = config.sizes(
         min_final=0.10,
         s0_sq=1e-24,
         n_times=30,
-        w2v_fractions=21,
-        w2v_first=1 / 1024,
+        w2v_grid=(1 / 1024, 10, 20),
         w2v_epochs=5,
         w2v_seeds=(0, 1, 2),
         w2v_first_look=None,
@@ -127,7 +124,7 @@ rng = config.rng(51)
 _keys = ("P1", "P2", "P3", "P4", "P5", "P6")
 OUTCOME = config.sizes(
     smoke=dict(P1=False, P2=True, P3=False, P4=False, P5=True, P6=False),
-    book=dict(P1=True, P2=True, P3=False, P4=False, P5=True, P6=True),
+    book=dict(P1=True, P2=True, P3=False, P4=False, P5=True, P6=False),
     paper={k: None for k in _keys},
 )
 
@@ -358,29 +355,41 @@ plt.show()
 # *A change made after a first look, stated as such.* The predictions were written for one epoch of gensim.
 # The first book-preset run with one epoch ended far from trained (chapter 21's five epochs give 46%), with
 # many categories crossing half of their small final value at the same snapshot, and P3 failed there; the
-# cell below recomputes that run (cached) and prints its numbers. A model that far from its end point measures
+# numbers of that run are printed below. A model that far from its end point measures
 # the start of the learning rate's decay more than the order of learning, so the book preset now trains three
-# epochs (what fits the time budget); the thresholds of P3 and P6 are unchanged.
+# epochs (what fits the time budget); the thresholds of P3 and P6 are unchanged. A second look (a geometric
+# grid of 19 snapshots) showed every category rising in the last half of the training, where that grid had
+# three points; the snapshots are now geometric up to 20% of the training and every 5% after it. Both changes
+# were made after seeing data; the cell below recomputes both earlier runs (cached) and prints their numbers.
+# The coarse-grid run is also a second realisation of three epochs (gensim's random draws follow the
+# segments), so the two differ by gensim's own run-to-run spread.
 
 # %%
-if S["w2v_first_look"]:  # the one-epoch run the predictions were written for
-    fl = S["w2v_first_look"]
-    fr1 = np.geomspace(fl["first"], 1.0, fl["fractions"])
-    _, Wg1, _ = q.word2vec_snapshots(S["corpus"], V, d, fr1, epochs=1, seed=int(config.SEED))
-    A1 = q.category_curves(q.hit_curves(Wg1, items), cat, keep)
-    del Wg1
-    t1 = q.crossing_times(fr1, A1)
-    ok1 = np.isfinite(t1)
-    rho1 = float(spearmanr(t_pred[ok1], t1[ok1]).statistic)
-    acc1 = float(A1[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat))
-    prose(
-        f"First look, one epoch: final accuracy {acc1:.1%}; Spearman $\\rho$(predicted, measured) = {rho1:.2f} "
-        f"over {int(ok1.sum())} categories; {len(t1) - len(np.unique(t1[ok1]))} ties among the acquisition times."
-    )
+# the runs of the first two looks (cached): one epoch, then three epochs on a coarse grid
+if S["w2v_first_look"]:
+    looks = {}
+    for name, (ep, fl_first, fl_n) in S["w2v_first_look"].items():
+        fr1 = np.geomspace(fl_first, 1.0, fl_n)
+        _, Wg1, _ = q.word2vec_snapshots(S["corpus"], V, d, fr1, epochs=ep, seed=int(config.SEED))
+        A1 = q.category_curves(q.hit_curves(Wg1, items), cat, keep)
+        del Wg1
+        t1 = q.crossing_times(fr1, A1)
+        ok1 = np.isfinite(t1)
+        looks[name] = dict(
+            accuracy=float(A1[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat)),
+            rho=float(spearmanr(t_pred[ok1], t1[ok1]).statistic),
+            ties=int(ok1.sum() - len(np.unique(t1[ok1]))),
+        )
+        prose(
+            f"Look '{name}' ({ep} epoch(s), {fl_n} geometric snapshots): final accuracy "
+            f"{looks[name]['accuracy']:.1%}; Spearman $\\rho$(predicted, measured) = {looks[name]['rho']:.2f} over "
+            f"{int(ok1.sum())} categories; {looks[name]['ties']} ties among the acquisition times."
+        )
     rep.check(
-        "beyond.analogy_timing.w2v_one_epoch",
-        "the one-epoch gensim run the predictions were first written for: final accuracy and ρ (recorded)",
-        value=dict(accuracy=acc1, rho=rho1),
+        "beyond.analogy_timing.w2v_first_looks",
+        "the gensim runs of the first two looks (one epoch; three epochs on a coarse grid): final accuracy "
+        "and ρ with the prediction (recorded)",
+        value=looks,
         passed=True,
         tolerance="recorded",
         kind="record",
@@ -388,7 +397,9 @@ if S["w2v_first_look"]:  # the one-epoch run the predictions were written for
 
 # %%
 t0 = time.time()
-fr = np.geomspace(S["w2v_first"], 1.0, S["w2v_fractions"])
+# snapshots: geometric while little happens, then dense where the curves rise
+first, n_geo, n_lin = S["w2v_grid"]
+fr = np.unique(np.concatenate([np.geomspace(first, 0.2, n_geo), np.linspace(0.25, 1.0, n_lin)]))
 A_w2v, B_w2v, t_w2v_seeds, H_w2v_all = [], [], [], []
 for seed in S["w2v_seeds"]:
     w_g, Wg, info = q.word2vec_snapshots(
@@ -634,6 +645,11 @@ plt.show()
 # ## Discussion
 
 # %%
+looks_txt = (
+    " (earlier looks: " + "; ".join(f"{k} {v['rho']:.2f}" for k, v in looks.items()) + ")"
+    if S["w2v_first_look"]
+    else ""
+)
 p1 = sp_qwem["rho"] >= 0.8 and sp_qwem["lo"] > 0 and sp_qwem["p"] < 0.01
 p3 = sp_w2v["rho"] > 0 and sp_w2v["p"] < 0.05
 prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categories the predicted and measured
@@ -643,7 +659,10 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
   course of every analogy category follows from $M^\star$'s eigenvectors, its eigenvalues and the realised
   start, with nothing fitted. The test can fail: with Lemma 3.1's times assigned to the wrong eigen-directions
   the correlation falls to {np.nanmean(rho_shuffled):.2f} on average (largest {np.nanmax(rho_shuffled):.2f}).
-  The word-frequency competitor gives {rho_freq_qwem:.2f}. That QWEM follows Lemma 3.1 is no surprise (chapters
+  The word-frequency competitor gives {rho_freq_qwem:.2f}. The prediction also catches an overshoot: in
+  {int(np.sum(A_pred.max(0) - A_pred[-1] > 0.02))} of the {nc} predicted curves accuracy peaks more than 2 points
+  above its final value (measured: {int(np.sum(A_qwem.max(0) - A_qwem[-1] > 0.02))}) — the directions learned last add
+  more noise than signal for those categories, as chapter 31's SNR against $d$ has it. That QWEM follows Lemma 3.1 is no surprise (chapters
   13 and 23); what is new is that the *ordering of whole tasks* survives everything the aligned solution leaves
   out — random orientation of the start, coupling, the directions beyond $d$.
 * **The spiked summary {"fails" if rho_spiked < 0.7 else "holds"} (P4).** When a category's *mean* task vector is
@@ -658,10 +677,14 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
   eigen-directions" is not what carries a category at this size.
 * **word2vec: {"the order carries over" if p3 else "the order does not carry over"} (P3).** $\rho$ =
   {sp_w2v["rho"]:.2f} (pair bootstrap {sp_w2v["lo"]:.2f} … {sp_w2v["hi"]:.2f}, permutation p = {sp_w2v["p"]:.2f}) between the
-  acquisition times predicted from $M^\star$ and gensim's, whose final accuracy after {S["w2v_epochs"]} epoch(s) is
+  acquisition times predicted from $M^\star$ and gensim's{looks_txt}, whose final accuracy after {S["w2v_epochs"]} epoch(s) is
   {A_w2v_mean[-1] @ np.bincount(np.searchsorted(keep, cat)) / len(cat):.1%}; word frequency gives {rho_freq_w2v:.2f}
   (P6 {"holds" if sp_w2v["rho"] > rho_freq_w2v else "fails"} as stated; the gap, {sp_w2v["rho"] - rho_freq_w2v:+.2f}, has a
   pair-bootstrap interval of {gap6_lo:+.2f} … {gap6_hi:+.2f}{": neither predictor orders word2vec's categories" if not p3 else ""}).
+  Its acquisition times all fall between {np.nanmin(t_w2v):.2f} and {np.nanmax(t_w2v):.2f} of its training, where
+  QWEM's span a factor {np.nanmax(t_qwem) / np.nanmin(t_qwem):.1f} in time (Figures 51.2 and 51.4): gensim acquires every
+  category in the same stretch, as its learning rate runs down, and the order within that stretch is what
+  the correlation measures.
   gensim is untied, starts with zero output vectors, subsamples frequent words and decays its rate to zero:
   its clock is not Lemma 3.1's{", and at this size the prediction does not transfer" if not p3 else ", yet the order transfers"}. This is a difference at
   {S["corpus"]}'s size and gensim's schedule, not a refutation: the paper preset (70M tokens, five epochs,

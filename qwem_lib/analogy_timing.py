@@ -12,10 +12,11 @@ accuracy as a function of training time. This module holds the pieces:
   curves, and their bootstrap over each category's *word pairs* (an analogy is an ordered pair of two
   distinct word pairs, so items that share a pair are not independent: the bootstrap resamples pairs);
 * :func:`crossing_times` — when each curve first reaches a share (½ by default) of its final value;
+* :func:`paired_spearman` — a rank correlation with an interval from paired bootstrap replicates;
 * :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
   chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.trainers.eigen_flow`,
   which chapter 23 checks against the full-space :func:`qwem_lib.trainers.train_expected`), and gensim's
-  skip-gram trained in segments of one epoch.
+  skip-gram trained in segments (snapshots at chosen shares of its training).
 """
 
 from __future__ import annotations
