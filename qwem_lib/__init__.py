@@ -18,7 +18,9 @@ QWEM's concepts (Parts I–III)
     asymmetric weighted factorisation, its SVD minimiser, balanced dynamics, a noiseless trainer)
 Beyond the papers (Part V)
     ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
-    (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer)
+    (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer),
+    ``analogy_timing`` (when each analogy category is learned: Lemma 3.1's embeddings, accuracy curves,
+    acquisition times, training snapshots)
 ``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
     fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
@@ -26,6 +28,7 @@ The public names of every module are re-exported here (each module lists them in
 """
 
 from . import book, data  # noqa: F401
+from .analogy_timing import *  # noqa: F401,F403
 from .book import config, paper_map, plotting, report  # noqa: F401
 from .book.plotting import plot_steps  # noqa: F401
 from .book.report import Report  # noqa: F401

@@ -35,6 +35,7 @@ __all__ = [
     "analogy_pairs",
     "analogy_items",
     "analogy_accuracy",
+    "analogy_hits",
     "similarity_pairs",
     "METHODS",
     "PAPER_FIG3B",
@@ -200,6 +201,31 @@ def _analogy_hits(
             scores[it[:, k], cols] = -np.inf
         hits[s : s + batch] = scores.argmax(axis=0) == it[:, 3]
     return hits
+
+
+def analogy_hits(W: np.ndarray, items: np.ndarray, *, rule: str = "add") -> np.ndarray:
+    """Which analogy items ``W`` answers correctly: ``(n,)`` booleans for the rows ``(a, b, a', b')`` of
+    ``items`` (word ids, as :func:`analogy_items` returns them), scored as :func:`analogy_accuracy` does
+    (3CosAdd or 3CosMul over the whole vocabulary, ``a, b, a'`` excluded)."""
+    W = np.asarray(W)
+    if W.ndim != 2 or W.shape[0] == 0:
+        raise ValueError(f"W must be a non-empty (V, d) array, got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W contains non-finite entries")
+    items = np.asarray(items)
+    if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
+        raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
+    if items.size and (items.min() < 0 or items.max() >= W.shape[0]):
+        raise ValueError(f"items hold word ids outside 0..{W.shape[0] - 1}")
+    if rule not in ("add", "mul"):
+        raise ValueError(f"rule must be 'add' or 'mul', got {rule!r}")
+    rows = np.unique(items.ravel())
+    zero = rows[~np.any(W[rows] != 0, axis=1)]
+    if zero.size:
+        raise ValueError(
+            f"{zero.size} evaluated word(s) have an all-zero embedding (ids {zero[:5].tolist()})"
+        )
+    return _analogy_hits(normalize_rows(W), items, rule=rule)
 
 
 def analogy_accuracy(

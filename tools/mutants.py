@@ -532,6 +532,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         "            c -= 0.0 * b\n",
         ["tests/test_untied.py"],
     ),
+    (
+        "analogy_timing: pair bootstrap weights added instead of multiplied",
+        "qwem_lib/analogy_timing.py",
+        "out[:, rows] = m[:, idx[rows, 0]] * m[:, idx[rows, 1]]",
+        "out[:, rows] = m[:, idx[rows, 0]] + m[:, idx[rows, 1]]",
+        ["tests/test_analogy_timing.py"],
+    ),
+    (
+        "analogy_timing: Lemma 3.1's embeddings scaled by s² instead of s",
+        "qwem_lib/analogy_timing.py",
+        "    return Q * np.sqrt(s2)",
+        "    return Q * s2",
+        ["tests/test_analogy_timing.py"],
+    ),
 ]
 
 

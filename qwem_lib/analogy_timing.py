@@ -1,0 +1,345 @@
+"""When is each analogy learned? Accuracy along a training run, predicted and measured (Part V, chapter 51).
+
+Lemma 3.1 says when each eigen-direction of M* is learned; chapter 30 says where a category's task
+vectors live among those directions. Together they predict, from M* alone, each analogy category's
+accuracy as a function of training time. This module holds the pieces:
+
+* :func:`lemma_embeddings` — the embeddings Lemma 3.1 predicts at time ``t``: the top eigenvectors
+  ``Q`` scaled by ``s_k(t)``, from any (per-mode) start;
+* :func:`hit_curves` — for a sequence of embeddings (a training run's snapshots), which analogy items
+  each answers correctly (3CosAdd over the whole vocabulary, :func:`qwem_lib.evaluation.analogy_hits`);
+* :func:`pair_index`, :func:`pair_bootstrap_weights`, :func:`category_curves` — per-category accuracy
+  curves, and their bootstrap over each category's *word pairs* (an analogy is an ordered pair of two
+  distinct word pairs, so items that share a pair are not independent: the bootstrap resamples pairs);
+* :func:`crossing_times` — when each curve first reaches a share (½ by default) of its final value;
+* :func:`paired_spearman` — a rank correlation with an interval from paired bootstrap replicates;
+* :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
+  chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.trainers.eigen_flow`,
+  which chapter 23 checks against the full-space :func:`qwem_lib.trainers.train_expected`), and gensim's
+  skip-gram trained in segments (snapshots at chosen shares of its training).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .book import config
+from .book.cache import atomic_path, read_npz
+from .evaluation import analogy_hits
+from .theory import aligned_sigmoid
+
+__all__ = [
+    "lemma_embeddings",
+    "hit_curves",
+    "pair_index",
+    "pair_bootstrap_weights",
+    "category_curves",
+    "crossing_times",
+    "paired_spearman",
+    "eigen_flow_snapshots",
+    "word2vec_snapshots",
+]
+
+
+def _finite_array(name: str, x: Any, ndim: int) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains non-finite entries")
+    return a
+
+
+def lemma_embeddings(Q: Any, lam: Any, s0_sq: Any, t: float) -> np.ndarray:
+    """Lemma 3.1's embeddings at time ``t``: ``W(t) = Q diag(s(t))`` with
+    ``s_k²(t)`` = :func:`qwem_lib.theory.aligned_sigmoid` ``(λ_k, s_{k,0}², t)``.
+
+    ``Q`` (V, d) the top eigenvectors of M*, ``lam`` (d,) their (positive) eigenvalues, ``s0_sq`` a scalar
+    or (d,) starts (the realised ones: :func:`qwem_lib.dynamics.matched_initial_singular_values` squared).
+    Analogy scores depend on ``WWᵀ`` only, so the rotation the aligned solution leaves free does not matter.
+    """
+    Q = _finite_array("Q", Q, 2)
+    lam = _finite_array("lam", lam, 1)
+    if lam.size != Q.shape[1]:
+        raise ValueError(f"lam has {lam.size} entries for {Q.shape[1]} columns of Q")
+    if np.any(lam <= 0):
+        raise ValueError("lam must be positive (only positive modes are learned)")
+    s0 = np.broadcast_to(np.asarray(s0_sq, dtype=np.float64), lam.shape)
+    if not np.all(np.isfinite(s0)) or np.any(s0 <= 0):
+        raise ValueError("s0_sq must be positive and finite")
+    if not (np.isfinite(t) and t >= 0):
+        raise ValueError(f"t must be a finite time >= 0, got {t!r}")
+    s2 = np.asarray(aligned_sigmoid(lam, s0, float(t)), dtype=np.float64)
+    return Q * np.sqrt(s2)
+
+
+def hit_curves(embeddings: Iterable[Any], items: Any, *, rule: str = "add") -> np.ndarray:
+    """``(T, n)`` booleans: which of the ``n`` analogy items (rows ``(a, b, a', b')`` of word ids, as
+    :func:`qwem_lib.evaluation.analogy_items`) each of the ``T`` embeddings answers correctly."""
+    out = [analogy_hits(W, items, rule=rule) for W in embeddings]
+    if not out:
+        raise ValueError("no embeddings given")
+    return np.stack(out)
+
+
+def _check_items_cat(items: Any, cat: Any) -> tuple[np.ndarray, np.ndarray]:
+    items = np.asarray(items)
+    cat = np.asarray(cat)
+    if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
+        raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
+    if cat.shape != (items.shape[0],) or not np.issubdtype(cat.dtype, np.integer):
+        raise ValueError(f"cat must be ({items.shape[0]},) integers, got {cat.shape} {cat.dtype}")
+    return items, cat
+
+
+def pair_index(items: Any, cat: Any) -> tuple[np.ndarray, dict[int, int]]:
+    """For each item, the indices of its two word pairs ``(a, b)`` and ``(a', b')`` among the distinct
+    pairs of its category: ``(idx (n, 2), {category: number of pairs})``."""
+    items, cat = _check_items_cat(items, cat)
+    idx = np.empty((len(items), 2), dtype=np.int64)
+    n_pairs: dict[int, int] = {}
+    for c in np.unique(cat):
+        rows = np.nonzero(cat == c)[0]
+        both = np.concatenate([items[rows, :2], items[rows, 2:]])
+        uniq, inv = np.unique(both, axis=0, return_inverse=True)
+        inv = inv.ravel()
+        idx[rows, 0] = inv[: len(rows)]
+        idx[rows, 1] = inv[len(rows) :]
+        n_pairs[int(c)] = int(len(uniq))
+    return idx, n_pairs
+
+
+def pair_bootstrap_weights(
+    items: Any, cat: Any, n_boot: int, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """``(n_boot, n)`` item weights of a bootstrap over each category's word pairs.
+
+    A category's ``k`` distinct pairs are drawn ``k`` times with replacement; a pair drawn ``m_p`` times
+    enters ``m_p`` times, and the analogies built from the draws (every ordered pair of two distinct
+    draws) give item ``(p, p')`` the weight ``m_p m_{p'}`` (two draws of the same pair make no analogy, as
+    in the protocol). A weighted mean of the hits is then the accuracy on the resampled category."""
+    if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    idx, n_pairs = pair_index(items, cat)
+    cat = np.asarray(cat)
+    rng = config.rng(51_001) if rng is None else rng
+    out = np.zeros((int(n_boot), len(cat)))
+    for c, k in n_pairs.items():
+        rows = np.nonzero(cat == c)[0]
+        m = np.stack([np.bincount(rng.integers(0, k, k), minlength=k) for _ in range(n_boot)])
+        out[:, rows] = m[:, idx[rows, 0]] * m[:, idx[rows, 1]]
+    return out
+
+
+def category_curves(
+    hits: Any, cat: Any, categories: Sequence[int], weights: Any = None
+) -> np.ndarray:
+    """``(T, C)`` accuracy of each category in ``categories`` at each of the ``T`` rows of ``hits``
+    (``(T, n)``), optionally weighted per item (``weights`` (n,), e.g. one bootstrap replicate).
+    A category whose weights sum to zero gets NaN."""
+    H = np.asarray(hits, dtype=np.float64)
+    cat = np.asarray(cat)
+    if H.ndim != 2 or cat.shape != (H.shape[1],):
+        raise ValueError(f"hits must be (T, n) and cat (n,), got {H.shape} and {cat.shape}")
+    w = np.ones(H.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (H.shape[1],) or np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError(f"weights must be ({H.shape[1]},) finite and non-negative")
+    out = np.full((H.shape[0], len(categories)), np.nan)
+    for j, c in enumerate(categories):
+        m = cat == c
+        tot = w[m].sum()
+        if tot > 0:
+            out[:, j] = H[:, m] @ w[m] / tot
+    return out
+
+
+def crossing_times(t: Any, curves: Any, share: float = 0.5, final: Any = None) -> np.ndarray:
+    """For each column of ``curves`` (``(T, C)``, values at the increasing times ``t``), the first time it
+    reaches ``share`` of its final value (``final``, by default the last row), by linear interpolation
+    between grid times. NaN where the final value is not positive or NaN, or the curve never gets there."""
+    t = _finite_array("t", t, 1)
+    if t.size < 2 or np.any(np.diff(t) <= 0):
+        raise ValueError("t must be an increasing grid of at least two times")
+    A = np.asarray(curves, dtype=np.float64)
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2 or A.shape[0] != t.size:
+        raise ValueError(f"curves must be ({t.size}, C), got {A.shape}")
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share!r}")
+    fin = A[-1] if final is None else np.broadcast_to(np.asarray(final, np.float64), A.shape[1:])
+    out = np.full(A.shape[1], np.nan)
+    for j in range(A.shape[1]):
+        y, target = A[:, j], share * fin[j]
+        if not (np.isfinite(target) and target > 0) or np.any(np.isnan(y)):
+            continue
+        hit = np.nonzero(y >= target)[0]
+        if hit.size == 0:
+            continue
+        i = int(hit[0])
+        out[j] = (
+            t[0]
+            if i == 0
+            else t[i - 1] + (target - y[i - 1]) * (t[i] - t[i - 1]) / (y[i] - y[i - 1])
+        )
+    return out
+
+
+def paired_spearman(x: Any, y: Any, x_draws: Any, y_draws: Any) -> dict[str, float]:
+    """Spearman's ρ of ``x`` and ``y`` (one value per unit, e.g. per category) with a 95% interval from
+    *paired* replicates: row ``b`` of ``x_draws`` and of ``y_draws`` (``(m, n)``) come from the same resample
+    (the same bootstrap draw of every category's word pairs), so noise the two share stays shared.
+    Units (categories) are fixed, not resampled. Returns ``{"rho", "lo", "hi", "m"}``; rows with a
+    non-finite entry are skipped (``m`` counts the rows used)."""
+    from scipy.stats import spearmanr
+
+    x, y = _finite_array("x", x, 1), _finite_array("y", y, 1)
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
+    X, Y = np.asarray(x_draws, dtype=np.float64), np.asarray(y_draws, dtype=np.float64)
+    if X.ndim != 2 or X.shape != Y.shape or X.shape[1] != x.size:
+        raise ValueError(
+            f"x_draws and y_draws must both be (m, {x.size}), got {X.shape} and {Y.shape}"
+        )
+    ok = np.all(np.isfinite(X), axis=1) & np.all(np.isfinite(Y), axis=1)
+    rhos = np.array([spearmanr(a, b).statistic for a, b in zip(X[ok], Y[ok])], dtype=np.float64)
+    rhos = rhos[np.isfinite(rhos)]
+    if rhos.size == 0:
+        raise ValueError("no finite paired replicate")
+    lo, hi = np.quantile(rhos, [0.025, 0.975])
+    return {
+        "rho": float(spearmanr(x, y).statistic),
+        "lo": float(lo),
+        "hi": float(hi),
+        "m": int(rhos.size),
+    }
+
+
+def _check_steps(steps: Any) -> np.ndarray:
+    s = np.asarray(steps)
+    if s.ndim != 1 or s.size == 0 or not np.issubdtype(s.dtype, np.integer):
+        raise ValueError("snapshot steps must be a non-empty 1-d integer array")
+    if s[0] < 0 or np.any(np.diff(s) <= 0):
+        raise ValueError("snapshot steps must be increasing and non-negative")
+    return s.astype(np.int64)
+
+
+def eigen_flow_snapshots(lam: Any, Y0: Any, *, lr: float, steps: Any) -> np.ndarray:
+    """``(T, r, d)``: QWEM's noiseless gradient descent in M*'s eigenbasis
+    (:func:`qwem_lib.trainers.eigen_flow`, ``W = QY``) at the given (increasing) step counts, by running
+    it segment after segment from each segment's end (gradient descent has no other state, so this is
+    the uninterrupted run)."""
+    from .trainers import eigen_flow
+
+    steps = _check_steps(steps)
+    Y = _finite_array("Y0", Y0, 2).copy()
+    out, done = [], 0
+    for s in steps:
+        if s > done:
+            Y = eigen_flow(lam, Y, lr=lr, steps=int(s - done), log_steps=[int(s - done)]).Y
+            done = int(s)
+        out.append(Y.copy())
+    return np.stack(out)
+
+
+def word2vec_snapshots(
+    corpus: Any,
+    V: int,
+    d: int,
+    fractions: Any,
+    *,
+    negative: int = 1,
+    epochs: int = 1,
+    seed: int | None = None,
+    use_cache: bool = True,
+) -> tuple[list[str], np.ndarray, dict]:
+    """gensim skip-gram (the settings of :data:`qwem_lib.w2v.W2V_DEFAULTS`, one worker) trained for
+    ``epochs`` passes in segments, with the input embeddings saved after each: ``(words, W (T, V, d), info)``.
+
+    ``fractions`` (increasing, in (0, 1], the last 1) are the shares of the training's lines (all epochs)
+    after which a snapshot is taken. The learning rate falls linearly over the whole training as in one
+    uninterrupted gensim run (each segment is trained from the rate where the previous one stopped); the vocabulary,
+    and with it subsampling and the negative distribution, is built from the whole corpus first. One
+    worker thread makes the run reproducible for a seed. Cached under ``cache_dir()/w2v``."""
+    import gensim
+    from gensim.models import Word2Vec
+
+    from .corpus_stats import resolve_corpus
+    from .w2v import W2V_DEFAULTS, _corpus_key, w2v_corpus_file
+
+    f = _finite_array("fractions", fractions, 1)
+    if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):
+        raise ValueError("fractions must increase within (0, 1] and end at 1")
+    c = resolve_corpus(corpus)
+    words = list(c.vocab(int(V)))
+    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
+        raise ValueError(f"d must be an integer with 1 <= d < V={V}, got {d!r}")
+    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
+    seed = config.SEED if seed is None else int(seed)
+    settings = dict(
+        W2V_DEFAULTS, epochs=int(epochs), workers=1, negative=int(negative), vector_size=int(d), seed=seed,
+        min_count=1, hs=0,
+    )  # fmt: skip
+    key = dict(
+        settings,
+        corpus=_corpus_key(c, int(V)),
+        fractions=f.round(10).tolist(),
+        gensim=gensim.__version__,
+    )
+    h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+    out = config.cache_dir() / "w2v" / f"snapshots-{_corpus_key(c, int(V))}-d{d}-{h}.npz"
+    z = read_npz(out, ("W", "info")) if use_cache else None
+    if z is not None:
+        return words, z["W"], json.loads(str(z["info"]))
+    cfile = w2v_corpus_file(c, int(V))
+    lines = cfile.read_text().splitlines() * int(epochs)
+    cuts = np.unique(np.clip(np.round(f * len(lines)).astype(int), 1, len(lines)))
+    if cuts.size != f.size:
+        raise ValueError(f"fractions too fine for the corpus's {len(lines)} lines")
+    ctor = {k: v for k, v in settings.items() if k not in ("epochs",)}
+    model = Word2Vec(**ctor)
+    model.build_vocab(corpus_file=str(cfile))
+    total = int(model.corpus_total_words) * int(epochs)
+    missing = [w for w in words if w not in model.wv.key_to_index]
+    if missing or len(model.wv.key_to_index) != len(words):
+        raise ValueError(
+            f"gensim vocabulary does not match the top-{V} words ({len(missing)} missing)"
+        )
+    order = np.fromiter((model.wv.key_to_index[w] for w in words), dtype=np.int64, count=len(words))
+    a0, a1 = float(settings["alpha"]), float(settings["min_alpha"])
+    snaps, start, seen = [], 0, 0
+    tmp_file = config.cache_dir() / "w2v" / f"segment-{h}.txt"
+    try:
+        for cut in cuts:
+            seg = lines[start:cut]
+            n_tok = sum(len(line.split()) for line in seg)
+            tmp_file.write_text("\n".join(seg) + "\n")
+            al = a0 - (a0 - a1) * seen / total
+            ar = a0 - (a0 - a1) * (seen + n_tok) / total
+            model.train(
+                corpus_file=str(tmp_file), total_words=n_tok, epochs=1, start_alpha=al, end_alpha=ar
+            )
+            seen += n_tok
+            start = int(cut)
+            snaps.append(np.asarray(model.wv.vectors[order], dtype=np.float32).copy())
+    finally:
+        tmp_file.unlink(missing_ok=True)
+    W = np.stack(snaps)
+    info = dict(
+        settings,
+        fractions=f.tolist(),
+        tokens=seen,
+        gensim=gensim.__version__,
+        corpus=c.name,
+        V=int(V),
+    )
+    if use_cache:
+        with atomic_path(out, ".npz") as tmp:
+            np.savez(tmp, W=W, info=np.array(json.dumps(info)))
+    return words, W, info
