@@ -321,7 +321,7 @@ prediction(
 # %%
 ncols = 3
 nrows = int(np.ceil(nc / ncols))
-fig, axs = plt.subplots(nrows, ncols, figsize=(7.0, 1.9 * nrows + 0.6), sharex=True, sharey=False)
+fig, axs = plt.subplots(nrows, ncols, figsize=(6.8, 1.9 * nrows + 0.6), sharex=True, sharey=False)
 axs = np.atleast_1d(axs).ravel()
 for j, c in enumerate(keep):
     ax = axs[j]
@@ -567,7 +567,7 @@ import warnings  # noqa: E402
 warnings.filterwarnings(
     "ignore", "All-NaN slice", RuntimeWarning
 )  # categories word2vec never answers
-fig, axs = plt.subplots(1, 2, figsize=(7.0, 3.6))
+fig, axs = plt.subplots(1, 2, figsize=(6.8, 3.6))
 for ax, (tm, Bm, lab) in zip(
     axs,
     (
@@ -595,7 +595,7 @@ print("categories: " + "; ".join(f"{j + 1} {names[c]}" for j, c in enumerate(kee
 # training seen, so only the order can be compared), with 68% pair-bootstrap bars.
 
 # %%
-fig, ax = plotting.figure(width=7.0, height=3.6)
+fig, ax = plotting.figure(width=6.8, height=3.6)
 ax.hist(rho_spiked_null, bins=30, color="0.7", label="spiked summary, shuffled clocks")
 ax.axvline(float(spearmanr(t_spiked, t_qwem).statistic), color="C3", label="spiked summary")
 ax.axvline(sp_qwem["rho"], color="C0", label="accuracy prediction")
@@ -618,7 +618,7 @@ plt.show()
 # full accuracy predictor under a few shuffles (dotted), against the unshuffled predictors (solid).
 
 # %%
-fig, ax = plotting.figure(width=7.0, height=4.0)
+fig, ax = plotting.figure(width=6.8, height=4.0)
 cols = plt.cm.viridis(np.linspace(0, 1, nc))
 rank_pred = np.argsort(np.argsort(t_pred))
 for j in range(nc):
