@@ -459,7 +459,7 @@ axes[1].semilogy(
 )
 axes[1].semilogy(k[: 2 * S["d"]], lam_ppmi[: 2 * S["d"]], color=plotting.PALETTE[2], label="PPMI")
 axes[1].axvline(S["d"], color="grey", ls=":", lw=0.8)
-plotting.label(axes[1], "Top of the spectrum", "index k", "λ_k")
+plotting.label(axes[1], "Top of the spectrum", "index $k$", r"$\lambda_k$")
 _ = axes[1].legend()
 
 # %% [markdown]

@@ -204,7 +204,7 @@ print("final s_k²/λ_k:", np.round(r.sv[-1] ** 2 / lam[:d], 3))
 fig, ax = plotting.figure(width=7.5, height=4.6)
 t_show = min(tt[-1], 1.2 * np.nanmax(np.r_[learn, learn_th]))
 colors = q.plot_steps(
-    ax, tt, r.sv**2, theory, run_label="SGD, s_k²", theory_label="Lemma 3.1", t_max=t_show
+    ax, tt, r.sv**2, theory, run_label="SGD, $s_k^2$", theory_label="Lemma 3.1", t_max=t_show
 )
 for k in range(d):
     ax.plot(nl.times / tau1, nl.sv[:, k] ** 2, color="0.3", lw=0.7, ls=":",
@@ -587,7 +587,7 @@ q.plot_steps(
     ttB,
     rs.sv**2,
     theoryB,
-    run_label="SGD on SGNS, s_k²",
+    run_label="SGD on SGNS, $s_k^2$",
     theory_label="logistic, rate λ_k(B)",
     t_max=min(ttB[-1], 1.2 * np.nanmax(np.r_[learnB, learnB_th])),
 )
@@ -869,7 +869,7 @@ rep.below(
 )
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.4))
+fig, axes = plotting.figure(2, 1, width=6.8, height=3.3)
 for name, mk in (("variance at the start", "o"), ("(Σ_a 1/P_a)²", "s"), ("‖g‖² at the start", "^")):
     y = np.asarray(series[name])
     axes[0].loglog(Vs_nz, y / y[0], mk + "-", ms=4,
@@ -879,18 +879,18 @@ for j, name in enumerate(("ρ at the start", "ρ near the end", "ρ at the start
                           "ρ near the end, top-d")):  # fmt: skip
     axes[1].loglog(Vs_nz, series[name], "o-" if j < 2 else "s--", ms=4, color=plotting.PALETTE[j],
                    label=f"{name} ({expo[name][0]:.2f} ± {expo[name][1]:.2f})")  # fmt: skip
-plotting.label(axes[0], "variance and gradient (relative to the smallest V)", "V", "ratio")
-plotting.label(axes[1], f"relative noise ρ of one minibatch (B = {P['batch']:,})", "V",
-               "ρ = E‖g_B − g‖² / ‖g‖²")  # fmt: skip
+plotting.label(axes[0], "variance and gradient (relative to the smallest $V$)", "$V$", "ratio")
+plotting.label(axes[1], f"relative noise $\\rho$ of one minibatch ($B$ = {P['batch']:,})", "$V$",
+               r"$\rho = \mathbb{E}\|g_B - g\|^2 / \|g\|^2$")  # fmt: skip
 for ax in axes:
     ax.legend(fontsize=8)
-fig.suptitle("Figure 23.7 — The minibatch gradient's noise against the vocabulary size")
+fig.suptitle("Figure 23.5 — The minibatch gradient's noise against the vocabulary size")
 plt.show()
 
 # %% [markdown]
-# **Figure 23.7** — Left: the exact variance $\mathbb E\|g_B - g\|^2$ at the small start, the argument's
+# **Figure 23.5** — Top: the exact variance $\mathbb E\|g_B - g\|^2$ at the small start, the argument's
 # $(\sum_a 1/P_a)^2$ and the squared norm of the gradient itself, each divided by its value at the
-# smallest $V$ (dotted: $V^4$). Right: the relative noise $\rho$ of one minibatch at the small start and
+# smallest $V$ (dotted: $V^4$). Bottom: the relative noise $\rho$ of one minibatch at the small start and
 # near the end point, in all directions (solid) and inside $M^\star$'s top-$d$ eigenspace (dashed). The
 # exponents are least-squares slopes over the whole range (the local slopes are printed above: the
 # curves steepen with $V$, as the share of pairs never seen together grows).
@@ -1030,36 +1030,37 @@ for name, R in F2runs.items():
     )
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
+fig, axes = plotting.figure(2, 1, width=6.8, height=3.3, sharex=True)
 for ax, name in zip(axes, [list(F2runs)[0], list(F2runs)[2]]):
     R = F2runs[name]
     ef = R["ef"]
     tau1_2 = q.characteristic_time(lam_r[0], F2["starts"][list(F2runs)[0]])
     show = np.arange(0, d2, max(1, d2 // 10))
-    q.plot_steps(ax, ef.times / tau1_2, ef.sv**2, run_label="noiseless GD, s_k² (all modes)")
+    q.plot_steps(ax, ef.times / tau1_2, ef.sv**2, run_label="noiseless GD, $s_k^2$ (all modes)")
     for k in show:
         ax.plot(ef.times / tau1_2, R["pred"][:, k], color="k", lw=0.7, ls="--",
                 label="Lemma 3.1 (GD), realised start" if k == 0 else None)  # fmt: skip
     ax.set_yscale("log")
     ax.set_ylim(lam_r[d2 - 1] * 1e-3, lam_r[0] * 1.5)
     ax.set_title(name, fontsize=10)
-    ax.set_xlabel("t/τ₁ (τ₁ of σ² = 1e-24)")
     ax.legend(loc="lower right", fontsize=8)
-axes[0].set_ylabel("squared singular value s_k²")
+axes[1].set_xlabel(r"$t/\tau_1$ ($\tau_1$ of $\sigma^2 = 10^{-24}$)")
+for ax in axes:
+    ax.set_ylabel("squared singular value $s_k^2$")
 fig.suptitle(
-    f"Figure 23.5 — QWEM's noiseless gradient descent at V = {V2:,}, d = {d2}, {F2['corpus']}"
+    f"Figure 23.6 — QWEM's noiseless gradient descent at V = {V2:,}, d = {d2}, {F2['corpus']}"
 )
 plt.show()
 
 # %% [markdown]
-# **Figure 23.5** — All $d$ squared singular values of the noiseless run (solid, colour by mode) and Lemma
+# **Figure 23.6** — All $d$ squared singular values of the noiseless run (solid, colour by mode) and Lemma
 # 3.1's gradient-descent curves from the realised start for every tenth mode (dashed), on one time axis
-# (log scale in $s^2$ so that the small modes are visible). Left: the authors' $\sigma^2 = 10^{-24}$;
-# right: their large start ($\sigma = 0.1$). At the small start the top modes make distinct steps; further
+# (log scale in $s^2$ so that the small modes are visible). Top: the authors' $\sigma^2 = 10^{-24}$;
+# bottom: their large start ($\sigma = 0.1$). At the small start the top modes make distinct steps; further
 # down the spectrum the eigenvalues are so close that successive steps overlap.
 
 # %%
-fig, axes = plt.subplots(1, 3, figsize=(13.5, 4.0))
+fig, axes = plotting.figure(3, 1, width=6.8, height=2.5)
 for j, (name, R) in enumerate(F2runs.items()):
     s2 = F2["starts"][name]
     tau_k = np.asarray(q.characteristic_time(lam_r[:d2], s2))
@@ -1071,18 +1072,21 @@ for j, (name, R) in enumerate(F2runs.items()):
 lim = axes[0].get_xlim()
 axes[0].plot(lim, lim, color="0.5", lw=0.8)
 axes[1].axhline(1.0, color="0.5", lw=0.8)
-plotting.label(axes[0], "step time against τ_k", "τ_k = ln(λ_k/σ²)/λ_k", "t_k (s_k² = λ_k/2)")
-plotting.label(axes[1], "separation of steps k, k+1", "k", "R_k")
-plotting.label(axes[2], "what step k brings", "k", "Σ_{|i−k|≤2} (q_iᵀu_k)² at t_k")
+plotting.label(axes[0], r"step time against $\tau_k$", r"$\tau_k = \ln(\lambda_k/\sigma^2)/\lambda_k$",
+               r"$t_k$ ($s_k^2 = \lambda_k/2$)")  # fmt: skip
+plotting.label(axes[1], "separation of steps $k$, $k+1$", "$k$", "$R_k$")
+plotting.label(
+    axes[2], "what step $k$ brings", "$k$", r"$\sum_{|i-k|\leq 2} (q_i^\top u_k)^2$ at $t_k$"
+)
 axes[0].legend(fontsize=8)
-fig.suptitle("Figure 23.6 — Step times, separation and the eigenvector each step brings")
+fig.suptitle("Figure 23.7 — Step times, separation and the eigenvector each step brings")
 plt.show()
 
 # %% [markdown]
-# **Figure 23.6** — Left: each mode's step time against its characteristic time
+# **Figure 23.7** — Top: each mode's step time against its characteristic time
 # $\tau_k = \ln(\lambda_k/\sigma^2)/\lambda_k$ (grey: equality). Middle: the separation statistic
 # $R_k = (t_{k+1} - t_k)/\bar w_k$, the gap between successive steps in units of their mean 10–90 % rise
-# width (above 1: a plateau between the two steps). Right: at mode $k$'s step time, the share of the newly
+# width (above 1: a plateau between the two steps). Bottom: at mode $k$'s step time, the share of the newly
 # grown direction $u_k$ in $q_{k-2}, \dots, q_{k+2}$ (1: the step brings $q_k$'s neighbourhood of the
 # spectrum).
 

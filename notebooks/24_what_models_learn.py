@@ -154,7 +154,7 @@ for ax, p in zip(axs, show):
         f"{p[1]}: component j",
         f"{p[0]}: component i",
     )
-fig.colorbar(im, ax=axs, shrink=0.8, label="(u_i · u_j)²")
+fig.colorbar(im, ax=axs, shrink=0.8, label=r"$(u_i \cdot u_j)^2$")
 fig.suptitle("Figure 24.1 — Squared overlaps of eigen-features")
 plt.show()
 

@@ -233,7 +233,7 @@ def independent_modes(u_grid, kappa, end):
     return s2 * end * g / (end + s2 * (g - 1.0))
 
 
-fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
+fig, axes = plotting.figure(2, 2, width=3.9, height=3.1, sharex=True)
 for ax, key in zip(axes.ravel(), RUNS):
     r = runs[key]
     q.plot_steps(
@@ -241,7 +241,7 @@ for ax, key in zip(axes.ravel(), RUNS):
         r.u,
         r.result.sv**2,
         independent_modes(r.u, r.kappa, END[key]),
-        run_label="SGD, s_k²",
+        run_label="SGD, $s_k^2$",
         theory_label="independent modes",
     )
     plotting.label(
@@ -505,7 +505,7 @@ rep.check(
 )
 
 # %%
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.4))
+fig, (ax1, ax2) = plotting.figure(2, 1, width=6.8, height=3.2)
 for key in RUNS:
     m, col = marks[key]
     r = runs[key]
@@ -516,7 +516,7 @@ for key in RUNS:
     ax2.plot(r.u, r.result.sv[:, d - 1], ls, color=col, lw=0.8, alpha=0.6)
 ax1.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
 ax2.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
-plotting.label(ax1, "Figure 25.3a — ‖W‖_F", "u = κ₁t", "‖W‖_F")
+plotting.label(ax1, r"Figure 25.3a — $\|W\|_F$", r"$u = \kappa_1 t$", r"$\|W\|_F$")
 plotting.label(
     ax2, f"Figure 25.3b — top and d-th singular values (s₁ thick, s_{d} thin)", "u = κ₁t", "s_k"
 )
@@ -751,13 +751,13 @@ for key, R in nl_runs.items():
     )
 
 # %%
-fig, axes = plt.subplots(2, 2, figsize=(11, 7.5), sharex=True)
+fig, axes = plotting.figure(2, 2, width=3.9, height=3.1, sharex=True)
 for ax, key in zip(axes.ravel(), RUNS):
     R = nl_runs[key]
-    q.plot_steps(ax, R["u"], R["res"].sv ** 2, run_label="noiseless GD, s_k²")
+    q.plot_steps(ax, R["u"], R["res"].sv ** 2, run_label="noiseless GD, $s_k^2$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plotting.label(ax, f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}", "u = κ₁t (log)", "s_k²")
+    plotting.label(ax, f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}", r"$u = \kappa_1 t$ (log)", "$s_k^2$")
     ax.legend(loc="lower right", fontsize=8)
 fig.suptitle(
     f"Figure 25.4 — the noiseless ablation on {NL['corpus']} (V = {Vn:,}, d = {dn}, σ² = {s2:g})"

@@ -961,8 +961,8 @@ prose(
 # $d$ = 200.
 
 # %%
-fig, axes = plt.subplots(
-    int(np.ceil(len(fits) / 5)), 5, figsize=(15, 2.6 * np.ceil(len(fits) / 5)), squeeze=False
+fig, axes = plotting.figure(
+    int(np.ceil(len(fits) / 3)), 3, width=2.6, height=2.3, squeeze=False, sharey=True
 )
 for ax, (c, f) in zip(axes.flat, fits.items()):
     b = np.sort(f.bulk)
@@ -979,7 +979,8 @@ for ax, (c, f) in zip(axes.flat, fits.items()):
     if f.outlier:
         ax.axvline(f.outlier, color=plotting.PALETTE[2], lw=2, label="outlier")
     ax.xaxis.set_major_locator(MaxNLocator(3))
-    plotting.label(ax, f"{c} (N={f.n_rows})", r"eigenvalue of $R_dR_d^\top$", "cumulative share")
+    plotting.label(ax, f"{c} ($N$={f.n_rows})", r"eigenvalue of $R_dR_d^\top$", "cumulative share")
+    ax.title.set_fontsize(9)
 for ax in list(axes.flat)[len(fits) :]:
     ax.axis("off")
 axes.flat[0].legend(fontsize=7)
@@ -1251,7 +1252,10 @@ if P["full"]:
 if c7 in cats:
     R7 = cats[c7][1]
     seq = [d_ for d_ in P["d_seq"] if d_ <= P["d_max"]]
-    fig, axes = plt.subplots(1, len(seq) + 2, figsize=(4 * (len(seq) + 2), 3.2))
+    fig, grid = plotting.figure(int(np.ceil((len(seq) + 2) / 3)), 3, width=2.7, height=2.7)
+    axes = list(grid.flat)[: len(seq) + 2]
+    for ax in list(grid.flat)[len(seq) + 2 :]:
+        ax.axis("off")
     for ax, d_ in zip(axes, seq):
         f7 = q.fit_spiked_mp(q.truncate(R7, d_), n_null=P["n_null"])
         b = np.sort(f7.bulk)
@@ -1262,8 +1266,12 @@ if c7 in cats:
         ax.xaxis.set_major_locator(MaxNLocator(3))
         theirs = f", authors {fig4[d_]}" if d_ in fig4 else ""
         plotting.label(
-            ax, f"d = {d_}: d_eff {f7.d_eff:.0f}{theirs}", "eigenvalue", "cumulative share"
+            ax,
+            f"$d$ = {d_}: $d_{{\\rm eff}}$ {f7.d_eff:.0f}{theirs}",
+            "eigenvalue",
+            "cumulative share",
         )
+        ax.title.set_fontsize(9)
     rbar = R7.mean(axis=0)
     pw = rbar**2
     ks_ = np.arange(1, len(pw) + 1)
@@ -1277,8 +1285,7 @@ if c7 in cats:
     )
     axes[-1].loglog(d_grid2, deff_lambda, "--", color="0.5", label="participation of λ")
     axes[-1].legend(fontsize=7)
-    plotting.label(axes[-1], "localisation against d", "d", "features used (1/IPR)")
-    plt.tight_layout()
+    plotting.label(axes[-1], "localisation against $d$", "$d$", "features used (1/IPR)")
     plt.show()
     top10 = float(np.sort(pw)[::-1][:10].sum() / pw.sum())
     prose(
@@ -1288,10 +1295,10 @@ if c7 in cats:
     )
 
 # %% [markdown]
-# **Figure 30.5** — Verb past tense. Left four panels: the bulk's CDF, the fitted MP law and the top eigenvalue
-# at $d$ = 128, 256, 512 and 1,024 (at the book preset), with the fitted $d_\text{eff}$ and the authors' value. Then
-# the mean task vector's power over $M^\star$'s eigen-features, and the number of features it effectively uses
-# (1/IPR) against $d$.
+# **Figure 30.5** — Verb past tense. The first four panels (top row, then bottom left): the bulk's CDF, the
+# fitted MP law and the top eigenvalue at $d$ = 128, 256, 512 and 1,024 (at the book preset), with the fitted
+# $d_\text{eff}$ and the authors' value. Bottom middle: the mean task vector's power over $M^\star$'s
+# eigen-features. Bottom right: the number of features it effectively uses (1/IPR) against $d$.
 
 # %% [markdown]
 # ## 5. Discussion

@@ -334,7 +334,7 @@ for j, c in enumerate(keep):
     if j % ncols == 0:
         ax.set_ylabel("accuracy")
     if j >= nc - ncols:
-        ax.set_xlabel("t / τ₁")
+        ax.set_xlabel(r"$t / \tau_1$")
 for ax in axs[nc:]:
     ax.axis("off")
 axs[0].legend(loc="upper left")
@@ -584,7 +584,7 @@ for ax, (tm, Bm, lab) in zip(
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plotting.label(ax, lab.split(",")[0], "predicted t_c / τ₁", f"measured ({lab.split(', ')[1]})")
+    plotting.label(ax, lab.split(",")[0], r"predicted $t_c / \tau_1$", f"measured ({lab.split(', ')[1]})")
 fig.suptitle("Figure 51.2 — acquisition times, predicted against measured")
 plt.show()
 print("categories: " + "; ".join(f"{j + 1} {names[c]}" for j, c in enumerate(keep)))

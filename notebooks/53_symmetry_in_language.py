@@ -274,7 +274,7 @@ prediction(
 # not a prediction).
 
 # %%
-fig, axs = plotting.figure(1, len(blocks), width=3.9 * len(blocks), height=3.6)
+fig, axs = plotting.figure(1, len(blocks), width=3.0, height=3.2)
 for ax, (s, B) in zip(np.atleast_1d(axs), blocks.items()):
     im = ax.imshow(B, cmap="RdBu_r", vmin=-2, vmax=2)
     ax.set_xticks(range(B.shape[0]), [w[:3] for w in sets[s]], rotation=90, fontsize=7)

@@ -69,9 +69,37 @@ def _hide_artist_reprs() -> None:
         ip.display_formatter.ipython_display_formatter.for_type(kind, lambda obj: None)
 
 
+COLUMN_WIDTH = 6.8
+"""The widest a figure is drawn, in inches. The site's text column is 676 px, 7.04 in at the browser's 96 px
+per inch; a figure no wider than that is shown at its natural size or larger, so the style's 9-pt text is
+read at 9 pt or more (the size rule checked by ``website/test_site.py``)."""
+
+
+def figure_size(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0):
+    r"""The ``(width, height)`` in inches of a grid of panels, each nominally ``width`` × ``height``.
+
+    The grid grows as ``n**0.85`` in each direction. A grid wider than :data:`COLUMN_WIDTH` is narrowed to
+    it by a factor $s < 1$ and its height multiplied by $\sqrt{s}$ only (text keeps its point size, so the
+    narrower panels need relatively more height for their labels). Raises ``ValueError`` for a grid
+    dimension below 1 or a size that is not positive.
+    """
+    if int(nrows) != nrows or int(ncols) != ncols or nrows < 1 or ncols < 1:
+        raise ValueError(f"nrows and ncols must be positive integers, got {nrows!r}, {ncols!r}")
+    if not (np.isfinite(width) and np.isfinite(height) and width > 0 and height > 0):
+        raise ValueError(f"width and height must be positive, got {width!r}, {height!r}")
+    w, h = width * ncols**0.85, height * nrows**0.85
+    if w > COLUMN_WIDTH:
+        s = COLUMN_WIDTH / w
+        w, h = COLUMN_WIDTH, h * s**0.5
+    return float(w), float(h)
+
+
 def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float = 4.0, **kw):
-    """``plt.subplots`` with the book's default sizes scaled by the grid."""
-    return plt.subplots(nrows, ncols, figsize=(width * ncols**0.85, height * nrows**0.85), **kw)
+    """``plt.subplots`` with the book's default sizes scaled by the grid (:func:`figure_size`): never
+    wider than the text column."""
+    return plt.subplots(
+        nrows, ncols, figsize=figure_size(nrows, ncols, width=width, height=height), **kw
+    )
 
 
 def label(ax, title: str, xlabel: str, ylabel: str) -> None:
