@@ -54,3 +54,45 @@ def test_figure_draws_at_that_size():
 def test_figure_size_rejects_bad_input(bad):
     with pytest.raises(ValueError):
         plotting.figure_size(**bad)
+
+
+def test_wrap_keeps_lines_within_the_width_and_never_splits_maths():
+    text = r"the relative noise $\rho = \mathbb{E}\|g_B - g\|^2 / \|g\|^2$ of one minibatch at the start"
+    out = plotting.wrap(text, 2.0, 10.0)
+    limit = 2.0 * 72 / 10.0
+    assert out.replace("\n", " ") == text  # only spaces became line breaks
+    for line in out.split("\n"):
+        assert line.count("$") % 2 == 0  # a maths segment is whole on its line
+        assert plotting.text_width(line) <= limit or " " not in line.replace(
+            r"$\rho = \mathbb{E}\|g_B - g\|^2 / \|g\|^2$", "M"
+        )
+    assert plotting.wrap("short", 5.0, 10.0) == "short"
+    assert plotting.wrap("a b\nc d", 5.0, 10.0) == "a b\nc d"  # existing breaks kept
+    with pytest.raises(ValueError):
+        plotting.wrap("x", 0.0, 10.0)
+
+
+def test_text_width_counts_maths_as_drawn():
+    # a TeX command draws one glyph; braces, ^ and _ draw none
+    assert plotting.text_width(r"$\lambda_k$") == pytest.approx(plotting.text_width("ab"))
+    assert plotting.text_width("abcd") == pytest.approx(4 * plotting.CHAR_EM)
+
+
+def test_label_wraps_to_the_panel_and_the_figure_stays_in_the_column():
+    fig, axes = plotting.figure(1, 2, width=4.8, height=3.4)
+    try:
+        long = "a rather long title that would run into the neighbouring panel of a narrow figure"
+        plotting.label(
+            axes[0], long, "x", "a y label much longer than the height of the panel it labels"
+        )
+        title = axes[0].get_title()
+        assert "\n" in title and title.replace("\n", " ") == long
+        w, h = plotting.axes_size(axes[0])
+        assert 1.0 <= w < fig.get_figwidth() / 2 and 1.0 <= h < fig.get_figheight()
+        fig.canvas.draw()
+        bbox = fig.get_tightbbox(fig.canvas.get_renderer())
+        assert (
+            bbox.width <= plotting.COLUMN_WIDTH + 0.05
+        )  # nothing sticks out of the figure sideways
+    finally:
+        plt.close(fig)

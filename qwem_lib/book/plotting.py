@@ -6,6 +6,8 @@ a title naming the figure) and each is followed in the chapter by a Markdown cap
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -102,11 +104,88 @@ def figure(nrows: int = 1, ncols: int = 1, *, width: float = 6.4, height: float 
     )
 
 
+#: Average advance of a character of the book's sans-serif font, in ems (a generous estimate, so that a
+#: wrapped line fits).
+CHAR_EM = 0.58
+
+
+def text_width(text: str) -> float:
+    """Estimated width of ``text`` in ems of its font size: plain characters count :data:`CHAR_EM` each; in a
+    ``$…$`` mathtext segment a ``\\command`` counts as one character, and braces, ``^`` and ``_`` as none
+    (sub- and superscripts are drawn smaller)."""
+    import re
+
+    n = 0.0
+    for i, part in enumerate(text.split("$")):
+        if i % 2:  # inside $...$
+            part = re.sub(r"\\[A-Za-z]+", "x", part)
+            n += sum(c not in "{}^_ " for c in part) + 0.5 * part.count(" ")
+        else:
+            n += len(part)
+    return n * CHAR_EM
+
+
+def wrap(text: str, width_in: float, fontsize_pt: float) -> str:
+    """``text`` broken into lines no wider than ``width_in`` inches at ``fontsize_pt`` (estimated by
+    :func:`text_width`), at spaces outside mathtext (a ``$…$`` segment is never split); existing line breaks
+    are kept. A single word wider than the line stays on a line of its own."""
+    if width_in <= 0 or fontsize_pt <= 0:
+        raise ValueError(f"width and font size must be positive, got {width_in!r}, {fontsize_pt!r}")
+    limit = width_in * 72.0 / fontsize_pt  # the line's width in ems
+    out = []
+    for line in text.split("\n"):
+        words, cur, in_math = [], "", False
+        for ch in line:  # split at spaces outside $...$
+            if ch == "$":
+                in_math = not in_math
+            if ch == " " and not in_math:
+                words.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        words.append(cur)
+        lines: list[str] = []
+        for w in words:
+            if lines and text_width(lines[-1] + " " + w) <= limit:
+                lines[-1] += " " + w
+            else:
+                lines.append(w)
+        out.append("\n".join(lines))
+    return "\n".join(out)
+
+
+def _font_pt(key: str) -> float:
+    from matplotlib.font_manager import FontProperties
+
+    params: Any = matplotlib.rcParams
+    size = params[key]  # e.g. "axes.titlesize": 11 or "large"
+    return float(FontProperties(size=size).get_size_in_points())
+
+
+def axes_size(ax) -> tuple[float, float]:
+    """Estimated ``(width, height)`` in inches of a panel once the figure's constrained layout has placed
+    it: its share of the grid less a margin for tick labels (0.7 in across, 0.8 in down), at least 1 in;
+    for axes outside a grid, their current position."""
+    fig = ax.figure
+    spec = ax.get_subplotspec() if hasattr(ax, "get_subplotspec") else None
+    if spec is None:
+        box = ax.get_position()
+        return box.width * fig.get_figwidth(), box.height * fig.get_figheight()
+    nrows, ncols = spec.get_gridspec().get_geometry()
+    rows, cols = spec.rowspan, spec.colspan
+    w = fig.get_figwidth() * len(cols) / ncols - 0.7
+    h = fig.get_figheight() * len(rows) / nrows - 0.8
+    return max(w, 1.0), max(h, 1.0)
+
+
 def label(ax, title: str, xlabel: str, ylabel: str) -> None:
-    """Set the three labels every axis in the book must have."""
-    ax.set_title(title)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
+    """Set the three labels every axis in the book must have, each wrapped to the panel it labels (the
+    title and x label to the axes' width, the y label to their height), so that no label runs into its
+    neighbour or out of the figure when panels are narrow."""
+    w_in, h_in = axes_size(ax)
+    ax.set_title(wrap(title, w_in, _font_pt("axes.titlesize")) if title else title)
+    ax.set_xlabel(wrap(xlabel, w_in, _font_pt("axes.labelsize")) if xlabel else xlabel)
+    ax.set_ylabel(wrap(ylabel, h_in, _font_pt("axes.labelsize")) if ylabel else ylabel)
 
 
 def pca_scatter(
