@@ -463,7 +463,7 @@ for ax, i in zip(axs, times_show):
         "eigenvector q_i of M*",
     )
 fig.colorbar(im, ax=axs, shrink=0.8, label=r"$|q_i^\top u_k|$")
-fig.suptitle("Figure 13.3 — Silent alignment: W rotates onto the eigenbasis while tiny")
+plotting.suptitle(fig, "Figure 13.3 — Silent alignment: W rotates onto the eigenbasis while tiny")
 plt.show()
 
 # %% [markdown]

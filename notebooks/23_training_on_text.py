@@ -884,7 +884,7 @@ plotting.label(axes[1], f"relative noise $\\rho$ of one minibatch ($B$ = {P['bat
                r"$\rho = \mathbb{E}\|g_B - g\|^2 / \|g\|^2$")  # fmt: skip
 for ax in axes:
     ax.legend(fontsize=8)
-fig.suptitle("Figure 23.5 — The minibatch gradient's noise against the vocabulary size")
+plotting.suptitle(fig, "Figure 23.5 — The minibatch gradient's noise against the vocabulary size")
 plt.show()
 
 # %% [markdown]
@@ -1047,8 +1047,8 @@ for ax, name in zip(axes, [list(F2runs)[0], list(F2runs)[2]]):
 axes[1].set_xlabel(r"$t/\tau_1$ ($\tau_1$ of $\sigma^2 = 10^{-24}$)")
 for ax in axes:
     ax.set_ylabel("squared singular value $s_k^2$")
-fig.suptitle(
-    f"Figure 23.6 — QWEM's noiseless gradient descent at V = {V2:,}, d = {d2}, {F2['corpus']}"
+plotting.suptitle(
+    fig, f"Figure 23.6 — QWEM's noiseless gradient descent at V = {V2:,}, d = {d2}, {F2['corpus']}"
 )
 plt.show()
 
@@ -1079,7 +1079,7 @@ plotting.label(
     axes[2], "what step $k$ brings", "$k$", r"$\sum_{|i-k|\leq 2} (q_i^\top u_k)^2$ at $t_k$"
 )
 axes[0].legend(fontsize=8)
-fig.suptitle("Figure 23.7 — Step times, separation and the eigenvector each step brings")
+plotting.suptitle(fig, "Figure 23.7 — Step times, separation and the eigenvector each step brings")
 plt.show()
 
 # %% [markdown]

@@ -155,7 +155,7 @@ for ax, p in zip(axs, show):
         f"{p[0]}: component i",
     )
 fig.colorbar(im, ax=axs, shrink=0.8, label=r"$(u_i \cdot u_j)^2$")
-fig.suptitle("Figure 24.1 — Squared overlaps of eigen-features")
+plotting.suptitle(fig, "Figure 24.1 — Squared overlaps of eigen-features")
 plt.show()
 
 # %% [markdown]

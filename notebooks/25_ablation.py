@@ -251,9 +251,10 @@ for ax, key in zip(axes.ravel(), RUNS):
         "squared singular value s_k²",
     )
     ax.legend(loc="lower right", fontsize=8)
-fig.suptitle(
+plotting.suptitle(
+    fig,
     f"Figure 25.1 — the ablation on {P['corpus']} (V = {V:,}, d = {d}, σ² = {s2:g}): "
-    "singular values of W"
+    "singular values of W",
 )
 fig.tight_layout()
 plt.show()
@@ -757,10 +758,13 @@ for ax, key in zip(axes.ravel(), RUNS):
     q.plot_steps(ax, R["u"], R["res"].sv ** 2, run_label="noiseless GD, $s_k^2$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plotting.label(ax, f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}", r"$u = \kappa_1 t$ (log)", "$s_k^2$")
+    plotting.label(
+        ax, f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}", r"$u = \kappa_1 t$ (log)", "$s_k^2$"
+    )
     ax.legend(loc="lower right", fontsize=8)
-fig.suptitle(
-    f"Figure 25.4 — the noiseless ablation on {NL['corpus']} (V = {Vn:,}, d = {dn}, σ² = {s2:g})"
+plotting.suptitle(
+    fig,
+    f"Figure 25.4 — the noiseless ablation on {NL['corpus']} (V = {Vn:,}, d = {dn}, σ² = {s2:g})",
 )
 fig.tight_layout()
 plt.show()

@@ -984,7 +984,9 @@ for ax, (c, f) in zip(axes.flat, fits.items()):
 for ax in list(axes.flat)[len(fits) :]:
     ax.axis("off")
 axes.flat[0].legend(fontsize=7)
-fig.suptitle(f"Task-vector spectra, svd(M*), d = {d0}: empirical bulk, fitted MP law, outlier")
+plotting.suptitle(
+    fig, f"Task-vector spectra, svd(M*), d = {d0}: empirical bulk, fitted MP law, outlier"
+)
 plt.show()
 
 # %% [markdown]

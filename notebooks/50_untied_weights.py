@@ -544,8 +544,18 @@ for k in range(d_dyn):
     axs[0].plot(tt, q.balanced_product(tt, sig[k], pi0) / sig[k], color=cols[k], ls="--", lw=0.9)
     axs[1].plot(run_large.times, run_large.modes[:, k] / sig[k], color=cols[k], lw=1.6)
 axs[0].plot(run.times, run.modes[:, d_dyn] / sv[d_dyn], color="grey", ls=":", lw=1.2)
-plotting.label(axs[0], "Figure 50.1a — small start", r"time $t = 2\Sigma\eta$", r"$u_k^\top W W^{\prime\top} v_k / \sigma_k$")
-plotting.label(axs[1], "Figure 50.1b — large start", r"time $t = 2\Sigma\eta$", r"$u_k^\top W W^{\prime\top} v_k / \sigma_k$")
+plotting.label(
+    axs[0],
+    "Figure 50.1a — small start",
+    r"time $t = 2\Sigma\eta$",
+    r"$u_k^\top W W^{\prime\top} v_k / \sigma_k$",
+)
+plotting.label(
+    axs[1],
+    "Figure 50.1b — large start",
+    r"time $t = 2\Sigma\eta$",
+    r"$u_k^\top W W^{\prime\top} v_k / \sigma_k$",
+)
 plt.show()
 
 # %% [markdown]

@@ -584,7 +584,9 @@ for ax, (tm, Bm, lab) in zip(
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
-    plotting.label(ax, lab.split(",")[0], r"predicted $t_c / \tau_1$", f"measured ({lab.split(', ')[1]})")
+    plotting.label(
+        ax, lab.split(",")[0], r"predicted $t_c / \tau_1$", f"measured ({lab.split(', ')[1]})"
+    )
 fig.suptitle("Figure 51.2 — acquisition times, predicted against measured")
 plt.show()
 print("categories: " + "; ".join(f"{j + 1} {names[c]}" for j, c in enumerate(keep)))

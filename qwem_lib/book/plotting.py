@@ -178,6 +178,13 @@ def axes_size(ax) -> tuple[float, float]:
     return max(w, 1.0), max(h, 1.0)
 
 
+def suptitle(fig, text: str):
+    """``fig.suptitle(text)`` wrapped to the figure's width (less 0.3 in), like :func:`label`'s titles."""
+    return fig.suptitle(
+        wrap(text, max(fig.get_figwidth() - 0.3, 1.0), _font_pt("figure.titlesize"))
+    )
+
+
 def label(ax, title: str, xlabel: str, ylabel: str) -> None:
     """Set the three labels every axis in the book must have, each wrapped to the panel it labels (the
     title and x label to the axes' width, the y label to their height), so that no label runs into its
