@@ -333,7 +333,7 @@ plotting.label(
     ax,
     "Figure 12.1 — Aligned dynamics: one sigmoid per eigenvalue",
     "time t (paper's normalisation)",
-    "s_k²(t) / λ_k",
+    r"$s_k^2(t) / \lambda_k$",
 )
 plt.show()
 
@@ -376,10 +376,16 @@ axs[1].set_xlim(-10, 10)
 axs[0].legend()
 axs[1].legend()
 plotting.label(
-    axs[0], "Figure 12.2a — rescaled time t/τ_k", "t / τ_k", "s_k² / λ_k (gradient descent)"
+    axs[0],
+    r"Figure 12.2a — rescaled time $t/\tau_k$",
+    r"$t / \tau_k$",
+    r"$s_k^2 / \lambda_k$ (gradient descent)",
 )
 plotting.label(
-    axs[1], "Figure 12.2b — shifted time λ_k(t − τ_k)", "u = λ_k (t − τ_k)", "s_k² / λ_k"
+    axs[1],
+    r"Figure 12.2b — shifted time $\lambda_k(t - \tau_k)$",
+    r"$u = \lambda_k (t - \tau_k)$",
+    r"$s_k^2 / \lambda_k$",
 )
 plt.show()
 

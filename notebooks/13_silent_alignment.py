@@ -351,8 +351,8 @@ axs[0].plot([], [], "k--", lw=0.9, label="Lemma 3.1 (matched)")
 axs[0].legend(fontsize=8, loc="center right")
 plotting.label(
     axs[0],
-    f"Figure 13.1a — σ² = {sig2[b]:.0e}: one feature at a time",
-    "rescaled time t / τ₁",
+    f"Figure 13.1a — $\\sigma^2$ = {sig2[b]:.0e}: one feature at a time",
+    r"rescaled time $t / \tau_1$",
     "squared singular values of W",
 )
 for i in range(0, len(sig2), max(1, len(sig2) // 5)):
@@ -366,8 +366,8 @@ axs[1].legend(fontsize=8)
 plotting.label(
     axs[1],
     "Figure 13.1b — distance to the aligned trajectory",
-    "rescaled time t / τ₁",
-    "relative distance min_O ‖W − Q_d S_al O‖ / ‖Λ_d^½‖",
+    r"rescaled time $t / \tau_1$",
+    r"relative distance $\min_O \|W - Q_d S_{\rm al} O\| / \|\Lambda_d^{1/2}\|$",
 )
 plt.show()
 
@@ -388,8 +388,8 @@ ax.invert_xaxis()
 ax.legend()
 plotting.label(
     ax,
-    "Figure 13.2 — Result 3: the distance vanishes as σ² → 0",
-    "initial variance σ²",
+    r"Figure 13.2 — Result 3: the distance vanishes as $\sigma^2 \to 0$",
+    r"initial variance $\sigma^2$",
     "max_t distance to the aligned trajectory (relative)",
 )
 plt.show()
@@ -451,24 +451,26 @@ _ = rep.above(
 
 # %%
 times_show = [0, i_silent, learn_idx[1] + (learn_idx[2] - learn_idx[1]) // 2, len(tt) - 1]
-fig, axs = plotting.figure(1, 4, width=3.2, height=3.6)
-for ax, i in zip(axs, times_show):
+fig, grid = plotting.figure(2, 2, width=3.0, height=2.9)
+for j, (ax, i) in enumerate(zip(grid.flat, times_show)):
     im = ax.imshow(ov[i][: 2 * d], vmin=0, vmax=1, cmap=plotting.CMAP, aspect="auto")
+    ax.grid(False)
     ax.set_xticks(range(d), [str(k + 1) for k in range(d)])
     ax.set_yticks(range(2 * d), [str(k + 1) for k in range(2 * d)])
     plotting.label(
         ax,
-        f"t/τ₁ = {tt[i]:.2f}\n‖W‖²/Σλ = {norm_frac[i]:.0e}",
-        "singular vector u_k of W",
-        "eigenvector q_i of M*",
+        f"$t/\\tau_1$ = {tt[i]:.2f}, $\\|W\\|^2/\\Sigma\\lambda$ = {norm_frac[i]:.0e}",
+        "singular vector $u_k$ of $W$" if j >= 2 else "",
+        "eigenvector $q_i$ of $M^*$" if j % 2 == 0 else "",
     )
-fig.colorbar(im, ax=axs, shrink=0.8, label=r"$|q_i^\top u_k|$")
+fig.colorbar(im, ax=grid, shrink=0.8, label=r"$|q_i^\top u_k|$")
 plotting.suptitle(fig, "Figure 13.3 — Silent alignment: W rotates onto the eigenbasis while tiny")
 plt.show()
 
 # %% [markdown]
 # **Figure 13.3** — Overlaps $|q_i^\top u_k(t)|$ between the top ten eigenvectors of $M^\star$ and the five left singular
-# vectors of $W(t)$, $\sigma^2 = 10^{-12}$. At $t=0$ they are random (entries of order $V^{-1/2}$). By the second panel,
+# vectors of $W(t)$, $\sigma^2 = 10^{-12}$, at four times (left to right, then top to bottom). At $t=0$ they are
+# random (entries of order $V^{-1/2}$). By the second panel,
 # when $\|W\|_F^2$ is still below $10^{-3}$ of its final value and no feature has been learned, the top directions
 # are already the top eigenvectors. The lower ones align later, but each before its own jump. At the end $U_W$ is the
 # identity block: the learned features are $q_1,\dots,q_d$, in order.
@@ -708,8 +710,8 @@ for i, ax in enumerate(axs[: len(sig2_r)]):
     ax.legend(loc="upper left", fontsize=8)
     plotting.label(
         ax,
-        f"Figure 13.4{'ab'[i]} — {S['corpus']}, σ² = {sig2_r[i]:.0e}",
-        "rescaled time t / τ₁",
+        f"Figure 13.4{'ab'[i]} — {S['corpus']}, $\\sigma^2$ = {sig2_r[i]:.0e}",
+        r"rescaled time $t / \tau_1$",
         "squared singular values of W",
     )
 plt.show()

@@ -451,7 +451,10 @@ for lam, name, c in ((lam_all, r"$M^\star$", 0), (lam_ppmi, "PPMI", 2), (lam_pmi
 axes[0].set_yscale("symlog", linthresh=1e-3)
 axes[0].axvline(S["d"], color="grey", ls=":", lw=0.8)
 plotting.label(
-    axes[0], "Whole spectrum (scaled by max |λ|)", "index k (descending)", "λ_k / max|λ|"
+    axes[0],
+    r"Whole spectrum (scaled by $\max|\lambda|$)",
+    "index k (descending)",
+    r"$\lambda_k / \max|\lambda|$",
 )
 axes[0].legend()
 axes[1].semilogy(

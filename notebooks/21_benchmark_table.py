@@ -590,7 +590,7 @@ for ax, V in zip(axes, S["Vs"]):
             )
     ax.set_xticks(x, [labels[b] for b in BENCH])
     plotting.label(
-        ax, f"{S['corpus']}, V = {V:,}, d = {S['d']}", "benchmark", "accuracy / Spearman ρ"
+        ax, f"{S['corpus']}, V = {V:,}, d = {S['d']}", "benchmark", r"accuracy / Spearman $\rho$"
     )
 handles, labs = axes[0].get_legend_handles_labels()
 _ = fig.legend(handles, labs, loc="outside lower center", ncol=3, fontsize=8)

@@ -212,9 +212,9 @@ for k in range(d):
 ax.axvline(small.main_steps * 2 * small.lr / tau1, color="0.6", lw=0.8, ls=":", label="η ÷ 10")
 plotting.label(
     ax,
-    f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, σ² = {small.sigma_sq:g})",
-    "rescaled time t/τ₁",
-    "squared singular value s_k²",
+    f"Figure 23.1 — QWEM by SGD on {P['corpus']} pairs (V = {V:,}, d = {d}, $\\sigma^2$ = {small.sigma_sq:g})",
+    r"rescaled time $t/\tau_1$",
+    "squared singular value $s_k^2$",
 )
 ax.legend(loc="lower right")
 plt.show()
@@ -477,8 +477,8 @@ ax.set_ylim(-0.02, 1.02)
 plotting.label(
     ax,
     "Figure 23.2 — Principal angles between W's top-k singular subspace and M*'s top-k eigenspace",
-    "rescaled time t/τ₁",
-    "sin θ_max(U_[k], Q_[k])",
+    r"rescaled time $t/\tau_1$",
+    r"$\sin\theta_{\max}(U_{[k]}, Q_{[k]})$",
 )
 ax.legend(loc="upper right")
 plt.show()
@@ -594,8 +594,8 @@ q.plot_steps(
 plotting.label(
     ax,
     "Figure 23.3 — SGNS (k = 1, P^0.75, subsampling) on the same pairs",
-    "rescaled time t/τ₁ᴮ",
-    "squared singular value s_k²",
+    r"rescaled time $t/\tau_1^B$",
+    "squared singular value $s_k^2$",
 )
 ax.legend(loc="lower right")
 plt.show()
@@ -691,8 +691,8 @@ q.plot_steps(ax, tt, r.sv**2, run_label="small start", faint=True, t_max=t_show)
 plotting.label(
     ax,
     "Figure 23.4 — QWEM from a large start: no plateaus, the same end point",
-    "rescaled time t/τ₁ (τ₁ of the small start)",
-    "squared singular value s_k²",
+    r"rescaled time $t/\tau_1$ ($\tau_1$ of the small start)",
+    "squared singular value $s_k^2$",
 )
 ax.legend(loc="lower right")
 plt.show()

@@ -247,13 +247,13 @@ for ax, key in zip(axes.ravel(), RUNS):
     plotting.label(
         ax,
         f"{LOSS_NAMES[key[0]]} × {RW_NAMES[key[1]]}",
-        "u = κ₁t (common axis)",
-        "squared singular value s_k²",
+        r"$u = \kappa_1 t$ (common axis)",
+        "squared singular value $s_k^2$",
     )
     ax.legend(loc="lower right", fontsize=8)
 plotting.suptitle(
     fig,
-    f"Figure 25.1 — the ablation on {P['corpus']} (V = {V:,}, d = {d}, σ² = {s2:g}): "
+    f"Figure 25.1 — the ablation on {P['corpus']} (V = {V:,}, d = {d}, $\\sigma^2$ = {s2:g}): "
     "singular values of W",
 )
 fig.tight_layout()
@@ -334,7 +334,7 @@ for j, key in enumerate(RUNS):
     ax.plot(np.arange(1, d + 1) + 0.08 * (j - 1.5), SL[key], "_", color=col, ms=12, mew=1.5)
 plotting.label(
     ax,
-    "Figure 25.2 — step sharpness S_k = t⁵⁰/(t⁹⁰ − t¹⁰) of every mode of every run",
+    r"Figure 25.2 — step sharpness $S_k = t^{50}/(t^{90} - t^{10})$ of every mode of every run",
     "mode k",
     "sharpness S_k",
 )
@@ -519,7 +519,10 @@ ax1.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
 ax2.axvspan(u[-1] / 2, u[-1], color="0.9", zorder=0)
 plotting.label(ax1, r"Figure 25.3a — $\|W\|_F$", r"$u = \kappa_1 t$", r"$\|W\|_F$")
 plotting.label(
-    ax2, f"Figure 25.3b — top and d-th singular values (s₁ thick, s_{d} thin)", "u = κ₁t", "s_k"
+    ax2,
+    f"Figure 25.3b — top and $d$-th singular values ($s_1$ thick, $s_{{{d}}}$ thin)",
+    r"$u = \kappa_1 t$",
+    "s_k",
 )
 ax1.legend(fontsize=8, loc="lower right")
 fig.tight_layout()
@@ -764,7 +767,7 @@ for ax, key in zip(axes.ravel(), RUNS):
     ax.legend(loc="lower right", fontsize=8)
 plotting.suptitle(
     fig,
-    f"Figure 25.4 — the noiseless ablation on {NL['corpus']} (V = {Vn:,}, d = {dn}, σ² = {s2:g})",
+    f"Figure 25.4 — the noiseless ablation on {NL['corpus']} (V = {Vn:,}, d = {dn}, $\\sigma^2$ = {s2:g})",
 )
 fig.tight_layout()
 plt.show()

@@ -361,7 +361,7 @@ for i, c in enumerate(scored):
 ax.set_xscale("log")
 plotting.label(
     ax,
-    f"SNR maximum against best analogy accuracy (Spearman ρ = {sp_best['rho']:.2f})",
+    f"SNR maximum against best analogy accuracy (Spearman $\\rho$ = {sp_best['rho']:.2f})",
     "maximum of SNR(d)",
     "best top-1 accuracy over d",
 )

@@ -693,7 +693,9 @@ names = list(emb)
 x = np.arange(len(names))
 axs[0].bar(x, [ov[n].mean() for n in names], yerr=[ov[n].std() for n in names], color="C0")
 axs[0].set_xticks(x, ["tied", "untied", "untied,\nno offset"])
-plotting.label(axs[0], "Figure 50.2a — vs word2vec", "closed form", "mean cos² of principal angles")
+plotting.label(
+    axs[0], "Figure 50.2a — vs word2vec", "closed form", r"mean $\cos^2$ of principal angles"
+)
 axs[1].semilogy(np.arange(1, 41), sv[:40], "o-", ms=3, label="T: σ_k")
 lam_all = np.linalg.eigvalsh(q.mstar_from_stats(Pj, pu))
 axs[1].semilogy(np.arange(1, 41), np.sort(np.abs(lam_all))[::-1][:40], "s-", ms=3,

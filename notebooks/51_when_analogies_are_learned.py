@@ -609,7 +609,7 @@ ax.legend(loc="upper left")
 plotting.label(
     ax,
     "Figure 51.3 — the null: Lemma 3.1's clock shuffled",
-    "Spearman ρ with QWEM's times",
+    r"Spearman $\rho$ with QWEM's times",
     "count",
 )
 plt.show()

@@ -285,14 +285,14 @@ axs[1].legend(fontsize=8)
 plotting.label(
     axs[0],
     "Figure 52.1a — spectral loss, small init: steps",
-    "paper time t = 8η·step",
-    "a_k(t) / κ̂_k",
+    r"paper time $t = 8\eta \cdot$ step",
+    r"$a_k(t) / \hat\kappa_k$",
 )
 plotting.label(
     axs[1],
     "Figure 52.1b — the same, large init: no steps",
-    "paper time t = 8η·step",
-    "a_k(t) / κ̂_k",
+    r"paper time $t = 8\eta \cdot$ step",
+    r"$a_k(t) / \hat\kappa_k$",
 )
 plt.show()
 
@@ -413,8 +413,8 @@ for ax, kind in zip(axs, ("infonce", "logistic")):
     plotting.label(
         ax,
         f"Figure 52.2{'ab'[kind == 'logistic']} — {'InfoNCE (linear SimCLR)' if kind == 'infonce' else 'logistic loss (word2vec)'}",
-        "paper time t = 8η·step",
-        "a_k(t) = ‖u_kᵀW‖²",
+        r"paper time $t = 8\eta \cdot$ step",
+        r"$a_k(t) = \|u_k^\top W\|^2$",
     )
 plt.show()
 
@@ -513,7 +513,7 @@ for ax, label in zip(axs, ("linear", "ReLU network")):
         ax,
         f"Figure 52.3{'ab'[label != 'linear']} — {label} encoder, d = 3",
         "step",
-        "R² on z (mean share)",
+        r"$R^2$ on $z$ (mean share)",
     )
 plt.show()
 

@@ -509,7 +509,7 @@ ax.legend(ncol=2)
 plotting.label(
     ax,
     "Figure 53.4 — when Lemma 3.1 learns each Fourier mode of the months",
-    "time t / τ₁",
+    r"time $t / \tau_1$",
     "frequency-m content of the months' Gram (share of final)",
 )
 plt.show()
