@@ -411,7 +411,8 @@ if k_c > 1:
 # rate multiplied by 0.1 at step 3M (`q.AUTHORS_QWEM_SMALL`, from their public code). Their loss is not the
 # book's $L = \frac14\|WW^\top - M^\star\|_F^2$: it weights each pair by $\bar G/G_{ab}$ (Setting 3.1's
 # $\Psi = 1/G_{ab}$, $G_{ab} = P_{ab} + P_aP_b$, times the mean $\bar G$ of $G$ over the $V^2$ pairs), divides
-# the minibatch mean by the mean of $M^{\star 2}$ over the pairs and subtracts it from 1.
+# the minibatch mean by minus the mean of $M^{\star 2}$ over the pairs and subtracts the ratio from 1 (so the
+# loss is 1 at $W = 0$).
 # Its expectation is therefore $1 + c\,(L - \frac14\|M^\star\|_F^2)$ with $c = \sum_{ab}G_{ab} / \|M^\star\|_F^2$
 # (`q.authors_rate_scale`, unit-tested against autograd of their loss), so one of their steps at rate
 # $\ell_n$ is the book's step at $\eta_n = c\,\ell_n$, and their run ends at the book's time
