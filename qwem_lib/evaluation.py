@@ -41,6 +41,7 @@ __all__ = [
     "PAPER_FIG3B",
     "method_embeddings",
     "similarity_spearman",
+    "similarity_bootstrap",
     "evaluate_all",
     "normalize_rows",
     "gap_se",
@@ -312,6 +313,45 @@ def similarity_spearman(words: Sequence[str], W: np.ndarray, dataset: str) -> tu
             "the human scores) are all equal, e.g. for identical or constant embeddings"
         )
     return rho, int(len(pairs))
+
+
+def similarity_bootstrap(
+    words: Sequence[str],
+    embeddings: Sequence[np.ndarray],
+    dataset: str,
+    n_boot: int = 1000,
+    rng: np.random.Generator | None = None,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Spearman ρ of several embeddings on one similarity set, with *paired* bootstrap replicates.
+
+    Returns ``(rho (m,), draws (n_boot, m), n)``: ``rho[j]`` is :func:`similarity_spearman` of
+    ``embeddings[j]``; row ``b`` of ``draws`` is every embedding's ρ on the same resample of the ``n``
+    in-vocabulary pairs (``rng.integers(0, n, n)``, one draw per row), so a difference of two columns is
+    a paired comparison. The standard error of ``rho[j]`` is ``draws[:, j].std()``."""
+    from scipy.stats import spearmanr
+
+    if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    Ws = [_check_embedding(words, W) for W in embeddings]
+    if not Ws:
+        raise ValueError("need at least one embedding")
+    rho = np.array([similarity_spearman(words, W, dataset)[0] for W in Ws])
+    pairs, human = similarity_pairs(words, dataset)
+    cos = np.stack(
+        [
+            np.einsum("ij,ij->i", Wn[pairs[:, 0]], Wn[pairs[:, 1]])
+            for Wn in (normalize_rows(W).astype(np.float64) for W in Ws)
+        ],
+        axis=1,
+    )
+    rng = np.random.default_rng(0) if rng is None else rng
+    n = len(pairs)
+    draws = np.empty((int(n_boot), len(Ws)))
+    for b in range(int(n_boot)):
+        idx = rng.integers(0, n, n)
+        for j in range(len(Ws)):
+            draws[b, j] = spearmanr(cos[idx, j], human[idx]).statistic
+    return rho, draws, int(n)
 
 
 def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, int]]:

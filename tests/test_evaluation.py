@@ -255,3 +255,42 @@ def test_zero_embeddings_are_refused(qfile):
     W[0] = 0.0
     with pytest.raises(ValueError, match="'paris'"):
         ev.analogy_accuracy(words, W, qfile)
+
+
+def test_similarity_bootstrap_is_paired_and_matches_a_loop(monkeypatch):
+    from scipy.stats import spearmanr
+
+    rng0 = np.random.default_rng(2)
+    words = [f"w{i}" for i in range(12)]
+    rows = [
+        (words[a], words[b], float(rng0.random())) for a in range(12) for b in range(a + 1, 12)
+    ][:30]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    A, B = rng0.standard_normal((12, 4)), rng0.standard_normal((12, 4))
+    rho, draws, n = ev.similarity_bootstrap(
+        words, [A, B], "men", n_boot=25, rng=np.random.default_rng(7)
+    )
+    assert n == 30 and draws.shape == (25, 2)
+    assert rho[0] == pytest.approx(ev.similarity_spearman(words, A, "men")[0])
+    # a plain loop over the same resamples, cosines computed by hand
+    idx_rng = np.random.default_rng(7)
+    ia = {w: i for i, w in enumerate(words)}
+    for b in range(25):
+        idx = idx_rng.integers(0, 30, 30)
+        for j, W in enumerate((A, B)):
+            cos = [
+                W[ia[rows[k][0]]]
+                @ W[ia[rows[k][1]]]
+                / np.linalg.norm(W[ia[rows[k][0]]])
+                / np.linalg.norm(W[ia[rows[k][1]]])
+                for k in idx
+            ]
+            want = spearmanr(cos, [rows[k][2] for k in idx]).statistic
+            assert draws[b, j] == pytest.approx(want, abs=1e-12)
+    # the same embedding twice gives identical columns (paired draws)
+    _, d2, _ = ev.similarity_bootstrap(words, [A, A], "men", n_boot=5)
+    np.testing.assert_array_equal(d2[:, 0], d2[:, 1])
+    with pytest.raises(ValueError, match="n_boot"):
+        ev.similarity_bootstrap(words, [A], "men", n_boot=0)
+    with pytest.raises(ValueError, match="at least one"):
+        ev.similarity_bootstrap(words, [], "men")

@@ -221,3 +221,54 @@ def test_a_diverging_run_raises():
             (P, pu), 2, steps=2000, lr=50.0, init_scale=1.0, use_cache=False, progress=False,
             device="cpu",
         )  # fmt: skip
+
+
+def test_authors_rate_scale_is_the_gradient_of_their_normalised_loss():
+    """The authors' expected loss, written from its definition (Setting 3.1 weights divided by their
+    mean, the batch mean divided by −mean(M*²) and subtracted from 1) and differentiated by autograd,
+    is c·(WWᵀ − M*)W with c = authors_rate_scale."""
+    P, pu = tiny_stats(V=7, seed=3)
+    V = pu.size
+    rng = np.random.default_rng(1)
+    W = torch.tensor(rng.standard_normal((V, 3)) * 0.3, requires_grad=True)
+    G = [[P[a, b] + pu[a] * pu[b] for b in range(V)] for a in range(V)]
+    g_mean = sum(map(sum, G)) / V**2
+    M = [[2 * (P[a, b] - pu[a] * pu[b]) / G[a][b] for b in range(V)] for a in range(V)]
+    min_loss = -sum(m * m for row in M for m in row) / V**2
+    X = W @ W.T
+    total = 0.0
+    for a in range(V):
+        for b in range(V):
+            psi = g_mean / G[a][b]
+            x = X[a, b]
+            total = total + P[a, b] * psi * (-x + x**2 / 4) + pu[a] * pu[b] * psi * (x + x**2 / 4)
+    loss = 1 - total / min_loss
+    loss.backward()
+    Mt = torch.tensor(M)
+    c = q.authors_rate_scale(P, pu, block=3)
+    want = c * ((W @ W.T - Mt) @ W).detach()
+    np.testing.assert_allclose(W.grad.numpy(), want.numpy(), rtol=1e-10, atol=1e-14)
+    # at W = 0 the authors' loss is 1 (their normalisation), and c = ΣG/‖M*‖² with ΣG = 2 here
+    assert c == pytest.approx(2.0 / (-min_loss * V**2), rel=1e-12)
+
+
+def test_authors_end_time_sums_the_schedule():
+    P, pu = tiny_stats(V=6, seed=4)
+    c = q.authors_rate_scale(P, pu)
+    lrs = np.r_[np.full(300, 5.0), np.full(100, 0.5)]  # a plain per-step schedule
+    want = q.sgd_time(c * lrs)[-1]
+    got = q.authors_end_time(P, pu, lr=5.0, steps=400, decay_at=300, decay_factor=0.1)
+    assert got == pytest.approx(want, rel=1e-12)
+    assert q.authors_end_time(P, pu, lr=5.0, steps=400, decay_at=None) == pytest.approx(
+        q.sgd_time(c * np.full(400, 5.0))[-1], rel=1e-12
+    )
+    with pytest.raises(ValueError, match="decay_at"):
+        q.authors_end_time(P, pu, steps=10, decay_at=11)
+    with pytest.raises(ValueError, match="positive"):
+        q.authors_end_time(P, pu, lr=-1.0)
+    with pytest.raises(ValueError, match="V × V"):
+        q.authors_rate_scale(P[:3], pu)
+    with pytest.raises(ValueError, match="positive"):
+        q.authors_rate_scale(P, np.zeros_like(pu))
+    with pytest.raises(TypeError):
+        q.authors_rate_scale(np.ones((6, 6), dtype=int), pu)

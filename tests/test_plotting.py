@@ -101,10 +101,21 @@ def test_label_wraps_to_the_panel_and_the_figure_stays_in_the_column():
 def test_suptitle_wraps_to_the_figure():
     fig, _ = plotting.figure(1, 2, width=4.8, height=3.4)
     try:
-        long = "Figure 99.1 — a figure title long enough to be wider than the text column at its size"
+        long = (
+            "Figure 99.1 — a figure title long enough to be wider than the text column at its size"
+        )
         t = plotting.suptitle(fig, long)
         assert "\n" in t.get_text() and t.get_text().replace("\n", " ") == long
         fig.canvas.draw()
         assert t.get_window_extent().width / fig.dpi <= fig.get_figwidth()
+    finally:
+        plt.close(fig)
+
+
+def test_suptitle_passes_its_font_size_on():
+    fig, _ = plotting.figure()
+    try:
+        t = plotting.suptitle(fig, "a title", fontsize=10)
+        assert t.get_fontsize() == 10
     finally:
         plt.close(fig)

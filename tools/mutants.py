@@ -328,6 +328,29 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_training.py::test_split_gradient_noise_formula_and_draws"],
     ),
     (
+        "trainers: the authors' rate scale without the sum of G (mean(G) taken as 1)",
+        "qwem_lib/trainers.py",
+        "    return sum_g / m2\n",
+        "    return 1.0 / m2\n",
+        [
+            "tests/test_noiseless.py::test_authors_rate_scale_is_the_gradient_of_their_normalised_loss"
+        ],
+    ),
+    (
+        "trainers: the authors' end time ignores the decay",
+        "qwem_lib/trainers.py",
+        "    lr_sum = lr * at + lr * decay_factor * (int(steps) - at)",
+        "    lr_sum = lr * int(steps)",
+        ["tests/test_noiseless.py::test_authors_end_time_sums_the_schedule"],
+    ),
+    (
+        "evaluation: similarity bootstrap not paired (a fresh resample per embedding)",
+        "qwem_lib/evaluation.py",
+        "    for b in range(int(n_boot)):\n        idx = rng.integers(0, n, n)\n        for j in range(len(Ws)):\n",
+        "    for b in range(int(n_boot)):\n        for j in range(len(Ws)):\n            idx = rng.integers(0, n, n)\n",
+        ["tests/test_evaluation.py::test_similarity_bootstrap_is_paired_and_matches_a_loop"],
+    ),
+    (
         "trainers: train_pairs cache key without stats=",
         "qwem_lib/trainers.py",
         'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',

@@ -178,11 +178,11 @@ def axes_size(ax) -> tuple[float, float]:
     return max(w, 1.0), max(h, 1.0)
 
 
-def suptitle(fig, text: str):
-    """``fig.suptitle(text)`` wrapped to the figure's width (less 0.3 in), like :func:`label`'s titles."""
-    return fig.suptitle(
-        wrap(text, max(fig.get_figwidth() - 0.3, 1.0), _font_pt("figure.titlesize"))
-    )
+def suptitle(fig, text: str, **kw):
+    """``fig.suptitle(text, **kw)`` wrapped to the figure's width (less 0.3 in), like :func:`label`'s
+    titles (at ``kw["fontsize"]`` points when given)."""
+    size = float(kw["fontsize"]) if "fontsize" in kw else _font_pt("figure.titlesize")
+    return fig.suptitle(wrap(text, max(fig.get_figwidth() - 0.3, 1.0), size), **kw)
 
 
 def label(ax, title: str, xlabel: str, ylabel: str) -> None:
