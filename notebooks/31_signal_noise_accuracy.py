@@ -454,7 +454,7 @@ plt.show()
 # right answer wins when its cosine exceeds the rival's; both fall together as the embeddings spread apart.
 
 # %%
-fig, axes = plotting.figure(1, 3)
+fig, axes = plotting.figure(1, 3, width=2.9, height=3.8)
 for i, c in enumerate(fig8_cos):
     col = plotting.PALETTE[i % len(plotting.PALETTE)]
     ls = "-" if i < len(plotting.PALETTE) else "--"
@@ -463,13 +463,17 @@ for i, c in enumerate(fig8_cos):
     axes[2].plot(ds, [acc[int(d)][c] for d in ds], ls, color=col, lw=1)
 for ax, t_, y_ in zip(
     axes,
-    ("cos(x̂, w) per family", "cos(x̂, w) / max_v cos(v, w)", "top-1 accuracy per family"),
-    ("mean cos(x̂, w)", "ratio", "accuracy"),
+    (
+        r"$\cos(\hat x, w)$ per family",
+        r"$\cos(\hat x, w) / \mathrm{max}_v \cos(v, w)$",
+        "top-1 accuracy per family",
+    ),
+    (r"mean $\cos(\hat x, w)$", "ratio", "accuracy"),
 ):
     ax.set_xscale("log", base=2)
-    plotting.label(ax, t_, "embedding dimensions kept, d", y_)
+    plotting.label(ax, t_, "dimensions kept, $d$", y_)
 axes[1].axhline(1.0, color="0.5", ls=":", lw=1)
-axes[0].legend(fontsize=6, ncol=2)
+fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=3, fontsize=7)
 plt.show()
 ratio_end = {c: fig8_ratio[c][-1] for c in fig8_ratio}
 ratio_pk = {c: fig8_ratio[c][pk] for c in fig8_ratio}
@@ -482,7 +486,8 @@ prose(
 )
 
 # %% [markdown]
-# **Figure 31.4** — The paper's Figure 8 per family (analogy category): left, the mean cosine of the query with the
+# **Figure 31.4** — The paper's Figure 8 per family (analogy category; the legend below names the families): left,
+# the mean cosine of the query with the
 # answer; middle, the same divided by the answer's cosine with its nearest neighbour (above 1: the query is
 # closer to the answer than any other word is); right, each family's top-1 accuracy (the paper's Figure 4 bottom
 # shows accuracy per family against $d$).

@@ -552,7 +552,7 @@ prose(
 # %%
 cw, _ = fc.pca_2d(W, center=False)
 cu, _ = fc.pca_2d(U, center=False)
-fig, axes = plotting.figure(1, 3, width=4.2, height=3.8)
+fig, axes = plotting.figure(1, 3, width=2.55, height=3.6)
 for a in range(P["nc"]):
     axes[0].scatter(*cw[wc == a].T, s=8, alpha=0.6, color=plotting.PALETTE[a], label=f"concept {a}")
     axes[1].scatter(

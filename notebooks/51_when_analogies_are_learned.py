@@ -321,7 +321,9 @@ prediction(
 # %%
 ncols = 3
 nrows = int(np.ceil(nc / ncols))
-fig, axs = plt.subplots(nrows, ncols, figsize=(6.8, 1.9 * nrows + 0.6), sharex=True, sharey=False)
+fig, axs = plotting.figure(
+    nrows, ncols, width=6.8 / ncols**0.85, height=(1.9 * nrows + 0.6) / nrows**0.85, sharex=True
+)
 axs = np.atleast_1d(axs).ravel()
 for j, c in enumerate(keep):
     ax = axs[j]
@@ -567,7 +569,7 @@ import warnings  # noqa: E402
 warnings.filterwarnings(
     "ignore", "All-NaN slice", RuntimeWarning
 )  # categories word2vec never answers
-fig, axs = plt.subplots(1, 2, figsize=(6.8, 3.6))
+fig, axs = plotting.figure(1, 2, width=6.8 / 2**0.85, height=3.6)
 for ax, (tm, Bm, lab) in zip(
     axs,
     (

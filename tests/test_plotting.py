@@ -119,3 +119,20 @@ def test_suptitle_passes_its_font_size_on():
         assert t.get_fontsize() == 10
     finally:
         plt.close(fig)
+
+
+def test_chapters_draw_through_the_column_rule():
+    """Every chapter makes its figures with ``plotting.figure`` (never wider than the column): no direct
+    ``plt.subplots``/``plt.figure`` and no hand-set ``figsize``."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "notebooks"
+    bad = [
+        f"{p.name}:{i}"
+        for p in sorted(root.glob("[0-9][0-9]_*.py"))
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if not line.lstrip().startswith("#")
+        and re.search(r"plt\.subplots\(|plt\.figure\(|figsize\s*=|set_size_inches", line)
+    ]
+    assert not bad, f"figures drawn around plotting.figure: {bad}"
