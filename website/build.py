@@ -678,6 +678,13 @@ def paper_preset_values(stem: str, root: Path = ROOT) -> dict[str, dict]:
     return {c["id"]: c for c in rec.get("claims", [])} if rec else {}
 
 
+def load_paper_record(stem: str, root: Path = ROOT) -> dict:
+    """A chapter's whole paper-preset record (machine, date, wall time, device, claims); empty if none."""
+    from qwem_lib.book.report import load_paper_records
+
+    return load_paper_records(root / "reproduction" / "records-paper").get(stem) or {}
+
+
 def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
     """REPRODUCTION as a front page (the verdict map) and one page of claims per chapter."""
     claims_path = ROOT / "reproduction" / "claims.json"
@@ -774,6 +781,21 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             + ") and the paper's value where it states one.",
             "",
         ]
+        if at_paper and (ROOT / "reproduction" / "paper" / f"{ch.stem}.ipynb").is_file():
+            rec = load_paper_record(ch.stem)
+            (src / "reproduction" / "paper").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(
+                ROOT / "reproduction" / "paper" / f"{ch.stem}.ipynb",
+                src / "reproduction" / "paper" / f"{ch.stem}.ipynb",
+            )
+            body += [
+                f"At the `paper` preset the chapter ran on {rec.get('machine', '?')} "
+                f"({rec.get('device', '?')}), {str(rec.get('date', '?'))[:10]}, in "
+                f"{apparatus.fmt_wall(rec.get('wall_s'))}: "
+                "{download}`the executed notebook at the paper preset "
+                f"<paper/{ch.stem}.ipynb>` (a download).",
+                "",
+            ]
         for k in ("finding", "consistency", "record"):
             ks = [c for c in rows if c["kind"] == k]
             if not ks:

@@ -39,7 +39,9 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
 myst_dmath_double_inline = True  # `$$…$$` inside a paragraph is display math too
 myst_heading_anchors = 3  # README's `[Data](#data)` style links
 
-exclude_patterns = ["_raw/**", "**/.ipynb_checkpoints"]
+# The paper-preset notebooks (reproduction/paper/) are downloads beside their claim pages, not pages: their
+# outputs come from long runs the site does not re-render, and they are linked from the reproduction report.
+exclude_patterns = ["_raw/**", "**/.ipynb_checkpoints", "reproduction/paper/**"]
 
 # --- apparatus: numbered blocks, figures, citations -------------------------------------------------
 numfig = True
