@@ -10,6 +10,9 @@ __all__ = [
     "eigen_overlap",
     "nested_subspace_sines",
     "diagonal_dominance",
+    "without_constant",
+    "dominance_null",
+    "constant_overlap",
     "step_separation",
     "brought_directions",
 ]
@@ -63,6 +66,52 @@ def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
     if tot <= 0:
         raise ValueError("the overlap matrix has no mass")
     return float(O[np.abs(i - j - offset) <= band].sum() / tot)
+
+
+def without_constant(X: np.ndarray) -> np.ndarray:
+    """``X`` with the constant direction ``1/√V`` projected out of every column (the column means
+    removed): ``(I − 11ᵀ/V) X``. Figure 5's measure is taken on it, so that an offset shared by every
+    word (SGNS's, PPMI's Perron vector) is not counted as a feature (chapters 24 and 26)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError(f"need a V × d matrix with V >= 2, got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X has non-finite entries")
+    return X - X.mean(axis=0, keepdims=True)
+
+
+def constant_overlap(X: np.ndarray) -> float:
+    """``(u₁ · 1/√V)²``: the squared overlap of the first left singular vector of ``X`` (uncentred) with
+    the constant direction. About ``1/V`` for a direction with no offset, 1 for a pure offset."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 2 or not np.all(np.isfinite(X)):
+        raise ValueError(f"need a finite V × d matrix with V >= 2, got shape {X.shape}")
+    u = np.linalg.svd(X, full_matrices=False)[0][:, 0]
+    return float(u.sum() ** 2 / X.shape[0])
+
+
+def dominance_null(
+    A: np.ndarray, B: np.ndarray, k: int, rng: np.random.Generator, n: int = 200
+) -> np.ndarray:
+    """The random-rotation null of :func:`diagonal_dominance`: ``n`` diagonal shares of
+    ``(U_aᵀ U_b R)²`` with ``R`` Haar-random ``k × k`` rotations of ``B``'s first ``k`` eigen-features.
+
+    ``R`` keeps ``B``'s subspace and scrambles which feature is which, so the null answers "is the
+    overlap diagonal, or only the subspaces shared?". A share above the null's upper quantiles says the
+    features match one to one, not only span the same space."""
+    Ua = np.linalg.svd(np.asarray(A, dtype=np.float64), full_matrices=False)[0]
+    Ub = np.linalg.svd(np.asarray(B, dtype=np.float64), full_matrices=False)[0]
+    if not (1 <= int(k) <= min(Ua.shape[1], Ub.shape[1])):
+        raise ValueError(f"k must be in 1..{min(Ua.shape[1], Ub.shape[1])}, got {k!r}")
+    if int(n) < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    k = int(k)
+    C = Ua[:, :k].T @ Ub[:, :k]
+    out = np.empty(int(n))
+    for i in range(int(n)):
+        Qr, Rr = np.linalg.qr(rng.normal(size=(k, k)))
+        out[i] = diagonal_dominance((C @ (Qr * np.sign(np.diag(Rr)))) ** 2)
+    return out
 
 
 def step_separation(

@@ -14,7 +14,7 @@ import numpy as np
 from .corpus_stats import cooccurrence, resolve_corpus
 from .data import Corpus
 from .pairs import LOSSES, REWEIGHTINGS, Model, growth_matrix, resolve_model, sgns_growth_matrix
-from .trainers import TrainResult, train_pairs
+from .trainers import TrainResult, train_expected, train_pairs
 
 __all__ = [
     "plan_schedule",
@@ -26,6 +26,8 @@ __all__ = [
     "AblationRun",
     "run_ablation",
     "mstar_eigenbasis",
+    "TiedSGNSRun",
+    "tied_sgns_run",
     "PAPER_SCALE_SGD",
 ]
 
@@ -438,3 +440,109 @@ def mstar_eigenbasis(corpus: str | Corpus, V: int, r: int) -> tuple[list, np.nda
     lam, Q = lam[order], E[:, order] / np.sqrt(lam[order])
     Q = Q * np.where(Q[np.argmax(np.abs(Q), axis=0), np.arange(r)] < 0, -1.0, 1.0)
     return words, lam, Q
+
+
+@dataclass
+class TiedSGNSRun:
+    """A run of :func:`tied_sgns_run`. ``lam``, ``Q``: the top ``d + 1`` eigenpairs of M* (``Q[:, :d]`` is
+    the logged reference); ``lam_B``: the top ``d + 1`` eigenvalues of SGNS's growth matrix (the linear
+    rates); ``tau`` the planned characteristic times ``ln(λ_k/σ²)/λ_B,k``; ``times``, ``sv``, ``overlap``,
+    ``loss`` the logs of the two segments joined (:class:`qwem_lib.trainers.TrainResult` fields);
+    ``W_late`` the embeddings at the end of the first segment (``3t_end/4``), ``W`` at ``t_end``;
+    ``seconds`` the training time of both segments as first computed (also when read from the cache)."""
+
+    words: list
+    lam: np.ndarray
+    Q: np.ndarray
+    lam_B: np.ndarray
+    sigma_sq: float
+    lr: float
+    steps: int
+    t_end: float
+    tau: np.ndarray
+    times: np.ndarray
+    sv: np.ndarray
+    overlap: np.ndarray
+    loss: np.ndarray
+    W_late: np.ndarray
+    W: np.ndarray
+    seconds: float
+    cached: bool
+
+
+def tied_sgns_run(
+    corpus: str | Corpus,
+    V: int,
+    d: int,
+    *,
+    sigma_sq: float = 1e-8,
+    lr_factor: float = 0.15,
+    horizon: float = 4.0,
+    n_logs: int = 100,
+    seed: int = 0,
+    device: Any = None,
+    progress: bool = True,
+) -> TiedSGNSRun:
+    """Tied SGNS (the paper's word2vec baseline: logistic loss, word2vec's reweighting, ``k = 1``, one
+    matrix ``W``) trained without minibatch noise (:func:`qwem_lib.trainers.train_expected`) from a small
+    start, to ``horizon`` characteristic times of mode ``d`` (chapter 26).
+
+    The schedule is :func:`preset_schedule`'s for SGNS, from the statistics alone: rate
+    ``lr = lr_factor/λ_B,1`` with ``λ_B`` the spectrum of SGNS's growth matrix
+    (:func:`qwem_lib.pairs.sgns_growth_matrix`), and ``τ_k = ln(λ_k/σ²)/λ_B,k``: mode ``k`` grows at SGNS's
+    linear rate from ``σ²`` until it nears M*'s eigenvalue ``λ_k``. The rate factor is lower than QWEM's:
+    at ``0.3`` the run diverged as its first mode saturated (V = 1,000). The run has two segments,
+    ``0 → 3t_end/4 → t_end`` (gradient descent has no state but ``W``; the second starts from the first's
+    float32 end point), so that what changes over the last quarter can be measured. Both segments are
+    cached and resumable (:func:`train_expected`)."""
+    if not (math.isfinite(sigma_sq) and sigma_sq > 0):
+        raise ValueError(f"sigma_sq must be a positive number, got {sigma_sq!r}")
+    if not (math.isfinite(horizon) and horizon > 0):
+        raise ValueError(f"horizon must be a positive number, got {horizon!r}")
+    c = resolve_corpus(corpus)
+    words, P, pu = cooccurrence(c, V)
+    w_e, lam, Q = mstar_eigenbasis(c, V, d + 1)
+    if list(w_e) != list(words):
+        raise RuntimeError("M*'s eigenbasis and the statistics disagree on the vocabulary")
+    lam_B, _ = _top_eigs(sgns_growth_matrix(P, pu), d + 1)
+    # eigensolvers' last digits change with the BLAS thread count; the schedule (and so the cache key of
+    # the run) is planned from the spectra rounded to 8 significant digits, so it does not
+    lam, lam_B = (np.array([float(f"{x:.8g}") for x in a]) for a in (lam, lam_B))
+    plan = plan_schedule(
+        lam_B,
+        d,
+        sigma_sq,
+        lr_factor=lr_factor,
+        horizon=horizon,
+        capacity=np.maximum(lam[:d], sigma_sq * math.e),
+    )
+    steps = max(2, int(plan["steps"]))
+    n1 = (3 * steps) // 4
+    common = dict(model="sgns", lr=plan["lr"], reference=Q[:, :d], n_logs=n_logs, device=device,
+                  progress=progress)  # fmt: skip
+    r1 = train_expected(
+        (P, pu), d, steps=n1, init_scale=math.sqrt(sigma_sq), seed=seed, label="tied SGNS, 0 to 3/4",
+        **common,
+    )  # fmt: skip
+    r2 = train_expected(
+        (P, pu), d, steps=steps - n1, W0=r1.W, label="tied SGNS, 3/4 to 1", **common
+    )  # fmt: skip
+    return TiedSGNSRun(
+        words=list(words),
+        lam=lam,
+        Q=Q,
+        lam_B=lam_B,
+        sigma_sq=float(sigma_sq),
+        lr=float(plan["lr"]),
+        steps=steps,
+        t_end=float(r1.times[-1] + r2.times[-1]),
+        tau=np.asarray(plan["tau"], dtype=np.float64),
+        times=np.r_[r1.times, r1.times[-1] + r2.times[1:]],
+        sv=np.concatenate([r1.sv, r2.sv[1:]]),
+        overlap=np.concatenate([r1.overlap, r2.overlap[1:]]),
+        loss=np.r_[r1.loss, r2.loss[1:]],
+        W_late=np.asarray(r1.W, dtype=np.float64),
+        W=np.asarray(r2.W, dtype=np.float64),
+        seconds=float(r1.seconds + r2.seconds),
+        cached=bool(r1.cached and r2.cached),
+    )

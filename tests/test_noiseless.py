@@ -272,3 +272,78 @@ def test_authors_end_time_sums_the_schedule():
         q.authors_rate_scale(P, np.zeros_like(pu))
     with pytest.raises(TypeError):
         q.authors_rate_scale(np.ones((6, 6), dtype=int), pu)
+
+
+# -- chapter 26: the constant direction, the rotation null, tied SGNS's planned run --------------------
+def test_without_constant_and_constant_overlap():
+    rng = np.random.default_rng(3)
+    V = 400
+    X = rng.normal(size=(V, 5))
+    E = q.without_constant(X)
+    # every column is orthogonal to 1 and the projection is idempotent, computed independently
+    Pm = np.eye(V) - np.ones((V, V)) / V
+    assert np.allclose(E, Pm @ X)
+    assert np.allclose(q.without_constant(E), E)
+    # a pure offset direction as the dominant feature: overlap 1; random: about 1/V
+    off = X.copy()
+    off[:, 0] += 50.0
+    assert q.constant_overlap(off) > 0.99
+    assert q.constant_overlap(X) < 20 / V
+    with pytest.raises(ValueError):
+        q.without_constant(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(ValueError):
+        q.constant_overlap(np.ones((1, 3)))
+
+
+def test_dominance_null_scrambles_the_features_and_keeps_the_subspace():
+    rng = np.random.default_rng(4)
+    V, k = 300, 8
+    Q, _ = np.linalg.qr(rng.normal(size=(V, k)))
+    A = Q * np.arange(k, 0, -1.0)  # distinct singular values: features well defined
+    B = A @ np.diag(rng.choice([-1.0, 1.0], size=k))  # the same features, signs flipped
+    assert q.diagonal_dominance(q.eigen_overlap(A, B, k)) > 0.999
+    null = q.dominance_null(A, B, k, np.random.default_rng(0), n=300)
+    # a Haar rotation of k features: E[(r_ii)²] = 1/k, so the null's diagonal share is near 1/k
+    assert abs(null.mean() - 1 / k) < 0.05
+    assert np.quantile(null, 0.99) < 0.6
+    # the same generator state gives the same null; the shares are always in [0, 1]
+    again = q.dominance_null(A, B, k, np.random.default_rng(0), n=300)
+    assert np.array_equal(null, again) and np.all((null >= 0) & (null <= 1))
+    with pytest.raises(ValueError):
+        q.dominance_null(A, B, k + 1, np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        q.dominance_null(A, B, k, np.random.default_rng(0), n=0)
+
+
+def test_tied_sgns_run_plans_from_the_spectra_and_joins_its_two_segments(tmp_path, monkeypatch):
+    from test_training import tiny_corpus
+
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    c = tiny_corpus(n=20_000, types=40, seed=2)
+    V, d = 40, 3
+    R = q.tied_sgns_run(c, V, d, horizon=2.0, n_logs=30, progress=False)
+    # the schedule of preset_schedule for SGNS, recomputed here from the statistics
+    _, P, pu = q.cooccurrence(c, V)
+    lam_B = np.linalg.eigvalsh(q.sgns_growth_matrix(P, pu))[::-1][: d + 1]
+    lam = np.linalg.eigvalsh(q.mstar_from_stats(P, pu))[::-1][:d]
+    assert np.allclose(R.lam_B, lam_B, rtol=1e-6)
+    assert math.isclose(R.lr, 0.15 / lam_B[0], rel_tol=1e-6)
+    tau = np.log(np.maximum(lam, 1e-8 * math.e) / 1e-8) / lam_B[:d]
+    assert np.allclose(R.tau, tau, rtol=1e-5)
+    assert 0 <= R.steps - 2.0 * tau[-1] / (2 * R.lr) < 1 + 1e-6  # ceil of horizon·τ_d/(2η)
+    # two segments joined: time runs on, t_end = 2η·steps, W_late is the first segment's end
+    assert np.all(np.diff(R.times) > 0)
+    assert math.isclose(R.t_end, 2 * R.lr * R.steps, rel_tol=1e-9)
+    assert math.isclose(R.times[-1], R.t_end, rel_tol=1e-9)
+    assert R.sv.shape == (R.times.size, d) and R.overlap.shape == (R.times.size, d, d)
+    i_late = int(np.argmin(np.abs(R.times - 2 * R.lr * ((3 * R.steps) // 4))))
+    assert np.allclose(R.sv[i_late], np.linalg.svd(R.W_late, compute_uv=False), rtol=1e-4)
+    assert np.allclose(R.sv[-1], np.linalg.svd(R.W, compute_uv=False), rtol=1e-4)
+    # the loss went down and the run is cached: the same call reads both segments back
+    assert R.loss[-1] < R.loss[0]
+    again = q.tied_sgns_run(c, V, d, horizon=2.0, n_logs=30, progress=False)
+    assert again.cached and np.array_equal(again.W, R.W)
+    with pytest.raises(ValueError):
+        q.tied_sgns_run(c, V, d, sigma_sq=0.0, progress=False)
+    with pytest.raises(ValueError):
+        q.tied_sgns_run(c, V, d, horizon=float("nan"), progress=False)
