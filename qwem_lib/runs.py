@@ -102,6 +102,21 @@ def _top_eigs(M: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(lam, dtype=np.float64), Q
 
 
+def _sgns_plan(
+    lam: np.ndarray, lam_B: np.ndarray, d: int, sigma_sq: float, lr_factor: float, horizon: float
+) -> dict:
+    """SGNS's schedule: :func:`plan_schedule` at SGNS's linear rates ``lam_B``, each mode growing from
+    ``σ²`` to M*'s eigenvalue ``lam[k]`` (its capacity; at least ``eσ²``)."""
+    return plan_schedule(
+        lam_B,
+        d,
+        sigma_sq,
+        lr_factor=lr_factor,
+        horizon=horizon,
+        capacity=np.maximum(lam[:d], sigma_sq * math.e),
+    )
+
+
 def preset_schedule(
     model: Model,
     P_joint: np.ndarray,
@@ -134,14 +149,7 @@ def preset_schedule(
     if model == "sgns":
         lam_B, Q_B = _top_eigs(sgns_growth_matrix(P_joint, P_unigram), d + 2)
         rates = lam_B
-        plan = plan_schedule(
-            lam_B,
-            d,
-            sigma_sq,
-            lr_factor=lr_factor,
-            horizon=horizon,
-            capacity=np.maximum(lam[:d], sigma_sq * math.e),
-        )
+        plan = _sgns_plan(lam, lam_B, d, sigma_sq, lr_factor, horizon)
     else:
         rates = lam
         plan = (
@@ -508,14 +516,7 @@ def tied_sgns_run(
     # eigensolvers' last digits change with the BLAS thread count; the schedule (and so the cache key of
     # the run) is planned from the spectra rounded to 8 significant digits, so it does not
     lam, lam_B = (np.array([float(f"{x:.8g}") for x in a]) for a in (lam, lam_B))
-    plan = plan_schedule(
-        lam_B,
-        d,
-        sigma_sq,
-        lr_factor=lr_factor,
-        horizon=horizon,
-        capacity=np.maximum(lam[:d], sigma_sq * math.e),
-    )
+    plan = _sgns_plan(lam, lam_B, d, sigma_sq, lr_factor, horizon)
     steps = max(2, int(plan["steps"]))
     n1 = (3 * steps) // 4
     common = dict(model="sgns", lr=plan["lr"], reference=Q[:, :d], n_logs=n_logs, device=device,
