@@ -84,9 +84,10 @@ HORIZON = {(int(s[0]), int(s[1])): float(s[2]) for s in P["sizes"]}
 # $\lambda_k$. The horizon $h$ is 4 at $V \le 2{,}000$, 6 at $V = 5{,}000$ and 8 at $V = 10{,}000$: the steps
 # come later than (26.2) says, by a factor that grows with $V$ (section 2). It was set after a first
 # book-preset run with $h = 4$ at $V = 5{,}000$, in which a quarter of the modes made their step in the last
-# quarter of the run (the consistency check of section 2 failed there). The factor 0.15 is lower than QWEM's 0.2: at 0.3 the run diverged when its first mode
-# saturated (at $V = 1{,}000$). The run has two segments, to $\tfrac34 t_{\rm end}$ and on to
-# $t_{\rm end}$, so that what still changes over the last quarter can be measured.
+# quarter of the run (the consistency check of section 2 failed there). The rate factor 0.15 is lower than
+# the 0.2 of chapter 25's noiseless runs: at 0.3 the run diverged when its first mode saturated (at
+# $V = 1{,}000$). The run has two segments, to $\tfrac34 t_{\rm end}$ and on to $t_{\rm end}$, so that what
+# still changes over the last quarter can be measured.
 #
 # Table 26.0, printed by the next cell, compares the two settings.
 #
