@@ -560,15 +560,7 @@ lines = [
     "|---|---|---|---|---|---|",
 ]
 for corpus_t, S_ in SC.items():
-    for j, name in enumerate(S_["names"]):
-        acc, se = float(S_["hits"][name].mean()), float(S_["acc_draws"][name].std())
-        cells = [f"{100 * acc:.1f}% ± {100 * se:.1f} (n={len(S_['items']):,})"]
-        for ds in ("men", "ws353"):
-            rho_, draws_, n_ = S_["sim"][ds]
-            cells.append(f"{rho_[j]:.3f} ± {draws_[:, j].std():.3f} (n={n_:,})")
-        p = q.PAPER_FIG3B[paper_row[name]]
-        lines.append(f"| {corpus_t} | {name} | " + " | ".join(cells)
-                     + f" | {100 * p['analogy']:.1f}% / {p['men']:.3f} / {p['ws353']:.3f} |")  # fmt: skip
+    lines += q.score_rows(corpus_t, S_["hits"], S_["acc_draws"], S_["sim"], paper_row)
 table10k = "\n".join(lines)
 display(Markdown(table10k))
 _ = rep.check(

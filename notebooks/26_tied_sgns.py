@@ -268,15 +268,7 @@ lines = [
     "|---|---|---|---|---|---|",
 ]
 for key, S_ in SC.items():
-    for j, name in enumerate(S_["names"]):
-        cells = [f"{100 * S_['hits'][name].mean():.1f}% ± {100 * S_['draws'][name].std():.1f} "
-                 f"(n={len(S_['items']):,})"]  # fmt: skip
-        for ds in ("men", "ws353"):
-            rho_, dr_, n_ = S_["sim"][ds]
-            cells.append(f"{rho_[j]:.3f} ± {dr_[:, j].std():.3f} (n={n_:,})")
-        p = q.PAPER_FIG3B[paper_row[name]]
-        lines.append(f"| {key[0]:,}, {key[1]} | {name} | " + " | ".join(cells)
-                     + f" | {100 * p['analogy']:.1f}% / {p['men']:.3f} / {p['ws353']:.3f} |")  # fmt: skip
+    lines += q.score_rows(f"{key[0]:,}, {key[1]}", S_["hits"], S_["draws"], S_["sim"], paper_row)
 display(Markdown("\n".join(lines)))
 _ = rep.check(
     "qwem.tied_sgns.table",

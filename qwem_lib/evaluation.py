@@ -42,6 +42,7 @@ __all__ = [
     "method_embeddings",
     "similarity_spearman",
     "similarity_bootstrap",
+    "score_rows",
     "evaluate_all",
     "normalize_rows",
     "gap_se",
@@ -459,3 +460,38 @@ def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[s
         words, W, _ = train_word2vec(corpus, V, d, negative=int(method[5:]), **kw)
         return words, W
     raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
+
+
+def score_rows(
+    label: str,
+    hits: dict[str, np.ndarray],
+    acc_draws: dict[str, np.ndarray],
+    sim: dict[str, tuple[np.ndarray, np.ndarray, int]],
+    paper: dict[str, str],
+) -> list[str]:
+    """Markdown rows of a benchmark table, one per embedding, in the order of ``hits``:
+    ``| label | name | accuracy ± SE (n) | MEN ρ ± SE (n) | WS353 ρ ± SE (n) | the paper's row |``.
+
+    ``hits[name]`` are the analogy answers (:func:`analogy_hits`), ``acc_draws[name]`` the bootstrap
+    replicates of its accuracy, ``sim[ds]`` :func:`similarity_bootstrap`'s ``(rho, draws, n)`` for
+    ``ds`` in ``("men", "ws353")`` with columns in the order of ``hits``, and ``paper[name]`` the key of
+    :data:`PAPER_FIG3B` to print beside it (chapters 24 and 26)."""
+    names = list(hits)
+    if set(acc_draws) != set(names) or set(paper) < set(names):
+        raise ValueError("hits, acc_draws and paper must name the same embeddings")
+    for ds in ("men", "ws353"):
+        if ds not in sim or len(sim[ds][0]) != len(names):
+            raise ValueError(f"sim[{ds!r}] must hold one column per embedding ({len(names)})")
+    rows = []
+    for j, name in enumerate(names):
+        h = np.asarray(hits[name])
+        cells = [f"{100 * h.mean():.1f}% ± {100 * np.std(acc_draws[name]):.1f} (n={h.size:,})"]
+        for ds in ("men", "ws353"):
+            rho, draws, n = sim[ds]
+            cells.append(f"{rho[j]:.3f} ± {np.asarray(draws)[:, j].std():.3f} (n={n:,})")
+        pr = PAPER_FIG3B[paper[name]]
+        rows.append(
+            f"| {label} | {name} | " + " | ".join(cells)
+            + f" | {100 * pr['analogy']:.1f}% / {pr['men']:.3f} / {pr['ws353']:.3f} |"
+        )  # fmt: skip
+    return rows

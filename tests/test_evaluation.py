@@ -294,3 +294,26 @@ def test_similarity_bootstrap_is_paired_and_matches_a_loop(monkeypatch):
         ev.similarity_bootstrap(words, [A], "men", n_boot=0)
     with pytest.raises(ValueError, match="at least one"):
         ev.similarity_bootstrap(words, [], "men")
+
+
+def test_score_rows_formats_each_embedding_with_its_errors_and_the_papers_row():
+    import qwem_lib as q
+
+    hits = {"a": np.array([True, False, True, True]), "b": np.array([False, False, True, False])}
+    draws = {"a": np.array([0.70, 0.80]), "b": np.array([0.20, 0.30])}
+    sim = {
+        "men": (np.array([0.5, 0.25]), np.array([[0.4, 0.2], [0.6, 0.3]]), 10),
+        "ws353": (np.array([0.1, 0.2]), np.array([[0.1, 0.2], [0.1, 0.2]]), 3),
+    }
+    rows = q.score_rows("L", hits, draws, sim, {"a": "svd_mstar", "b": "word2vec"})
+    assert rows[0] == (
+        "| L | a | 75.0% ± 5.0 (n=4) | 0.500 ± 0.100 (n=10) | 0.100 ± 0.000 (n=3) | 66.3% / 0.755 / 0.683 |"
+    )
+    assert rows[1].startswith(
+        "| L | b | 25.0% ± 5.0 (n=4) | 0.250 ± 0.050 (n=10) | 0.200 ± 0.000 (n=3) |"
+    )
+    assert rows[1].endswith("| 68.0% / 0.744 / 0.698 |")
+    with pytest.raises(ValueError):
+        q.score_rows("L", hits, {"a": draws["a"]}, sim, {"a": "svd_mstar", "b": "word2vec"})
+    with pytest.raises(ValueError):
+        q.score_rows("L", hits, draws, {"men": sim["men"]}, {"a": "svd_mstar", "b": "word2vec"})
