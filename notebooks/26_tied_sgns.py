@@ -9,12 +9,13 @@
 # %% [markdown]
 # # 26 · Tied SGNS without minibatch noise (the paper's word2vec row and the SGNS side of Figure 5)
 #
-# **Statement (Karkada et al. 2025, Figures 3b and 5, claims C4 and C5).** The paper's baseline is word2vec's
+# **Statement (Karkada et al. 2025, Figures 3b, 5 and 7, claims C5 and C6).** The paper's baseline is word2vec's
 # skip-gram with negative sampling (SGNS) with one negative per pair ($k = 1$) and *tied* weights: one matrix
 # $W$ gives both the word and the context vectors. (i) On the Google analogies it scores above svd($M^\star$):
 # 68.0% against 66.3% (MEN 0.744 against 0.755, WordSim353 0.698 against 0.683). (ii) Its eigen-features
 # overlap those of trained QWEM and svd($M^\star$) one to one over the first 64 components, more than those
-# of svd(PPMI). (iii) It learns as QWEM does, one feature at a time from a small start.
+# of svd(PPMI). (iii) In the paper's ablation (Figure 7, claim C6) word2vec's loss with word2vec's own
+# reweighting learns in discrete steps, as QWEM does.
 #
 # **Intuition.** Near $W = 0$ SGNS's loss is quadratic: its expansion (chapter 10) is QWEM's loss with
 # word2vec's weights, whose linear part is the *growth matrix* $B$ (chapter 23). A small start therefore grows
