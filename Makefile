@@ -17,6 +17,7 @@ VENV   ?= .venv
 PY      = $(VENV)/bin/python
 PRESET ?= book
 CHAPTERS ?=
+TEST_JOBS ?= 2
 VENV_LATEST ?= .venv-latest
 PY_LATEST    = $(VENV_LATEST)/bin/python
 LOCK        ?= requirements.lock
@@ -102,8 +103,10 @@ pdf: site
 book: env
 	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py $(CHAPTERS)
 
+# TEST_JOBS parallel workers (pytest-xdist): each takes a whole test file or notebook at a time (nbval runs
+# a notebook's cells in order in one kernel), files with the most tests first; TEST_JOBS=1 runs in one process
 test: env $(VENV)/.dev-installed
-	MPLBACKEND=Agg $(PY) -m pytest
+	MPLBACKEND=Agg $(PY) -m pytest $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 
 bench: env
 	$(PY) bench/run_bench.py

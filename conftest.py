@@ -51,6 +51,16 @@ def tree_changes(before: dict, after: dict) -> list[str]:
     return lines
 
 
+# `make test` runs the tests in parallel (pytest-xdist, one notebook or test file per worker at a time).
+# Each worker — and every notebook kernel it starts, which inherits this environment — gets an equal
+# share of the cores for its BLAS, OpenMP, torch and numba threads, so that the workers do not
+# oversubscribe the machine. A thread count set by the caller is kept.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
+if _WORKERS > 1:
+    _share = str(max(1, (os.cpu_count() or 1) // _WORKERS))
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(_var, _share)
+
 os.environ.setdefault("QWEM_PRESET", "smoke")
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("QWEM_REPORT_DIR", tempfile.mkdtemp(prefix="qwem-records-"))
@@ -90,13 +100,19 @@ def pytest_configure(config):
 _TREE_BEFORE: dict = {}
 
 
+def _guarding() -> bool:
+    """The tree guard runs in the controlling process (or the only one), not in xdist's workers: it
+    snapshots the tree before any worker starts and after all have finished."""
+    return os.environ.get("QWEM_TREE_GUARD") == "1" and "PYTEST_XDIST_WORKER" not in os.environ
+
+
 def pytest_sessionstart(session):
-    if os.environ.get("QWEM_TREE_GUARD") == "1":
+    if _guarding():
         _TREE_BEFORE.update(tree_snapshot())
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get("QWEM_TREE_GUARD") != "1":
+    if not _guarding():
         return
     _TREE_CHANGED[:] = tree_changes(_TREE_BEFORE, tree_snapshot())
     if _TREE_CHANGED:
