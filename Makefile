@@ -18,6 +18,7 @@ PY      = $(VENV)/bin/python
 PRESET ?= book
 CHAPTERS ?=
 TEST_JOBS ?= 2
+XDIST = $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
 VENV_LATEST ?= .venv-latest
 PY_LATEST    = $(VENV_LATEST)/bin/python
 LOCK        ?= requirements.lock
@@ -51,7 +52,7 @@ env-latest:
 	echo latest > $(VENV_LATEST)/.installed
 
 test-latest: env-latest
-	MPLBACKEND=Agg QWEM_PRESET=smoke $(PY_LATEST) -m pytest -p no:nbval tests
+	MPLBACKEND=Agg QWEM_PRESET=smoke $(PY_LATEST) -m pytest -p no:nbval $(XDIST) tests
 
 lock:
 	test -x .venv-lock/bin/pip-compile || ($(PYTHON) -m venv .venv-lock && \
@@ -106,7 +107,7 @@ book: env
 # TEST_JOBS parallel workers (pytest-xdist): each takes a whole test file or notebook at a time (nbval runs
 # a notebook's cells in order in one kernel), files with the most tests first; TEST_JOBS=1 runs in one process
 test: env $(VENV)/.dev-installed
-	MPLBACKEND=Agg $(PY) -m pytest $(if $(filter-out 0 1,$(TEST_JOBS)),-n $(TEST_JOBS) --dist loadfile)
+	MPLBACKEND=Agg $(PY) -m pytest $(XDIST)
 
 bench: env
 	$(PY) bench/run_bench.py

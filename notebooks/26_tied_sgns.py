@@ -26,10 +26,13 @@
 # Chapter 24 compared trained QWEM with svd($M^\star$) at the paper's $V = 10{,}000$, $d = 200$; it left tied
 # SGNS untrained there, because SGNS has no eigenbasis shortcut. Here tied SGNS is trained **without
 # minibatch noise**: gradient descent on its exact expected loss (`q.train_expected`, chapter 23), from a
-# small random start, at a growing series of sizes $(V, d)$. The book preset stops at $V = 5{,}000$,
-# $d = 100$; the paper preset adds the paper's $V = 10{,}000$, $d = 200$.
+# small random start, at a growing series of sizes $(V, d)$, up to $V = 5{,}000$, $d = 100$. Section 6 then
+# finds where these runs are heading, the minimum of the same loss, in a few hundred gradients; the paper
+# preset computes that minimum at the paper's $V = 10{,}000$, $d = 200$, where gradient descent would take
+# hours.
 
 # %%
+import re
 import time
 
 import matplotlib.pyplot as plt
@@ -44,16 +47,18 @@ from qwem_lib.book.report import Report, prose
 plotting.use_style()
 rep = Report("26_tied_sgns")
 P = config.sizes(
-    # (V, d, h): the run stops at h characteristic times of mode d (26.2); h grows with V (section 2)
-    smoke=dict(corpus="enwiki2015_1m7", sizes=[(800, 16, 4.0), (1000, 20, 4.0)], n_boot=200,
-               n_null=100),
-    book=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)], n_boot=1000,
-              n_null=200),
-    # the paper's V = 10,000, d = 200: about 8,000 steps of 2.1 s on two idle cores (bench/README.md)
-    paper=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0), (10_000, 200, 8.0)],
-               n_boot=1000, n_null=200),
+    # sizes (V, d, h): gradient descent from a small start to h characteristic times of mode d (26.2);
+    # h grows with V (section 2). min_only (V, d): sizes where only the minimum of (26.1) is computed
+    # (section 6): the paper's V = 10,000, d = 200 by gradient descent would take about 8,000 steps of
+    # 2.1 s on two idle cores (bench/README.md); its minimum, a few thousand gradients.
+    smoke=dict(corpus="enwiki2015_1m7", sizes=[(800, 16, 4.0), (1000, 20, 4.0)], min_only=[(1200, 24)],
+               n_boot=200, n_null=100, min_evals=600),
+    book=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)], min_only=[],
+              n_boot=1000, n_null=200, min_evals=2000),
+    paper=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)],
+               min_only=[(10_000, 200)], n_boot=1000, n_null=200, min_evals=2000),
 )  # fmt: skip
-P.update(sigma_sq=1e-8, lr_factor=0.15, n_overlap=64)
+P.update(sigma_sq=1e-8, lr_factor=0.15, n_overlap=64, min_init=0.1, min_tol=1e-6)
 print(P)
 corpus = q.load_corpus(P["corpus"])
 SIZES = [(int(s[0]), int(s[1])) for s in P["sizes"]]
@@ -82,13 +87,11 @@ HORIZON = {(int(s[0]), int(s[1])): float(s[2]) for s in P["sizes"]}
 # $$\tau_k = \frac{1}{\lambda_{B,k}}\,\ln\frac{\lambda_k}{\sigma^2}, \tag{26.2}$$
 #
 # the time mode $k$ would take to grow at rate $\lambda_{B,k}$ from $\sigma^2$ to $M^\star$'s eigenvalue
-# $\lambda_k$. The horizon $h$ is 4 at $V \le 2{,}000$, 6 at $V = 5{,}000$ and 8 at $V = 10{,}000$: the steps
-# come later than (26.2) says, by a factor that grows with $V$ (section 2). It was set after a first
-# book-preset run with $h = 4$ at $V = 5{,}000$, in which a quarter of the modes made their step in the last
-# quarter of the run (the consistency check of section 2 failed there). The rate factor 0.15 is lower than
-# the 0.2 of chapter 25's noiseless runs: at 0.3 the run diverged when its first mode saturated (at
-# $V = 1{,}000$). The run has two segments, to $\tfrac34 t_{\rm end}$ and on to $t_{\rm end}$, so that what
-# still changes over the last quarter can be measured.
+# $\lambda_k$. The horizon $h$ is 4 at $V \le 2{,}000$ and 6 at $V = 5{,}000$: the steps come later than
+# (26.2) says, by a factor that grows with $V$ (section 2). The rate factor 0.15 is lower than the 0.2 of
+# chapter 25's noiseless runs. Both were chosen after first runs, and section 2 ends by measuring again what
+# those runs showed. The run has two segments, to $\tfrac34 t_{\rm end}$ and on to $t_{\rm end}$, so that
+# what still changes over the last quarter can be measured.
 #
 # Table 26.0, printed by the next cell, compares the two settings.
 #
@@ -108,7 +111,9 @@ prose(
     "Wikipedia 2015 |\n"
     "| window, $k$, subsampling | 16, 1, $10^{-5}$ | the authors' counting protocol (chapter 20), 1, "
     "$10^{-5}$ |\n"
-    f"| $(V, d)$ | (10,000, 200) | {size_list} |\n"
+    f"| $(V, d)$ | (10,000, 200) | gradient descent at {size_list}; the loss's minimum (section 6) there"
+    + "".join(f" and at ({a:,}, {b})" for a, b in P["min_only"])
+    + " |\n"
     f"| start | small random | $\\sigma^2$ = {P['sigma_sq']:.0e} per direction (the authors' QWEM: "
     "$10^{-24}$) |\n"
     "| stop | the end of its 10 passes | $t_{\\rm end} = h\\,\\tau_d$, "
@@ -234,6 +239,66 @@ for key, S_ in STEP.items():
     )
 
 # %% [markdown]
+# **How the horizon and the rate were chosen.** The horizon was raised to 6 at $V = 5{,}000$ after a first
+# run stopped at $h = 4$ and failed the check above. The same run shows why: stop it at $4\tau_d$, take the
+# squared singular values there as the end values, and measure the step times again. The rate factor was
+# lowered after a run at twice its value; the second cell repeats that run at $V = 1{,}000$, $d = 20$.
+
+# %%
+d_big = key_big[1]
+R = RUNS[key_big]
+t4 = 4.0 * float(R.tau[d_big - 1])
+if HORIZON[key_big] > 4.0:
+    keep = R.times < t4
+    end4 = np.array([np.interp(t4, R.times, R.sv[:, k_] ** 2) for k_ in range(d_big)])
+    sep4 = q.step_separation(np.r_[R.times[keep], t4], np.vstack([R.sv[keep] ** 2, end4]), end4)
+    late4 = int(np.sum(~(sep4["t_mid"] < 0.75 * t4)))
+    prose(
+        f"Stopped at $h$ = 4 ($t$ = {t4:.4g}) instead of {HORIZON[key_big]:.0f}, the run at V = "
+        f"{key_big[0]:,} would have {late4} of its {d_big} modes ({late4 / d_big:.0%}) making their step "
+        "in the last quarter of the run or not at all, so that the check above fails there."
+    )
+    _ = rep.check(
+        f"qwem.tied_sgns.v{key_big[0]}.horizon_4",
+        f"V = {key_big[0]:,}, d = {d_big}: had the run stopped at 4 τ_d, the number of modes whose step "
+        "(half their value at the stop) comes in its last quarter or not at all",
+        value=dict(late=late4, d=d_big),
+        passed=True,
+        tolerance="recorded",
+        kind="record",
+    )
+else:
+    prose(f"At this preset the largest size already stops at $h$ = {HORIZON[key_big]:.0f}.")
+
+# %%
+V_r, d_r = 1_000, 20
+try:
+    R_fast = q.tied_sgns_run(corpus, V_r, d_r, sigma_sq=P["sigma_sq"], lr_factor=2 * P["lr_factor"],
+                             horizon=4.0, progress=False)  # fmt: skip
+    fast = dict(diverged=False, step=None)
+    prose(
+        f"At the rate factor {2 * P['lr_factor']:.2f}, V = {V_r:,}, d = {d_r}, the run did not diverge "
+        f"on this corpus ({R_fast.steps:,} steps); {P['lr_factor']} keeps a margin."
+    )
+except FloatingPointError as err:
+    m_ = re.search(r"at step (\d+)", str(err))
+    fast = dict(diverged=True, step=int(m_.group(1)) if m_ else None)
+    prose(
+        f"At the rate factor {2 * P['lr_factor']:.2f} ($\\eta\\lambda_{{B,1}}$), V = {V_r:,}, d = {d_r}, "
+        f"the run diverges: $W$ leaves the finite numbers at step {fast['step']:,}, with the first "
+        "modes saturated (the library's guard stops it there)."
+    )
+_ = rep.check(
+    "qwem.tied_sgns.rate_doubled",
+    f"tied SGNS at V = {V_r:,}, d = {d_r} with twice the chapter's rate factor: whether gradient descent "
+    "diverges, and at which step",
+    value=fast,
+    passed=True,
+    tolerance="recorded",
+    kind="record",
+)
+
+# %% [markdown]
 # ## 3 · Figure 3b's word2vec row
 #
 # The same questions for every row and the authors' protocols (chapter 21): analogies over every ordered
@@ -260,7 +325,7 @@ for key, R in RUNS.items():
     draws = {name: Bw @ h / Bw.sum(axis=1) for name, h in hits.items()}
     sim = {ds: q.similarity_bootstrap(R.words, list(emb.values()), ds, P["n_boot"], rng_boot)
            for ds in ("men", "ws353")}  # fmt: skip
-    SC[key] = dict(emb=emb, names=list(emb), items=items, hits=hits, draws=draws, sim=sim)
+    SC[key] = dict(emb=emb, names=list(emb), items=items, hits=hits, draws=draws, sim=sim, Bw=Bw)
 
 paper_row = {"tied SGNS, t_end": "word2vec", "tied SGNS, 3/4 t_end": "word2vec", "svd(M*)": "svd_mstar",
              "svd(PPMI)": "svd_ppmi", "svd(PMI)": "svd_pmi"}  # fmt: skip
@@ -645,7 +710,329 @@ prose(
 )
 
 # %% [markdown]
-# ## 6 · Discussion
+# ## 6 · Where gradient descent is heading: the minimum of (26.1)
+#
+# Gradient descent stops at $t_{\rm end}$; the slowest modes grow at rate $\lambda_{B,d}$ while the step is
+# bounded by the fastest, $\eta < 2/\lambda_{B,1}$, so the run needs about $\lambda_{B,1}/\lambda_{B,d}$ times
+# $\ln(\lambda_d/\sigma^2)$ steps (section 1). The point it is heading to is a **minimum** of (26.1) at rank
+# $d$, and a quasi-Newton method finds one in far fewer gradients: `q.minimise_expected` runs L-BFGS on the
+# same exact expected loss, the same `q.expected_gradient`. It works on the rows of $W$ scaled by the square
+# root of each word's total pair weight: a rare word's row has a curvature smaller by its weight, and that
+# spread, not the loss's shape, is what makes the problem ill-conditioned (the cell after the runs measures
+# what the scaling saves at the smallest size). It stops when the relative gradient norm
+# $\|\nabla\mathcal L\|_F/(\lambda_{B,1}\|W\|_F)$ (the relative change one gradient step would make) is
+# below $10^{-6}$, when its budget of gradients is spent, or when a block of 100 iterations lowers neither
+# the loss nor the gradient: the float32 products cannot resolve the loss any finer (`stalled`, near
+# $10^{-5}$ here). Two starts at every size of section 1:
+#
+# * **the run's end point** $W(t_{\rm end})$: how far the run still was from the minimum, as the share
+#   $\epsilon = (\mathcal L(t_{\rm end}) - \mathcal L_{\min})/(\mathcal L(0) - \mathcal L_{\min})$ of the
+#   whole descent still ahead of it, as a distance of Gram matrices $WW^\top$ (`q.gram_distance`: what the
+#   loss and the benchmarks see; zero for two embeddings that differ by a rotation), and on the analogies,
+#   paired;
+# * **a fresh random start** ($W(0)$ of scale 0.1, no small-start plateaus): whether the minimum is the
+#   same one (their Gram distance), or the landscape has several.
+#
+# If the two starts land on one minimum and the run's end is close to it, the minimum stands for the
+# trained model at a size where gradient descent is too long to run. At the paper preset it does: at the
+# paper's $V = 10{,}000$, $d = 200$ only the minimum is computed, from the fresh start.
+
+# %%
+t_section = time.time()
+MIN_SIZES = SIZES + [(int(a), int(b)) for a, b in P["min_only"]]
+MIN = {}
+for key in MIN_SIZES:
+    V_, d_ = key
+    words_, Pj_, pu_ = q.cooccurrence(corpus, V_)
+    kw_min = dict(model="sgns", tol=P["min_tol"], max_evals=P["min_evals"], progress=False)
+    fresh = q.minimise_expected((Pj_, pu_), d_, init_scale=P["min_init"], seed=0, **kw_min)
+    polish = q.minimise_expected((Pj_, pu_), d_, W0=RUNS[key].W, **kw_min) if key in RUNS else None
+    L0 = q.sgns_population_loss(np.zeros((V_, 1)), Pj_, pu_)
+    MIN[key] = dict(fresh=fresh, polish=polish, words=list(words_), L0=L0)
+    for name_, r_ in (("fresh start", fresh), ("from t_end", polish)):
+        if r_ is not None:
+            print(
+                f"V = {V_:>6,}, d = {d_:>3}, {name_:>11}: {int(r_.evaluations[-1]):,} gradients, "
+                f"relative gradient {r_.grad_norm[-1]:.1e} (stop: {r_.stop}), "
+                f"loss {r_.loss[-1]:.9g}; "
+                f"{'read from the cache, first computed in' if r_.cached else 'took'} {r_.seconds:.0f} s"
+            )
+print(f"section 6: {time.time() - t_section:.0f} s")
+
+# %%
+key0 = SIZES[0]
+words0, Pj0, pu0 = q.cooccurrence(corpus, key0[0])
+plain = q.minimise_expected((Pj0, pu0), key0[1], init_scale=P["min_init"], seed=0, precondition=False,
+                            **kw_min)  # fmt: skip
+pre = MIN[key0]["fresh"]
+prose(
+    f"At V = {key0[0]:,}, d = {key0[1]}, from the same fresh start, L-BFGS without the row scaling spent "
+    f"{int(plain.evaluations[-1]):,} gradients (stop: {plain.stop}, relative gradient "
+    f"{plain.grad_norm[-1]:.1e}); with it, {int(pre.evaluations[-1]):,} (stop: {pre.stop}, "
+    f"{pre.grad_norm[-1]:.1e}). The two end points are {q.gram_distance(plain.W, pre.W):.1e} apart as Gram "
+    "matrices."
+)
+_ = rep.check(
+    f"qwem.tied_sgns.v{key0[0]}.row_scaling",
+    f"V = {key0[0]:,}, d = {key0[1]}: L-BFGS from the same fresh start without and with the row scaling: "
+    "gradients spent, final relative gradient, and the Gram distance between the two end points",
+    value=dict(
+        plain=int(plain.evaluations[-1]),
+        scaled=int(pre.evaluations[-1]),
+        plain_grad=float(f"{plain.grad_norm[-1]:.3g}"),
+        scaled_grad=float(f"{pre.grad_norm[-1]:.3g}"),
+        gram=float(f"{q.gram_distance(plain.W, pre.W):.3g}"),
+    ),  # fmt: skip
+    passed=True,
+    tolerance="recorded",
+    kind="record",
+)
+
+# %% [markdown]
+# For each size: the minimum's loss, the share $\epsilon$ of the descent the run had still ahead of it, the
+# Gram distances, and the analogy accuracy of the minimum against the run's end point and against
+# svd($M^\star$) on the same questions (paired, section 3's bootstrap weights).
+
+# %%
+CONV = {}
+for key in SIZES:
+    V_, d_ = key
+    m_, R = MIN[key], RUNS[key]
+    L_min = min(m_["fresh"].loss[-1], m_["polish"].loss[-1])
+    eps = (R.loss[-1] - L_min) / (m_["L0"] - L_min)
+    S_ = SC[key]
+    h_pol = q.analogy_hits(m_["polish"].W, S_["items"])
+    h_fr = q.analogy_hits(m_["fresh"].W, S_["items"])
+    Bw = S_["Bw"]
+
+    def paired(h_a, h_b):
+        dd = Bw @ h_a / Bw.sum(axis=1) - Bw @ h_b / Bw.sum(axis=1)
+        lo, hi = np.quantile(dd, [0.025, 0.975])
+        return dict(gap=float(h_a.mean() - h_b.mean()), se=float(dd.std()), lo=float(lo),
+                    hi=float(hi))  # fmt: skip
+
+    CONV[key] = dict(
+        L_min=float(L_min),
+        eps=float(eps),
+        gram_end=q.gram_distance(R.W, m_["polish"].W),
+        gram_starts=q.gram_distance(m_["fresh"].W, m_["polish"].W),
+        acc_min=float(h_pol.mean()),
+        acc_fresh=float(h_fr.mean()),
+        min_vs_end=paired(h_pol, S_["hits"]["tied SGNS, t_end"]),
+        fresh_vs_polish=paired(h_fr, h_pol),
+        min_vs_mstar=paired(h_pol, S_["hits"]["svd(M*)"]),
+        offset_min=q.constant_overlap(m_["polish"].W),
+    )
+    c_ = CONV[key]
+    print(
+        f"V = {V_:>6,}, d = {d_:>3}: ε = {c_['eps']:.2e}; Gram distance end–minimum "
+        f"{c_['gram_end']:.3f}, between the two starts' minima {c_['gram_starts']:.2e}; analogies: "
+        f"minimum {100 * c_['acc_min']:.1f}% (fresh start {100 * c_['acc_fresh']:.1f}%), minimum − t_end "
+        f"{100 * c_['min_vs_end']['gap']:+.2f} points (95% [{100 * c_['min_vs_end']['lo']:+.2f}, "
+        f"{100 * c_['min_vs_end']['hi']:+.2f}]), minimum − svd(M*) {100 * c_['min_vs_mstar']['gap']:+.2f} "
+        f"(95% [{100 * c_['min_vs_mstar']['lo']:+.2f}, {100 * c_['min_vs_mstar']['hi']:+.2f}]); offset "
+        f"{c_['offset_min']:.4f}"
+    )
+    _ = rep.check(
+        f"qwem.tied_sgns.v{V_}.minimum",
+        f"V = {V_:,}, d = {d_}: the minimum of (26.1) by L-BFGS from the run's end point and from a fresh "
+        "start: ε (share of the descent still ahead of the run at t_end), Gram distances (end–minimum, "
+        "minimum–minimum), analogy gaps minimum − t_end and minimum − svd(M*) (paired), the offset",
+        value=dict(
+            eps=float(f"{c_['eps']:.4g}"),
+            gram_end=round(c_["gram_end"], 4),
+            gram_starts=float(f"{c_['gram_starts']:.3g}"),
+            acc_min=round(c_["acc_min"], 4),
+            min_minus_end=round(c_["min_vs_end"]["gap"], 4),
+            min_minus_end_se=round(c_["min_vs_end"]["se"], 4),
+            min_minus_mstar=round(c_["min_vs_mstar"]["gap"], 4),
+            min_minus_mstar_se=round(c_["min_vs_mstar"]["se"], 4),
+            offset=round(c_["offset_min"], 4),
+            gradients=[int(MIN[key][n_].evaluations[-1]) for n_ in ("fresh", "polish")],
+        ),
+        passed=True,
+        tolerance="recorded",
+        kind="record",
+    )
+
+# %% [markdown]
+# Two checks decide whether the minimum may stand for the trained model. Both could fail: a landscape
+# with several minima gives two starts two different Gram matrices (the control: the run's own end point,
+# a different embedding of the same words, is at the Gram distance printed above), and a run stopped far
+# from the minimum scores differently from it.
+#
+# * **One minimum:** the minima from the two starts are within a Gram distance of $10^{-2}$, and their
+#   analogy accuracies agree within 1.96 paired standard errors;
+# * **the run is there:** the analogy accuracy at $t_{\rm end}$ and at the minimum agree within 1.96 paired
+#   standard errors of their difference.
+
+# %%
+# The outcomes of section 6's predictions at each preset's first run, typed in after that run
+# (`Report.prediction`: True asserts the prediction again, False pins its failure, None records).
+OUTCOME = config.sizes(
+    smoke=dict(one_minimum=True, end_at_minimum=True, above_mstar=None, features=None),
+    book=dict(one_minimum=None, end_at_minimum=None, above_mstar=None, features=None),
+    paper=dict(one_minimum=None, end_at_minimum=None, above_mstar=None, features=None),
+)
+for key in SIZES:
+    V_, d_ = key
+    c_ = CONV[key]
+    fp = c_["fresh_vs_polish"]
+    _ = rep.prediction(
+        f"qwem.tied_sgns.v{V_}.one_minimum",
+        f"V = {V_:,}, d = {d_}: L-BFGS from the run's end point and from a fresh random start reach the same "
+        "minimum of (26.1): Gram distance below 1e-2 and analogy accuracies within 1.96 paired SE",
+        holds=bool(c_["gram_starts"] < 1e-2 and abs(fp["gap"]) <= 1.96 * fp["se"] + 1e-12),
+        value=dict(
+            gram=float(f"{c_['gram_starts']:.3g}"), gap=round(fp["gap"], 4), se=round(fp["se"], 4)
+        ),  # fmt: skip
+        outcome=OUTCOME["one_minimum"],
+    )
+    me = c_["min_vs_end"]
+    _ = rep.prediction(
+        f"qwem.tied_sgns.v{V_}.end_at_minimum",
+        f"V = {V_:,}, d = {d_}: the run's end point answers the analogies as the minimum does: "
+        "|acc(minimum) − acc(t_end)| within 1.96 paired SE",
+        holds=bool(abs(me["gap"]) <= 1.96 * me["se"] + 1e-12),
+        value=dict(gap=round(me["gap"], 4), se=round(me["se"], 4)),
+        outcome=OUTCOME["end_at_minimum"],
+    )
+
+# %% [markdown]
+# **The minimum at sizes without a run.** Where only the minimum is computed (at the paper preset, the
+# paper's $V = 10{,}000$, $d = 200$), it is scored like section 3's rows, and its features measured like
+# section 4's, against the closed forms at the same size. The statements below were written before the
+# paper-preset run; each is recorded with its outcome at that first run.
+
+# %%
+MIN_ONLY = {}
+for key in MIN_SIZES[len(SIZES) :]:
+    V_, d_ = key
+    m_ = MIN[key]
+    emb = {"tied SGNS, minimum": np.asarray(m_["fresh"].W, np.float64)}
+    for target, name in (("mstar", "svd(M*)"), ("ppmi", "svd(PPMI)"), ("pmi", "svd(PMI)")):
+        w_, W_ = q.spectral_embeddings(corpus, V_, d_, target)
+        assert list(w_) == m_["words"]
+        emb[name] = np.asarray(W_, dtype=np.float64)
+    items, cat = q.analogy_items(m_["words"])
+    hits = {name: q.analogy_hits(W, items) for name, W in emb.items()}
+    Bw = q.pair_bootstrap_weights(items, cat, P["n_boot"], config.rng(26_600 + V_))
+    draws = {name: Bw @ h / Bw.sum(axis=1) for name, h in hits.items()}
+    sim = {ds: q.similarity_bootstrap(m_["words"], list(emb.values()), ds, P["n_boot"],
+                                      config.rng(26_610 + V_)) for ds in ("men", "ws353")}  # fmt: skip
+    dd = draws["tied SGNS, minimum"] - draws["svd(M*)"]
+    lo, hi = np.quantile(dd, [0.025, 0.975])
+    gap = dict(gap=float(hits["tied SGNS, minimum"].mean() - hits["svd(M*)"].mean()),
+               se=float(dd.std()), lo=float(lo), hi=float(hi))  # fmt: skip
+    kf = min(P["n_overlap"], d_) - 1
+    E = {n_: q.without_constant(emb[n_]) for n_ in ("tied SGNS, minimum", "svd(M*)", "svd(PPMI)")}
+    feat = {}
+    for other in ("svd(M*)", "svd(PPMI)"):
+        O = q.eigen_overlap(E["tied SGNS, minimum"], E[other], kf)
+        null = q.dominance_null(E["tied SGNS, minimum"], E[other], kf, config.rng(26_620 + V_),
+                                n=P["n_null"])  # fmt: skip
+        feat[other] = dict(D=q.diagonal_dominance(O), null99=float(np.quantile(null, 0.99)))
+    offset = q.constant_overlap(emb["tied SGNS, minimum"])
+    MIN_ONLY[key] = dict(hits=hits, draws=draws, sim=sim, gap=gap, feat=feat, offset=offset, k=kf,
+                         names=list(emb))  # fmt: skip
+    lines = ["| V, d | method | analogies | MEN | WS353 | paper (V = 10,000, d = 200) |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines += q.score_rows(f"{V_:,}, {d_}", hits, draws, sim, {"tied SGNS, minimum": "word2vec",
+                          "svd(M*)": "svd_mstar", "svd(PPMI)": "svd_ppmi", "svd(PMI)": "svd_pmi"})  # fmt: skip
+    display(Markdown("\n".join(lines)))
+    print(
+        f"V = {V_:,}, d = {d_}: minimum − svd(M*) {100 * gap['gap']:+.2f} points (SE {100 * gap['se']:.2f}, "
+        f"95% [{100 * gap['lo']:+.2f}, {100 * gap['hi']:+.2f}]; the paper {100 * PAPER_GAP['analogy']:+.1f}); "
+        f"D vs svd(M*) {feat['svd(M*)']['D']:.3f} (null 99% {feat['svd(M*)']['null99']:.3f}), vs "
+        f"svd(PPMI) {feat['svd(PPMI)']['D']:.3f}; offset {offset:.4f}"
+    )
+    _ = rep.check(
+        f"qwem.tied_sgns.v{V_}.minimum_table",
+        f"V = {V_:,}, d = {d_}: the minimum of tied SGNS's loss beside svd(M*), svd(PPMI), svd(PMI): "
+        "analogy accuracy and SE, MEN and WS353 ρ; the features' D against svd(M*) and svd(PPMI) with "
+        "their nulls, and the offset",
+        value={name: dict(analogy=round(float(hits[name].mean()), 4),
+                          analogy_se=round(float(draws[name].std()), 4),
+                          **{ds: round(float(sim[ds][0][j]), 4) for ds in ("men", "ws353")})
+               for j, name in enumerate(emb)}
+        | {f"D vs {o}": round(feat[o]["D"], 4) for o in feat}
+        | {f"null99 vs {o}": round(feat[o]["null99"], 4) for o in feat}
+        | dict(offset=round(offset, 4), stop=m_["fresh"].stop,
+               rel_grad=float(f"{m_['fresh'].grad_norm[-1]:.3g}"),
+               gradients=int(m_["fresh"].evaluations[-1])),
+        passed=True,
+        tolerance="recorded",
+        paper=PAPER_GAP["analogy"],
+        kind="record",
+    )  # fmt: skip
+    _ = rep.prediction(
+        f"qwem.tied_sgns.v{V_}.minimum_above_mstar",
+        f"V = {V_:,}, d = {d_}: the minimum of tied SGNS's loss answers more analogies than svd(M*) on the "
+        "same questions, as the paper's word2vec does (68.0% > 66.3%): the paired 95% interval of the "
+        "gap lies above 0",
+        holds=bool(gap["lo"] > 0),
+        value={k_: round(v, 4) for k_, v in gap.items()},
+        outcome=OUTCOME["above_mstar"],
+    )
+    _ = rep.prediction(
+        f"qwem.tied_sgns.v{V_}.minimum_features",
+        f"V = {V_:,}, d = {d_}: the minimum's first {kf} eigen-features (1/√V projected out) match "
+        "svd(M*)'s above the 99th percentile of the rotation null, and it has no offset (squared overlap "
+        "of its first singular vector with 1/√V below 0.1)",
+        holds=bool(feat["svd(M*)"]["D"] > feat["svd(M*)"]["null99"] and offset < 0.1),
+        value=dict(
+            D=round(feat["svd(M*)"]["D"], 4),
+            null99=round(feat["svd(M*)"]["null99"], 4),
+            offset=round(offset, 4),
+        ),  # fmt: skip
+        outcome=OUTCOME["features"],
+    )
+
+# %%
+fig, ax = plotting.figure(1, 1, width=6.0, height=3.2)
+rows = [(k_, GAP[k_][("tied SGNS, t_end", "svd(M*)", "analogy")]) for k_ in SIZES]
+mins = [(k_, CONV[k_]["min_vs_mstar"]) for k_ in SIZES] + [
+    (k_, v["gap"]) for k_, v in MIN_ONLY.items()
+]
+for pts, mk, lab, dx in ((rows, "o", "gradient descent, $t_{\\rm end}$", 0.97),
+                         (mins, "s", "the minimum of (26.1) (L-BFGS)", 1.03)):  # fmt: skip
+    x_ = np.array([k_[0] for k_, _ in pts], dtype=float) * dx
+    g_ = np.array([100 * v["gap"] for _, v in pts])
+    e_ = np.array([[100 * (v["gap"] - v["lo"]), 100 * (v["hi"] - v["gap"])] for _, v in pts]).T
+    ax.errorbar(x_, g_, yerr=e_, fmt=mk, capsize=3, label=lab)
+ax.plot(
+    [10_000], [100 * PAPER_GAP["analogy"]], "k*", ms=10, label="the paper (word2vec, 2.0B tokens)"
+)
+ax.axhline(0, color="0.5", lw=0.8)
+ax.set_xscale("log")
+ticks = sorted({k_[0] for k_ in MIN_SIZES} | {10_000})
+ax.set_xticks(ticks, [f"{t_:,}" for t_ in ticks], fontsize=7)
+ax.xaxis.set_minor_formatter(NullFormatter())
+plotting.label(ax, "analogies: tied SGNS − svd($M^\\star$), paired 95% intervals", "$V$ (d grows with V)",
+               "gap (points)")  # fmt: skip
+ax.legend(fontsize=7, loc="upper left")
+plotting.suptitle(fig, "Figure 26.4 — The trained run, its minimum, and the paper", fontsize=10)
+plt.show()
+
+# %% [markdown]
+# **Figure 26.4** — The paired analogy gap between tied SGNS and svd($M^\star$) on the same questions, with
+# 95% bootstrap intervals: at the end of the gradient-descent runs (circles) and at the minimum of the loss
+# (squares; at the paper preset also at the paper's $V = 10{,}000$, $d = 200$, where only the minimum is
+# computed), beside the paper's gap (star). The points are shifted a little left and right of their $V$ so
+# that both can be seen.
+
+# %%
+big_min = max(MIN_SIZES)
+g_bm = MIN_ONLY[big_min]["gap"] if big_min in MIN_ONLY else CONV[big_min]["min_vs_mstar"]
+prose(
+    f"At the largest size where the minimum was computed (V = {big_min[0]:,}, d = {big_min[1]}), the "
+    f"minimum of tied SGNS's loss minus svd($M^\\star$) is {100 * g_bm['gap']:+.1f} points on the "
+    f"analogies (95% [{100 * g_bm['lo']:+.1f}, {100 * g_bm['hi']:+.1f}]); the paper's word2vec, "
+    f"{100 * PAPER_GAP['analogy']:+.1f} at V = 10,000 on 2.0B tokens."
+)
+
+# %% [markdown]
+# ## 7 · Discussion
 #
 # **What is measured.** Tied SGNS is trained here as the paper's statement needs it, on its own loss, with
 # nothing of QWEM or $M^\star$ in its trainer: $M^\star$ enters only as the reference the logs are projected
@@ -654,18 +1041,21 @@ prose(
 #
 # **Differences from the paper.** The corpus is two orders of magnitude smaller than the authors' 2.0B
 # tokens; the trainer is the infinite-batch limit of SGD, not the C word2vec's 10 passes (which need not
-# reach the loss's minimum); the start is $\sigma^2 = 10^{-8}$; the book preset stops at $V = 5{,}000$,
-# $d = 100$. Section 5's trend is what the book can say about the paper's size at this preset; the paper
-# preset runs the paper's $V = 10{,}000$, $d = 200$ with the same code (about 8,000 steps of 2.1 s on two
-# idle cores, `bench/README.md`: four to five hours on a CPU, minutes on a GPU). It was not run for this
-# edition.
+# reach the loss's minimum); the start is $\sigma^2 = 10^{-8}$; gradient descent stops at $V = 5{,}000$,
+# $d = 100$. At the paper's $V = 10{,}000$, $d = 200$ it would take about 8,000 steps of 2.1 s on two idle
+# cores (`bench/README.md`), four to five hours. Section 6 replaces that run by the minimum of the same loss,
+# which the runs at the smaller sizes reach to within their benchmarks' resolution (the checks of section 6).
+# The paper preset computes it at the paper's size; its record is kept in `reproduction/paper/` when it has
+# been run (README, "Paper-scale records"). The minimum is where gradient descent is heading, not where a
+# finite run stops: the authors' word2vec, with its 10 passes and decaying rate, sits somewhere on that path.
 #
 # **The offset.** At chapter 24's $V = 500$, $d = 6$ the noiseless run carries the same offset as chapter 24's
 # SGD run, so the offset is not the minibatch noise's doing. At the sizes of this chapter it is gone
 # (Figure 26.3, right). One reading, not tested here: the offset comes from word2vec's subsampling (chapter 24
 # found that removing subsampling removes most of it at $V = 500$), and as $V$ grows most of the vocabulary is
 # rare enough to be kept whole, so the subsampled words weigh less. Whether it stays gone at $V = 10{,}000$,
-# $d = 200$ is the paper preset's question; gensim's untied word2vec keeps its offset there (chapter 24 §6).
+# $d = 200$ is measured at the paper preset, on the minimum (section 6); gensim's untied word2vec keeps its
+# offset there (chapter 24 §6).
 #
 # **The benchmark.** Trained on its own loss and without noise, tied SGNS answers more analogies than
 # svd($M^\star$) on the same questions at the book's largest size, resolved by the paired interval (section 3;

@@ -13,6 +13,7 @@ __all__ = [
     "without_constant",
     "dominance_null",
     "constant_overlap",
+    "gram_distance",
     "step_separation",
     "brought_directions",
 ]
@@ -88,6 +89,23 @@ def constant_overlap(X: np.ndarray) -> float:
         raise ValueError(f"need a finite V × d matrix with V >= 2, got shape {X.shape}")
     u = np.linalg.svd(X, full_matrices=False)[0][:, 0]
     return float(u.sum() ** 2 / X.shape[0])
+
+
+def gram_distance(A: np.ndarray, B: np.ndarray) -> float:
+    """``‖AAᵀ − BBᵀ‖_F / ‖BBᵀ‖_F``: how far two embeddings of the same words are as *Gram matrices*, the
+    dot products every pair loss and every benchmark sees; zero exactly when ``A = BO`` for an orthogonal
+    ``O`` (same widths). Computed from ``d × d`` products (``‖AAᵀ‖² = ‖AᵀA‖²``), never ``V × V``."""
+    A, B = (np.asarray(X, dtype=np.float64) for X in (A, B))
+    if A.ndim != 2 or B.ndim != 2 or A.shape[0] != B.shape[0]:
+        raise ValueError(
+            f"need two matrices with the same rows, got shapes {A.shape} and {B.shape}"
+        )
+    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        raise ValueError("A and B must be finite")
+    aa, bb, ab = (np.sum((X.T @ Y) ** 2) for X, Y in ((A, A), (B, B), (A, B)))
+    if bb <= 0:
+        raise ValueError("B is zero: the distance relative to it is undefined")
+    return float(np.sqrt(max(aa + bb - 2.0 * ab, 0.0) / bb))
 
 
 def dominance_null(

@@ -52,6 +52,8 @@ __all__ = [
     "expected_gradient",
     "train_expected",
     "TrainingInterrupted",
+    "MinimiseResult",
+    "minimise_expected",
     "EigenFlow",
     "eigen_flow",
     "aligned_gd",
@@ -446,8 +448,9 @@ def log_schedule(steps: int, n_logs: int = 200) -> np.ndarray:
 class ExpectedGradient:
     """The exact expected pair loss of a run and its gradient, on the device (:func:`expected_gradient`).
 
-    ``grad(W)`` and ``loss(W)`` take a float64 ``W`` and compute in ``dtype``; ``kappa1`` the top
-    eigenvalue of the growth matrix (the fastest linear rate), ``lam_min`` its lowest (after deflation)."""
+    ``grad(W)`` and ``loss(W)`` take a float64 ``W`` and compute in ``dtype``; ``value_and_grad(W)``
+    gives both from one product ``WWᵀ`` (what a line search needs); ``kappa1`` the top eigenvalue of the
+    growth matrix (the fastest linear rate), ``lam_min`` its lowest (after deflation)."""
 
     loss_name: str
     reweighting: str
@@ -455,6 +458,7 @@ class ExpectedGradient:
     loss: Any
     kappa1: float
     lam_min: float
+    value_and_grad: Any = None
 
 
 def expected_gradient(
@@ -524,7 +528,10 @@ def expected_gradient(
                 0.25 * (G2 * G2).sum() - 0.5 * (Wt * (K @ W.to(dt)).to(torch.float64)).sum()
             )
 
-        return ExpectedGradient(loss, reweighting, grad, value, kappa1, lam_min)
+        def value_and_grad(W):
+            return value(W), grad(W)
+
+        return ExpectedGradient(loss, reweighting, grad, value, kappa1, lam_min, value_and_grad)
     del Kn
     An, Nn = pair_weights(P_joint, P_unigram, reweighting, k=k, sample=sample, power=power)
     A = torch.as_tensor(An, device=dev, dtype=dt)
@@ -554,7 +561,22 @@ def expected_gradient(
             + (N * terms(X, False)[0]).sum(dtype=torch.float64)
         )
 
-    return ExpectedGradient(loss, reweighting, pair_grad, pair_value, kappa1, lam_min)
+    def pair_value_and_grad(W):
+        Wt = W.to(dt)
+        X = Wt @ Wt.T
+        v = float(
+            (A * terms(X, True)[0]).sum(dtype=torch.float64)
+            + (N * terms(X, False)[0]).sum(dtype=torch.float64)
+        )
+        C = slope(X)
+        del X
+        C.mul_(S)
+        C.sub_(As, alpha=c)
+        return v, (C @ Wt).to(torch.float64)
+
+    return ExpectedGradient(
+        loss, reweighting, pair_grad, pair_value, kappa1, lam_min, pair_value_and_grad
+    )
 
 
 def _extreme_eig(K: np.ndarray, which: str) -> float:
@@ -771,6 +793,215 @@ def train_expected(
                 overlap=res.overlap, cosines=res.cosines, loss=res.loss, seconds=res.seconds,
                 sps=res.seconds_per_step,
             )  # fmt: skip
+        ckpt.unlink(missing_ok=True)
+    return res
+
+
+@dataclass
+class MinimiseResult:
+    """A run of :func:`minimise_expected`. ``W`` (V, d) float64 the end point and ``W0`` its start;
+    ``evaluations`` (n,) the number of loss-and-gradient evaluations after each block of L-BFGS iterations
+    (first entry 0: the start), ``loss`` (n,) the exact expected loss there, ``grad_norm`` (n,) the
+    relative gradient norm ``‖∇L‖_F/(κ₁‖W‖_F)`` (the relative change one gradient step at rate ``1/κ₁``
+    would make); ``converged`` whether it fell below ``tol``; ``stop`` why it stopped: ``"tol"``,
+    ``"stalled"`` (a block lowered neither the loss nor the gradient: the precision of the products is
+    reached) or ``"budget"`` (``max_evals`` spent); ``seconds``; ``config`` the inputs."""
+
+    W: np.ndarray
+    W0: np.ndarray
+    evaluations: np.ndarray
+    loss: np.ndarray
+    grad_norm: np.ndarray
+    converged: bool
+    stop: str
+    seconds: float
+    config: dict = field(default_factory=dict)
+    cached: bool = False
+
+
+def minimise_expected(
+    stats: tuple[np.ndarray, np.ndarray],
+    d: int,
+    *,
+    model: Model | None = "sgns",
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
+    init_scale: float = 1e-2,
+    W0: np.ndarray | None = None,
+    seed: int = 0,
+    tol: float = 1e-6,
+    max_evals: int = 5000,
+    block: int = 100,
+    history: int = 20,
+    precondition: bool = True,
+    k: int = 1,
+    sample: float = 1e-5,
+    power: float = 0.75,
+    device: Any = None,
+    dtype: Any = None,
+    use_cache: bool = True,
+    stop_after: int | None = None,
+    progress: bool = True,
+    label: str = "",
+) -> MinimiseResult:
+    """A minimum of the exact expected pair loss (:func:`expected_gradient`) at rank ``d``, by L-BFGS:
+    where gradient descent (:func:`train_expected`) would arrive after infinite time, at a cost of a few
+    hundred to a few thousand gradients instead of the tens of thousands of steps that the slowest modes
+    need (rate ``λ_{B,d}`` against a step bounded by ``1/κ₁``).
+
+    The objective is ``L/κ₁`` (so that a unit step is a gradient step at the fastest stable rate); torch's
+    L-BFGS with a strong-Wolfe line search and ``history`` correction pairs runs in blocks of ``block``
+    iterations, each block starting with an empty memory, until the relative gradient norm
+    ``‖∇L‖_F/(κ₁‖W‖_F)`` falls below ``tol`` or ``max_evals`` evaluations are spent. The products are in
+    ``dtype`` (float32 by default), ``W`` in float64. The start is ``W0`` or
+    :func:`initial_embeddings` (``init_scale``, ``seed``). The result is cached keyed by every input;
+    after each block the state is saved, and the same call resumes from the last completed block and gives
+    the result of an uninterrupted run (the blocks make the iterations independent of where a run was
+    interrupted). ``stop_after`` stops after that many evaluations (raising :class:`TrainingInterrupted`),
+    to test resumption.
+    """
+    import torch
+
+    P, pu = (np.asarray(a, dtype=np.float64) for a in stats)
+    V = int(pu.shape[0])
+    name, lo, rw = resolve_model(model, loss, reweighting)
+    _check_hparams(V, d, 1, 1.0, 1, init_scale, None, 0.1, name, k)
+    for arg, val in (("max_evals", max_evals), ("block", block), ("history", history)):
+        if isinstance(val, bool) or not isinstance(val, numbers.Integral) or val < 1:
+            raise ValueError(f"{arg} must be a positive integer, got {val!r}")
+    if not (isinstance(tol, numbers.Real) and math.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    d = int(d)
+    dev = checked_device(device)
+    dt = dtype or torch.float32
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
+    W = (
+        torch.as_tensor(np.array(W0, np.float64), device=dev)
+        if W0 is not None
+        else initial_embeddings(V, d, init_scale, gen)
+    )
+    if W.shape != (V, d):
+        raise ValueError(f"W0 must be {(V, d)}, got {tuple(W.shape)}")
+    cfg = dict(
+        stats=_stats_key(P, pu), V=V, d=d, model=name, k=k, sample=sample, power=power,
+        init=hashlib.sha256(W.cpu().numpy().tobytes()).hexdigest()[:16], tol=float(tol),
+        max_evals=int(max_evals), block=int(block), history=int(history), device=dev.type,
+        dtype=str(dt), method="lbfgs-strong-wolfe", precondition=bool(precondition), version=1,
+    )  # fmt: skip
+    blob = json.dumps(cfg, sort_keys=True, default=str).encode()
+    stem = f"min-{name}-V{V}-d{d}-{hashlib.sha256(blob).hexdigest()[:16]}"
+    root = config.cache_dir() / "noiseless"
+    path, ckpt = root / f"{stem}.npz", root / f"{stem}.ckpt.npz"
+    fields = ("W", "W0", "evaluations", "loss", "grad_norm", "converged", "stop", "seconds")
+    z = read_npz(path, fields) if use_cache else None
+    if z is not None:
+        return MinimiseResult(
+            W=z["W"], W0=z["W0"], evaluations=z["evaluations"], loss=z["loss"],
+            grad_norm=z["grad_norm"], converged=bool(z["converged"]), stop=str(z["stop"]),
+            seconds=float(z["seconds"]), config=cfg, cached=True,
+        )  # fmt: skip
+    W0_np = W.cpu().numpy().copy()
+    eg = expected_gradient(
+        P, pu, loss=lo, reweighting=rw, k=k, sample=sample, power=power, device=dev, dtype=dt
+    )  # fmt: skip
+    kappa = float(eg.kappa1)
+    if not (math.isfinite(kappa) and kappa > 0):
+        raise ValueError(f"the growth matrix's top eigenvalue must be positive, got {kappa}")
+
+    # Row preconditioning: L-BFGS works on Z = r∘W (row a scaled by r_a), r_a² ∝ the total weight of
+    # word a's pairs. A rare word's row has a curvature smaller by its weight, which alone would make the
+    # problem as ill-conditioned as the word frequencies are spread; in Z the rows weigh alike.
+    if precondition:
+        from .pairs import pair_weights
+
+        An, Nn = pair_weights(P, pu, rw, k=k, sample=sample, power=power)
+        D = (An + Nn).sum(axis=0) + (An + Nn).sum(axis=1)
+        del An, Nn
+        r_np = np.sqrt(np.maximum(D / D.mean(), 1e-12))
+    else:
+        r_np = np.ones(V)
+    r = torch.as_tensor(r_np, device=dev, dtype=torch.float64)[:, None]
+
+    def measure(X) -> tuple[float, float]:
+        v, g = eg.value_and_grad(X)
+        return v, float(torch.linalg.norm(g)) / (kappa * max(float(torch.linalg.norm(X)), 1e-300))
+
+    logs: dict[str, list] = {"evals": [], "loss": [], "gn": []}
+    spent = 0.0
+    c = read_npz(ckpt, ("W", "evals", "loss", "gn", "seconds")) if use_cache else None
+    if c is not None:
+        W = torch.as_tensor(c["W"], device=dev)
+        logs = {"evals": [int(x) for x in c["evals"]], "loss": [float(x) for x in c["loss"]],
+                "gn": [float(x) for x in c["gn"]]}  # fmt: skip
+        spent = float(c["seconds"])
+    else:
+        v0, g0 = measure(W)
+        logs = {"evals": [0], "loss": [v0], "gn": [g0]}
+
+    def save_checkpoint(seconds: float) -> None:
+        if use_cache:
+            with atomic_path(ckpt, ".npz") as tmp:
+                np.savez(tmp, W=W.cpu().numpy(), evals=np.asarray(logs["evals"]),
+                         loss=np.asarray(logs["loss"]), gn=np.asarray(logs["gn"]), seconds=seconds)  # fmt: skip
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=int(max_evals), initial=logs["evals"][-1], mininterval=5.0,
+                   desc=f"L-BFGS {label or name} V={V} d={d}")  # fmt: skip
+    t0 = time.time()
+    stop = "tol" if logs["gn"][-1] <= tol else "budget"
+    while logs["gn"][-1] > tol and logs["evals"][-1] < max_evals:
+        if stop_after is not None and logs["evals"][-1] >= stop_after:
+            raise TrainingInterrupted(f"stopped after {logs['evals'][-1]} evaluations")
+        x = (W * r).requires_grad_(True)
+        opt = torch.optim.LBFGS(
+            [x], lr=1.0, max_iter=int(block), max_eval=min(int(block) * 5 // 4,
+            int(max_evals) - logs["evals"][-1]), tolerance_grad=0.0, tolerance_change=0.0,
+            history_size=int(history), line_search_fn="strong_wolfe",
+        )  # fmt: skip
+
+        def closure(x=x):
+            v, g = eg.value_and_grad(x.detach() / r)
+            x.grad = g / (kappa * r)
+            return torch.tensor(v / kappa, dtype=torch.float64, device=dev)
+
+        opt.step(closure)
+        n = int(opt.state[opt._params[0]]["func_evals"])
+        W = x.detach() / r
+        if not bool(torch.isfinite(W).all()):
+            raise FloatingPointError(
+                f"L-BFGS: W became non-finite in the block ending at {n} evaluations"
+            )
+        v, gn = measure(W)
+        stalled = v >= logs["loss"][-1] and gn >= logs["gn"][-1]
+        logs["evals"].append(logs["evals"][-1] + n + 1)
+        logs["loss"].append(v)
+        logs["gn"].append(gn)
+        save_checkpoint(spent + time.time() - t0)
+        if bar is not None:
+            bar.update(n + 1)
+            bar.set_postfix(rel_grad=f"{gn:.2e}")
+        if stalled:  # no progress at the products' precision: a further block would repeat this one
+            stop = "stalled"
+            break
+    if logs["gn"][-1] <= tol:
+        stop = "tol"
+    if bar is not None:
+        bar.close()
+    res = MinimiseResult(
+        W=W.cpu().numpy(), W0=W0_np, evaluations=np.asarray(logs["evals"], np.int64),
+        loss=np.asarray(logs["loss"]), grad_norm=np.asarray(logs["gn"]),
+        converged=bool(logs["gn"][-1] <= tol), stop=stop, seconds=spent + time.time() - t0,
+        config=cfg,
+    )  # fmt: skip
+    if use_cache:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, W=res.W, W0=res.W0, evaluations=res.evaluations, loss=res.loss,
+                     grad_norm=res.grad_norm, converged=res.converged, stop=res.stop,
+                     seconds=res.seconds)  # fmt: skip
         ckpt.unlink(missing_ok=True)
     return res
 

@@ -347,3 +347,113 @@ def test_tied_sgns_run_plans_from_the_spectra_and_joins_its_two_segments(tmp_pat
         q.tied_sgns_run(c, V, d, sigma_sq=0.0, progress=False)
     with pytest.raises(ValueError):
         q.tied_sgns_run(c, V, d, horizon=float("nan"), progress=False)
+
+
+def test_minimise_expected_finds_scipys_minimum_of_the_loop_loss(tmp_path, monkeypatch):
+    """L-BFGS on the expected loss lands where an independent minimiser of the plain-loop loss does
+    (scipy's L-BFGS-B with autograd gradients), compared through the rotation-free Gram matrix WWᵀ, and
+    below the loss that a long gradient-descent run reaches."""
+    from scipy.optimize import minimize
+
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    P, pu = tiny_stats(V=12, seed=2)
+    d = 2
+    res = q.minimise_expected(
+        (P, pu), d, model=None, loss="logistic", reweighting="word2vec", sample=1e-2, init_scale=0.1,
+        seed=1, tol=1e-7, dtype=torch.float64, device="cpu", progress=False,
+    )  # fmt: skip
+    assert res.converged and res.grad_norm[-1] <= 1e-7 and res.evaluations[-1] > 0
+
+    def f(x):
+        Wt = torch.tensor(x.reshape(12, d), dtype=torch.float64, requires_grad=True)
+        val = loop_loss(Wt, P, pu, "logistic", "word2vec", sample=1e-2)
+        (g,) = torch.autograd.grad(val, Wt)
+        return float(val.detach()) * 1e3, g.numpy().ravel() * 1e3
+
+    ref = minimize(f, res.W0.ravel(), jac=True, method="L-BFGS-B",
+                   options=dict(maxiter=20_000, ftol=1e-15, gtol=1e-13))  # fmt: skip
+    Wr = ref.x.reshape(12, d)
+    G, Gr = res.W @ res.W.T, Wr @ Wr.T
+    assert np.linalg.norm(G - Gr) <= 1e-4 * np.linalg.norm(Gr)
+    assert res.loss[-1] == pytest.approx(ref.fun / 1e3, rel=1e-9)
+    gd = q.train_expected(
+        (P, pu), d, model=None, loss="logistic", reweighting="word2vec", sample=1e-2, W0=res.W0,
+        steps=2000, lr=0.5 / q.expected_gradient(
+            P, pu, loss="logistic", reweighting="word2vec", sample=1e-2).kappa1,
+        dtype=torch.float64, device="cpu", progress=False, use_cache=False,
+    )  # fmt: skip
+    assert res.loss[-1] <= gd.loss[-1]
+    # the loss falls block by block, and the start is recorded
+    assert np.all(np.diff(res.loss) <= 1e-15) and res.evaluations[0] == 0
+    assert res.stop == "tol"
+    # without the row preconditioner: the same minimum
+    plain = q.minimise_expected(
+        (P, pu), d, model=None, loss="logistic", reweighting="word2vec", sample=1e-2, W0=res.W0,
+        tol=1e-7, precondition=False, dtype=torch.float64, device="cpu", progress=False,
+    )  # fmt: skip
+    assert q.gram_distance(plain.W, res.W) <= 1e-4
+
+
+def test_minimise_expected_resumes_caches_and_keys_its_inputs(tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "a"))
+    P, pu = tiny_stats(V=20, seed=4)
+    kw = dict(model="sgns", sample=1e-2, init_scale=0.05, seed=2, tol=1e-10, block=15,
+              dtype=torch.float64, device="cpu", progress=False)  # fmt: skip
+    with pytest.raises(q.TrainingInterrupted):
+        q.minimise_expected((P, pu), 3, stop_after=20, **kw)
+    assert list((tmp_path / "a" / "noiseless").glob("min-*.ckpt.npz"))
+    resumed = q.minimise_expected((P, pu), 3, **kw)
+    assert not resumed.cached and not list((tmp_path / "a" / "noiseless").glob("*.ckpt.npz"))
+    again = q.minimise_expected((P, pu), 3, **kw)
+    assert again.cached
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "b"))
+    whole = q.minimise_expected((P, pu), 3, **kw)
+    for f in ("W", "evaluations", "loss", "grad_norm"):
+        np.testing.assert_array_equal(getattr(resumed, f), getattr(whole, f))
+        np.testing.assert_array_equal(getattr(again, f), getattr(whole, f))
+    # every keyed input changes the run
+    for change in (dict(seed=3), dict(tol=1e-4), dict(block=10), dict(sample=1e-3), dict(history=5),
+                   dict(max_evals=30), dict(precondition=False)):  # fmt: skip
+        other = q.minimise_expected((P, pu), 3, **dict(kw, **change))
+        assert not other.cached, change
+    assert not q.minimise_expected((P, pu), 2, **kw).cached
+
+
+@pytest.mark.parametrize(
+    "bad", [dict(tol=0.0), dict(tol=float("nan")), dict(block=0), dict(max_evals=True),
+            dict(history=1.5), dict(d=0)],
+)  # fmt: skip
+def test_minimise_expected_refuses_bad_inputs(bad, tmp_path, monkeypatch):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    P, pu = tiny_stats(V=9)
+    kw = dict(dict(d=2, progress=False, device="cpu"), **bad)
+    d = kw.pop("d")
+    with pytest.raises(ValueError):
+        q.minimise_expected((P, pu), d, **kw)
+
+
+def test_minimise_expected_stops_when_the_products_precision_is_reached(tmp_path, monkeypatch):
+    """In float32 the loss cannot resolve a relative gradient of 1e-12: the run stops as "stalled"
+    (not "budget", not "tol"), having spent far less than its budget, and says it did not converge."""
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    P, pu = tiny_stats(V=30, seed=3)
+    res = q.minimise_expected((P, pu), 3, model="sgns", sample=1e-2, tol=1e-12, max_evals=5000,
+                              block=20, device="cpu", progress=False)  # fmt: skip
+    assert res.stop == "stalled" and not res.converged
+    assert res.evaluations[-1] < 5000 and res.grad_norm[-1] < 1e-3
+
+
+def test_gram_distance_is_the_direct_frobenius_distance_and_rotation_free():
+    rng = np.random.default_rng(5)
+    A, B = rng.normal(size=(40, 4)), rng.normal(size=(40, 4))
+    direct = np.linalg.norm(A @ A.T - B @ B.T) / np.linalg.norm(B @ B.T)
+    assert q.gram_distance(A, B) == pytest.approx(direct, rel=1e-12)
+    O = np.linalg.qr(rng.normal(size=(4, 4)))[0]
+    assert q.gram_distance(A @ O, A) < 1e-7
+    assert q.gram_distance(A[:, :3], A) == pytest.approx(
+        np.linalg.norm(np.outer(A[:, 3], A[:, 3])) / np.linalg.norm(A @ A.T), rel=1e-10
+    )
+    with pytest.raises(ValueError):
+        q.gram_distance(A, np.zeros((40, 2)))
+    with pytest.raises(ValueError):
+        q.gram_distance(A, B[:30])
