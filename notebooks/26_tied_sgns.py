@@ -733,9 +733,10 @@ prose(
 # * **a fresh random start** ($W(0)$ of scale 0.1, no small-start plateaus): whether the minimum is the
 #   same one (their Gram distance), or the landscape has several.
 #
-# If the two starts land on one minimum and the run's end is close to it, the minimum stands for the
-# trained model at a size where gradient descent is too long to run. At the paper preset it does: at the
-# paper's $V = 10{,}000$, $d = 200$ only the minimum is computed, from the fresh start.
+# If the run's end point answers the benchmarks as the minimum does, and the minimum does not depend on its
+# start, the minimum can stand for the trained model at a size where gradient descent is too long to run;
+# the checks below say how far each holds. At the paper preset it stands in: at the paper's
+# $V = 10{,}000$, $d = 200$ only the minimum is computed, from the fresh start.
 
 # %%
 t_section = time.time()
@@ -867,13 +868,17 @@ for key in SIZES:
 #   standard errors of their difference.
 
 # %%
-# The outcomes of section 6's predictions at each preset's first run, typed in after that run
-# (`Report.prediction`: True asserts the prediction again, False pins its failure, None records).
+# The outcomes of section 6's predictions at each preset's first run, by size V, typed in after that run
+# (`Report.prediction`: True asserts the prediction again, False pins its failure, None records). The
+# paper preset repeats the book's sizes with the same calls, so it has the book's outcomes there.
 OUTCOME = config.sizes(
-    smoke=dict(one_minimum=True, end_at_minimum=True, above_mstar=None, features=None),
-    book=dict(one_minimum=None, end_at_minimum=None, above_mstar=None, features=None),
-    paper=dict(one_minimum=None, end_at_minimum=None, above_mstar=None, features=None),
-)
+    smoke=dict(one_minimum={800: True, 1000: True}, end_at_minimum={800: True, 1000: True},
+               above_mstar={}, features={}),
+    book=dict(one_minimum={2000: True, 5000: False}, end_at_minimum={2000: True, 5000: True},
+              above_mstar={}, features={}),
+    paper=dict(one_minimum={2000: True, 5000: False}, end_at_minimum={2000: True, 5000: True},
+               above_mstar={}, features={}),
+)  # fmt: skip
 for key in SIZES:
     V_, d_ = key
     c_ = CONV[key]
@@ -886,7 +891,7 @@ for key in SIZES:
         value=dict(
             gram=float(f"{c_['gram_starts']:.3g}"), gap=round(fp["gap"], 4), se=round(fp["se"], 4)
         ),  # fmt: skip
-        outcome=OUTCOME["one_minimum"],
+        outcome=OUTCOME["one_minimum"].get(V_),
     )
     me = c_["min_vs_end"]
     _ = rep.prediction(
@@ -895,8 +900,29 @@ for key in SIZES:
         "|acc(minimum) − acc(t_end)| within 1.96 paired SE",
         holds=bool(abs(me["gap"]) <= 1.96 * me["se"] + 1e-12),
         value=dict(gap=round(me["gap"], 4), se=round(me["se"], 4)),
-        outcome=OUTCOME["end_at_minimum"],
+        outcome=OUTCOME["end_at_minimum"].get(V_),
     )
+
+# %%
+for key in SIZES:
+    c_ = CONV[key]
+    m_ = MIN[key]
+    if c_["gram_starts"] >= 1e-2:
+        fr, po = m_["fresh"], m_["polish"]
+        rel_dL = abs(fr.loss[-1] - po.loss[-1]) / abs(m_["L0"] - c_["L_min"])
+        fp = c_["fresh_vs_polish"]
+        prose(
+            f"At V = {key[0]:,}, d = {key[1]} the two starts end {c_['gram_starts']:.1e} apart as Gram "
+            f"matrices, so the first prediction fails there. Their losses differ by "
+            f"{rel_dL:.1e} of the whole descent and their analogy accuracies by "
+            f"{100 * fp['gap']:+.2f} points (paired SE {100 * fp['se']:.2f}); both stopped because a block "
+            f"made no progress (relative gradients {fr.grad_norm[-1]:.1e} and {po.grad_norm[-1]:.1e}). "
+            "The loss is that flat along some directions: at the precision of float32 products its "
+            "minimum is fixed only up to them, and this measurement cannot tell several minima from one "
+            "minimum in a flat valley. The benchmark does not see the difference at this size, which is "
+            "what the rest of this section relies on; a minimum found from one start is one point of "
+            "that valley."
+        )
 
 # %% [markdown]
 # **The minimum at sizes without a run.** Where only the minimum is computed (at the paper preset, the
@@ -972,7 +998,7 @@ for key in MIN_SIZES[len(SIZES) :]:
         "gap lies above 0",
         holds=bool(gap["lo"] > 0),
         value={k_: round(v, 4) for k_, v in gap.items()},
-        outcome=OUTCOME["above_mstar"],
+        outcome=OUTCOME["above_mstar"].get(V_),
     )
     _ = rep.prediction(
         f"qwem.tied_sgns.v{V_}.minimum_features",
@@ -985,7 +1011,7 @@ for key in MIN_SIZES[len(SIZES) :]:
             null99=round(feat["svd(M*)"]["null99"], 4),
             offset=round(offset, 4),
         ),  # fmt: skip
-        outcome=OUTCOME["features"],
+        outcome=OUTCOME["features"].get(V_),
     )
 
 # %%

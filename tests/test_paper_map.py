@@ -163,6 +163,25 @@ def test_templates_render_recorded_values():
         paper_map.render_text("{claim:c.zzz}", CL)
 
 
+def test_templates_read_the_paper_records_but_never_as_evidence():
+    records = {"26_x": {"claims": [
+        _claim("c.f", value=0.71), _claim("c.failed", value=0.2, passed=False)]}}  # fmt: skip
+    tc = paper_map.template_claims(CL, records)
+    assert paper_map.render_text("{claim:c.f} at book, {claim:c.f@paper:.2f} at paper", tc) == (
+        "0.5 at book, 0.71 at paper"
+    )
+    with pytest.raises(KeyError, match="paper preset"):
+        paper_map.render_text("{claim:c.failed@paper}", tc)
+    with pytest.raises(KeyError, match="paper preset"):
+        paper_map.render_text("{claim:c.f@paper}", CL)
+    e = _entry(evidence=["c.f@paper"], test=[{"claim": "c.f@paper", "null_or_control": "x"}],
+               paper_value=0.663)  # fmt: skip
+    assert any("only findings are evidence" in x for x in validate([e], tc, SEEDS))
+    why = _entry(paper_value=0.663, why="book {claim:c.f}, paper {claim:c.f@paper}")
+    assert validate([why], tc, SEEDS) == []
+    assert any("paper preset" in x for x in validate([why], CL, SEEDS))
+
+
 def test_quote_source_names_whose_words():
     assert paper_map.quote_source({"seed": "000_a.txt", "line": 4, "text": "t"}).startswith(
         "the summary's words, seed 000 line 4"
@@ -290,7 +309,8 @@ needs_map = pytest.mark.skipif(not paper_map.MAP_PATH.exists(), reason="no map c
 
 @needs_map
 def test_committed_map_agrees_with_the_committed_claims():
-    errors = validate(load_map(), json.loads(CLAIMS.read_text()), paper_map.load_seeds())
+    claims = paper_map.template_claims(json.loads(CLAIMS.read_text()))
+    errors = validate(load_map(), claims, paper_map.load_seeds())
     assert not errors, "\n".join(errors)
 
 

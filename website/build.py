@@ -691,6 +691,9 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
     map_path = ROOT / "reproduction" / "paper_claims.json"
     claims = json.loads(claims_path.read_text(encoding="utf-8")) if claims_path.is_file() else []
     entries = json.loads(map_path.read_text(encoding="utf-8")) if map_path.is_file() else []
+    from qwem_lib.book.paper_map import template_claims
+
+    tclaims = template_claims(claims)  # the map's {claim:ID@paper} templates read the paper records
     by_stem = {c.stem: c for c in chapters}
     chapter_of = {c["id"]: c["chapter"] for c in claims}
     (src / "reproduction").mkdir(parents=True, exist_ok=True)
@@ -735,9 +738,9 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             )
             lines.append(
                 f"| **{_esc(e['paper'])}, {_esc(e['where'])}.** "
-                f"{apparatus.md_math(_filled(e['statement'], claims), table=True)} | "
+                f"{apparatus.md_math(_filled(e['statement'], tclaims), table=True)} | "
                 f"{VERDICT_MARK.get(e['verdict'], e['verdict'])} | "
-                f"{apparatus.md_math(_first_sentence(_filled(e['why'], claims)), table=True)} | "
+                f"{apparatus.md_math(_first_sentence(_filled(e['why'], tclaims)), table=True)} | "
                 f"{links} |"
             )
         lines.append("")

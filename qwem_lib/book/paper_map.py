@@ -23,7 +23,10 @@ recorded (``reproduction/claims.json``) and against the source texts (the seeds)
   ``not yet tested`` (with ``planned``) otherwise;
 * ``why`` — one or two sentences; measured numbers are not typed but written as templates
   ``{claim:ID}``, ``{claim:ID[key]}`` or ``{claim:ID[key]:.1%}`` (a Python format spec), rendered from
-  the recorded claims by :func:`render_text`.
+  the recorded claims by :func:`render_text`; ``{claim:ID@paper…}`` renders the value of claim ``ID`` in
+  the committed paper-preset record of its chapter (:func:`template_claims`), so that a result too slow
+  for the book preset is cited as computed, not typed. A paper-preset value is never evidence: the
+  ``evidence`` and ``test`` fields cite book-preset claims only.
 
 :func:`validate` fails an entry that lacks a field; whose quote is not found at its seed line; whose
 evidence or test cites a claim that is missing, failed, or is a ``record`` or ``consistency`` claim (the
@@ -81,6 +84,7 @@ __all__ = [
     "quote_source",
     "load_map",
     "render_text",
+    "template_claims",
     "validate",
     "verdict_counts",
     "counts_sentence",
@@ -137,7 +141,8 @@ FIELDS: tuple[str, ...] = (
     "why",
     "planned",
 )
-_TEMPLATE = re.compile(r"\{claim:([A-Za-z0-9_.\-]+)((?:\[[^\]]*\])*)(?::([^{}]*))?\}")
+_TEMPLATE = re.compile(r"\{claim:([A-Za-z0-9_.\-]+(?:@paper)?)((?:\[[^\]]*\])*)(?::([^{}]*))?\}")
+PAPER_SUFFIX = "@paper"
 _ELLIPSIS = "…"
 
 
@@ -251,6 +256,25 @@ def _lookup(value: Any, keys: str) -> Any:
     return value
 
 
+def template_claims(
+    claims: list[dict[str, Any]], paper_records: dict[str, dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """``claims`` and, under the id ``ID@paper``, every claim of the committed paper-preset records
+    (:func:`qwem_lib.book.report.load_paper_records` unless ``paper_records`` is given): what the
+    templates of the map may name. A paper-preset claim that did not pass is left out, so a template
+    naming it fails to render."""
+    if paper_records is None:
+        from .report import load_paper_records
+
+        paper_records = load_paper_records()
+    out = list(claims)
+    for rec in paper_records.values():
+        for c in rec.get("claims", []):
+            if c.get("passed"):
+                out.append(dict(c, id=c["id"] + PAPER_SUFFIX, kind="paper-preset " + c["kind"]))
+    return out
+
+
 def render_text(text: str, claims: list[dict[str, Any]]) -> str:
     """``text`` with every ``{claim:ID[key]:fmt}`` template replaced by the recorded value.
 
@@ -264,6 +288,11 @@ def render_text(text: str, claims: list[dict[str, Any]]) -> str:
     def one(m: re.Match[str]) -> str:
         cid, keys, spec = m.group(1), m.group(2), m.group(3)
         if cid not in by_id:
+            if cid.endswith(PAPER_SUFFIX):
+                raise KeyError(
+                    f"template names claim {cid[: -len(PAPER_SUFFIX)]!r} at the paper preset, which no "
+                    "committed paper-preset record holds as passed"
+                )
             raise KeyError(f"template names claim {cid!r}, which no chapter records")
         try:
             v = _lookup(by_id[cid]["value"], keys)

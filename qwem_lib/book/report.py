@@ -480,10 +480,12 @@ def render_markdown(
         "",
     ]
     if paper_map is not None:
-        from .paper_map import load_seeds, render_map, validate
+        from .paper_map import load_seeds, render_map, template_claims, validate
 
-        lines += render_map(paper_map, claims)
-        errors = validate(paper_map, claims, load_seeds())
+        # the map's templates may cite the committed paper-preset records ({claim:ID@paper})
+        with_paper = template_claims(claims, paper_records or None)
+        lines += render_map(paper_map, with_paper)
+        errors = validate(paper_map, with_paper, load_seeds())
         if errors:
             lines += (
                 [
