@@ -50,13 +50,14 @@ P = config.sizes(
     # sizes (V, d, h): gradient descent from a small start to h characteristic times of mode d (26.2);
     # h grows with V (section 2). min_only (V, d): sizes where only the minimum of (26.1) is computed
     # (section 6): the paper's V = 10,000, d = 200 by gradient descent would take about 8,000 steps of
-    # 2.1 s on two idle cores (bench/README.md); its minimum, a few thousand gradients.
+    # 2.1 s on two idle cores (bench/README.md); its minimum gets a budget of min_only_evals gradients
+    # (min_evals at the sizes with a run).
     smoke=dict(corpus="enwiki2015_1m7", sizes=[(800, 16, 4.0), (1000, 20, 4.0)], min_only=[(1200, 24)],
-               n_boot=200, n_null=100, min_evals=600),
+               n_boot=200, n_null=100, min_evals=600, min_only_evals=600),
     book=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)], min_only=[],
-              n_boot=1000, n_null=200, min_evals=2000),
+              n_boot=1000, n_null=200, min_evals=2000, min_only_evals=2000),
     paper=dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)],
-               min_only=[(10_000, 200)], n_boot=1000, n_null=200, min_evals=2000),
+               min_only=[(10_000, 200)], n_boot=1000, n_null=200, min_evals=2000, min_only_evals=800),
 )  # fmt: skip
 P.update(sigma_sq=1e-8, lr_factor=0.15, n_overlap=64, min_init=0.1, min_tol=1e-6)
 print(P)
@@ -745,7 +746,8 @@ MIN = {}
 for key in MIN_SIZES:
     V_, d_ = key
     words_, Pj_, pu_ = q.cooccurrence(corpus, V_)
-    kw_min = dict(model="sgns", tol=P["min_tol"], max_evals=P["min_evals"], progress=False)
+    budget = P["min_evals"] if key in SIZES else P["min_only_evals"]
+    kw_min = dict(model="sgns", tol=P["min_tol"], max_evals=budget, progress=False)
     fresh = q.minimise_expected((Pj_, pu_), d_, init_scale=P["min_init"], seed=0, **kw_min)
     polish = q.minimise_expected((Pj_, pu_), d_, W0=RUNS[key].W, **kw_min) if key in RUNS else None
     L0 = q.sgns_population_loss(np.zeros((V_, 1)), Pj_, pu_)
@@ -764,7 +766,7 @@ print(f"section 6: {time.time() - t_section:.0f} s")
 key0 = SIZES[0]
 words0, Pj0, pu0 = q.cooccurrence(corpus, key0[0])
 plain = q.minimise_expected((Pj0, pu0), key0[1], init_scale=P["min_init"], seed=0, precondition=False,
-                            **kw_min)  # fmt: skip
+                            model="sgns", tol=P["min_tol"], max_evals=P["min_evals"], progress=False)  # fmt: skip
 pre = MIN[key0]["fresh"]
 prose(
     f"At V = {key0[0]:,}, d = {key0[1]}, from the same fresh start, L-BFGS without the row scaling spent "

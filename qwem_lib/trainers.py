@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import numbers
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -891,8 +892,15 @@ def minimise_expected(
     )  # fmt: skip
     blob = json.dumps(cfg, sort_keys=True, default=str).encode()
     stem = f"min-{name}-V{V}-d{d}-{hashlib.sha256(blob).hexdigest()[:16]}"
+    # checkpoints are named by the run without its budget: the state after e evaluations is the same for
+    # every budget B with e + (one block) <= B + 1 (no earlier block was cut short by B), so a run may
+    # resume from a checkpoint of the same run with another budget (_budget_checkpoint)
+    fam = json.dumps(
+        {k: v for k, v in cfg.items() if k != "max_evals"}, sort_keys=True, default=str
+    )
+    family = f"min-{name}-V{V}-d{d}-{hashlib.sha256(fam.encode()).hexdigest()[:16]}"
     root = config.cache_dir() / "noiseless"
-    path, ckpt = root / f"{stem}.npz", root / f"{stem}.ckpt.npz"
+    path, ckpt = root / f"{stem}.npz", root / f"{family}-b{int(max_evals)}.ckpt.npz"
     fields = ("W", "W0", "evaluations", "loss", "grad_norm", "converged", "stop", "seconds")
     z = read_npz(path, fields) if use_cache else None
     if z is not None:
@@ -929,7 +937,7 @@ def minimise_expected(
 
     logs: dict[str, list] = {"evals": [], "loss": [], "gn": []}
     spent = 0.0
-    c = read_npz(ckpt, ("W", "evals", "loss", "gn", "seconds")) if use_cache else None
+    c = _budget_checkpoint(root, family, int(max_evals), int(block)) if use_cache else None
     if c is not None:
         W = torch.as_tensor(c["W"], device=dev)
         logs = {"evals": [int(x) for x in c["evals"]], "loss": [float(x) for x in c["loss"]],
@@ -1004,6 +1012,28 @@ def minimise_expected(
                      seconds=res.seconds)  # fmt: skip
         ckpt.unlink(missing_ok=True)
     return res
+
+
+def _budget_checkpoint(root: Any, family: str, max_evals: int, block: int) -> dict | None:
+    """The most advanced checkpoint of the run ``family`` that is a state of the run with budget
+    ``max_evals``: its own, or one of another budget ``b`` whose blocks were none of them cut short by
+    either budget (each block may spend ``⌊5·block/4⌋`` evaluations, fewer only when the budget is
+    near: so the last block must have started at least that far below ``min(b, max_evals)``), and which
+    has not spent more than ``max_evals``. None when there is none."""
+    best: dict | None = None
+    full = (block * 5) // 4
+    for f in sorted(root.glob(f"{family}-b*.ckpt.npz")) if root.is_dir() else []:
+        m = re.search(r"-b(\d+)\.ckpt\.npz$", f.name)
+        c = read_npz(f, ("W", "evals", "loss", "gn", "seconds")) if m else None
+        if c is None or m is None:
+            continue
+        b, ev = int(m.group(1)), np.asarray(c["evals"], dtype=np.int64)
+        ok = b == max_evals or (
+            ev[-1] <= max_evals and (len(ev) < 2 or min(b, max_evals) - ev[-2] >= full)
+        )
+        if ok and (best is None or ev[-1] > int(np.asarray(best["evals"])[-1])):
+            best = c
+    return best
 
 
 @dataclass

@@ -419,6 +419,35 @@ def test_minimise_expected_resumes_caches_and_keys_its_inputs(tmp_path, monkeypa
     assert not q.minimise_expected((P, pu), 2, **kw).cached
 
 
+def test_minimise_expected_resumes_from_a_checkpoint_of_another_budget(tmp_path, monkeypatch):
+    """A run with budget B may resume from the checkpoint of the same run with another budget when no
+    block before it was cut short by either budget: the result is bit for bit that of a fresh run with
+    budget B. A checkpoint past that point is not used (the run then starts afresh, same result)."""
+    P, pu = tiny_stats(V=20, seed=4)
+    kw = dict(model="sgns", sample=1e-2, init_scale=0.05, seed=2, tol=1e-12, block=4,
+              dtype=torch.float64, device="cpu", progress=False)  # fmt: skip
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "fresh"))
+    fresh = q.minimise_expected((P, pu), 3, max_evals=40, **kw)
+    for stop, used in ((12, True), (60, False)):
+        root = tmp_path / f"long{stop}"
+        monkeypatch.setenv("QWEM_CACHE_DIR", str(root))
+        with pytest.raises(q.TrainingInterrupted):
+            q.minimise_expected((P, pu), 3, max_evals=400, stop_after=stop, **kw)
+        (ck,) = (root / "noiseless").glob("*-b400.ckpt.npz")
+        short = q.minimise_expected((P, pu), 3, max_evals=40, **kw)
+        for f in ("W", "evaluations", "loss", "grad_norm"):
+            np.testing.assert_array_equal(getattr(short, f), getattr(fresh, f))
+        # whether the other budget's checkpoint was used: mark its W, drop the result, run again
+        z = dict(np.load(ck))
+        z["W"] = z["W"] * (1 + 1e-3)
+        np.savez(ck, **z)
+        for f in (root / "noiseless").glob("min-*.npz"):
+            if not f.name.endswith(".ckpt.npz"):
+                f.unlink()
+        again = q.minimise_expected((P, pu), 3, max_evals=40, **kw)
+        assert (not np.array_equal(again.W, fresh.W)) == used
+
+
 @pytest.mark.parametrize(
     "bad", [dict(tol=0.0), dict(tol=float("nan")), dict(block=0), dict(max_evals=True),
             dict(history=1.5), dict(d=0)],

@@ -360,16 +360,20 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "trainers: minimise_expected never stops on a stall (runs its whole budget)",
         "qwem_lib/trainers.py",
-        "        stalled = v >= logs[\"loss\"][-1] and gn >= logs[\"gn\"][-1]",
+        '        stalled = v >= logs["loss"][-1] and gn >= logs["gn"][-1]',
         "        stalled = False",
-        ["tests/test_noiseless.py::test_minimise_expected_stops_when_the_products_precision_is_reached"],
+        [
+            "tests/test_noiseless.py::test_minimise_expected_stops_when_the_products_precision_is_reached"
+        ],
     ),
     (
         "measures: gram_distance without the cross term's factor 2",
         "qwem_lib/measures.py",
         "max(aa + bb - 2.0 * ab, 0.0)",
         "max(aa + bb - ab, 0.0)",
-        ["tests/test_noiseless.py::test_gram_distance_is_the_direct_frobenius_distance_and_rotation_free"],
+        [
+            "tests/test_noiseless.py::test_gram_distance_is_the_direct_frobenius_distance_and_rotation_free"
+        ],
     ),
     (
         "evaluation: similarity bootstrap not paired (a fresh resample per embedding)",
