@@ -879,7 +879,7 @@ OUTCOME = config.sizes(
     book=dict(one_minimum={2000: True, 5000: False}, end_at_minimum={2000: True, 5000: True},
               above_mstar={}, features={}),
     paper=dict(one_minimum={2000: True, 5000: False}, end_at_minimum={2000: True, 5000: True},
-               above_mstar={}, features={}),
+               above_mstar={10_000: False}, features={10_000: True}),
 )  # fmt: skip
 for key in SIZES:
     V_, d_ = key
