@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from qwem_lib import config, paper_map
+from qwem_lib import config, paper_map, report
 from qwem_lib.book.paper_map import counts_sentence, load_map, validate, verdict_counts
 
 CLAIMS = config.REPO_ROOT / "reproduction" / "claims.json"
@@ -309,7 +309,7 @@ needs_map = pytest.mark.skipif(not paper_map.MAP_PATH.exists(), reason="no map c
 
 @needs_map
 def test_committed_map_agrees_with_the_committed_claims():
-    claims = paper_map.template_claims(json.loads(CLAIMS.read_text()))
+    claims = paper_map.template_claims(json.loads(CLAIMS.read_text()), report.load_paper_records())
     errors = validate(load_map(), claims, paper_map.load_seeds())
     assert not errors, "\n".join(errors)
 

@@ -692,8 +692,10 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
     claims = json.loads(claims_path.read_text(encoding="utf-8")) if claims_path.is_file() else []
     entries = json.loads(map_path.read_text(encoding="utf-8")) if map_path.is_file() else []
     from qwem_lib.book.paper_map import template_claims
+    from qwem_lib.book.report import load_paper_records
 
-    tclaims = template_claims(claims)  # the map's {claim:ID@paper} templates read the paper records
+    # the map's {claim:ID@paper} templates read the committed paper-preset records
+    tclaims = template_claims(claims, load_paper_records())
     by_stem = {c.stem: c for c in chapters}
     chapter_of = {c["id"]: c["chapter"] for c in claims}
     (src / "reproduction").mkdir(parents=True, exist_ok=True)

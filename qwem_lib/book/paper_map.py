@@ -257,16 +257,12 @@ def _lookup(value: Any, keys: str) -> Any:
 
 
 def template_claims(
-    claims: list[dict[str, Any]], paper_records: dict[str, dict[str, Any]] | None = None
+    claims: list[dict[str, Any]], paper_records: dict[str, dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """``claims`` and, under the id ``ID@paper``, every claim of the committed paper-preset records
-    (:func:`qwem_lib.book.report.load_paper_records` unless ``paper_records`` is given): what the
+    """``claims`` and, under the id ``ID@paper``, every claim of the paper-preset records
+    ``paper_records`` (the committed ones: :func:`qwem_lib.book.report.load_paper_records`): what the
     templates of the map may name. A paper-preset claim that did not pass is left out, so a template
     naming it fails to render."""
-    if paper_records is None:
-        from .report import load_paper_records
-
-        paper_records = load_paper_records()
     out = list(claims)
     for rec in paper_records.values():
         for c in rec.get("claims", []):

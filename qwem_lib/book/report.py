@@ -483,7 +483,7 @@ def render_markdown(
         from .paper_map import load_seeds, render_map, template_claims, validate
 
         # the map's templates may cite the committed paper-preset records ({claim:ID@paper})
-        with_paper = template_claims(claims, paper_records or None)
+        with_paper = template_claims(claims, paper_records or load_paper_records())
         lines += render_map(paper_map, with_paper)
         errors = validate(paper_map, with_paper, load_seeds())
         if errors:
