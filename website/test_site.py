@@ -543,9 +543,17 @@ def test_navigation_reaches_every_chapter(browser, base_url):
     missing = [u for u in want if u not in sidebar]
     assert not missing, f"chapters not in the sidebar: {missing}"
 
+    from selenium.webdriver.support.ui import WebDriverWait
+
     walked, url = [], base_url + "index.html"
     for _ in range(len(want) + 200):
         browser.get(url)
+        # the theme's scripts rebuild the footer after the load event: wait until its links are there
+        # (every page but the first has a "previous" link, every page but the last a "next" one)
+        WebDriverWait(browser, PAGE_TIMEOUT_S).until(
+            lambda d: d.execute_script("return document.readyState") == "complete"
+            and d.find_elements(By.CSS_SELECTOR, "a.right-next, a.left-prev")
+        )
         nxt = browser.find_elements(By.CSS_SELECTOR, "a.right-next")
         if not nxt:
             break
