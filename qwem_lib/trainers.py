@@ -435,6 +435,22 @@ def initial_embeddings(V: int, d: int, init_scale: float, gen) -> Any:
     )
 
 
+def _start(V: int, d: int, init_scale: float, seed: int, W0: np.ndarray | None, dev: Any) -> Any:
+    """The start of a noiseless run: ``W0`` as given (float64 on ``dev``), or
+    :func:`initial_embeddings` from the generator of ``seed`` (the same as :func:`train_pairs`')."""
+    import torch
+
+    if W0 is not None:
+        W = torch.as_tensor(np.array(W0, np.float64), device=dev)
+    else:
+        gen = torch.Generator(device=dev)
+        gen.manual_seed(int(config.SEED) * 1000 + int(seed))
+        W = initial_embeddings(V, d, init_scale, gen)
+    if W.shape != (V, d):
+        raise ValueError(f"W0 must be {(V, d)}, got {tuple(W.shape)}")
+    return W
+
+
 def log_schedule(steps: int, n_logs: int = 200) -> np.ndarray:
     """Logged steps: 0, ``n_logs`` log-spaced steps from 1 to ``steps`` and ``n_logs/2`` evenly spaced
     ones (a step that happens late and fast is resolved on a linear axis too)."""
@@ -653,15 +669,7 @@ def train_expected(
     dt = dtype or torch.float32
     log_steps = log_schedule(steps, n_logs) if log_steps is None else np.asarray(log_steps, int)
     log_steps = np.unique(np.clip(log_steps, 0, steps))
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
-    W = (
-        torch.as_tensor(np.array(W0, np.float64), device=dev)
-        if W0 is not None
-        else initial_embeddings(V, d, init_scale, gen)
-    )
-    if W.shape != (V, d):
-        raise ValueError(f"W0 must be {(V, d)}, got {tuple(W.shape)}")
+    W = _start(V, d, init_scale, seed, W0, dev)
     cfg = dict(
         stats=_stats_key(P, pu),
         V=V,
@@ -875,15 +883,7 @@ def minimise_expected(
     d = int(d)
     dev = checked_device(device)
     dt = dtype or torch.float32
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(int(config.SEED) * 1000 + int(seed))
-    W = (
-        torch.as_tensor(np.array(W0, np.float64), device=dev)
-        if W0 is not None
-        else initial_embeddings(V, d, init_scale, gen)
-    )
-    if W.shape != (V, d):
-        raise ValueError(f"W0 must be {(V, d)}, got {tuple(W.shape)}")
+    W = _start(V, d, init_scale, seed, W0, dev)
     cfg = dict(
         stats=_stats_key(P, pu), V=V, d=d, model=name, k=k, sample=sample, power=power,
         init=hashlib.sha256(W.cpu().numpy().tobytes()).hexdigest()[:16], tol=float(tol),
