@@ -555,23 +555,28 @@ for key in SIZES:
 # stayed below 1.96 SE at the smaller size), so it is recorded, with whether it is resolved, rather than
 # asserted.
 
+
 # %%
+def row_bootstrap_diff(X, A, B, kf, rng, n):
+    """D(X, A) − D(X, B) on n resamples of the rows (words): every embedding on the same draw, the
+    constant direction projected out after the draw."""
+    out = []
+    for _ in range(n):
+        idx = rng.integers(0, X.shape[0], X.shape[0])
+        Es = q.without_constant(X[idx])
+        Dm = q.diagonal_dominance(q.eigen_overlap(Es, q.without_constant(A[idx]), kf))
+        Dp = q.diagonal_dominance(q.eigen_overlap(Es, q.without_constant(B[idx]), kf))
+        out.append(Dm - Dp)
+    return np.asarray(out)
+
+
 rng_rows = config.rng(26_450)
 n_rows = max(50, P["n_null"] // 2)
 for key, S_ in SC.items():
     V_, d_ = key
     kf = FEAT[key]["k"]
-    diffs = []
-    for _ in range(n_rows):
-        idx = rng_rows.integers(0, V_, V_)
-        Es = q.without_constant(S_["emb"]["tied SGNS, t_end"][idx])
-        Dm = q.diagonal_dominance(
-            q.eigen_overlap(Es, q.without_constant(S_["emb"]["svd(M*)"][idx]), kf)
-        )
-        Dp = q.diagonal_dominance(
-            q.eigen_overlap(Es, q.without_constant(S_["emb"]["svd(PPMI)"][idx]), kf)
-        )
-        diffs.append(Dm - Dp)
+    diffs = row_bootstrap_diff(S_["emb"]["tied SGNS, t_end"], S_["emb"]["svd(M*)"],
+                               S_["emb"]["svd(PPMI)"], kf, rng_rows, n_rows)  # fmt: skip
     diff = FEAT[key]["res"]["svd(M*)"]["D"] - FEAT[key]["res"]["svd(PPMI)"]["D"]
     FEAT[key]["diff"], FEAT[key]["diff_se"] = diff, float(np.std(diffs))
     print(f"V = {V_:>6,}: D(SGNS, M*) − D(SGNS, PPMI) = {diff:+.3f}, row-bootstrap SE "
@@ -961,6 +966,10 @@ for key in MIN_SIZES[len(SIZES) :]:
                                 n=P["n_null"])  # fmt: skip
         feat[other] = dict(D=q.diagonal_dominance(O), null99=float(np.quantile(null, 0.99)))
     offset = q.constant_overlap(emb["tied SGNS, minimum"])
+    dd_rows = row_bootstrap_diff(emb["tied SGNS, minimum"], emb["svd(M*)"], emb["svd(PPMI)"], kf,
+                                 config.rng(26_630 + V_), n_rows)  # fmt: skip
+    feat["diff"] = feat["svd(M*)"]["D"] - feat["svd(PPMI)"]["D"]
+    feat["diff_se"] = float(dd_rows.std())
     MIN_ONLY[key] = dict(hits=hits, draws=draws, sim=sim, gap=gap, feat=feat, offset=offset, k=kf,
                          names=list(emb))  # fmt: skip
     lines = ["| V, d | method | analogies | MEN | WS353 | paper (V = 10,000, d = 200) |",
@@ -972,19 +981,23 @@ for key in MIN_SIZES[len(SIZES) :]:
         f"V = {V_:,}, d = {d_}: minimum − svd(M*) {100 * gap['gap']:+.2f} points (SE {100 * gap['se']:.2f}, "
         f"95% [{100 * gap['lo']:+.2f}, {100 * gap['hi']:+.2f}]; the paper {100 * PAPER_GAP['analogy']:+.1f}); "
         f"D vs svd(M*) {feat['svd(M*)']['D']:.3f} (null 99% {feat['svd(M*)']['null99']:.3f}), vs "
-        f"svd(PPMI) {feat['svd(PPMI)']['D']:.3f}; offset {offset:.4f}"
+        f"svd(PPMI) {feat['svd(PPMI)']['D']:.3f} (difference {feat['diff']:+.3f}, row-bootstrap SE "
+        f"{feat['diff_se']:.3f}, {n_rows} draws); offset {offset:.4f}"
     )
     _ = rep.check(
         f"qwem.tied_sgns.v{V_}.minimum_table",
         f"V = {V_:,}, d = {d_}: the minimum of tied SGNS's loss beside svd(M*), svd(PPMI), svd(PMI): "
         "analogy accuracy and SE, MEN and WS353 ρ; the features' D against svd(M*) and svd(PPMI) with "
-        "their nulls, and the offset",
+        "their nulls, their difference with its row-bootstrap SE (resolved if above 1.96 SE), and the "
+        "offset",
         value={name: dict(analogy=round(float(hits[name].mean()), 4),
                           analogy_se=round(float(draws[name].std()), 4),
                           **{ds: round(float(sim[ds][0][j]), 4) for ds in ("men", "ws353")})
                for j, name in enumerate(emb)}
-        | {f"D vs {o}": round(feat[o]["D"], 4) for o in feat}
-        | {f"null99 vs {o}": round(feat[o]["null99"], 4) for o in feat}
+        | {f"D vs {o}": round(feat[o]["D"], 4) for o in ("svd(M*)", "svd(PPMI)")}
+        | {f"null99 vs {o}": round(feat[o]["null99"], 4) for o in ("svd(M*)", "svd(PPMI)")}
+        | dict(D_diff=round(feat["diff"], 4), D_diff_se=round(feat["diff_se"], 4),
+               D_diff_resolved=bool(feat["diff"] > 1.96 * feat["diff_se"]))
         | dict(offset=round(offset, 4), stop=m_["fresh"].stop,
                rel_grad=float(f"{m_['fresh'].grad_norm[-1]:.3g}"),
                gradients=int(m_["fresh"].evaluations[-1])),

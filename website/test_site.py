@@ -551,8 +551,10 @@ def test_navigation_reaches_every_chapter(browser, base_url):
         # the theme's scripts rebuild the footer after the load event: wait until its links are there
         # (every page but the first has a "previous" link, every page but the last a "next" one)
         WebDriverWait(browser, PAGE_TIMEOUT_S).until(
-            lambda d: d.execute_script("return document.readyState") == "complete"
-            and d.find_elements(By.CSS_SELECTOR, "a.right-next, a.left-prev")
+            lambda d: (
+                d.execute_script("return document.readyState") == "complete"
+                and d.find_elements(By.CSS_SELECTOR, "a.right-next, a.left-prev")
+            )
         )
         nxt = browser.find_elements(By.CSS_SELECTOR, "a.right-next")
         if not nxt:
