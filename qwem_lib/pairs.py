@@ -193,22 +193,31 @@ def make_sampler(
 # ----------------------------------------------------------------------------------------------
 # per-pair losses and their derivatives in x = w_a·w_b
 # ----------------------------------------------------------------------------------------------
+def qwem_pair_loss(x, positive: bool):
+    """QWEM's per-pair loss alone: ``−x + x²/4`` for a positive pair, ``x + x²/4`` for a negative one."""
+    return (-1.0 if positive else 1.0) * x + x * x / 4.0
+
+
 def qwem_pair_terms(x, positive: bool):
     """QWEM's per-pair loss and its derivative in ``x``: ``(−x + x²/4, −1 + x/2)`` for a positive pair,
     ``(x + x²/4, 1 + x/2)`` for a negative one (works on numbers, NumPy arrays and torch tensors)."""
     sgn = -1.0 if positive else 1.0
-    return sgn * x + x * x / 4.0, sgn + x / 2.0
+    return qwem_pair_loss(x, positive), sgn + x / 2.0
+
+
+def sgns_pair_loss(x, positive: bool):
+    """SGNS's per-pair loss alone: ``−log σ(x)`` positive, ``−log σ(−x)`` negative (torch tensors)."""
+    import torch.nn.functional as F
+
+    return F.softplus(-x) if positive else F.softplus(x)
 
 
 def sgns_pair_terms(x, positive: bool):
     """SGNS's per-pair loss and derivative: ``(−log σ(x), −σ(−x))`` positive, ``(−log σ(−x), σ(x))``
     negative (torch tensors)."""
     import torch
-    import torch.nn.functional as F
 
-    if positive:
-        return F.softplus(-x), -torch.sigmoid(-x)
-    return F.softplus(x), torch.sigmoid(x)
+    return sgns_pair_loss(x, positive), (-torch.sigmoid(-x) if positive else torch.sigmoid(x))
 
 
 def subsampling_keep(P_unigram: np.ndarray, sample: float = 1e-5) -> np.ndarray:

@@ -508,7 +508,14 @@ def expected_gradient(
     """
     import torch
 
-    from .pairs import growth_matrix, pair_weights, qwem_pair_terms, sgns_pair_terms
+    from .pairs import (
+        growth_matrix,
+        pair_weights,
+        qwem_pair_loss,
+        qwem_pair_terms,
+        sgns_pair_loss,
+        sgns_pair_terms,
+    )
 
     dev = checked_device(device)
     dt = dtype or torch.float32
@@ -517,6 +524,7 @@ def expected_gradient(
             f"loss in {LOSSES}, reweighting in {REWEIGHTINGS}; got {loss!r}, {reweighting!r}"
         )
     terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms
+    pair_loss = qwem_pair_loss if loss == "quartic" else sgns_pair_loss
     Kn = growth_matrix(
         P_joint, P_unigram, loss=loss, reweighting=reweighting, k=k, sample=sample, power=power
     )
@@ -561,39 +569,58 @@ def expected_gradient(
     c = float(terms(zero, False)[1] - terms(zero, True)[1])
     As = A + A.T
     S = As + N + N.T
-    slope = torch.sigmoid if loss == "logistic" else (lambda X: terms(X, False)[1])
+    slope_ = negative_slope_inplace(loss)
+    # one V × V buffer for X = WWᵀ and the coefficient matrix, reused by every call: a fresh V × V tensor
+    # a step costs as much as the product itself (page faults on 400 MB at V = 10,000; bench/README.md)
+    buf: list[Any] = []
+
+    def product(Wt):
+        if not buf:
+            buf.append(torch.empty((Wt.shape[0], Wt.shape[0]), device=dev, dtype=dt))
+        return torch.mm(Wt, Wt.T, out=buf[0])
+
+    def coefficient_times(X, Wt):
+        slope_(X)
+        X.mul_(S)
+        X.sub_(As, alpha=c)
+        return (X @ Wt).to(torch.float64)
 
     def pair_grad(W):
         Wt = W.to(dt)
-        C = slope(Wt @ Wt.T)
-        C.mul_(S)
-        C.sub_(As, alpha=c)
-        return (C @ Wt).to(torch.float64)
+        return coefficient_times(product(Wt), Wt)
+
+    def pair_value_of(X):
+        return float(
+            pair_loss(X, True).mul_(A).sum(dtype=torch.float64)
+            + pair_loss(X, False).mul_(N).sum(dtype=torch.float64)
+        )
 
     def pair_value(W):
-        Wt = W.to(dt)
-        X = Wt @ Wt.T
-        return float(
-            (A * terms(X, True)[0]).sum(dtype=torch.float64)
-            + (N * terms(X, False)[0]).sum(dtype=torch.float64)
-        )
+        return pair_value_of(product(W.to(dt)))
 
     def pair_value_and_grad(W):
         Wt = W.to(dt)
-        X = Wt @ Wt.T
-        v = float(
-            (A * terms(X, True)[0]).sum(dtype=torch.float64)
-            + (N * terms(X, False)[0]).sum(dtype=torch.float64)
-        )
-        C = slope(X)
-        del X
-        C.mul_(S)
-        C.sub_(As, alpha=c)
-        return v, (C @ Wt).to(torch.float64)
+        X = product(Wt)
+        value = pair_value_of(X)  # before coefficient_times overwrites X
+        return value, coefficient_times(X, Wt)
 
     return ExpectedGradient(
         loss, reweighting, pair_grad, pair_value, kappa1, lam_min, pair_value_and_grad
     )
+
+
+def negative_slope_inplace(loss: Loss) -> Any:
+    """``f(X)`` that overwrites the torch tensor ``X`` with the negative pair's slope ``ℓ⁻′(X)`` and
+    returns it: ``σ(X)`` for the logistic loss, ``1 + X/2`` for the quartic one. Bit for bit the second
+    value of :func:`qwem_lib.pairs.sgns_pair_terms` / :func:`qwem_lib.pairs.qwem_pair_terms` with
+    ``positive=False``, without a second V × V tensor."""
+    import torch
+
+    if loss == "logistic":
+        return lambda X: torch.sigmoid(X, out=X)
+    if loss == "quartic":
+        return lambda X: X.div_(2.0).add_(1.0)
+    raise ValueError(f"loss in {LOSSES}; got {loss!r}")
 
 
 def _extreme_eig(K: np.ndarray, which: str) -> float:

@@ -70,6 +70,42 @@ def test_expected_gradient_is_autograd_of_the_loop_loss(loss, reweighting):
     )
 
 
+@pytest.mark.parametrize("loss", ["quartic", "logistic"])
+def test_the_in_place_slope_is_the_pair_terms_slope_bit_for_bit(loss):
+    from qwem_lib.pairs import qwem_pair_terms, sgns_pair_terms
+    from qwem_lib.trainers import negative_slope_inplace
+
+    X = torch.linspace(-30.0, 30.0, 10_001, dtype=torch.float32).reshape(73, 137)
+    terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms
+    want = terms(X.clone(), False)[1]
+    Y = X.clone()
+    out = negative_slope_inplace(loss)(Y)
+    assert out.data_ptr() == Y.data_ptr()  # in place: no second tensor
+    assert torch.equal(out, want)
+    with pytest.raises(ValueError, match="loss"):
+        negative_slope_inplace("hinge")
+
+
+@pytest.mark.parametrize("loss, reweighting", [("logistic", "word2vec"), ("quartic", "word2vec"),
+                                               ("logistic", "setting31")])  # fmt: skip
+def test_the_reused_product_buffer_never_leaks_between_calls(loss, reweighting):
+    # grad, loss and value_and_grad share one V × V buffer; in any order of calls on different W they
+    # give what a fresh object gives on its first call
+    P, pu = tiny_stats(V=12)
+    rng = np.random.default_rng(3)
+    Ws = [torch.tensor(rng.normal(size=(12, 3)) * s_) for s_ in (0.3, 0.9, 0.5)]
+
+    def fresh():
+        return q.expected_gradient(P, pu, loss=loss, reweighting=reweighting, sample=1e-2)
+
+    eg = fresh()
+    for W in Ws + Ws[::-1]:
+        v, g = eg.value_and_grad(W)
+        g2, v2 = eg.grad(W), eg.loss(W)
+        assert torch.equal(g, fresh().grad(W)) and torch.equal(g2, g)
+        assert v == fresh().loss(W) == v2
+
+
 def test_deflation_removes_the_most_negative_direction_only():
     P, pu = tiny_stats(V=40, seed=3)
     K = q.growth_matrix(P, pu, loss="quartic", reweighting="setting31")

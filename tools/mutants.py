@@ -314,6 +314,21 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
+        "trainers: the loss read from the shared V × V buffer after the coefficients overwrote it",
+        "qwem_lib/trainers.py",
+        "        value = pair_value_of(X)  # before coefficient_times overwrites X\n"
+        "        return value, coefficient_times(X, Wt)",
+        "        grad = coefficient_times(X, Wt)\n        return pair_value_of(X), grad",
+        ["tests/test_noiseless.py::test_the_reused_product_buffer_never_leaks_between_calls"],
+    ),
+    (
+        "trainers: the in-place logistic slope σ(−X) in place of σ(X)",
+        "qwem_lib/trainers.py",
+        "return lambda X: torch.sigmoid(X, out=X)",
+        "return lambda X: torch.sigmoid(X.neg_(), out=X)",
+        ["tests/test_noiseless.py::test_the_in_place_slope_is_the_pair_terms_slope_bit_for_bit"],
+    ),
+    (
         "trainers: gradient noise without the diagonal pairs (a = b)",
         "qwem_lib/trainers.py",
         "second = 2.0 * float(Cn.sum()) + 2.0 * float((Cdiag * n).sum())",
