@@ -787,6 +787,8 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             "",
         ]
         if at_paper and (ROOT / "reproduction" / "paper" / f"{ch.stem}.ipynb").is_file():
+            from qwem_lib.book.report import drift_note
+
             rec = load_paper_record(ch.stem)
             (src / "reproduction" / "paper").mkdir(parents=True, exist_ok=True)
             shutil.copy2(
@@ -798,7 +800,7 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                 f"({rec.get('device', '?')}), {str(rec.get('date', '?'))[:10]}, in "
                 f"{apparatus.fmt_wall(rec.get('wall_s'))}: "
                 "{download}`the executed notebook at the paper preset "
-                f"<paper/{ch.stem}.ipynb>` (a download).",
+                f"<paper/{ch.stem}.ipynb>` (a download). " + drift_note(ch.stem),
                 "",
             ]
         for k in ("finding", "consistency", "record"):

@@ -155,6 +155,46 @@ def load_paper_records(directory: Path | None = None) -> dict[str, dict[str, Any
     return out
 
 
+def paper_record_drift(
+    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
+) -> tuple[int, int]:
+    """How far a chapter's paper-preset record is from the chapter's current source: ``(differ, cells)``,
+    the number of cells of ``notebooks/<chapter>.py`` whose type or text differs from the executed notebook
+    ``reproduction/paper/<chapter>.ipynb`` (cells present in only one count as differing), and the
+    number of cells of the source. ``(0, n)``: the record is what the current source computes; otherwise
+    it was executed from an earlier version, and its values are that version's (a paper-preset run takes
+    hours, so CI cannot redo it; the report says so instead). ``(-1, 0)`` where either file is missing."""
+    import jupytext  # only the report and its tests need it
+
+    py = (
+        Path(notebooks) if notebooks is not None else config.REPO_ROOT / "notebooks"
+    ) / f"{chapter}.py"
+    nb_path = (Path(paper) if paper is not None else PAPER_NOTEBOOKS) / f"{chapter}.ipynb"
+    if not (py.is_file() and nb_path.is_file()):
+        return -1, 0
+    src = [(c.cell_type, c.source.strip()) for c in jupytext.read(py).cells]
+    ran = [
+        (c["cell_type"], "".join(c["source"]).strip())
+        for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+    ]
+    differ = sum(a != b for a, b in zip(src, ran)) + abs(len(src) - len(ran))
+    return differ, len(src)
+
+
+def drift_note(chapter: str, **where: Path) -> str:
+    """One sentence for the report and the website: is the paper record the current source's?"""
+    differ, cells = paper_record_drift(chapter, **where)
+    if differ < 0:
+        return "The executed notebook of this record is missing."
+    if differ == 0:
+        return "Executed from the chapter's current source."
+    return (
+        f"**Executed from an earlier version of the chapter:** {differ} of its {cells} cells differ from "
+        f"`notebooks/{chapter}.py` now, so the paper-preset values are that version's (`git log` on the "
+        "record says when; rerun with `make book PRESET=paper CHAPTERS=...`)."
+    )
+
+
 def report_root() -> Path:
     """Where :func:`aggregate` writes: the repository in the book build at the ``book`` preset, else
     ``<cache>/report-<preset>``."""
@@ -539,7 +579,8 @@ def render_markdown(
         else:
             lines += [
                 f"At the paper preset: [executed notebook](reproduction/paper/{ch}.ipynb), "
-                f"{pr['date']}, {pr['wall_s'] / 60:.0f} min on {pr['machine']}, device {pr['device']}.",
+                f"{pr['date']}, {pr['wall_s'] / 60:.0f} min on {pr['machine']}, device {pr['device']}. "
+                + drift_note(ch),
                 "",
                 "| id | kind | claim | paper | book | tolerance | pass | preset / device "
                 "| paper preset | pass |",
