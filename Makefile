@@ -29,7 +29,7 @@ DEV_LOCK    ?= requirements-dev.lock
 COMPILE = --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links \
           --no-emit-trusted-host $(PIP_COMPILE_ARGS)
 
-.PHONY: book test env env-latest test-latest lock lint format clean-cache bench mutants site site-test student pdf
+.PHONY: book test env env-latest test-latest lock lint format clean-cache bench mutants site site-test student pdf device-check
 
 # The locked environment: exactly the pins of requirements.lock, each file checked against its hash, and
 # nothing else (--no-deps: the lock is complete; `pip check` confirms it). The package itself is installed
@@ -114,6 +114,15 @@ bench: env
 
 mutants: env
 	$(PY) tools/mutants.py
+
+# make device-check: the book on a lent GPU machine, one prepared run with no set-up there (no venv, no
+# Jupyter: tools/device_check.py runs the CUDA tests, then chapter 25's paper preset by its own cell runner;
+# README, "On a GPU"). DEVICE_OUT gets the executed notebook, the paper record and device_check.json;
+# DEVICE_BUDGET is in minutes. make test runs the same script at its tiny size on the CPU.
+DEVICE_OUT    ?= .cache/device-check
+DEVICE_BUDGET ?= 8
+device-check:
+	$(PYTHON) tools/device_check.py --out $(DEVICE_OUT) --budget-min $(DEVICE_BUDGET) $(DEVICE_ARGS)
 
 clean-cache:
 	rm -rf .cache

@@ -257,3 +257,30 @@ def test_the_modules_examples_run():
     import qwem_lib.flow
 
     assert doctest.testmod(qwem_lib.flow, optionflags=doctest.NORMALIZE_WHITESPACE).failed == 0
+
+
+def test_the_flows_logged_singular_values_are_lapacks():
+    from qwem_lib.trainers import _left_singular
+
+    W = torch.tensor(np.random.default_rng(0).normal(size=(200, 6)) * np.logspace(0, -3, 6))
+    U, s = _left_singular(W)
+    U0, s0, _ = torch.linalg.svd(W, full_matrices=False)
+    np.testing.assert_allclose(s.numpy(), s0.numpy(), rtol=1e-9)
+    np.testing.assert_allclose(np.abs(U.T @ U0).diagonal(), 1.0, atol=1e-8)
+
+
+def test_observe_logs_the_inner_product_with_the_gram_matrix():
+    P, pu = stiff_stats(V=30, seed=3, zero=0.6)
+    O = np.random.default_rng(1).random((30, 30))
+    r = q.train_expected(
+        (P, pu), 3, steps=300, lr=0.2 / np.linalg.eigvalsh(q.mstar_from_stats(P, pu))[-1],
+        init_scale=1e-2, method="rkc", observe=O, log_loss=False, use_cache=False, progress=False,
+        device="cpu", n_logs=20,
+    )  # fmt: skip
+    W = r.W.astype(np.float64)
+    assert r.observed.shape == r.steps.shape and np.all(np.isnan(r.loss))
+    np.testing.assert_allclose(r.observed[-1], np.sum(O * (W @ W.T)), rtol=1e-5)
+    with pytest.raises(ValueError, match="observe"):
+        q.train_expected(
+            (P, pu), 3, steps=10, lr=0.01, observe=O[:5], use_cache=False, progress=False
+        )
