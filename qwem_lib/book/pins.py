@@ -73,9 +73,15 @@ def judge(claim_id: str, outcome: bool, *, path: Path | None = None) -> tuple[bo
 
 
 def pin_records(records: Path, preset: str, *, path: Path | None = None) -> dict[str, bool]:
-    """Pin the outcomes recorded in a chapter's claim records (``reproduction/records*/NN_name.json``):
-    every claim whose ``value`` holds an ``outcome`` (a bool). Returns the pins written."""
-    rows: list[dict[str, Any]] = json.loads(Path(records).read_text())
+    """Pin the outcomes recorded in a chapter's claim records (``reproduction/records/NN_name.json``, or a
+    paper-preset record in ``reproduction/records-paper/``): every claim whose ``value`` holds an
+    ``outcome`` (a bool). Returns the pins written.
+
+        python -c "from qwem_lib.book import pins; pins.pin_records('reproduction/records-paper/25_ablation.json', 'paper')"
+    """
+    data = json.loads(Path(records).read_text())
+    # a chapter's records (a list), or a paper-preset record (a dict whose "claims" are that list)
+    rows: list[dict[str, Any]] = data["claims"] if isinstance(data, dict) else data
     new = {
         r["id"]: r["value"]["outcome"]
         for r in rows
