@@ -52,7 +52,6 @@ __all__ = [
     "count_nonnegative",
     "inertia",
     "eigen_features",
-    "subspace_overlap",
 ]
 
 Method = Literal["auto", "eigh", "krylov", "eigsh", "torch"]
@@ -560,14 +559,6 @@ def eigen_features(
         order = np.argsort(v)
         out.append(([words[i] for i in order[::-1][:k]], [words[i] for i in order[:k]]))
     return out
-
-
-def subspace_overlap(A: np.ndarray, B: np.ndarray) -> float:
-    """Mean squared cosine of the principal angles between the column spaces of A and B (1 = identical)."""
-    qa, _ = np.linalg.qr(np.asarray(A, dtype=np.float64))
-    qb, _ = np.linalg.qr(np.asarray(B, dtype=np.float64))
-    s = np.linalg.svd(qa.T @ qb, compute_uv=False)
-    return float(np.mean(s**2))
 
 
 def warm_up_kernels() -> float:

@@ -46,6 +46,7 @@ import numpy as np
 
 from .book import config
 from .book.cache import atomic_path, read_npz
+from .maths.linalg import constant_overlap
 from .pairs import pair_weights, qwem_pair_terms
 from .trainers import (
     TrainingInterrupted,
@@ -63,7 +64,6 @@ __all__ = [
     "untied_gradient",
     "untied_factorisation_loss",
     "svd_factors",
-    "subspace_sine",
     "rank_one_weighted_optimum",
     "weighted_lowrank",
     "balanced_product",
@@ -222,22 +222,6 @@ def svd_factors(T: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return U[:, :d] * r, Vt[:d].T * r, s
 
 
-def subspace_sine(A: Any, B: Any) -> float:
-    """``sin θ_max``: the largest principal angle's sine between the column spaces of ``A`` and ``B``
-    (0 when one contains the other; ``A`` and ``B`` must have the same number of rows)."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[0] != B.shape[0]:
-        raise ValueError(f"need two matrices with the same rows, got {A.shape}, {B.shape}")
-    if not (np.isfinite(A).all() and np.isfinite(B).all()):
-        raise ValueError("the matrices contain NaN or infinite entries")
-    qa = np.linalg.qr(A)[0]
-    qb = np.linalg.qr(B)[0]
-    c = np.linalg.svd(qa.T @ qb, compute_uv=False)
-    m = min(qa.shape[1], qb.shape[1])
-    return float(math.sqrt(max(0.0, 1.0 - float(np.min(c[:m])) ** 2)))
-
-
 def rank_one_weighted_optimum(g: Any, h: Any, T: Any, d: int) -> np.ndarray:
     """The rank-``d`` minimiser ``X`` of ``Σ_ab g_a h_b (X_ab − T_ab)²`` (positive ``g``, ``h``):
     ``Γ_g⁻¹ (Γ_g T Γ_h)_[d] Γ_h⁻¹`` with ``Γ = diag(·)^{1/2}`` — the untied form of Proposition 2."""
@@ -387,14 +371,9 @@ def untied_acquisition_times(times: Any, modes: Any, sigma: Any, level: float = 
     return out
 
 
-def offset_overlap(W: Any) -> float:
-    """Squared overlap of ``W``'s first left singular vector with the constant direction ``1/√V``: about
-    ``1/V`` for a random direction, 1 when every row carries the same leading component (an offset)."""
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or W.shape[0] < 2 or not np.isfinite(W).all():
-        raise ValueError(f"need a finite (V, d) matrix, got shape {W.shape}")
-    u = np.linalg.svd(W, full_matrices=False)[0][:, 0]
-    return float(u.sum() ** 2 / W.shape[0])
+offset_overlap = constant_overlap
+"""Chapter 50's name for :func:`qwem_lib.maths.linalg.constant_overlap`: the squared overlap of ``W``'s first
+left singular vector with the constant direction (about ``1/V`` for a random direction, 1 for an offset)."""
 
 
 # ----------------------------------------------------------------------------------------------

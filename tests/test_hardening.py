@@ -264,7 +264,7 @@ def test_atomic_path_leaves_a_readable_file(tmp_path):
 
 # -- evaluation --------------------------------------------------------------------------------
 def test_gap_se_uses_each_side_s_own_count():
-    from qwem_lib.evaluation import gap_se
+    from qwem_lib.maths.stats import gap_se
 
     assert gap_se(0.5, 0.2, 100, 400) == pytest.approx(np.sqrt(0.25 / 100 + 0.16 / 400), rel=1e-12)
     assert gap_se(0.2, 0.5, 400, 100) == pytest.approx(np.sqrt(0.16 / 400 + 0.25 / 100), rel=1e-12)
@@ -314,9 +314,9 @@ def test_relative_tolerance_is_relative_to_the_target(monkeypatch, tmp_path):
         rep.close("h.bad", "s", value=2.0, target=1.0, tol=0.6, rel=True, kind="record")
 
 
-# -- dynamics ----------------------------------------------------------------------------------
+# -- maths.linalg ----------------------------------------------------------------------------------
 def test_eig_desc_refuses_a_nonsymmetric_matrix():
-    from qwem_lib.dynamics import eig_desc
+    from qwem_lib.maths.linalg import eig_desc
 
     M = np.array([[1.0, 2.0], [0.0, 1.0]])
     with pytest.raises(ValueError, match="symmetric"):
