@@ -240,7 +240,7 @@ def word2vec_snapshots(
     from gensim.models import Word2Vec
 
     from .corpus_stats import resolve_corpus
-    from .w2v import W2V_DEFAULTS, _corpus_key, w2v_corpus_file
+    from .w2v import W2V_DEFAULTS, w2v_corpus_file, w2v_corpus_key
 
     f = _finite_array("fractions", fractions, 1)
     if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):
@@ -258,12 +258,12 @@ def word2vec_snapshots(
     )  # fmt: skip
     key = dict(
         settings,
-        corpus=_corpus_key(c, int(V)),
+        corpus=w2v_corpus_key(c, int(V)),
         fractions=f.round(10).tolist(),
         gensim=gensim.__version__,
     )
     h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-    out = config.cache_dir() / "w2v" / f"snapshots-{_corpus_key(c, int(V))}-d{d}-{h}.npz"
+    out = config.cache_dir() / "w2v" / f"snapshots-{w2v_corpus_key(c, int(V))}-d{d}-{h}.npz"
     z = read_npz(out, ("W", "info")) if use_cache else None
     if z is not None:
         return words, z["W"], json.loads(str(z["info"]))

@@ -45,12 +45,11 @@ from typing import Any
 import numpy as np
 
 from .book import config
-from .book.cache import atomic_path, read_npz
+from .book.cache import array_key, atomic_path, read_npz
 from .maths.linalg import constant_overlap
 from .pairs import pair_weights, qwem_pair_terms
 from .trainers import (
     TrainingInterrupted,
-    _stats_key,
     checked_device,
     initial_embeddings,
     log_schedule,
@@ -193,7 +192,10 @@ def untied_loss(W: Any, Wp: Any, A: Any, N: Any) -> float:
 
 
 def untied_gradient(W: Any, Wp: Any, A: Any, N: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(∇_W L, ∇_{W′} L) = (C W′, Cᵀ W)`` with ``C = A∘ℓ⁺′(X) + N∘ℓ⁻′(X) = G∘X/2 − (A − N)``."""
+    """``(∇_W L, ∇_{W′} L) = (C W′, Cᵀ W)`` with ``C = A∘ℓ⁺′(X) + N∘ℓ⁻′(X) = G∘X/2 − (A − N)``.
+
+    Test oracle: the dense reference form, checked against autograd by ``tests/test_untied.py``; no chapter
+    calls it, and :func:`train_untied` steps with its own fused gradient."""
     A, N = _masses(A, N)
     W, Wp = _factors(W, Wp, A.shape[0])
     X = W @ Wp.T
@@ -470,7 +472,7 @@ def train_untied(
         if Ur.ndim != 2 or Ur.shape[0] != V or Vr.shape != Ur.shape:
             raise ValueError(f"reference must be two (V, r) arrays, got {Ur.shape}, {Vr.shape}")
     cfg = dict(
-        masses=_stats_key(A, N),
+        masses=array_key(A, N),
         V=V,
         d=d,
         steps=steps,
@@ -479,7 +481,7 @@ def train_untied(
             :16
         ],
         log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
-        ref=None if reference is None else _stats_key(Ur, Vr),
+        ref=None if reference is None else array_key(Ur, Vr),
         device=dev.type,
         version=1,
     )

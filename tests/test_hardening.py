@@ -195,9 +195,9 @@ def test_content_hash_fallback_needs_the_right_content(data_env):
 
 def test_corpus_cache_checks_counts_sum_to_tokens(tiny):
     from qwem_lib.book import config
-    from qwem_lib.data.corpus import _cache_key
+    from qwem_lib.data.corpus import corpus_cache_key
 
-    cdir = config.cache_dir() / "corpus" / _cache_key(data.dataset("hard_tiny"))
+    cdir = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_tiny"))
     counts = np.load(cdir / "counts.npy")
     bad = counts.copy()
     bad[-1] += 1  # one count off: ids, words and counts still have matching sizes
@@ -497,9 +497,9 @@ def test_truncated_words_file_is_not_used(data_env):
     good = data.load_corpus("hard_zebra")
     assert good.words[-1] == "zebra"
     from qwem_lib.book import config
-    from qwem_lib.data.corpus import _cache_key
+    from qwem_lib.data.corpus import corpus_cache_key
 
-    f = config.cache_dir() / "corpus" / _cache_key(data.dataset("hard_zebra")) / "words.txt"
+    f = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_zebra")) / "words.txt"
     f.write_bytes(f.read_bytes()[:-3])  # "zebra" -> "ze": same number of lines
     with pytest.warns(RuntimeWarning, match="damaged"):
         again = data.load_corpus("hard_zebra")

@@ -400,7 +400,7 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "trainers: train_pairs cache key without stats=",
         "qwem_lib/trainers.py",
-        'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
+        'cfg["stats"] = array_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
         "pass",
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
