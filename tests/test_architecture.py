@@ -2,9 +2,10 @@
 layer contracts of ``pyproject.toml`` fail on an upward or sideways import.
 
 The layers and independence contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and are checked by
-``make lint``. The cycle test adds what a layers contract cannot say for modules joined with ``:``: no two
-modules import each other, directly or through others, at module level or inside a function. The planted-import
-tests show the contracts can fail: import-linter is run on a copy of the package with one forbidden import added.
+``make lint``. The cycle test adds what the contracts do not say for modules they leave unordered (inside a
+package, or a sibling joined with ``:``): no two modules import each other, directly or through others, at module
+level or inside a function. The planted-import tests show the contracts can fail: import-linter is run on a copy
+of the package with one forbidden import added.
 """
 
 from __future__ import annotations
