@@ -546,7 +546,7 @@ for corpus_t, R in TR.items():
     items_t, cat_t = q.analogy_items(words_t)
     hits = {name: q.analogy_hits(W, items_t) for name, W in emb.items()}
     Bw = q.pair_bootstrap_weights(items_t, cat_t, T["n_boot"], rng_boot)
-    acc_draws = {name: Bw @ h / Bw.sum(axis=1) for name, h in hits.items()}
+    acc_draws = {name: q.replicate_means(Bw, h) for name, h in hits.items()}
     sim = {ds: q.similarity_bootstrap(words_t, list(emb.values()), ds, T["n_boot"], rng_boot)
            for ds in ("men", "ws353")}  # fmt: skip
     SC[corpus_t] = dict(emb=emb, items=items_t, cat=cat_t, hits=hits, acc_draws=acc_draws, sim=sim,
@@ -622,15 +622,14 @@ for corpus_t, S_ in SC.items():
     for which in ("t_conv", "t_authors"):
         name = f"trained QWEM, {which}"
         h_a, h_b = S_["hits"][name], S_["hits"]["svd(M*)"]
-        diff_draws = S_["acc_draws"][name] - S_["acc_draws"]["svd(M*)"]
-        gap = float(h_a.mean() - h_b.mean())
+        g_ = q.bootstrap_gap(
+            h_a.mean(), h_b.mean(), S_["acc_draws"][name], S_["acc_draws"]["svd(M*)"]
+        )
         only_a, only_b = int((h_a & ~h_b).sum()), int((~h_a & h_b).sum())
         p_mc = float(binomtest(only_a, only_a + only_b, 0.5).pvalue) if only_a + only_b else 1.0
-        lo, hi = np.quantile(diff_draws, [0.025, 0.975])
-        PAIRED[(corpus_t, which)] = dict(gap=gap, se=float(diff_draws.std()), lo=float(lo),
-                                         hi=float(hi), only_qwem=only_a, only_mstar=only_b, p=p_mc)  # fmt: skip
-        print(f"{corpus_t}, QWEM at {which} − svd(M*): {100 * gap:+.2f} points, paired SE "
-              f"{100 * diff_draws.std():.2f}, 95% [{100 * lo:+.2f}, {100 * hi:+.2f}]; only QWEM right "
+        PAIRED[(corpus_t, which)] = dict(**g_, only_qwem=only_a, only_mstar=only_b, p=p_mc)
+        print(f"{corpus_t}, QWEM at {which} − svd(M*): {100 * g_['gap']:+.2f} points, paired SE "
+              f"{100 * g_['se']:.2f}, 95% [{100 * g_['lo']:+.2f}, {100 * g_['hi']:+.2f}]; only QWEM right "
               f"{only_a}, only svd(M*) right {only_b} (McNemar p = {p_mc:.2g})")  # fmt: skip
     for which in ("t_conv", "t_authors"):
         R_ = PAIRED[(corpus_t, which)]
@@ -675,11 +674,9 @@ for corpus_t, S_ in SC.items():
         rho_, draws_, n_ = S_["sim"][ds]
         pg = round(q.PAPER_FIG3B["QWEM"][ds] - q.PAPER_FIG3B["svd_mstar"][ds], 3)
         for which, j in (("t_conv", jq), ("t_authors", ja)):
-            g_draws = draws_[:, j] - draws_[:, jm]
-            gap_s, se_s = float(rho_[j] - rho_[jm]), float(g_draws.std())
-            lo_s, hi_s = np.quantile(g_draws, [0.025, 0.975])
-            value = dict(gap=round(gap_s, 5), se=round(se_s, 5), lo=round(float(lo_s), 5),
-                         hi=round(float(hi_s), 5))  # fmt: skip
+            g_ = q.bootstrap_gap(rho_[j], rho_[jm], draws_[:, j], draws_[:, jm])
+            gap_s, se_s, lo_s, hi_s = g_["gap"], g_["se"], g_["lo"], g_["hi"]
+            value = {k: round(v, 5) for k, v in g_.items()}
             print(f"{corpus_t}, {ds}: ρ(QWEM, {which}) − ρ(svd(M*)) = {gap_s:+.4f}, paired SE {se_s:.4f}, "
                   f"95% [{lo_s:+.4f}, {hi_s:+.4f}] (paper {pg:+.3f})")  # fmt: skip
             if which == "t_conv":

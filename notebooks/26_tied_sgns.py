@@ -332,7 +332,7 @@ for key, R in RUNS.items():
     items, cat = q.analogy_items(R.words)
     hits = {name: q.analogy_hits(W, items) for name, W in emb.items()}
     Bw = q.pair_bootstrap_weights(items, cat, P["n_boot"], rng_boot)
-    draws = {name: Bw @ h / Bw.sum(axis=1) for name, h in hits.items()}
+    draws = {name: q.replicate_means(Bw, h) for name, h in hits.items()}
     sim = {ds: q.similarity_bootstrap(R.words, list(emb.values()), ds, P["n_boot"], rng_boot)
            for ds in ("men", "ws353")}  # fmt: skip
     SC[key] = dict(emb=emb, names=list(emb), items=items, hits=hits, draws=draws, sim=sim, Bw=Bw)
@@ -383,17 +383,12 @@ for key, S_ in SC.items():
     out = {}
     for a, b in (("tied SGNS, t_end", "svd(M*)"), ("tied SGNS, t_end", "tied SGNS, 3/4 t_end"),
                  ("tied SGNS, t_end", "svd(PPMI)")):  # fmt: skip
-        dd = S_["draws"][a] - S_["draws"][b]
-        lo, hi = np.quantile(dd, [0.025, 0.975])
-        out[(a, b, "analogy")] = dict(gap=float(S_["hits"][a].mean() - S_["hits"][b].mean()),
-                                      se=float(dd.std()), lo=float(lo), hi=float(hi))  # fmt: skip
+        out[(a, b, "analogy")] = q.bootstrap_gap(S_["hits"][a].mean(), S_["hits"][b].mean(),
+                                                 S_["draws"][a], S_["draws"][b])  # fmt: skip
         for ds in ("men", "ws353"):
             rho_, dr_, _n = S_["sim"][ds]
             ja, jb = S_["names"].index(a), S_["names"].index(b)
-            g_ = dr_[:, ja] - dr_[:, jb]
-            lo, hi = np.quantile(g_, [0.025, 0.975])
-            out[(a, b, ds)] = dict(gap=float(rho_[ja] - rho_[jb]), se=float(g_.std()), lo=float(lo),
-                                   hi=float(hi))  # fmt: skip
+            out[(a, b, ds)] = q.bootstrap_gap(rho_[ja], rho_[jb], dr_[:, ja], dr_[:, jb])
     GAP[key] = out
     for (a, b, bench), g in out.items():
         unit, scale = ("points", 100) if bench == "analogy" else ("", 1)
@@ -861,10 +856,8 @@ for key in SIZES:
     Bw = S_["Bw"]
 
     def paired(h_a, h_b):
-        dd = Bw @ h_a / Bw.sum(axis=1) - Bw @ h_b / Bw.sum(axis=1)
-        lo, hi = np.quantile(dd, [0.025, 0.975])
-        return dict(gap=float(h_a.mean() - h_b.mean()), se=float(dd.std()), lo=float(lo),
-                    hi=float(hi))  # fmt: skip
+        return q.bootstrap_gap(h_a.mean(), h_b.mean(), q.replicate_means(Bw, h_a),
+                               q.replicate_means(Bw, h_b))  # fmt: skip
 
     CONV[key] = dict(
         L_min=float(L_min),
@@ -1013,13 +1006,11 @@ for key in ONLY:
     items, cat = q.analogy_items(m_["words"])
     hits = {name: q.analogy_hits(W, items) for name, W in emb.items()}
     Bw = q.pair_bootstrap_weights(items, cat, P["n_boot"], config.rng(26_600 + V_))
-    draws = {name: Bw @ h / Bw.sum(axis=1) for name, h in hits.items()}
+    draws = {name: q.replicate_means(Bw, h) for name, h in hits.items()}
     sim = {ds: q.similarity_bootstrap(m_["words"], list(emb.values()), ds, P["n_boot"],
                                       config.rng(26_610 + V_)) for ds in ("men", "ws353")}  # fmt: skip
-    dd = draws["tied SGNS, minimum"] - draws["svd(M*)"]
-    lo, hi = np.quantile(dd, [0.025, 0.975])
-    gap = dict(gap=float(hits["tied SGNS, minimum"].mean() - hits["svd(M*)"].mean()),
-               se=float(dd.std()), lo=float(lo), hi=float(hi))  # fmt: skip
+    gap = q.bootstrap_gap(hits["tied SGNS, minimum"].mean(), hits["svd(M*)"].mean(),
+                          draws["tied SGNS, minimum"], draws["svd(M*)"])  # fmt: skip
     kf = min(P["n_overlap"], d_) - 1
     E = {n_: q.without_constant(emb[n_]) for n_ in ("tied SGNS, minimum", "svd(M*)", "svd(PPMI)")}
     feat = {}
@@ -1289,15 +1280,16 @@ h_tr = q.analogy_hits(W_trunc, S_["items"])
 Bw_ = q.pair_bootstrap_weights(S_["items"], q.analogy_items(RUNS[key_big].words)[1], P["n_boot"],
                                config.rng(26_501))  # fmt: skip
 h_full = S_["hits"]["tied SGNS, t_end"]
-dd_tr = Bw_ @ h_full / Bw_.sum(axis=1) - Bw_ @ h_tr / Bw_.sum(axis=1)
+g_tr = q.bootstrap_gap(h_full.mean(), h_tr.mean(), q.replicate_means(Bw_, h_full),
+                       q.replicate_means(Bw_, h_tr))  # fmt: skip
 print(f"V = {key_big[0]:,}: all {key_big[1]} modes {100 * h_full.mean():.1f}%, top {key_big[1] // 2} "
-      f"{100 * h_tr.mean():.1f}%; paired difference {100 * (h_full.mean() - h_tr.mean()):+.1f} points "
-      f"(SE {100 * dd_tr.std():.1f})")  # fmt: skip
+      f"{100 * h_tr.mean():.1f}%; paired difference {100 * g_tr['gap']:+.1f} points "
+      f"(SE {100 * g_tr['se']:.1f})")  # fmt: skip
 _ = rep.check(
     "qwem.tied_sgns.solution.1",
     f"V = {key_big[0]:,}, d = {key_big[1]}: analogy accuracy of tied SGNS with all d modes minus with its "
     "top d/2 singular directions only, paired bootstrap SE",
-    value=dict(gap=round(float(h_full.mean() - h_tr.mean()), 4), se=round(float(dd_tr.std()), 4)),
+    value=dict(gap=round(g_tr["gap"], 4), se=round(g_tr["se"], 4)),
     passed=True,
     tolerance="recorded",
     kind="record",

@@ -8,15 +8,19 @@ The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproje
     report), ``paper_map`` (the papers' statements and verdicts), ``plotting`` (the visual style)
 ``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
     (tokenise, cache)
+``maths`` — shared mathematics below QWEM and FC: ``linalg`` (principal angles, descending eigenpairs, unit
+    rows, offset share), ``stats`` (accuracy gaps, paired bootstrap gaps, replicate means, paired Spearman,
+    permutation nulls)
 QWEM's concepts (Parts I–III)
     ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
     ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
     ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
     ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
     trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
-    (Marchenko–Pastur bulk, outlier, SNR), ``untied`` (untied W ≠ W′ with word2vec's negatives: an
-    asymmetric weighted factorisation, its SVD minimiser, balanced dynamics, a noiseless trainer)
-Beyond the papers (Part V)
+    (Marchenko–Pastur bulk, outlier, SNR)
+Beyond the papers (Part V), above QWEM's modules
+    ``untied`` (untied W ≠ W′ with word2vec's negatives: an asymmetric weighted factorisation, its SVD
+    minimiser, balanced dynamics, a noiseless trainer),
     ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
     (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer),
     ``analogy_timing`` (when each analogy category is learned: Lemma 3.1's embeddings, accuracy curves,
@@ -24,7 +28,8 @@ Beyond the papers (Part V)
 ``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
     fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
-The public names of every module are re-exported here (each module lists them in ``__all__``).
+The public names of every module are re-exported here (each module lists them in ``__all__``), except
+``fc.theory``'s, which are read from ``qwem_lib.fc.theory``.
 """
 
 from . import book, data  # noqa: F401
@@ -39,7 +44,7 @@ from .data.tokenizer import *  # noqa: F401,F403
 from .dynamics import *  # noqa: F401,F403
 from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
-from .fc.theory import *  # noqa: F401,F403
+from .maths import *  # noqa: F401,F403
 from .measures import *  # noqa: F401,F403
 from .pairs import *  # noqa: F401,F403
 from .runs import *  # noqa: F401,F403

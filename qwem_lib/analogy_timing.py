@@ -12,7 +12,8 @@ accuracy as a function of training time. This module holds the pieces:
   curves, and their bootstrap over each category's *word pairs* (an analogy is an ordered pair of two
   distinct word pairs, so items that share a pair are not independent: the bootstrap resamples pairs);
 * :func:`crossing_times` — when each curve first reaches a share (½ by default) of its final value;
-* :func:`paired_spearman` — a rank correlation with an interval from paired bootstrap replicates;
+* a rank correlation with an interval from paired bootstrap replicates is
+  :func:`qwem_lib.maths.stats.paired_spearman`;
 * :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
   chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.trainers.eigen_flow`,
   which chapter 23 checks against the full-space :func:`qwem_lib.trainers.train_expected`), and gensim's
@@ -40,7 +41,6 @@ __all__ = [
     "pair_bootstrap_weights",
     "category_curves",
     "crossing_times",
-    "paired_spearman",
     "eigen_flow_snapshots",
     "word2vec_snapshots",
 ]
@@ -190,36 +190,6 @@ def crossing_times(t: Any, curves: Any, share: float = 0.5, final: Any = None) -
     return out
 
 
-def paired_spearman(x: Any, y: Any, x_draws: Any, y_draws: Any) -> dict[str, float]:
-    """Spearman's ρ of ``x`` and ``y`` (one value per unit, e.g. per category) with a 95% interval from
-    *paired* replicates: row ``b`` of ``x_draws`` and of ``y_draws`` (``(m, n)``) come from the same resample
-    (the same bootstrap draw of every category's word pairs), so noise the two share stays shared.
-    Units (categories) are fixed, not resampled. Returns ``{"rho", "lo", "hi", "m"}``; rows with a
-    non-finite entry are skipped (``m`` counts the rows used)."""
-    from scipy.stats import spearmanr
-
-    x, y = _finite_array("x", x, 1), _finite_array("y", y, 1)
-    if x.shape != y.shape or x.size < 3:
-        raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
-    X, Y = np.asarray(x_draws, dtype=np.float64), np.asarray(y_draws, dtype=np.float64)
-    if X.ndim != 2 or X.shape != Y.shape or X.shape[1] != x.size:
-        raise ValueError(
-            f"x_draws and y_draws must both be (m, {x.size}), got {X.shape} and {Y.shape}"
-        )
-    ok = np.all(np.isfinite(X), axis=1) & np.all(np.isfinite(Y), axis=1)
-    rhos = np.array([spearmanr(a, b).statistic for a, b in zip(X[ok], Y[ok])], dtype=np.float64)
-    rhos = rhos[np.isfinite(rhos)]
-    if rhos.size == 0:
-        raise ValueError("no finite paired replicate")
-    lo, hi = np.quantile(rhos, [0.025, 0.975])
-    return {
-        "rho": float(spearmanr(x, y).statistic),
-        "lo": float(lo),
-        "hi": float(hi),
-        "m": int(rhos.size),
-    }
-
-
 def _check_steps(steps: Any) -> np.ndarray:
     s = np.asarray(steps)
     if s.ndim != 1 or s.size == 0 or not np.issubdtype(s.dtype, np.integer):
@@ -270,7 +240,7 @@ def word2vec_snapshots(
     from gensim.models import Word2Vec
 
     from .corpus_stats import resolve_corpus
-    from .w2v import W2V_DEFAULTS, _corpus_key, w2v_corpus_file
+    from .w2v import W2V_DEFAULTS, w2v_corpus_file, w2v_corpus_key
 
     f = _finite_array("fractions", fractions, 1)
     if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):
@@ -288,12 +258,12 @@ def word2vec_snapshots(
     )  # fmt: skip
     key = dict(
         settings,
-        corpus=_corpus_key(c, int(V)),
+        corpus=w2v_corpus_key(c, int(V)),
         fractions=f.round(10).tolist(),
         gensim=gensim.__version__,
     )
     h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-    out = config.cache_dir() / "w2v" / f"snapshots-{_corpus_key(c, int(V))}-d{d}-{h}.npz"
+    out = config.cache_dir() / "w2v" / f"snapshots-{w2v_corpus_key(c, int(V))}-d{d}-{h}.npz"
     z = read_npz(out, ("W", "info")) if use_cache else None
     if z is not None:
         return words, z["W"], json.loads(str(z["info"]))

@@ -39,7 +39,7 @@ import numpy as np
 
 from .book import config
 from .book.cache import atomic_path, read_npz
-from .data import Corpus, DataError, dataset, load_corpus
+from .data import Corpus, DataError, corpus_cache_key, dataset, load_corpus
 
 __all__ = [
     "cooccurrence_counts",
@@ -55,6 +55,9 @@ __all__ = [
     "STREAM_VOCAB",
     "as_token_ids",
     "check_table_size",
+    "offset_weights",
+    "cooc_cache_path",
+    "warm_up_counting",
 ]
 
 Weighting = Literal["linear", "flat"]
@@ -77,7 +80,10 @@ def resolve_corpus(corpus: str | Corpus) -> Corpus:
     raise TypeError(f"corpus must be a registered name or a Corpus, got {type(corpus).__name__}")
 
 
-def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
+def offset_weights(window: int, weighting: Weighting) -> np.ndarray:
+    """The weight of each offset ``j = 1..window`` of the co-occurrence window: ``window + 1 − j`` (``linear``,
+    the authors') or 1 (``flat``). Raises ``ValueError`` for a window that is not a positive integer or an
+    unknown weighting."""
     if (
         isinstance(window, (bool, np.bool_))
         or not isinstance(window, (int, np.integer))
@@ -351,7 +357,7 @@ def _count_table(
     if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
         raise ValueError(f"V must be a positive integer, got {V!r}")
     V = int(V)
-    w = _offset_weights(window, weighting)
+    w = offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
     inv = np.zeros(
         V, dtype=np.int64
@@ -403,14 +409,27 @@ def cooccurrence_counts(
     return _count_table(ids, V, window, weighting, oov, stream_vocab, chunk).astype(np.float64)
 
 
-def _cooc_cache_path(
+def warm_up_counting() -> None:
+    """Build (or load from numba's on-disk cache) this module's compiled kernels on a tiny stream: the count,
+    the symmetrisation, the normalisation and the fused M* (float32 and float64), for int32 tables with and
+    without an out-of-vocabulary slot (:func:`qwem_lib.spectral.warm_up_kernels` times the whole pipeline's)."""
+    ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
+    for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
+        C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
+        pu = np.full(V, 1.0 / V)
+        for dt in (np.float32, np.float64):
+            target_from_counts(C, pu, "mstar", dtype=dt)
+        P = np.zeros(C.shape)
+        _kernels()["normalise"](C, _count_total(C), P)
+
+
+def cooc_cache_path(
     corpus: Corpus, V: int, window: int, weighting: str, oov: str, stream_vocab: int = STREAM_VOCAB
 ) -> Path | None:
-    """Cache file for a registered corpus; None for an ad-hoc Corpus (not cached)."""
+    """The cache file of the counts of a registered corpus (:func:`cooccurrence_table`); None for an ad-hoc
+    Corpus (not cached)."""
     try:
-        from .data.corpus import _cache_key
-
-        key = _cache_key(dataset(corpus.name))
+        key = corpus_cache_key(dataset(corpus.name))
     except DataError:
         return None
     # guard against a Corpus object that reuses a registered name with other ids (Corpus.fingerprint
@@ -446,12 +465,10 @@ def cooccurrence_table(
     if not isinstance(V, (int, np.integer)) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
     words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
-    _offset_weights(window, weighting)
+    offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
     path = (
-        _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab)
-        if use_cache
-        else None
+        cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
     )
     cached = read_npz(path, ("counts",)) if path is not None else None
     if cached is not None:

@@ -50,7 +50,6 @@ from .theory import aligned_sigmoid, characteristic_time
 
 __all__ = [
     "FLOW_TIME_SCALE",
-    "eig_desc",
     "synthetic_target",
     "factorisation_gradient",
     "Trajectory",
@@ -61,11 +60,9 @@ __all__ = [
     "midpoint_ratio",
     "matched_initial_singular_values",
     "alignment_distance",
-    "subspace_distance",
     "learning_times",
     "pair_condition_threshold",
     "gap_exponent",
-    "rescaled_unit",
     "half_time",
     "step_sharpness",
     "sigmoid_sharpness",
@@ -82,18 +79,6 @@ Method = Literal["rk4", "gd"]
 # ----------------------------------------------------------------------------------------------
 # targets
 # ----------------------------------------------------------------------------------------------
-def eig_desc(M: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Eigenvalues (descending) and the matching orthonormal eigenvectors (columns) of symmetric M."""
-    M = np.asarray(M, dtype=np.float64)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"M must be square, got shape {M.shape}")
-    if not np.allclose(M, M.T, atol=1e-12 * max(1.0, float(np.abs(M).max()))):
-        raise ValueError("M must be symmetric")
-    lam, U = np.linalg.eigh(M)
-    order = np.argsort(lam)[::-1]
-    return lam[order], U[:, order]
-
-
 def synthetic_target(
     top: Sequence[float] | np.ndarray, V: int, rng: np.random.Generator, *, bulk: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -459,20 +444,6 @@ def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.nda
     return np.sqrt(inside + np.maximum(np.asarray(resid_sq, dtype=np.float64), 0.0))
 
 
-def subspace_distance(U1: Any, U2: Any) -> float:
-    """sin of the largest principal angle between the column spaces of U1 and U2 (each V×k, any basis).
-
-    Equals ‖P₁ − P₂‖₂ for the orthogonal projectors; 0 for equal subspaces, 1 when some direction of one
-    is orthogonal to the other.
-    """
-    Q1, _ = np.linalg.qr(np.asarray(U1, dtype=np.float64))
-    Q2, _ = np.linalg.qr(np.asarray(U2, dtype=np.float64))
-    if Q1.shape != Q2.shape:
-        raise ValueError(f"subspaces must have the same shape, got {Q1.shape} and {Q2.shape}")
-    cos = np.linalg.svd(Q1.T @ Q2, compute_uv=False)
-    return float(np.sqrt(max(0.0, 1.0 - float(np.min(cos)) ** 2)))
-
-
 def learning_times(
     t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float] | np.ndarray, fraction: float = 0.5
 ) -> np.ndarray:
@@ -531,11 +502,6 @@ def gap_exponent(lam: Sequence[float] | np.ndarray, d: int) -> float:
         if lam[j + 1] > 0:
             r.append(1.0 - lam[j + 1] / lam[j])
     return 0.5 * min(r)
-
-
-def rescaled_unit(lam1: float, sigma_sq: Any) -> Any:
-    """τ₁ = (1/λ₁) ln(λ₁/σ²), the unit of the rescaled time t/τ₁ (thin wrapper, for symmetry)."""
-    return characteristic_time(lam1, sigma_sq)
 
 
 def half_time(lam: Any, s0_sq: Any) -> Any:

@@ -29,6 +29,8 @@ from typing import Literal
 import numpy as np
 
 from .data import DataError, read_lines
+from .maths.linalg import unit_rows
+from .maths.stats import gap_se
 
 __all__ = [
     "analogy_categories",
@@ -45,7 +47,6 @@ __all__ = [
     "score_rows",
     "evaluate_all",
     "normalize_rows",
-    "gap_se",
     "COMPETITIVE_Z",
     "competitive_margin",
     "is_competitive",
@@ -55,10 +56,9 @@ Protocol = Literal["pairs", "questions"]
 
 
 def normalize_rows(W: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (a zero row stays zero)."""
-    W = np.asarray(W, dtype=np.float32)
-    n = np.linalg.norm(W, axis=1, keepdims=True)
-    return W / np.maximum(n, 1e-12)
+    """Rows scaled to unit L2 norm in float32, the precision the vocabulary-wide scoring runs in; a zero row
+    stays zero (an unscored word): :func:`qwem_lib.maths.linalg.unit_rows` with ``zero_rows="keep"``."""
+    return unit_rows(W, zero_rows="keep", dtype=np.float32)
 
 
 def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...]:
@@ -370,22 +370,6 @@ COMPETITIVE_Z = 3.0
 """How many binomial standard errors of the gap the "competitive with word2vec" rule allows."""
 
 
-def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> float:
-    """Binomial standard error of the difference of two accuracies measured on ``n_a`` and ``n_b`` items.
-
-    ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
-    protocol share words, so they are positively correlated and the true error is larger: use the
-    result with a generous multiple (the book uses :data:`COMPETITIVE_Z` = 3).
-    """
-    n_b = n_a if n_b is None else n_b
-    for a in (acc_a, acc_b):
-        if not 0.0 <= a <= 1.0:
-            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
-    if n_a < 1 or n_b < 1:
-        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
-    return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
-
-
 def competitive_margin(
     acc: float,
     acc_ref: float,
@@ -397,8 +381,8 @@ def competitive_margin(
 ) -> float:
     """The margin of the rule "``acc`` is competitive with ``acc_ref``": ``max(z * gap_se, rerun_spread)``.
 
-    ``z`` binomial standard errors of the gap (:func:`gap_se`) cover the sampling noise of the analogy
-    set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
+    ``z`` binomial standard errors of the gap (:func:`qwem_lib.maths.stats.gap_se`) cover the sampling
+    noise of the analogy set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
     differ only by thread scheduling) covers the training noise when it is larger.
     """
     if rerun_spread < 0:

@@ -1,29 +1,21 @@
-"""Measurements of trained embeddings: principal angles, nested subspaces, eigen-feature overlaps
-(Figure 5) and their diagonal share, step times and the separation of successive steps (Part II)."""
+"""Measurements of trained embeddings: nested subspaces, eigen-feature overlaps (Figure 5) and their diagonal
+share, Gram distances, step times and the separation of successive steps (Part II). Principal angles and the
+offset share :func:`~qwem_lib.maths.linalg.constant_overlap` live in :mod:`qwem_lib.maths.linalg`."""
 
 from __future__ import annotations
 
 import numpy as np
 
 __all__ = [
-    "principal_cosines",
     "eigen_overlap",
     "nested_subspace_sines",
     "diagonal_dominance",
     "without_constant",
     "dominance_null",
-    "constant_overlap",
     "gram_distance",
     "step_separation",
     "brought_directions",
 ]
-
-
-def principal_cosines(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Cosines of the principal angles between the column spaces of ``A`` and ``B`` (descending)."""
-    qa, _ = np.linalg.qr(np.asarray(A, dtype=np.float64))
-    qb, _ = np.linalg.qr(np.asarray(B, dtype=np.float64))
-    return np.clip(np.linalg.svd(qa.T @ qb, compute_uv=False), 0.0, 1.0)
 
 
 def eigen_overlap(A: np.ndarray, B: np.ndarray, k: int | None = None) -> np.ndarray:
@@ -79,16 +71,6 @@ def without_constant(X: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(X)):
         raise ValueError("X has non-finite entries")
     return X - X.mean(axis=0, keepdims=True)
-
-
-def constant_overlap(X: np.ndarray) -> float:
-    """``(u₁ · 1/√V)²``: the squared overlap of the first left singular vector of ``X`` (uncentred) with
-    the constant direction. About ``1/V`` for a direction with no offset, 1 for a pure offset."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2 or not np.all(np.isfinite(X)):
-        raise ValueError(f"need a finite V × d matrix with V >= 2, got shape {X.shape}")
-    u = np.linalg.svd(X, full_matrices=False)[0][:, 0]
-    return float(u.sum() ** 2 / X.shape[0])
 
 
 def gram_distance(A: np.ndarray, B: np.ndarray) -> float:

@@ -53,7 +53,7 @@ from typing import Any, Literal, cast
 import numpy as np
 
 from .book import config
-from .corpus_stats import STREAM_VOCAB, _offset_weights
+from .corpus_stats import STREAM_VOCAB, offset_weights
 from .data import DataError
 
 __all__ = [
@@ -163,7 +163,7 @@ def make_sampler(
         raise ValueError(f"ids must be a 1-D token-id array, got shape {ids.shape}")
     if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
-    w = _offset_weights(window, "linear").astype(np.float64)
+    w = offset_weights(window, "linear").astype(np.float64)
     stream = _stream_ids(ids, int(V), oov, stream_vocab).astype(np.int64)
     n = stream.size
     if n <= window or int((stream < V).sum()) < 2:
@@ -388,24 +388,29 @@ def growth_matrix(
     return (1.0 if loss == "quartic" else 0.5) * (D + D.T)
 
 
-def _tables(
-    model: str | None,
-    P: np.ndarray,
-    pu: np.ndarray,
+def make_tables(
+    model: Model | None,
+    P_joint: np.ndarray,
+    P_unigram: np.ndarray,
     sampler: PairSampler,
-    dev: Any,
-    dt: Any,
     *,
+    dtype: Any = None,
     k: int = 1,
     sample: float = 1e-5,
     power: float = 0.75,
     estimator: str = "split",
-    loss: str | None = None,
-    reweighting: str | None = None,
+    loss: Loss | None = None,
+    reweighting: Reweighting | None = None,
 ) -> dict:
-    """The device tables a run's minibatch needs (Ψ for Setting 3.1; ρ and P^power for word2vec's)."""
+    """The device tables a run's minibatch needs (:func:`batch_loss_grad`): Ψ for Setting 3.1, ρ and P^power
+    for word2vec's reweighting, on ``sampler``'s device in ``dtype`` (float64 by default); ``loss`` and
+    ``reweighting`` override ``model`` as in :func:`resolve_model`."""
     import torch
 
+    dt = dtype or torch.float64
+    dev = sampler.device
+    P = np.asarray(P_joint, np.float64)
+    pu = np.asarray(P_unigram, np.float64)
     name, lo, rw = resolve_model(model, loss, reweighting)
     if P.shape != (sampler.V, sampler.V) or pu.shape != (sampler.V,):
         raise ValueError(f"statistics of shape {P.shape}, {pu.shape} do not match V={sampler.V}")
@@ -427,41 +432,6 @@ def _tables(
         k=int(k),
         rho=torch.as_tensor(subsampling_keep(pu, sample), device=dev, dtype=dt),
         Q=torch.as_tensor(Q / Q.sum(), device=dev, dtype=torch.float64),
-    )
-
-
-def make_tables(
-    model: Model | None,
-    P_joint: np.ndarray,
-    P_unigram: np.ndarray,
-    sampler: PairSampler,
-    *,
-    dtype: Any = None,
-    k: int = 1,
-    sample: float = 1e-5,
-    power: float = 0.75,
-    estimator: str = "split",
-    loss: Loss | None = None,
-    reweighting: Reweighting | None = None,
-) -> dict:
-    """Public form of the per-run tables used by :func:`batch_loss_grad` (for tests and benchmarks);
-    ``loss`` and ``reweighting`` override ``model`` as in :func:`resolve_model`."""
-    import torch
-
-    resolve_model(model, loss, reweighting)
-    return _tables(
-        model,
-        np.asarray(P_joint, np.float64),
-        np.asarray(P_unigram, np.float64),
-        sampler,
-        sampler.device,
-        dtype or torch.float64,
-        k=k,
-        sample=sample,
-        power=power,
-        estimator=estimator,
-        loss=loss,
-        reweighting=reweighting,
     )
 
 

@@ -52,7 +52,6 @@ __all__ = [
     "count_nonnegative",
     "inertia",
     "eigen_features",
-    "subspace_overlap",
 ]
 
 Method = Literal["auto", "eigh", "krylov", "eigsh", "torch"]
@@ -451,10 +450,10 @@ def spectral_embeddings(
         raise ValueError(f"d must be a positive integer, got {d!r}")
     if isinstance(V, (int, np.integer)) and d >= V:
         raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
-    from .corpus_stats import _cooc_cache_path
+    from .corpus_stats import cooc_cache_path
 
     cpath = (
-        _cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
+        cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
     )
     path = None
     if cpath is not None:
@@ -562,14 +561,6 @@ def eigen_features(
     return out
 
 
-def subspace_overlap(A: np.ndarray, B: np.ndarray) -> float:
-    """Mean squared cosine of the principal angles between the column spaces of A and B (1 = identical)."""
-    qa, _ = np.linalg.qr(np.asarray(A, dtype=np.float64))
-    qb, _ = np.linalg.qr(np.asarray(B, dtype=np.float64))
-    s = np.linalg.svd(qa.T @ qb, compute_uv=False)
-    return float(np.mean(s**2))
-
-
 def warm_up_kernels() -> float:
     """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
 
@@ -581,19 +572,12 @@ def warm_up_kernels() -> float:
     """
     import time
 
-    from .corpus_stats import CHUNK_TOKENS, STREAM_VOCAB, _count_table, _count_total, _kernels
+    from .corpus_stats import warm_up_counting
     from .data.tokenizer import tokenize_chunks
 
     t0 = time.perf_counter()
     tokenize_chunks([[b"a warm up", b" b"]])  # the tokeniser of qwem_lib.data
-    ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
-    for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
-        C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
-        pu = np.full(V, 1.0 / V)
-        for dt in (np.float32, np.float64):
-            target_from_counts(C, pu, "mstar", dtype=dt)
-        P = np.zeros(C.shape)
-        _kernels()["normalise"](C, _count_total(C), P)
+    warm_up_counting()  # the count, symmetrisation, normalisation and fused M* kernels
     # the eigensolver's input check (compiled from V = 512)
     for dt in (np.float32, np.float64):
         _check_symmetric_finite(np.eye(512, dtype=dt))

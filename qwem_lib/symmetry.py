@@ -16,23 +16,24 @@ This module measures that, with nothing assumed:
 * :func:`fourier_basis`, :func:`fourier_power` — the real orthonormal Fourier basis of a cycle of
   length n and the power of vectors per frequency;
 * :func:`circle_score`, :func:`adjacent_in_angle` — whether embeddings of the set lie on a circle in order;
-* :func:`permutation_null` — the distribution of any of these statistics under shuffled orders of the
-  set (exhaustive for n ≤ 8, sampled otherwise) and its p-value;
+* ``permutation_null`` — the distribution of any of these statistics under shuffled orders of the
+  set (exhaustive for n ≤ 8, sampled otherwise) and its p-value; it lives in
+  :func:`qwem_lib.maths.stats.permutation_null` and is re-exported here, where chapter 53 calls it;
 * :func:`frequency_energy`, :func:`acquisition_ranks`, :func:`acquisition_times` — where in M*'s
   spectrum each Fourier mode of the set lives, and when Lemma 3.1 says the embedding acquires it.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .corpus_stats import PMI_EPS, STREAM_VOCAB, as_token_ids, resolve_corpus
 from .data import Corpus
+from .maths.stats import permutation_null
 from .theory import aligned_sigmoid
 
 __all__ = [
@@ -48,7 +49,7 @@ __all__ = [
     "block_modes",
     "circle_score",
     "adjacent_in_angle",
-    "permutation_null",
+    "permutation_null",  # from qwem_lib.maths.stats: chapter 53 calls sy.permutation_null
     "frequency_energy",
     "acquisition_ranks",
     "acquisition_times",
@@ -343,36 +344,6 @@ def adjacent_in_angle(X: Any) -> int:
     nxt = np.roll(order, -1)
     gap = np.abs(order - nxt)
     return int(np.sum((gap == 1) | (gap == n - 1)))
-
-
-def permutation_null(
-    stat: Callable[[np.ndarray], float],
-    n: int,
-    *,
-    observed: float | None = None,
-    n_perm: int = 10_000,
-    rng: np.random.Generator | None = None,
-    exhaustive_up_to: int = 8,
-) -> tuple[np.ndarray, float]:
-    """``(null, p)``: ``stat(perm)`` over shuffled orders ``perm`` of ``0..n−1``, and the one-sided p-value
-    of ``observed`` (``stat`` of the identity when None): the share of orders scoring at least as high.
-
-    For ``n ≤ exhaustive_up_to`` every one of the n! orders is evaluated (the identity included, so the
-    p-value is exact); otherwise ``n_perm`` uniform random orders and p = (1 + #{≥})/(1 + n_perm).
-    ``stat`` receives the order as an index array, e.g. ``lambda p: cyclic_r2(B[np.ix_(p, p)])``.
-    """
-    if not isinstance(n, (int, np.integer)) or n < 3:
-        raise ValueError(f"n must be an integer >= 3, got {n!r}")
-    if observed is None:
-        observed = float(stat(np.arange(n)))
-    if n <= exhaustive_up_to:
-        null = np.array([stat(np.array(p)) for p in itertools.permutations(range(n))], dtype=float)
-        return null, float(np.mean(null >= observed - 1e-12))
-    if n_perm < 1:
-        raise ValueError("n_perm must be positive")
-    rng = rng if rng is not None else np.random.default_rng(0)
-    null = np.array([stat(rng.permutation(n)) for _ in range(int(n_perm))], dtype=float)
-    return null, float((1 + np.sum(null >= observed - 1e-12)) / (1 + null.size))
 
 
 def frequency_energy(Q_set: Any) -> np.ndarray:

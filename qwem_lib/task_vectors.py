@@ -704,7 +704,9 @@ def spiked_matrix(
 
 
 def parallelogram_cosines(W: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """For analogy items ``(a, b, a', b')``: cosine between ``b̂ - â + â'`` and ``b̂'`` (rows normalised)."""
+    """For analogy items ``(a, b, a', b')``: cosine between ``b̂ - â + â'`` and ``b̂'`` (rows normalised).
+
+    Test oracle: no chapter calls it; ``tests/test_task_vectors.py`` checks it on a worked parallelogram."""
     from .evaluation import normalize_rows
 
     Wn = normalize_rows(W).astype(np.float64)
@@ -854,7 +856,7 @@ def wide_spectral_embeddings(
     """
     import scipy.linalg as sl
 
-    from .corpus_stats import _cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
+    from .corpus_stats import cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
 
     c = resolve_corpus(corpus)
     if method == "auto":
@@ -864,7 +866,7 @@ def wide_spectral_embeddings(
     if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
         raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
     cpath = (
-        _cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
+        cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
     )
     path = None
     if cpath is not None:

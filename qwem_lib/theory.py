@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from .maths.linalg import eig_desc
+
 __all__ = [
     "target_matrix",
     "weight_matrix",
@@ -259,12 +261,6 @@ def weighted_factorisation_loss(W, M, G=1.0) -> float:
 # ----------------------------------------------------------------------------------------------
 # Theorem 1 and Proposition 2: the minimisers
 # ----------------------------------------------------------------------------------------------
-def _eigh_desc(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lam, U = np.linalg.eigh(M)
-    order = np.argsort(lam)[::-1]
-    return lam[order], U[:, order]
-
-
 def optimal_embeddings(M, d: int) -> np.ndarray:
     """Theorem 1's minimiser Q_[d] Λ_[d]^{1/2} (M = QΛQᵀ, eigenvalues sorted descending).
 
@@ -280,7 +276,7 @@ def optimal_embeddings(M, d: int) -> np.ndarray:
     M = _as_square("M", M)
     _check_symmetric("M", M)
     d = _check_d(d, M.shape[0])
-    lam, U = _eigh_desc(M)
+    lam, U = eig_desc(M, check_symmetric=False)
     tol = 1e-12 * max(float(np.max(np.abs(lam))), 1e-300)
     if lam[d - 1] < -tol:
         npos = int(np.sum(lam > tol))
@@ -297,7 +293,7 @@ def psd_truncation(M, d: int) -> np.ndarray:
     M = _as_square("M", M)
     _check_symmetric("M", M)
     d = _check_d(d, M.shape[0])
-    lam, U = _eigh_desc(M)
+    lam, U = eig_desc(M, check_symmetric=False)
     keep = np.clip(lam[:d], 0.0, None)
     return (U[:, :d] * keep) @ U[:, :d].T
 
@@ -307,7 +303,7 @@ def factorisation_minimum(M, d: int, g: float = 1.0) -> float:
     M = _as_square("M", M)
     _check_symmetric("M", M)
     d = _check_d(d, M.shape[0])
-    lam, _ = _eigh_desc(M)
+    lam, _ = eig_desc(M, check_symmetric=False)
     kept = np.clip(lam[:d], 0.0, None)
     return float(g / 4.0 * (np.sum(lam**2) - np.sum(kept**2)))
 
@@ -400,7 +396,10 @@ def pmi_from_mstar(x):
 
 
 def mstar_from_pmi(pmi):
-    """The inverse map M* = 2 tanh(PMI/2) (PMI = −∞ gives −2)."""
+    """The inverse map M* = 2 tanh(PMI/2) (PMI = −∞ gives −2).
+
+    Test oracle: no chapter calls it; the tests use it to check :func:`pmi_from_mstar` and the M* built from
+    counts (``tests/test_theory.py``, ``tests/test_hardening.py``)."""
     pmi = np.asarray(pmi, dtype=np.float64)
     out = 2.0 * np.tanh(pmi / 2.0)
     return out if out.ndim else float(out)

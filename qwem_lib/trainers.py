@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .book import config
-from .book.cache import atomic_path, read_npz
+from .book.cache import array_key, atomic_path, read_npz
 from .corpus_stats import STREAM_VOCAB, OOVRule, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 from .pairs import (
@@ -37,9 +37,9 @@ from .pairs import (
     Loss,
     Model,
     Reweighting,
-    _tables,
     batch_loss_grad,
     make_sampler,
+    make_tables,
     resolve_model,
 )
 
@@ -287,7 +287,7 @@ def train_pairs(
     if stats is not None:  # only then, so that the keys of every other run are unchanged (issue 27)
         if not isinstance(stats, (tuple, list)) or len(stats) != 2:
             raise TypeError("stats must be a pair (P_joint, P_unigram)")
-        cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))
+        cfg["stats"] = array_key(*(np.asarray(a, dtype=np.float64) for a in stats))
     path = _cache_file(cfg) if use_cache else None
     z = (
         read_npz(
@@ -331,13 +331,12 @@ def train_pairs(
         )
     )
 
-    tables = _tables(
+    tables = make_tables(
         None,
         P,
         pu,
         sampler,
-        dev,
-        dt,
+        dtype=dt,
         k=k,
         sample=sample,
         power=power,
@@ -637,13 +636,6 @@ def _extreme_eig(K: np.ndarray, which: str) -> float:
     return float(eigsh(K, k=1, which=which, return_eigenvectors=False, tol=1e-6)[0])
 
 
-def _stats_key(P: np.ndarray, pu: np.ndarray) -> str:
-    h = hashlib.sha256()
-    h.update(np.ascontiguousarray(P, dtype=np.float64).tobytes())
-    h.update(np.ascontiguousarray(pu, dtype=np.float64).tobytes())
-    return h.hexdigest()[:16]
-
-
 #: The last :class:`ExpectedGradient` that :func:`train_expected` built, with its key (one entry: a run's
 #: tables can be gigabytes at V = 10,000).
 _LAST_GRADIENT: dict[str, Any] = {}
@@ -731,7 +723,7 @@ def train_expected(
     log_steps = np.unique(np.clip(log_steps, 0, steps))
     W = _start(V, d, init_scale, seed, W0, dev)
     cfg = dict(
-        stats=_stats_key(P, pu),
+        stats=array_key(P, pu),
         V=V,
         d=d,
         model=name,
@@ -1091,7 +1083,7 @@ def minimise_expected(
     dt = dtype or torch.float32
     W = _start(V, d, init_scale, seed, W0, dev)
     cfg = dict(
-        stats=_stats_key(P, pu), V=V, d=d, model=name, k=k, sample=sample, power=power,
+        stats=array_key(P, pu), V=V, d=d, model=name, k=k, sample=sample, power=power,
         init=hashlib.sha256(W.cpu().numpy().tobytes()).hexdigest()[:16], tol=float(tol),
         max_evals=int(max_evals), block=int(block), history=int(history), device=dev.type,
         dtype=str(dt), method="lbfgs-strong-wolfe", precondition=bool(precondition), version=1,

@@ -45,11 +45,11 @@ from typing import Any
 import numpy as np
 
 from .book import config
-from .book.cache import atomic_path, read_npz
+from .book.cache import array_key, atomic_path, read_npz
+from .maths.linalg import constant_overlap
 from .pairs import pair_weights, qwem_pair_terms
 from .trainers import (
     TrainingInterrupted,
-    _stats_key,
     checked_device,
     initial_embeddings,
     log_schedule,
@@ -63,7 +63,6 @@ __all__ = [
     "untied_gradient",
     "untied_factorisation_loss",
     "svd_factors",
-    "subspace_sine",
     "rank_one_weighted_optimum",
     "weighted_lowrank",
     "balanced_product",
@@ -193,7 +192,10 @@ def untied_loss(W: Any, Wp: Any, A: Any, N: Any) -> float:
 
 
 def untied_gradient(W: Any, Wp: Any, A: Any, N: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``(∇_W L, ∇_{W′} L) = (C W′, Cᵀ W)`` with ``C = A∘ℓ⁺′(X) + N∘ℓ⁻′(X) = G∘X/2 − (A − N)``."""
+    """``(∇_W L, ∇_{W′} L) = (C W′, Cᵀ W)`` with ``C = A∘ℓ⁺′(X) + N∘ℓ⁻′(X) = G∘X/2 − (A − N)``.
+
+    Test oracle: the dense reference form, checked against autograd by ``tests/test_untied.py``; no chapter
+    calls it, and :func:`train_untied` steps with its own fused gradient."""
     A, N = _masses(A, N)
     W, Wp = _factors(W, Wp, A.shape[0])
     X = W @ Wp.T
@@ -220,22 +222,6 @@ def svd_factors(T: Any, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     U, s, Vt = np.linalg.svd(T)
     r = np.sqrt(s[:d])
     return U[:, :d] * r, Vt[:d].T * r, s
-
-
-def subspace_sine(A: Any, B: Any) -> float:
-    """``sin θ_max``: the largest principal angle's sine between the column spaces of ``A`` and ``B``
-    (0 when one contains the other; ``A`` and ``B`` must have the same number of rows)."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[0] != B.shape[0]:
-        raise ValueError(f"need two matrices with the same rows, got {A.shape}, {B.shape}")
-    if not (np.isfinite(A).all() and np.isfinite(B).all()):
-        raise ValueError("the matrices contain NaN or infinite entries")
-    qa = np.linalg.qr(A)[0]
-    qb = np.linalg.qr(B)[0]
-    c = np.linalg.svd(qa.T @ qb, compute_uv=False)
-    m = min(qa.shape[1], qb.shape[1])
-    return float(math.sqrt(max(0.0, 1.0 - float(np.min(c[:m])) ** 2)))
 
 
 def rank_one_weighted_optimum(g: Any, h: Any, T: Any, d: int) -> np.ndarray:
@@ -387,14 +373,9 @@ def untied_acquisition_times(times: Any, modes: Any, sigma: Any, level: float = 
     return out
 
 
-def offset_overlap(W: Any) -> float:
-    """Squared overlap of ``W``'s first left singular vector with the constant direction ``1/√V``: about
-    ``1/V`` for a random direction, 1 when every row carries the same leading component (an offset)."""
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or W.shape[0] < 2 or not np.isfinite(W).all():
-        raise ValueError(f"need a finite (V, d) matrix, got shape {W.shape}")
-    u = np.linalg.svd(W, full_matrices=False)[0][:, 0]
-    return float(u.sum() ** 2 / W.shape[0])
+offset_overlap = constant_overlap
+"""Chapter 50's name for :func:`qwem_lib.maths.linalg.constant_overlap`: the squared overlap of ``W``'s first
+left singular vector with the constant direction (about ``1/V`` for a random direction, 1 for an offset)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -491,7 +472,7 @@ def train_untied(
         if Ur.ndim != 2 or Ur.shape[0] != V or Vr.shape != Ur.shape:
             raise ValueError(f"reference must be two (V, r) arrays, got {Ur.shape}, {Vr.shape}")
     cfg = dict(
-        masses=_stats_key(A, N),
+        masses=array_key(A, N),
         V=V,
         d=d,
         steps=steps,
@@ -500,7 +481,7 @@ def train_untied(
             :16
         ],
         log=hashlib.sha256(log_steps.tobytes()).hexdigest()[:8],
-        ref=None if reference is None else _stats_key(Ur, Vr),
+        ref=None if reference is None else array_key(Ur, Vr),
         device=dev.type,
         version=1,
     )

@@ -44,11 +44,12 @@ import numpy as np
 
 from .book import config
 from .book.cache import atomic_path, discard, read_npz
-from .corpus_stats import _cooc_cache_path, resolve_corpus
+from .corpus_stats import cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
 
 __all__ = [
     "w2v_corpus_file",
+    "w2v_corpus_key",
     "train_word2vec",
     "W2V_DEFAULTS",
     "subsample_keep_probability",
@@ -89,8 +90,11 @@ def subsampled_fraction(counts: np.ndarray, sample: float) -> float:
     return float(1.0 - (subsample_keep_probability(v, sample) * v).sum() / v.sum())
 
 
-def _corpus_key(c: Corpus, V: int) -> str:
-    p = _cooc_cache_path(c, V, 1, "linear", "drop")
+def w2v_corpus_key(c: Corpus, V: int) -> str:
+    """The name the gensim baseline's files of corpus ``c`` at vocabulary ``V`` share (corpus file, models,
+    snapshots): the co-occurrence cache's name up to the window for a registered corpus, else the corpus's
+    sanitised name with a digest of its ids."""
+    p = cooc_cache_path(c, V, 1, "linear", "drop")
     if p is None:
         digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
         # the name becomes part of a file name: nothing in it may leave the cache folder ("../../x")
@@ -113,7 +117,7 @@ def w2v_corpus_file(corpus: str | Corpus, V: int) -> Path:
     if c.n_tokens == 0:
         raise DataError(f"corpus {c.name!r} is empty")
     words = np.array(c.vocab(int(V)), dtype=object)
-    path = config.cache_dir() / "w2v" / f"{_corpus_key(c, int(V))}.txt"
+    path = config.cache_dir() / "w2v" / f"{w2v_corpus_key(c, int(V))}.txt"
     ids = np.asarray(c.ids)
     kept = ids[ids < V]
     if kept.size < 2:
@@ -185,10 +189,12 @@ def train_word2vec(
         hs=0,
     )
     key_text = json.dumps(
-        dict(settings, corpus=_corpus_key(c, int(V)), gensim=gensim.__version__), sort_keys=True
+        dict(settings, corpus=w2v_corpus_key(c, int(V)), gensim=gensim.__version__), sort_keys=True
     )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    out = config.cache_dir() / "w2v" / f"model-{_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
+    out = (
+        config.cache_dir() / "w2v" / f"model-{w2v_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
+    )
     cached = read_npz(out, ("W", "info")) if use_cache else None
     if cached is not None:
         return list(words), cached["W"], json.loads(str(cached["info"]))

@@ -161,23 +161,3 @@ def test_word2vec_snapshots_validates_before_training():
         at.word2vec_snapshots("tiny", 50, 5, np.array([0.5, 0.9]))
     with pytest.raises(ValueError):
         at.word2vec_snapshots("tiny", 50, 5, np.array([0.6, 0.3, 1.0]))
-
-
-def test_paired_spearman_keeps_shared_noise_shared():
-    from scipy.stats import spearmanr
-
-    rng = np.random.default_rng(5)
-    x = np.arange(8.0)
-    noise = rng.standard_normal((200, 8))
-    X = x + noise
-    Y = 2 * x + 2 * noise  # the same noise in both: every paired replicate has ρ = 1
-    out = at.paired_spearman(x, 2 * x, X, Y)
-    assert out["rho"] == pytest.approx(1.0) and out["lo"] == pytest.approx(1.0) and out["m"] == 200
-    Y2 = 2 * x + 2 * rng.standard_normal((200, 8))
-    ref = np.quantile([spearmanr(a, b).statistic for a, b in zip(X, Y2)], [0.025, 0.975])
-    out2 = at.paired_spearman(x, 2 * x, X, Y2)
-    assert (out2["lo"], out2["hi"]) == pytest.approx(tuple(ref))
-    X[3, 2] = np.nan
-    assert at.paired_spearman(x, 2 * x, X, Y2)["m"] == 199
-    with pytest.raises(ValueError):
-        at.paired_spearman(x, x[:5], X, Y2)

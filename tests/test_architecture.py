@@ -1,14 +1,25 @@
-"""The library's layout (issue 22): no import cycle between any two of ``qwem_lib``'s modules.
+"""The library's layout (issues 22 and 40): no import cycle between any two of ``qwem_lib``'s modules, and the
+layer contracts of ``pyproject.toml`` fail on an upward or sideways import.
 
 The layers and independence contracts live in ``pyproject.toml`` (``[tool.importlinter]``) and are checked by
-``make lint``; this test adds what a layers contract cannot say: inside a layer, no two modules import each
-other, directly or through others, at module level or inside a function.
+``make lint``. The cycle test adds what the contracts do not say for modules they leave unordered (inside a
+package, or a sibling joined with ``:``): no two modules import each other, directly or through others, at module
+level or inside a function. The planted-import tests show the contracts can fail: import-linter is run on a copy
+of the package with one forbidden import added.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import grimp
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cycles(graph: grimp.ImportGraph, modules: set[str]) -> list[list[str]]:
@@ -67,3 +78,62 @@ def test_the_cycle_finder_finds_a_planted_cycle():
     g.add_import(importer="p.b", imported="p.c")
     g.add_import(importer="p.c", imported="p.a")
     assert _cycles(g, {"p.a", "p.b", "p.c"}) == [["p.a", "p.b", "p.c"]]
+
+
+def _lint_copy(tmp: Path, plant: tuple[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``lint-imports`` on a copy of ``qwem_lib`` and ``pyproject.toml`` in ``tmp``, with ``import <target>``
+    appended to the module file ``plant[0]`` (a path under ``qwem_lib/``) when ``plant`` is given."""
+    shutil.copytree(
+        ROOT / "qwem_lib", tmp / "qwem_lib", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tmp / "pyproject.toml")
+    if plant is not None:
+        path = tmp / plant[0]
+        path.write_text(path.read_text() + f"\nimport {plant[1]}  # planted\n")
+    run = "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"
+    return subprocess.run(
+        [sys.executable, "-c", run, "--no-cache", "--no-logo", "pyproject.toml"],
+        cwd=tmp,
+        env={**os.environ, "PYTHONPATH": str(tmp)},  # the copy, not the installed package
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_the_layer_contracts_hold_on_an_unchanged_copy(tmp_path):
+    out = _lint_copy(tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "0 broken" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "module, target, contract",
+    [
+        # QWEM's layers are ordered: a lower concept does not use a higher one (the review's planted import)
+        ("qwem_lib/theory.py", "qwem_lib.runs", "Layers: Part V above QWEM"),
+        # Part V sits above QWEM: QWEM's modules do not use it
+        ("qwem_lib/trainers.py", "qwem_lib.untied", "Layers: Part V above QWEM"),
+        # siblings joined with `|` are independent
+        ("qwem_lib/spectral.py", "qwem_lib.w2v", "Layers: Part V above QWEM"),
+        ("qwem_lib/symmetry.py", "qwem_lib.contrastive", "Layers: Part V above QWEM"),
+        # the shared maths is below both QWEM and Feature Collapse
+        ("qwem_lib/maths/linalg.py", "qwem_lib.theory", "Layers: Part V above QWEM"),
+        (
+            "qwem_lib/maths/stats.py",
+            "qwem_lib.fc.collapse",
+            "Layers: Feature Collapse (Part IV) above",
+        ),
+    ],
+)
+def test_a_planted_upward_or_sideways_import_breaks_the_layer_contract(
+    tmp_path, module, target, contract
+):
+    out = _lint_copy(tmp_path, (module, target))
+    importer = module.removesuffix(".py").replace("/", ".")
+    assert out.returncode == 1, out.stdout + out.stderr
+    broken = out.stdout.split("Broken contracts", 1)[
+        1
+    ]  # the contracts' names and their offending chains
+    assert contract in broken, broken
+    assert f"{importer} -> {target} (l." in broken.split(contract, 1)[1], broken

@@ -258,7 +258,7 @@ def test_count_kernel_is_independent_of_the_row_split(parts):
     rng = np.random.default_rng(5)
     V, window = 11, 4
     stream = rng.integers(-1, V, size=500).astype(np.int32)  # -1: a kept slot that is never counted
-    w = cs._offset_weights(window, "linear").astype(np.int32)
+    w = cs.offset_weights(window, "linear").astype(np.int32)
     want = np.zeros((V, V), dtype=np.int64)
     for t in range(stream.size):
         for j in range(1, window + 1):

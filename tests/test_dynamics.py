@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from qwem_lib import dynamics as dy
+from qwem_lib.maths.linalg import eig_desc
 from qwem_lib.theory import aligned_sigmoid, characteristic_time, procrustes_distance
 
 
@@ -21,7 +22,7 @@ def small_problem(V=12, top=(3.0, 2.0, 1.2), bulk=0.5, seed=0):
 def test_synthetic_target_spectrum():
     M, lam, Q, _ = small_problem()
     np.testing.assert_allclose(M, M.T, atol=1e-14)
-    lam2, Q2 = dy.eig_desc(M)
+    lam2, Q2 = eig_desc(M)
     np.testing.assert_allclose(lam2, lam, atol=1e-12)
     np.testing.assert_allclose(np.abs(np.sum(Q2[:, :3] * Q[:, :3], axis=0)), 1.0, atol=1e-10)
     with pytest.raises(ValueError):
@@ -189,15 +190,6 @@ def test_alignment_distance_is_procrustes():
     # zero on the aligned set itself
     O, _ = np.linalg.qr(rng.standard_normal((3, 3)))
     assert dy.alignment_distance(np.diag(s) @ O, 0.0, s) < 1e-12
-
-
-def test_subspace_distance():
-    e = np.eye(4)
-    assert dy.subspace_distance(e[:, :2], e[:, [1, 0]] @ np.array([[2.0, 1.0], [0.0, 1.0]])) < 1e-12
-    assert abs(dy.subspace_distance(e[:, :2], e[:, 2:]) - 1.0) < 1e-12
-    th = 0.3
-    u = np.array([[math.cos(th)], [math.sin(th)], [0.0], [0.0]])
-    assert abs(dy.subspace_distance(e[:, :1], u) - math.sin(th)) < 1e-12
 
 
 def test_learning_times_on_exact_sigmoid():

@@ -7,6 +7,7 @@ import pytest
 
 from qwem_lib import evaluation as ev
 from qwem_lib.data import DataError, fetch
+from qwem_lib.maths.stats import gap_se
 
 QUESTIONS = """: capitals
 Paris France Rome Italy
@@ -141,22 +142,20 @@ def test_method_registry():
 
 
 def test_gap_se_and_competitive_rule():
-    se = ev.gap_se(0.5, 0.5, 100)
+    se = gap_se(0.5, 0.5, 100)
     assert se == pytest.approx(np.sqrt(0.5 / 100))
-    assert ev.gap_se(0.0, 1.0, 10) == 0.0
+    assert gap_se(0.0, 1.0, 10) == 0.0
     ok, m = ev.is_competitive(0.45, 0.50, 100)
-    assert (
-        m == pytest.approx(3 * ev.gap_se(0.45, 0.5, 100)) and ok
-    )  # 5 points below, margin 21 points
+    assert m == pytest.approx(3 * gap_se(0.45, 0.5, 100)) and ok  # 5 points below, margin 21 points
     ok, m = ev.is_competitive(0.40, 0.50, 10_000)
-    assert not ok and m == pytest.approx(3 * ev.gap_se(0.4, 0.5, 10_000))
+    assert not ok and m == pytest.approx(3 * gap_se(0.4, 0.5, 10_000))
     assert ev.is_competitive(0.9, 0.5, 10_000)[0]  # above the reference is competitive
     ok, m = ev.is_competitive(0.40, 0.50, 10_000, rerun_spread=0.2)
     assert ok and m == 0.2  # a larger measured spread widens the margin
     with pytest.raises(ValueError):
-        ev.gap_se(1.2, 0.5, 10)
+        gap_se(1.2, 0.5, 10)
     with pytest.raises(ValueError):
-        ev.gap_se(0.2, 0.5, 0)
+        gap_se(0.2, 0.5, 0)
     with pytest.raises(ValueError):
         ev.competitive_margin(0.2, 0.5, 10, rerun_spread=-1)
 

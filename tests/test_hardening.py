@@ -195,9 +195,9 @@ def test_content_hash_fallback_needs_the_right_content(data_env):
 
 def test_corpus_cache_checks_counts_sum_to_tokens(tiny):
     from qwem_lib.book import config
-    from qwem_lib.data.corpus import _cache_key
+    from qwem_lib.data.corpus import corpus_cache_key
 
-    cdir = config.cache_dir() / "corpus" / _cache_key(data.dataset("hard_tiny"))
+    cdir = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_tiny"))
     counts = np.load(cdir / "counts.npy")
     bad = counts.copy()
     bad[-1] += 1  # one count off: ids, words and counts still have matching sizes
@@ -264,7 +264,7 @@ def test_atomic_path_leaves_a_readable_file(tmp_path):
 
 # -- evaluation --------------------------------------------------------------------------------
 def test_gap_se_uses_each_side_s_own_count():
-    from qwem_lib.evaluation import gap_se
+    from qwem_lib.maths.stats import gap_se
 
     assert gap_se(0.5, 0.2, 100, 400) == pytest.approx(np.sqrt(0.25 / 100 + 0.16 / 400), rel=1e-12)
     assert gap_se(0.2, 0.5, 400, 100) == pytest.approx(np.sqrt(0.16 / 400 + 0.25 / 100), rel=1e-12)
@@ -314,9 +314,9 @@ def test_relative_tolerance_is_relative_to_the_target(monkeypatch, tmp_path):
         rep.close("h.bad", "s", value=2.0, target=1.0, tol=0.6, rel=True, kind="record")
 
 
-# -- dynamics ----------------------------------------------------------------------------------
+# -- maths.linalg ----------------------------------------------------------------------------------
 def test_eig_desc_refuses_a_nonsymmetric_matrix():
-    from qwem_lib.dynamics import eig_desc
+    from qwem_lib.maths.linalg import eig_desc
 
     M = np.array([[1.0, 2.0], [0.0, 1.0]])
     with pytest.raises(ValueError, match="symmetric"):
@@ -497,9 +497,9 @@ def test_truncated_words_file_is_not_used(data_env):
     good = data.load_corpus("hard_zebra")
     assert good.words[-1] == "zebra"
     from qwem_lib.book import config
-    from qwem_lib.data.corpus import _cache_key
+    from qwem_lib.data.corpus import corpus_cache_key
 
-    f = config.cache_dir() / "corpus" / _cache_key(data.dataset("hard_zebra")) / "words.txt"
+    f = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_zebra")) / "words.txt"
     f.write_bytes(f.read_bytes()[:-3])  # "zebra" -> "ze": same number of lines
     with pytest.warns(RuntimeWarning, match="damaged"):
         again = data.load_corpus("hard_zebra")

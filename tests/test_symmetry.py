@@ -127,16 +127,6 @@ def test_circle_and_angle_scores():
         sy.circle_score(np.ones((4, 2)))
 
 
-def test_permutation_null_exhaustive_and_sampled():
-    n = 5
-    null, p = sy.permutation_null(lambda q: float(q[0] == 0), n)
-    assert null.size == 120 and p == pytest.approx(24 / 120)
-    null, p = sy.permutation_null(
-        lambda q: float(np.all(q == np.arange(9))), 9, n_perm=99, rng=np.random.default_rng(0)
-    )
-    assert null.size == 99 and p == pytest.approx((1 + null.sum()) / 100)
-
-
 def test_frequency_energy_and_acquisition():
     rng = np.random.default_rng(4)
     V, n = 40, 6

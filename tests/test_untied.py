@@ -200,7 +200,6 @@ def test_acquisition_times_interpolate_and_offset_overlap():
         lambda: ut.train_untied(np.ones((4, 4)), np.ones((4, 4)), 2, steps=0, lr=0.1),
         lambda: ut.train_untied(np.ones((4, 4)), np.ones((4, 4)), 2, steps=5, lr=-1.0),
         lambda: ut.balanced_product(1.0, -1.0, 0.1),
-        lambda: ut.subspace_sine(np.ones((3, 1)), np.ones((4, 1))),
     ],
 )
 def test_bad_inputs_refused(call):

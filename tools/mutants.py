@@ -400,7 +400,7 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
     (
         "trainers: train_pairs cache key without stats=",
         "qwem_lib/trainers.py",
-        'cfg["stats"] = _stats_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
+        'cfg["stats"] = array_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
         "pass",
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
@@ -484,8 +484,8 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening.py::test_normaliser_tags_do_not_span_lines"],
     ),
     (
-        "evaluation: gap_se divides b's variance by n_a",
-        "qwem_lib/evaluation.py",
+        "maths.stats: gap_se divides b's variance by n_a",
+        "qwem_lib/maths/stats.py",
         "acc_b * (1 - acc_b) / n_b",
         "acc_b * (1 - acc_b) / n_a",
         ["tests/test_hardening.py::test_gap_se_uses_each_side_s_own_count"],
@@ -540,8 +540,8 @@ MUTANTS: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening.py::test_atomic_path_leaves_a_readable_file"],
     ),
     (
-        "dynamics: eig_desc without its symmetry check",
-        "qwem_lib/dynamics.py",
+        "maths.linalg: eig_desc without its symmetry check",
+        "qwem_lib/maths/linalg.py",
         '        raise ValueError("M must be symmetric")',
         "        pass",
         ["tests/test_hardening.py::test_eig_desc_refuses_a_nonsymmetric_matrix"],

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import glob
+import hashlib
 import os
 import shutil
 import tempfile
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["atomic_path", "read_npz", "discard"]
+__all__ = ["atomic_path", "read_npz", "discard", "array_key"]
 
 
 _FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -153,3 +154,13 @@ def read_npz(path: Path | str, required: tuple[str, ...] = ()) -> dict[str, np.n
         discard(path, f"it lacks {missing}")
         return None
     return out
+
+
+def array_key(*arrays: np.ndarray) -> str:
+    """A cache key for array inputs: the first 16 hex digits of the SHA-256 of each array's float64 values
+    (C order), in turn. Arrays equal as float64 get the same key; any changed value, shape-preserving
+    reordering or added array gives another."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
+    return h.hexdigest()[:16]

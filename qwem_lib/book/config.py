@@ -153,7 +153,10 @@ def device():  # -> torch.device
 
 
 def seed_everything(offset: int = 0) -> int:
-    """Seed Python, NumPy and torch from the global seed plus ``offset``; returns the seed used."""
+    """Seed Python, NumPy and torch from the global seed plus ``offset``; returns the seed used.
+
+    For readers' own experiments; the chapters draw from :func:`rng` instead, and only
+    ``tests/test_config.py`` calls this one."""
     s = SEED + offset
     random.seed(s)
     np.random.seed(s % 2**32)  # noqa: NPY002 (seeds the legacy global RNG that chapters may use)

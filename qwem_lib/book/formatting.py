@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["plain"]
+__all__ = ["plain", "markdown_cell"]
 
 
 def plain(v: Any) -> str:
@@ -21,6 +21,6 @@ def plain(v: Any) -> str:
     return str(v)
 
 
-def _fmt(v: Any) -> str:
+def markdown_cell(v: Any) -> str:
     """:func:`plain`, with ``|`` escaped for a Markdown table cell."""
     return plain(v).replace("|", "\\|")

@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .formatting import _fmt
+from .formatting import markdown_cell
 
 __all__ = [
     "VERDICTS",
@@ -277,7 +277,7 @@ def render_text(text: str, claims: list[dict[str, Any]]) -> str:
     Without a format spec the value is printed as the report prints it. Raises ``KeyError`` for an
     unknown claim or key and ``ValueError`` for a format that does not apply.
     """
-    from .formatting import _fmt
+    from .formatting import markdown_cell
 
     by_id = {c["id"]: c for c in claims}
 
@@ -295,7 +295,7 @@ def render_text(text: str, claims: list[dict[str, Any]]) -> str:
         except (KeyError, IndexError, ValueError) as exc:
             raise KeyError(f"template {m.group(0)!r}: no such key ({exc})") from None
         if spec is None:
-            return _fmt(v)
+            return markdown_cell(v)
         try:
             return format(v, spec)
         except (ValueError, TypeError) as exc:
@@ -482,7 +482,7 @@ def beyond_sentence(entries: list[dict[str, Any]]) -> str:
 def _cell(x: Any) -> str:
     """A table cell: the report's number formatting, on one line."""
 
-    return _fmt(x).replace("\n", " ")
+    return markdown_cell(x).replace("\n", " ")
 
 
 def _safe_render(text: str, claims: list[dict[str, Any]]) -> str:

@@ -77,7 +77,8 @@ def pin_records(records: Path, preset: str, *, path: Path | None = None) -> dict
     paper-preset record in ``reproduction/records-paper/``): every claim whose ``value`` holds an
     ``outcome`` (a bool). Returns the pins written.
 
-        python -c "from qwem_lib.book import pins; pins.pin_records('reproduction/records-paper/25_ablation.json', 'paper')"
+        from qwem_lib.book import pins
+        pins.pin_records("reproduction/records-paper/25_ablation.json", "paper")
     """
     data = json.loads(Path(records).read_text())
     # a chapter's records (a list), or a paper-preset record (a dict whose "claims" are that list)

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .formatting import _fmt
+from .formatting import markdown_cell
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -591,8 +591,8 @@ def render_markdown(
             if c["chapter"] != ch:
                 continue
             row = (
-                f"| `{c['id']}` | {c['kind']} | {_fmt(c['statement'])} | {_fmt(c['paper'])} | "
-                f"{_fmt(c['value'])} | {_fmt(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
+                f"| `{c['id']}` | {c['kind']} | {markdown_cell(c['statement'])} | {markdown_cell(c['paper'])} | "
+                f"{markdown_cell(c['value'])} | {markdown_cell(c['tolerance'])} | {'✅' if c['passed'] else '❌'} | "
                 f"{c['preset']} / {c['device']} |"
             )
             if pr is not None:
@@ -600,7 +600,7 @@ def render_markdown(
                 row += (
                     " — | — |"
                     if p is None
-                    else f" {_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                    else f" {markdown_cell(p['value'])} | {'✅' if p['passed'] else '❌'} |"
                 )
             lines.append(row)
         if pr is not None:
@@ -608,9 +608,9 @@ def render_markdown(
             for p in pr["claims"]:
                 if p["id"] not in book_ids:  # measured at the paper preset only
                     lines.append(
-                        f"| `{p['id']}` | {p['kind']} | {_fmt(p['statement'])} | "
-                        f"{_fmt(p['paper'])} | — | {_fmt(p['tolerance'])} | — | — | "
-                        f"{_fmt(p['value'])} | {'✅' if p['passed'] else '❌'} |"
+                        f"| `{p['id']}` | {p['kind']} | {markdown_cell(p['statement'])} | "
+                        f"{markdown_cell(p['paper'])} | — | {markdown_cell(p['tolerance'])} | — | — | "
+                        f"{markdown_cell(p['value'])} | {'✅' if p['passed'] else '❌'} |"
                     )
     return "\n".join(lines) + "\n"
 

@@ -36,8 +36,6 @@ The path, one way (each module imports only those before it)
 """
 
 from .corpus import *  # noqa: F401,F403
-from .corpus import _cache_key  # noqa: F401
 from .files import *  # noqa: F401,F403
 from .registry import *  # noqa: F401,F403
-from .registry import _offline  # noqa: F401
 from .tokenizer import *  # noqa: F401,F403

@@ -36,6 +36,7 @@ __all__ = [
     "tokenize_files",
     "head_corpus",
     "load_corpus",
+    "corpus_cache_key",
 ]
 
 
@@ -190,7 +191,9 @@ class Corpus:
         return c / c.sum()
 
 
-def _cache_key(ds: Dataset) -> str:
+def corpus_cache_key(ds: Dataset) -> str:
+    """The name of a registered dataset's corpus cache folder: its name, a digest of its files' checksums
+    (or sizes) and the cache format's version, so that new files get a new folder."""
     digest = hashlib.sha256(
         "|".join(s.sha256 or f"size{s.size}" for s in ds.files).encode()
     ).hexdigest()
@@ -358,7 +361,7 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     if ds.kind != "corpus":
         raise DataError(f"dataset {name!r} is an evaluation set, not a corpus")
     paths = fetch(name)
-    cdir = config.cache_dir() / "corpus" / _cache_key(ds)
+    cdir = config.cache_dir() / "corpus" / corpus_cache_key(ds)
     f_ids, f_words, f_counts = cdir / "ids.npy", cdir / "words.txt", cdir / "counts.npy"
     f_meta = cdir / "meta.json"  # written last: the digest of words.txt and the token count
     if use_cache and f_ids.exists() and f_words.exists() and f_counts.exists():

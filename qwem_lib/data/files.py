@@ -22,9 +22,9 @@ from .registry import (
     DataError,
     Dataset,
     FileSpec,
-    _offline,
     data_dir,
     dataset,
+    offline,
 )
 
 __all__ = ["sha256_of", "verify", "fetch", "read_lines"]
@@ -161,7 +161,7 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
     folder and no internet).
     """
     ds = dataset(name)
-    allow = (not _offline()) if download is None else download
+    allow = (not offline()) if download is None else download
     root = data_dir()
     paths: list[Path] = []
     for spec in ds.files:

@@ -25,6 +25,7 @@ __all__ = [
     "BUILTIN",
     "data_dir",
     "dataset",
+    "offline",
 ]
 
 
@@ -247,7 +248,8 @@ register(
 
 
 BUILTIN: tuple[str, ...] = tuple(REGISTRY)
-"""The datasets the book itself registers (tests may register more)."""
+"""The datasets the book itself registers (tests may register more). Test oracle: only the tests read it,
+to check every built-in dataset against the shared data folder."""
 
 
 def data_dir() -> Path:
@@ -265,5 +267,7 @@ def dataset(name: str) -> Dataset:
         ) from None
 
 
-def _offline() -> bool:
+def offline() -> bool:
+    """Whether downloads are switched off: the environment variable ``QWEM_OFFLINE`` is set to anything but
+    empty, ``0`` or ``false``."""
     return os.environ.get("QWEM_OFFLINE", "").strip() not in ("", "0", "false")

@@ -277,14 +277,14 @@ def build_corpus(name: str, *, download: bool | None = None) -> list[Path]:
     bytes depend on the compressor, so the registry accepts a rebuilt file by its content). Returns the
     paths written. ``download`` defaults to True unless ``QWEM_OFFLINE`` is set.
     """
-    from .registry import _offline, dataset
+    from .registry import dataset, offline
 
     if name not in BUILDS:
         raise DataError(
             f"dataset {name!r} has no public-source recipe; those that do: {sorted(BUILDS)}"
         )
     ds, build = dataset(name), BUILDS[name]
-    allow = (not _offline()) if download is None else download
+    allow = (not offline()) if download is None else download
     root = data_dir()
     files = _needed(build)
     if build.per_folder:

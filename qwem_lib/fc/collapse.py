@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from ..maths.linalg import unit_rows
+
 __all__ = [
     "COLLAPSED_RATIO",
     "ALIGNED_COSINE",
@@ -58,7 +60,7 @@ __all__ = [
     "plane_ratio",
     "visible_within_share",
     "shuffled_ratios",
-    "unit_rows",
+    "unit_rows",  # from qwem_lib.maths.linalg: chapters 41 and 44 call fc.unit_rows
     "TwoWays",
     "collapse_two_ways",
     "claim_collapse",
@@ -289,17 +291,6 @@ def shuffled_ratios(
         full[j] = collapse_ratio(X, lab)
         plane[j] = collapse_ratio(Y, lab)
     return full, plane
-
-
-def unit_rows(X: np.ndarray) -> np.ndarray:
-    """Every row divided by its norm (rows of norm 0 refused): the directions, without the lengths."""
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"expected a 2-D array, got shape {X.shape}")
-    n = np.linalg.norm(X, axis=1, keepdims=True)
-    if np.any(n == 0):
-        raise ValueError("a row has norm 0: its direction is undefined")
-    return X / n
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,168 @@
+"""Statistics several chapters share, written once: the binomial standard error of an accuracy gap, means
+under bootstrap replicate weights, the paired bootstrap gap of two estimates, Spearman's ρ with an interval
+from paired replicates, and a permutation null over orders.
+
+"Paired" means that replicate ``b`` of both quantities comes from the same resample, so noise the two share
+cancels in their difference (chapters 24, 26 and 51).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "gap_se",
+    "replicate_means",
+    "bootstrap_gap",
+    "paired_spearman",
+    "permutation_null",
+]
+
+
+def _finite(name: str, x: Any, ndim: int) -> np.ndarray:
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains non-finite entries")
+    return a
+
+
+def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> float:
+    """Binomial standard error of the difference of two accuracies measured on ``n_a`` and ``n_b`` items.
+
+    ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
+    protocol share words, so they are positively correlated and the true error is larger: use the
+    result with a generous multiple (the book uses :data:`qwem_lib.evaluation.COMPETITIVE_Z` = 3).
+    """
+    n_b = n_a if n_b is None else n_b
+    for a in (acc_a, acc_b):
+        if not 0.0 <= a <= 1.0:
+            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
+    if n_a < 1 or n_b < 1:
+        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
+    return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
+
+
+def replicate_means(weights: Any, values: Any) -> np.ndarray:
+    """``(m,)`` weighted means of ``values`` (``(n,)``, e.g. the 0/1 hits of ``n`` analogy items), one per
+    row of ``weights`` (``(m, n)``, e.g. :func:`qwem_lib.analogy_timing.pair_bootstrap_weights`): the
+    statistic on each bootstrap resample, ``weights @ values / weights.sum(axis=1)``.
+
+    Raises ``ValueError`` for mismatched shapes, negative or non-finite weights, a replicate whose weights
+    sum to zero, or non-finite values.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    v = np.asarray(values)
+    if w.ndim != 2 or v.ndim != 1 or w.shape[1] != v.shape[0]:
+        raise ValueError(f"need weights (m, n) and values (n,), got {w.shape} and {v.shape}")
+    if v.dtype != np.bool_ and not np.issubdtype(v.dtype, np.number):
+        raise TypeError(f"values must be numbers or booleans, got dtype {v.dtype}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values contain non-finite entries")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative")
+    tot = w.sum(axis=1)
+    if np.any(tot <= 0):
+        raise ValueError("a replicate's weights sum to zero: its mean is undefined")
+    return w @ v / tot
+
+
+def bootstrap_gap(
+    estimate_a: float,
+    estimate_b: float,
+    draws_a: Any,
+    draws_b: Any,
+    *,
+    quantiles: tuple[float, float] = (0.025, 0.975),
+) -> dict[str, float]:
+    """The gap ``estimate_a − estimate_b`` with its *paired* bootstrap spread: ``{"gap", "se", "lo", "hi"}``.
+
+    ``draws_a`` and ``draws_b`` (``(m,)``) are the two statistics on the same ``m`` resamples (replicate
+    ``b`` of both from one draw, e.g. :func:`replicate_means` with one weight matrix). ``se`` is the standard
+    deviation of the paired differences ``draws_a − draws_b`` and ``lo``, ``hi`` their ``quantiles`` (a
+    95% percentile interval by default).
+
+    Raises ``ValueError`` for non-finite estimates or draws, draws of different shapes or fewer than two
+    replicates, and quantiles outside ``0 ≤ lo < hi ≤ 1``.
+    """
+    a, b = float(estimate_a), float(estimate_b)
+    if not (np.isfinite(a) and np.isfinite(b)):
+        raise ValueError(f"the estimates must be finite, got {a!r} and {b!r}")
+    da, db = _finite("draws_a", draws_a, 1), _finite("draws_b", draws_b, 1)
+    if da.shape != db.shape or da.size < 2:
+        raise ValueError(
+            f"draws_a and draws_b must be paired replicates of one shape (m >= 2), got {da.shape} and "
+            f"{db.shape}"
+        )
+    q_lo, q_hi = (float(x) for x in quantiles)
+    if not 0.0 <= q_lo < q_hi <= 1.0:
+        raise ValueError(f"quantiles must satisfy 0 <= lo < hi <= 1, got {quantiles!r}")
+    dd = da - db
+    lo, hi = np.quantile(dd, [q_lo, q_hi])
+    return dict(gap=a - b, se=float(dd.std()), lo=float(lo), hi=float(hi))
+
+
+def paired_spearman(x: Any, y: Any, x_draws: Any, y_draws: Any) -> dict[str, float]:
+    """Spearman's ρ of ``x`` and ``y`` (one value per unit, e.g. per category) with a 95% interval from
+    *paired* replicates: row ``b`` of ``x_draws`` and of ``y_draws`` (``(m, n)``) come from the same resample
+    (the same bootstrap draw of every category's word pairs), so noise the two share stays shared.
+    Units (categories) are fixed, not resampled. Returns ``{"rho", "lo", "hi", "m"}``; rows with a
+    non-finite entry are skipped (``m`` counts the rows used)."""
+    from scipy.stats import spearmanr
+
+    x, y = _finite("x", x, 1), _finite("y", y, 1)
+    if x.shape != y.shape or x.size < 3:
+        raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
+    X, Y = np.asarray(x_draws, dtype=np.float64), np.asarray(y_draws, dtype=np.float64)
+    if X.ndim != 2 or X.shape != Y.shape or X.shape[1] != x.size:
+        raise ValueError(
+            f"x_draws and y_draws must both be (m, {x.size}), got {X.shape} and {Y.shape}"
+        )
+    ok = np.all(np.isfinite(X), axis=1) & np.all(np.isfinite(Y), axis=1)
+    rhos = np.array([spearmanr(a, b).statistic for a, b in zip(X[ok], Y[ok])], dtype=np.float64)
+    rhos = rhos[np.isfinite(rhos)]
+    if rhos.size == 0:
+        raise ValueError("no finite paired replicate")
+    lo, hi = np.quantile(rhos, [0.025, 0.975])
+    return {
+        "rho": float(spearmanr(x, y).statistic),
+        "lo": float(lo),
+        "hi": float(hi),
+        "m": int(rhos.size),
+    }
+
+
+def permutation_null(
+    stat: Callable[[np.ndarray], float],
+    n: int,
+    *,
+    observed: float | None = None,
+    n_perm: int = 10_000,
+    rng: np.random.Generator | None = None,
+    exhaustive_up_to: int = 8,
+) -> tuple[np.ndarray, float]:
+    """``(null, p)``: ``stat(perm)`` over shuffled orders ``perm`` of ``0..n−1``, and the one-sided p-value
+    of ``observed`` (``stat`` of the identity when None): the share of orders scoring at least as high.
+
+    For ``n ≤ exhaustive_up_to`` every one of the n! orders is evaluated (the identity included, so the
+    p-value is exact); otherwise ``n_perm`` uniform random orders and p = (1 + #{≥})/(1 + n_perm).
+    ``stat`` receives the order as an index array, e.g.
+    ``lambda p: qwem_lib.symmetry.cyclic_r2(B[np.ix_(p, p)])``.
+    """
+    if not isinstance(n, (int, np.integer)) or n < 3:
+        raise ValueError(f"n must be an integer >= 3, got {n!r}")
+    if observed is None:
+        observed = float(stat(np.arange(n)))
+    if n <= exhaustive_up_to:
+        null = np.array([stat(np.array(p)) for p in itertools.permutations(range(n))], dtype=float)
+        return null, float(np.mean(null >= observed - 1e-12))
+    if n_perm < 1:
+        raise ValueError("n_perm must be positive")
+    rng = rng if rng is not None else np.random.default_rng(0)
+    null = np.array([stat(rng.permutation(n)) for _ in range(int(n_perm))], dtype=float)
+    return null, float((1 + np.sum(null >= observed - 1e-12)) / (1 + null.size))
