@@ -1,6 +1,6 @@
 """Issue 27, section 4: what testing the library as a careful user found.
 
-Each test here fails with one of the planted bugs listed in ``tools/mutants.py`` (the "issue 27" block) or
+Each test here fails with one of the planted bugs of issue 27 (several are semantic mutants of ``tools/mutation.py``) or
 with the bad input / stale cache entry / fault the issue names, and passes with the library as it is. A
 test that checks a cache changes each keyed input once and sees the result change (and equal the result
 computed without the cache).

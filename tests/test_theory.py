@@ -412,3 +412,69 @@ def test_gradient_descent_options_and_errors():
         q.gradient_descent_qwem(P, 1.0, 1.0, 2, W0=10 * W0 + 5, lr=1e3, max_steps=200, device="cpu")
     with pytest.raises(ValueError, match="shape of M"):
         q.weighted_factorisation_loss(W0, np.eye(6), np.ones((3, 3)))
+
+
+# -- issue 45: mutation-testing survivors, each against an independent computation ------------------------------
+
+
+def test_mstar_series_default_order_and_remainder_bound_against_artanh():
+    import math
+
+    x = 0.3
+    # default order 3: x + x³/12, written out by hand
+    assert th.mstar_series(x) == pytest.approx(x + x**3 / 12, rel=1e-15)
+    assert isinstance(th.mstar_series(x), float)
+    assert th.mstar_series(x, order=5) == pytest.approx(x + x**3 / 12 + x**5 / 80, rel=1e-15)
+    for order, first in ((3, x**5 / 80), (5, x**7 / 448)):  # the first omitted term, 1/(4^k (2k+1))
+        true = abs(2 * math.atanh(x / 2) - th.mstar_series(x, order))
+        bound = th.mstar_series_remainder_bound(x, order)
+        assert isinstance(bound, float)
+        assert true <= bound  # a bound
+        assert bound == pytest.approx(first / (1 - x * x / 4), rel=1e-12)  # and the one documented
+        assert (
+            bound <= 1.01 * true
+        )  # tight at small x: the remainder is dominated by its first term
+    assert th.mstar_series_remainder_bound(-x) == th.mstar_series_remainder_bound(x)
+    np.testing.assert_allclose(th.mstar_series(np.array([0.0, x])), [0.0, x + x**3 / 12])
+
+
+def test_pmi_from_mstar_accepts_the_closed_interval_only():
+    assert th.pmi_from_mstar(2.0) == np.inf and th.pmi_from_mstar(-2.0) == -np.inf
+    assert isinstance(th.pmi_from_mstar(0.5), float)
+    import math
+
+    assert th.pmi_from_mstar(0.5) == pytest.approx(math.log(2.5 / 1.5), rel=1e-14)
+    for bad in (2.0 + 1e-12, -2.5, np.nan):
+        with pytest.raises(ValueError, match="M\\* values in \\[-2, 2\\]"):
+            th.pmi_from_mstar(bad)
+    # the message names an offending value when only one entry is wrong (NaN or out of range)
+    with pytest.raises(ValueError, match=r"e\.g\. (np\.float64\()?2\.5"):
+        th.pmi_from_mstar(np.array([0.1, 2.5]))
+    with pytest.raises(ValueError, match=r"e\.g\. (np\.float64\()?nan"):
+        th.pmi_from_mstar(np.array([0.1, np.nan]))
+    with pytest.raises(ValueError, match=r"e\.g\. (np\.float64\()?3\.0"):
+        th.pmi_from_mstar(np.array([[0.1], [3.0]]))
+
+
+def test_characteristic_time_edges_and_value():
+    import math
+
+    assert th.characteristic_time(2.0, 0.5) == pytest.approx(math.log(4.0) / 2.0)
+    assert isinstance(th.characteristic_time(2.0, 0.5), float)
+    assert th.characteristic_time(1e-9, 1e-12) > 0  # tiny positive values are fine
+    for lam, s0 in ((0.0, 0.5), (2.0, 0.0), (-1.0, 0.5), (2.0, -0.1)):
+        with pytest.raises(ValueError, match="λ > 0 and s0² > 0"):
+            th.characteristic_time(lam, s0)
+
+
+def test_aligned_sigmoid_at_zero_rate_and_after_overflow():
+    # λ = 0: ds²/dt = −s⁴, so s²(t) = s0² / (1 + s0² t)
+    assert th.aligned_sigmoid(0.0, 0.5, 2.0) == pytest.approx(0.5 / (1 + 0.5 * 2.0), rel=1e-14)
+    np.testing.assert_allclose(
+        th.aligned_sigmoid(np.array([0.0, 0.0]), 0.25, np.array([0.0, 4.0])), [0.25, 0.125]
+    )
+    # λ < 0 with |λt| beyond exp's range: the mode has decayed to 0 (not NaN, not 1)
+    assert th.aligned_sigmoid(-1000.0, 0.5, 10.0) == 0.0
+    assert isinstance(th.aligned_sigmoid(1.0, 0.5, 1.0), float)
+    with pytest.raises(ValueError, match="s0_sq must be positive"):
+        th.aligned_sigmoid(1.0, 0.0, 1.0)

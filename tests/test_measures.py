@@ -1,0 +1,170 @@
+"""qwem_lib.measures against cases worked by hand and plain loops (issue 45: the survivors of mutation
+testing). Each expected value below is derived in the comment beside it, not from the module's code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from qwem_lib import measures as ms
+
+
+def _rot(theta: float) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
+
+
+def test_principal_cosines_of_two_planes_at_a_known_angle():
+    # span(e1, e2) and span(e1, cos θ e2 + sin θ e3): one shared direction (cos 0 = 1), one at angle θ
+    th = 0.7
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]) @ np.array([[2.0, 1.0], [0.0, 3.0]])
+    B = np.array([[1.0, 0.0], [0.0, np.cos(th)], [0.0, np.sin(th)]]) * 5.0  # scale is irrelevant
+    np.testing.assert_allclose(ms.principal_cosines(A, B), [1.0, np.cos(th)], atol=1e-12)
+    same = ms.principal_cosines(A, A)
+    assert np.all(same <= 1.0) and np.allclose(same, 1.0)  # clipped: never above 1 by rounding
+    orth = ms.principal_cosines(np.eye(3)[:, :1], np.eye(3)[:, 1:2])
+    assert orth.tolist() == [0.0]  # exactly orthogonal lines: cosine 0, never negative
+    assert ms.principal_cosines([[1], [0]], [[1], [1]]) == pytest.approx(
+        [np.sqrt(0.5)]
+    )  # lists work
+
+
+def test_eigen_overlap_of_permuted_features_is_the_permutation():
+    rng = np.random.default_rng(0)
+    Q = np.linalg.qr(rng.normal(size=(6, 3)))[0]
+    A = Q * [3.0, 2.0, 1.0]  # singular vectors q1, q2, q3 in that order
+    B = Q[:, [1, 0, 2]] * [3.0, 2.0, 1.0]  # B's first feature is A's second and vice versa
+    np.testing.assert_allclose(
+        ms.eigen_overlap(A, B), [[0, 1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12
+    )
+    np.testing.assert_allclose(ms.eigen_overlap(A, B, k=2), [[0, 1], [1, 0]], atol=1e-12)
+    assert ms.eigen_overlap(A, B, 1).shape == (1, 1)
+    for bad in (0, 4):
+        with pytest.raises(ValueError, match=r"k must be in 1\.\.3"):
+            ms.eigen_overlap(A, B, bad)
+
+
+def test_nested_subspace_sines_by_hand():
+    th = 0.3
+    ov = np.zeros((2, 3, 2))
+    ov[0, :2, :2] = np.eye(2)  # time 0: u_k = q_k exactly
+    ov[1, :2, :2] = _rot(th)  # time 1: the first two directions rotated within span(q1, q2)
+    out = ms.nested_subspace_sines(ov)
+    # k = 1: the angle between u1 and q1 is θ; k = 2: the planes are the same (√(1 − c²) at c = 1 − ε is
+    # about √ε ≈ 1.5e-8, hence the tolerance)
+    np.testing.assert_allclose(out, [[0.0, 0.0], [np.sin(th), 0.0]], atol=1e-7)
+    assert ms.nested_subspace_sines(np.eye(2)[None]).shape == (1, 2)  # r == d is allowed
+    with pytest.raises(ValueError, match="r >= d"):
+        ms.nested_subspace_sines(np.zeros((1, 1, 2)))
+    with pytest.raises(ValueError, match="shape"):
+        ms.nested_subspace_sines(np.zeros((3, 2)))
+
+
+def test_diagonal_dominance_matches_a_loop():
+    O = np.array([[1.0, 2.0, 0.0], [0.0, 3.0, 4.0], [5.0, 0.0, 6.0]])
+
+    def loop(band, offset):
+        num = sum(O[i, j] for i in range(3) for j in range(3) if abs(i - j - offset) <= band)
+        return num / O.sum()
+
+    assert ms.diagonal_dominance(O) == pytest.approx(10 / 21)  # 1 + 3 + 6
+    assert ms.diagonal_dominance(O, offset=-1) == pytest.approx(6 / 21)  # O[0,1] + O[1,2]
+    assert ms.diagonal_dominance(O, offset=2) == pytest.approx(5 / 21)  # O[2,0]
+    for band in (0, 1, 2):
+        for offset in (-1, 0, 1):
+            assert ms.diagonal_dominance(O, band, offset) == pytest.approx(loop(band, offset))
+    assert ms.diagonal_dominance(O, band=2) == 1.0
+    with pytest.raises(ValueError, match="square"):
+        ms.diagonal_dominance(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="square"):
+        ms.diagonal_dominance(np.ones(4))
+    with pytest.raises(ValueError, match="no mass"):
+        ms.diagonal_dominance(np.zeros((2, 2)))
+
+
+def test_without_constant_is_the_centring_projector():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(5, 3)) + 4.0
+    P = np.eye(5) - np.ones((5, 5)) / 5  # I − 11ᵀ/V
+    np.testing.assert_allclose(ms.without_constant(X), P @ X, atol=1e-12)
+    np.testing.assert_allclose(ms.without_constant([[1.0], [3.0]]), [[-1.0], [1.0]])  # V = 2
+    with pytest.raises(ValueError, match="V >= 2"):
+        ms.without_constant(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="V >= 2"):
+        ms.without_constant(np.ones(4))
+    with pytest.raises(ValueError, match="non-finite"):
+        ms.without_constant(np.array([[1.0, np.inf], [0.0, 1.0]]))
+
+
+def test_constant_overlap_by_hand():
+    # a pure offset: u1 = 1/√V, overlap 1; a column orthogonal to 1: overlap 0
+    assert ms.constant_overlap(np.full((4, 1), 3.0)) == pytest.approx(1.0)
+    assert ms.constant_overlap(np.array([[1.0], [-1.0], [1.0], [-1.0]])) == pytest.approx(0.0)
+    # u1 = (1, 0): (u1 · 1/√2)² = 1/2
+    assert ms.constant_overlap(np.array([[2.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.5)
+    for bad in (np.ones((1, 2)), np.ones(3), np.array([[1.0], [np.nan]])):
+        with pytest.raises(ValueError, match="finite V × d"):
+            ms.constant_overlap(bad)
+
+
+def test_gram_distance_edges():
+    A = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    assert ms.gram_distance(A, A) == 0.0  # the clip at 0 keeps rounding from a NaN
+    # ‖AAᵀ − 2·AAᵀ‖ / ‖2·AAᵀ‖ = 1/2 for B = √2 A
+    assert ms.gram_distance(A, np.sqrt(2.0) * A) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="finite"):
+        ms.gram_distance(A, np.full((3, 2), np.nan))
+    with pytest.raises(ValueError, match="same rows"):
+        ms.gram_distance(A, np.ones(3))
+
+
+def test_dominance_null_shapes_and_its_one_dimensional_case():
+    rng = np.random.default_rng(2)
+    A, B = rng.normal(size=(8, 3)), rng.normal(size=(8, 3))
+    out = ms.dominance_null(A, B, 2, np.random.default_rng(0), n=5)
+    assert out.shape == (5,) and np.all((out >= 0) & (out <= 1))
+    # k = 1: a 1 × 1 rotation is ±1, so the share of the only entry is always 1
+    assert ms.dominance_null(A, B, 1, np.random.default_rng(0), n=3).tolist() == [1.0] * 3
+    assert ms.dominance_null(A, B, 3, np.random.default_rng(0), n=1).shape == (1,)
+    with pytest.raises(ValueError, match=r"k must be in 1\.\.3"):
+        ms.dominance_null(A, B, 0, np.random.default_rng(0))
+
+
+def test_step_separation_of_logistic_steps():
+    # s_k²(t) = end_k / (1 + exp(−(t − c_k)/a)): the fraction f is reached at c_k + a·logit(f), so the
+    # 10–90% width is 2a·ln 9 and R_k = (c_{k+1} − c_k) / (2a·ln 9)
+    a, c = 0.5, np.array([2.0, 6.0, 7.0])
+    t = np.linspace(0.0, 12.0, 120_001)
+    end = np.array([3.0, 2.0, 1.0])
+    s_sq = end / (1.0 + np.exp(-(t[:, None] - c) / a))
+    out = ms.step_separation(t, s_sq, end)
+    width = 2 * a * np.log(9.0)
+    np.testing.assert_allclose(out["t_mid"], c, atol=1e-3)
+    np.testing.assert_allclose(out["width"], width, atol=1e-3)
+    np.testing.assert_allclose(out["R"], np.diff(c) / width, rtol=1e-3)
+    wider = ms.step_separation(t, s_sq, end, lo=0.25, hi=0.75)["width"]  # 2a·ln 3
+    np.testing.assert_allclose(wider, 2 * a * np.log(3.0), atol=1e-3)
+
+
+def test_brought_directions_by_hand():
+    T, r, d = 3, 4, 2
+    ov = np.zeros((T, r, d))
+    times = np.array([0.0, 1.0, 2.0])
+    ov[1, :, 0] = [0.8, 0.6, 0.0, 0.0]  # at t = 1, u1 = 0.8 q1 + 0.6 q2
+    ov[2, :, 1] = [0.0, 0.0, 1.0, 0.0]  # at t = 2, u2 = q3
+    out = ms.brought_directions(ov, times, np.array([1.1, 1.9]), band=1)
+    assert out["index"].tolist() == [0, 2]
+    np.testing.assert_allclose(out["share"], [0.64, 1.0])
+    np.testing.assert_allclose(out["own"], [0.64, 0.0])
+    np.testing.assert_allclose(
+        out["near"], [1.0, 1.0]
+    )  # |i − k| ≤ 1: q1, q2 for k = 0; q1..q3 for k = 1
+    np.testing.assert_allclose(
+        ms.brought_directions(ov, times, np.array([1.1, 1.9]), band=0)["near"], [0.64, 0.0]
+    )
+    nan = ms.brought_directions(ov, times, np.array([np.nan, 2.0]))
+    assert nan["index"].tolist() == [-1, 2] and np.isnan(nan["share"][0])
+    with pytest.raises(ValueError, match="need overlaps"):
+        ms.brought_directions(ov, times[:2], np.array([1.0]))
+    with pytest.raises(ValueError, match="need overlaps"):
+        ms.brought_directions(ov, times, np.array([1.0, 1.0, 1.0]))
