@@ -251,7 +251,7 @@ def test_offdiagonal_exponents_recover_a_power_law():
     size = np.stack([np.array([[s**0.15, 3 * s**0.25]]) for s in s2])  # (B, 1, 2)
     got = dy.offdiagonal_exponents(s2, size)
     assert got.shape == (1, 2) and np.allclose(got, [[0.15, 0.25]])
-    bent = np.where(s2 > 1e-7, s2**0.5, s2**0.1 * 1e-7 ** 0.4)  # a different law on the larger half
+    bent = np.where(s2 > 1e-7, s2**0.5, s2**0.1 * 1e-7**0.4)  # a different law on the larger half
     assert math.isclose(float(dy.offdiagonal_exponents(s2, bent)), 0.1, rel_tol=1e-9)
     assert not math.isclose(float(dy.offdiagonal_exponents(s2, bent, smaller_half=False)), 0.1)
     with pytest.raises(ValueError):
