@@ -263,7 +263,9 @@ _ = rep.close(
 # (logarithmic corrections), so that sweep runs to $\sigma^2 = 10^{-20}$.
 
 # %%
-L_abs = np.abs(q.triangular_factor(sweep.traj.proj[:, :, :d, :])) / np.sqrt(lam_d.sum())  # (σ², t, d, d)
+L_abs = np.abs(q.triangular_factor(sweep.traj.proj[:, :, :d, :])) / np.sqrt(
+    lam_d.sum()
+)  # (σ², t, d, d)
 low = np.tril(np.ones((d, d), bool), -1)
 L_max = L_abs.max(axis=1)  # the largest size over time of every entry, per σ²
 slopes_L = q.offdiagonal_exponents(sig2, L_max[:, low])
@@ -272,7 +274,9 @@ slope_max = float(q.offdiagonal_exponents(sig2, L_max[:, low].max(axis=1)))
 print(f"{'entry':>7} {'slope':>7} {'(λj−λk)/(2λj)':>14} {'summary (λj−λk)/λj':>19}")
 for (k, j), a, b in zip(zip(*np.nonzero(low)), slopes_L, pred_L):
     print(f"  L_{k + 1}{j + 1}  {a:7.4f} {b:14.4f} {2 * b:19.4f}")
-print(f"largest off-diagonal entry: slope {slope_max:.4f}; p = {p_pred:.4f}; the summary's exponent {2 * p_pred:.4f}")
+print(
+    f"largest off-diagonal entry: slope {slope_max:.4f}; p = {p_pred:.4f}; the summary's exponent {2 * p_pred:.4f}"
+)
 _ = rep.close(
     "qwem.res3.offdiag_exponent",
     "Result 3's QR variable: the maximum off-diagonal entry of the triangular factor L of Q_dᵀW(t) = L Oᵀ "
@@ -299,7 +303,15 @@ top_close = (S["top"][0], 0.85 * S["top"][0]) + tuple(S["top"][2:])
 M_c, lam_c, Q_c = q.synthetic_target(top_close, S["V"], config.rng(1301), bulk=S["bulk"])
 sig2_c = 10.0 ** np.arange(-2.0, -21.0, -1.0)
 sweep_c = q.random_init_sweep(
-    M_c, lam_c, Q_c, d, sig2_c, Z, n_records=S["n_records"], device=dev, desc="σ² sweep (close pair)"
+    M_c,
+    lam_c,
+    Q_c,
+    d,
+    sig2_c,
+    Z,
+    n_records=S["n_records"],
+    device=dev,
+    desc="σ² sweep (close pair)",
 )
 L_c = np.abs(q.triangular_factor(sweep_c.traj.proj[:, :, :d, :])).max(axis=1)[:, 1, 0]
 p_close = (lam_c[0] - lam_c[1]) / (2 * lam_c[0])

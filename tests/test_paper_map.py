@@ -325,8 +325,8 @@ def test_render_shows_the_protocol_fields():
     block = paper_map.readme_block([e, w], CL)
     assert block[0] == f"**{counts_sentence([e, w])}**"
     assert (
-        "| [`p.2`](REPRODUCTION.md#p2) | Theorem 1 | **reproduced with differences** *(wording)* | 0.663 | 0.5 | not run |"
-        in block
+        "| [`p.2`](REPRODUCTION.md#p2) | Theorem 1 | **reproduced with differences** *(wording)* | "
+        "0.663 | 0.5 | not run |" in block
     )
     for part in (
         "the summary's words, seed 000 line 2",

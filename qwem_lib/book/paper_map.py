@@ -17,23 +17,39 @@ recorded (``reproduction/claims.json``) and against the source texts (the seeds)
   with the null or control that shows it could have come out the other way;
 * ``uncertainty`` — the spread (seeds, binomial standard errors, re-run spread) of what is compared;
 * ``verdict`` (one of :data:`VERDICTS`), by rule: ``reproduced`` when the claim holds at the paper's
-  setting, across a measured range that includes it, or as mathematics; ``reproduced with differences``
-  when it holds and each difference is measured and named; ``contradicted`` only with evidence at the
-  paper's setting, a measured trend reaching it, or mathematics showing the statement false as printed;
-  ``not yet tested`` (with ``planned``) otherwise;
+  setting, across a measured range that includes it, or as mathematics; ``reproduced at reduced size``
+  when it holds at a smaller V, d, K, corpus or step count (``setting.match`` is ``reduced``), with
+  ``settle`` saying which size or run would settle it — a reduced size is not a difference;
+  ``reproduced with differences`` when it holds and the book names and measures a difference, given in
+  ``difference``, which must cite the measurement (a ``{claim:ID}`` template); ``contradicted`` only with
+  evidence at the paper's setting, a measured trend reaching it, or mathematics showing the statement false
+  as printed; ``not resolved`` when a test ran and could not decide (its result is the evidence, findings or
+  records, and ``settle`` says what would decide it); ``not yet tested`` (with ``planned``) only when no
+  test ran: such an entry cites no claim anywhere, not even in its text;
+* ``wording`` — true when the verdict concerns a summary's (or the notes') wording rather than the paper's
+  mathematics (then a quote must be from seed 000 or 001); ``where`` must name the place in the paper
+  (theorem, section, equation, figure, table or appendix);
+* ``numbers`` — ``{"paper": …, "book": …, "paper_preset": …}``: the paper's number, the book preset's and
+  the paper preset's, each with its uncertainty, as one line of the verdict tables (templates allowed;
+  ``book`` cites book-preset claims only, ``paper_preset`` ``@paper`` ones only);
 * ``why`` — one or two sentences; measured numbers are not typed but written as templates
   ``{claim:ID}``, ``{claim:ID[key]}`` or ``{claim:ID[key]:.1%}`` (a Python format spec), rendered from
   the recorded claims by :func:`render_text`; ``{claim:ID@paper…}`` renders the value of claim ``ID`` in
   the committed paper-preset record of its chapter (:func:`template_claims`), so that a result too slow
-  for the book preset is cited as computed, not typed. A paper-preset value is never evidence: the
-  ``evidence`` and ``test`` fields cite book-preset claims only.
+  for the book preset is cited as computed, not typed. **Paper-preset records decide at the paper's
+  size:** a paper-preset finding from a record executed from the chapter's *current* source (drift 0,
+  :func:`qwem_lib.book.report.paper_record_drift`) is evidence (``ID@paper`` in ``evidence`` and
+  ``test``), and can make a verdict ``reproduced`` or ``contradicted`` although the book preset's setting
+  is reduced; a drifted record is not evidence until it is re-executed (its values may be shown, and the
+  tables mark them :data:`DRIFTED_MARK`).
 
 :func:`validate` fails an entry that lacks a field; whose quote is not found at its seed line; whose
 evidence or test cites a claim that is missing, failed, or is a ``record`` or ``consistency`` claim (the
 kinds come from the recorded claims); whose test does not name its null or control or cites a claim
 outside the evidence; that is ``contradicted`` (or ``reproduced``) on evidence at a reduced or different
-setting without a trend; whose template does not resolve; or whose cited claims quote the paper with a
-number the entry's ``paper_value`` does not contain.
+setting without a trend (unless a current paper-preset finding decides it); that breaks a rule of its
+verdict above; whose template does not resolve; or whose cited claims quote the paper with a number the
+entry's ``paper_value`` does not contain.
 
 **Beyond the papers.** Entries with ``"paper": "beyond"`` are the book's own predictions (Part V), stated
 in a chapter before it measured them. They follow the same protocol, with three changes: the verdict is one
@@ -653,15 +669,19 @@ def _safe_render(text: str, claims: list[dict[str, Any]]) -> str:
         return text
 
 
-def number_cells(e: dict[str, Any], claims: list[dict[str, Any]]) -> tuple[str, str, str]:
+def number_cells(
+    e: dict[str, Any], claims: list[dict[str, Any]], *, escape: bool = True
+) -> tuple[str, str, str]:
     """A statement's numbers, rendered: the paper's, the book preset's and the paper preset's (each with
     its uncertainty, as written in ``numbers``). A paper-preset number from a record executed from an
-    earlier version of its chapter is marked :data:`DRIFTED_MARK`: it is shown, but it is not evidence."""
+    earlier version of its chapter is marked :data:`DRIFTED_MARK`: it is shown, but it is not evidence.
+    ``escape``: ``|`` escaped for a Markdown table (off for a caller that escapes itself)."""
     nums = e.get("numbers") or {}
     by_id = {c["id"]: c for c in claims}
     out = []
     for k in NUMBER_CELLS:
-        text = _cell(_safe_render(str(nums.get(k, "—")), claims))
+        raw = _safe_render(str(nums.get(k, "—")), claims)
+        text = _cell(raw) if escape else " ".join(raw.split())
         drifted = [c for c in _cited(str(nums.get(k, ""))) if by_id.get(c, {}).get("drift", 0) != 0]
         out.append(text + (f" {DRIFTED_MARK}" if drifted else ""))
     return out[0], out[1], out[2]
@@ -808,7 +828,9 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
                 + f". {_cell(_safe_render(e['why'], claims))}",
             ]
             if v == "reproduced with differences":
-                lines.append(f"* **Difference:** {_cell(_safe_render(str(e.get('difference', '')), claims))}")
+                lines.append(
+                    f"* **Difference:** {_cell(_safe_render(str(e.get('difference', '')), claims))}"
+                )
             if v in ("reproduced at reduced size", "not resolved"):
                 lines.append(
                     f"* **What would settle it:** {_cell(_safe_render(str(e.get('settle', '')), claims))}"
