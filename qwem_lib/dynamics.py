@@ -63,6 +63,8 @@ __all__ = [
     "learning_times",
     "pair_condition_threshold",
     "gap_exponent",
+    "triangular_factor",
+    "offdiagonal_exponents",
     "half_time",
     "step_sharpness",
     "sigmoid_sharpness",
@@ -424,6 +426,47 @@ def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.
     sgn = np.sign(np.diag(R))
     sgn[sgn == 0] = 1.0
     return np.abs(np.diag(R)), Q * sgn
+
+
+def triangular_factor(A: Any) -> np.ndarray:
+    """The lower-triangular factor L of A = L Oᵀ (O orthogonal, L_kk ≥ 0), for one d×d matrix or a stack.
+
+    This is Result 3's QR variable in the book's orientation: with A(t) = Q_dᵀW(t) (row k is q_kᵀW(t)),
+    Gram–Schmidt on the rows in the order of the eigenvalues gives L; its transpose is the R of
+    ``U S Oᵀ = QR`` in the summary's orientation. L_kk is the part of row k orthogonal to rows 1 … k−1
+    (:func:`matched_initial_singular_values` at t = 0); the strictly lower entries L_kj (k > j) are the
+    misaligned remainder of mode k along mode j's direction. Returns an array of A's shape.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise ValueError(f"A must be a square d×d matrix or a stack of them, got shape {A.shape}")
+    _, R = np.linalg.qr(np.swapaxes(A, -1, -2))  # Aᵀ = QR  ⇒  A = Rᵀ Qᵀ
+    sgn = np.sign(np.diagonal(R, axis1=-2, axis2=-1))
+    sgn = np.where(sgn == 0, 1.0, sgn)
+    return np.swapaxes(R, -1, -2) * sgn[..., None, :]
+
+
+def offdiagonal_exponents(
+    sigma_sq: Sequence[float] | np.ndarray, size: Any, *, smaller_half: bool = True
+) -> np.ndarray:
+    """Log-log slopes of ``size`` (shape (B, …), one row per σ²) against σ², fitted entry by entry.
+
+    ``smaller_half`` fits on the runs with σ² at or below the geometric middle of the range (as chapter 13
+    fits the distance D), where the power law has settled. Returns an array of shape ``size.shape[1:]``.
+    """
+    s2 = np.asarray(sigma_sq, dtype=np.float64)
+    y = np.asarray(size, dtype=np.float64)
+    if s2.ndim != 1 or y.shape[0] != s2.size or s2.size < 2:
+        raise ValueError("need one row of size per σ² (at least two)")
+    if np.any(s2 <= 0) or np.any(y <= 0):
+        raise ValueError("σ² and the sizes must be positive to fit a power law")
+    keep = s2 <= np.sqrt(s2.max() * s2.min()) if smaller_half else np.ones(s2.size, bool)
+    if keep.sum() < 2:
+        raise ValueError("fewer than two σ² in the fitted range")
+    x = np.log(s2[keep])
+    flat = np.log(y[keep].reshape(int(keep.sum()), -1))
+    slopes = np.polyfit(x, flat, 1)[0]
+    return np.asarray(slopes).reshape(y.shape[1:])
 
 
 def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.ndarray) -> np.ndarray:

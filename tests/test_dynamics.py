@@ -225,6 +225,31 @@ def test_gap_exponent():
     assert math.isclose(dy.gap_exponent([4.0, -0.5, -1.0], 1), 0.5)  # no close pair: the σ term
 
 
+def test_triangular_factor_is_the_gram_schmidt_of_the_rows():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((3, 4, 4))
+    L = dy.triangular_factor(A)
+    assert np.allclose(np.triu(L, 1), 0) and np.all(np.diagonal(L, axis1=1, axis2=2) >= 0)
+    O = np.linalg.solve(L, A)  # A = L Oᵀ: the rows of L⁻¹A are orthonormal
+    assert np.allclose(O @ np.swapaxes(O, 1, 2), np.eye(4))
+    s0, _ = dy.matched_initial_singular_values(A[0], np.eye(4))  # V = d = 4, Q_d = I: A = W0
+    assert np.allclose(s0, np.diag(L[0]))  # its diagonal is the matched start s_k(0) = L_kk
+    with pytest.raises(ValueError):
+        dy.triangular_factor(np.ones((2, 3)))
+
+
+def test_offdiagonal_exponents_recover_a_power_law():
+    s2 = 10.0 ** np.arange(-2, -13, -1.0)
+    size = np.stack([np.array([[s**0.15, 3 * s**0.25]]) for s in s2])  # (B, 1, 2)
+    got = dy.offdiagonal_exponents(s2, size)
+    assert got.shape == (1, 2) and np.allclose(got, [[0.15, 0.25]])
+    bent = np.where(s2 > 1e-7, s2**0.5, s2**0.1 * 1e-7**0.4)  # a different law on the larger half
+    assert math.isclose(float(dy.offdiagonal_exponents(s2, bent)), 0.1, rel_tol=1e-9)
+    assert not math.isclose(float(dy.offdiagonal_exponents(s2, bent, smaller_half=False)), 0.1)
+    with pytest.raises(ValueError):
+        dy.offdiagonal_exponents(s2, -size)
+
+
 def test_half_time():
     lam, s0 = 2.0, 1e-3
     t = dy.half_time(lam, s0)

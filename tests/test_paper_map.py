@@ -46,6 +46,8 @@ def _entry(**kw):
         "evidence": ["c.f"],
         "why": "w",
         "planned": "",
+        "wording": False,
+        "numbers": {"paper": "0.663", "book": "{claim:c.f}", "paper_preset": "not run"},
     }
     e.update(kw)
     return e
@@ -59,7 +61,14 @@ CL = [
     _claim("c.nopaper"),
     _claim("c.dict", value={"svd(M*)": 0.514, "list": [0.1, 0.25]}),
 ]
-NYT = dict(verdict="not yet tested", evidence=[], test=[], planned="chapter 25")
+NYT = dict(
+    verdict="not yet tested",
+    evidence=[],
+    test=[],
+    planned="chapter 25",
+    numbers={"paper": "0.663", "book": "not measured", "paper_preset": "not run"},
+)
+REDUCED = {"paper": "V = 10,000", "book": "V = 2,000", "match": "reduced"}
 
 
 def test_a_sound_entry_passes():
@@ -71,6 +80,19 @@ def test_a_sound_entry_passes():
         {"seed": SEED, "line": [2, 3], "text": "square. third"},
     ]
     assert validate([_entry(quote=q, paper_value=0.663)], CL, SEEDS) == []
+    # the amended protocol's verdicts, each with what it needs
+    ok = dict(paper_value=0.663)
+    assert validate([_entry(verdict="reproduced at reduced size", setting=REDUCED,
+                            settle="V = 10,000", **ok)], CL, SEEDS) == []  # fmt: skip
+    diff = "{claim:c.dict[svd(M*)]:.1%} against the paper's 66.3%"
+    assert (
+        validate([_entry(verdict="reproduced with differences", difference=diff, **ok)], CL) == []
+    )
+    unresolved = dict(verdict="not resolved", settle="V = 10,000", evidence=["c.r"],
+                      test=[{"claim": "c.r", "null_or_control": "the rule stated beforehand"}])  # fmt: skip
+    assert validate([_entry(**unresolved, **ok)], CL, SEEDS) == []
+    q2 = {"seed": SEED, "line": 2, "text": "the loss is a square"}
+    assert validate([_entry(wording=True, quote=q2, **ok)], CL, SEEDS) == []
     # a contradiction at the paper's setting or by a trend is allowed
     for m in ("same", "trend", "mathematics"):
         st = {"paper": "p", "book": "b", "match": m}
@@ -137,6 +159,57 @@ def test_a_sound_entry_passes():
             _entry(test=[{"claim": "c.nopaper", "null_or_control": "n"}]),
             "which is not in its evidence",
         ),
+        # (b) reduced size is not a difference; a difference is named and measured
+        (
+            _entry(verdict="reproduced at reduced size", setting=REDUCED),
+            "must say in 'settle' which size or run would settle it",
+        ),
+        (
+            _entry(verdict="reproduced at reduced size", settle="V = 10,000"),
+            "needs a reduced setting",
+        ),
+        (_entry(verdict="reproduced with differences"), "must name the difference in 'difference'"),
+        (
+            _entry(verdict="reproduced with differences", difference="a smaller corpus"),
+            "names no measured difference",
+        ),
+        # (c) tested and unresolved is not untested
+        (_entry(**dict(NYT, why="measured {claim:c.f}, not resolved")), "a test ran"),
+        (
+            _entry(**dict(NYT, numbers={"paper": "p", "book": "{claim:c.f}", "paper_preset": "-"})),
+            "a test ran",
+        ),  # fmt: skip
+        (
+            _entry(**dict(NYT, test=[{"claim": "c.f", "null_or_control": "n"}])),
+            "names a test that ran",
+        ),
+        (_entry(verdict="not resolved", evidence=[], test=[], settle="s"), "cites no finding"),
+        (_entry(verdict="not resolved"), "must say in 'settle'"),
+        (
+            _entry(verdict="not resolved", settle="s", evidence=["c.c"], test=[]),
+            "an unresolved test's",
+        ),
+        # where, wording, numbers
+        (_entry(where="the summary's third bullet"), "where must name the place in the paper"),
+        (_entry(wording="yes"), "wording must be true"),
+        (
+            _entry(wording=True, quote={"seed": "002_p.txt", "line": 1, "text": "x"}),
+            "no quote is a summary's",
+        ),  # fmt: skip
+        (_entry(numbers={"paper": "p", "book": "b"}), "numbers must be"),
+        (_entry(numbers={"paper": "", "book": "b", "paper_preset": "-"}), "numbers.paper must say"),
+        (
+            _entry(numbers={"paper": "p", "book": "{claim:c.f@paper}", "paper_preset": "-"}),
+            "numbers.book cites a paper-preset value",
+        ),  # fmt: skip
+        (
+            _entry(numbers={"paper": "p", "book": "b", "paper_preset": "{claim:c.f}"}),
+            "numbers.paper_preset cites a book-preset value",
+        ),  # fmt: skip
+        (
+            _entry(numbers={"paper": "p", "book": "{claim:c.zz}", "paper_preset": "-"}),
+            "numbers.book: template names claim",
+        ),  # fmt: skip
         # the uncertainty and the templates
         (_entry(uncertainty=""), "uncertainty must say something"),
         (_entry(why="the value {claim:c.nothere}"), "no chapter records"),
@@ -163,10 +236,11 @@ def test_templates_render_recorded_values():
         paper_map.render_text("{claim:c.zzz}", CL)
 
 
-def test_templates_read_the_paper_records_but_never_as_evidence():
+def test_templates_read_the_paper_records_and_only_current_findings_are_evidence():
     records = {"26_x": {"claims": [
-        _claim("c.f", value=0.71), _claim("c.failed", value=0.2, passed=False)]}}  # fmt: skip
-    tc = paper_map.template_claims(CL, records)
+        _claim("c.f", value=0.71), _claim("c.failed", value=0.2, passed=False),
+        _claim("c.rec", kind="record", value=0.3)]}}  # fmt: skip
+    tc = paper_map.template_claims(CL, records, drift={"26_x": 0})
     assert paper_map.render_text("{claim:c.f} at book, {claim:c.f@paper:.2f} at paper", tc) == (
         "0.5 at book, 0.71 at paper"
     )
@@ -174,12 +248,44 @@ def test_templates_read_the_paper_records_but_never_as_evidence():
         paper_map.render_text("{claim:c.failed@paper}", tc)
     with pytest.raises(KeyError, match="paper preset"):
         paper_map.render_text("{claim:c.f@paper}", CL)
-    e = _entry(evidence=["c.f@paper"], test=[{"claim": "c.f@paper", "null_or_control": "x"}],
-               paper_value=0.663)  # fmt: skip
-    assert any("only findings are evidence" in x for x in validate([e], tc, SEEDS))
     why = _entry(paper_value=0.663, why="book {claim:c.f}, paper {claim:c.f@paper}")
     assert validate([why], tc, SEEDS) == []
     assert any("paper preset" in x for x in validate([why], CL, SEEDS))
+    # (d) a paper-preset finding of a record executed from the current source (drift 0) is evidence at
+    # the paper's size: it can make a verdict 'reproduced' although the book preset's setting is reduced
+    at_paper = dict(
+        evidence=["c.f", "c.f@paper"],
+        test=[{"claim": "c.f@paper", "null_or_control": "a shuffled null"}],
+        paper_value=0.663,
+        setting=REDUCED,
+    )
+    assert validate([_entry(**at_paper)], tc, SEEDS) == []
+    rec = dict(at_paper, evidence=["c.f", "c.rec@paper"], test=[{"claim": "c.rec@paper",
+               "null_or_control": "n"}])  # fmt: skip
+    assert any(
+        "a paper-preset record claim; only findings" in x for x in validate([_entry(**rec)], tc)
+    )
+    # (a) the same record executed from an earlier version of the chapter is not evidence
+    drifted = paper_map.template_claims(CL, records, drift={"26_x": 3})
+    errors = validate([_entry(**at_paper)], drifted, SEEDS)
+    assert any("earlier version of the chapter (3 cells differ)" in x for x in errors), errors
+    assert any("'reproduced' on evidence at a reduced setting" in x for x in errors), errors
+    missing = paper_map.template_claims(CL, records, drift={})
+    assert any("notebook is missing" in x for x in validate([_entry(**at_paper)], missing))
+    # a drifted value may be shown (a template), marked, but it decides nothing
+    shown = _entry(paper_value=0.663, numbers={"paper": "p", "book": "b",
+                   "paper_preset": "{claim:c.f@paper}"})  # fmt: skip
+    assert validate([shown], drifted, SEEDS) == []
+    assert paper_map.number_cells(shown, drifted)[2] == "0.71 " + paper_map.DRIFTED_MARK
+    assert paper_map.number_cells(shown, tc)[2] == "0.71"
+
+
+def test_committed_records_get_their_drift_from_the_sources():
+    recs = report.load_paper_records()
+    tc = paper_map.template_claims([], recs)
+    for ch in recs:
+        n = report.paper_record_drift(ch)[0]
+        assert all(c["drift"] == n for c in tc if c["chapter"] == ch)
 
 
 def test_quote_source_names_whose_words():
@@ -200,14 +306,28 @@ def test_counts():
         _entry(id="p.3", verdict="contradicted"),
     ]
     assert verdict_counts(es)["contradicted"] == 2
-    assert counts_sentence(es).startswith(
-        "Of 3 statements of the papers: 1 reproduced, 0 reproduced with"
+    assert counts_sentence(es) == (
+        "Of 3 statements of the papers: 1 reproduced, 0 reproduced at reduced size, 0 reproduced with "
+        "differences, 2 contradicted, 0 not resolved and 0 not yet tested."
     )
 
 
 def test_render_shows_the_protocol_fields():
     e = _entry(paper_value=0.663, why="value {claim:c.dict[svd(M*)]:.1%}")
     md = "\n".join(paper_map.render_map([e], CL))
+    row = next(x for x in md.splitlines() if x.startswith("| [`p.1`]"))
+    assert row.endswith("| **reproduced** | 0.663 | 0.5 | not run |")  # paper / book / paper preset
+    assert "| paper | book preset | paper preset |" in md and "quoted from a critical summary" in md
+    w = _entry(id="p.2", paper_value=0.663, wording=True, verdict="reproduced with differences",
+               difference="{claim:c.f}")  # fmt: skip
+    md2 = "\n".join(paper_map.render_map([w], CL))
+    assert "**reproduced with differences** *(wording)*" in md2 and "* **Difference:** 0.5" in md2
+    block = paper_map.readme_block([e, w], CL)
+    assert block[0] == f"**{counts_sentence([e, w])}**"
+    assert (
+        "| [`p.2`](REPRODUCTION.md#p2) | Theorem 1 | **reproduced with differences** *(wording)* | "
+        "0.663 | 0.5 | not run |" in block
+    )
     for part in (
         "the summary's words, seed 000 line 2",
         "**Setting** (mathematics)",
@@ -316,17 +436,27 @@ def test_committed_map_agrees_with_the_committed_claims():
 
 @needs_map
 def test_readme_and_report_quote_the_map_counts():
+    """The README's generated block (between its markers) is what the map and the claims give now, and
+    REPRODUCTION.md is not older than the map."""
     sentence = counts_sentence(load_map())
     readme = (config.REPO_ROOT / "README.md").read_text()
-    report = (config.REPO_ROOT / "REPRODUCTION.md").read_text()
-    assert sentence in readme, f"README.md must quote the map's counts: {sentence!r}"
-    assert sentence in report, (
+    text = (config.REPO_ROOT / "REPRODUCTION.md").read_text()
+    assert sentence in text, (
         "REPRODUCTION.md is older than the map; run python -m qwem_lib.book.report"
     )
     if any(e["paper"] == "beyond" for e in load_map()):
-        beyond = paper_map.beyond_sentence(load_map())
-        assert beyond in readme, f"README.md must quote the predictions' counts: {beyond!r}"
-        assert beyond in report, "REPRODUCTION.md is older than the map"
+        assert paper_map.beyond_sentence(load_map()) in text, (
+            "REPRODUCTION.md is older than the map"
+        )
+    assert report.README_BEGIN in readme and report.README_END in readme, (
+        "README.md lacks the generated verdict block's markers"
+    )
+    block = readme.split(report.README_BEGIN, 1)[1].split(report.README_END, 1)[0]
+    claims = json.loads(CLAIMS.read_text())
+    want = "\n".join(report.readme_summary(claims, load_map()))
+    assert block.strip("\n") == want, (
+        "README.md's verdict block is stale; run python -m qwem_lib.book.report"
+    )
 
 
 def test_readme_quotes_the_claim_counts():

@@ -52,13 +52,13 @@ def test_paper_record_writer_and_report_column(tmp_path, monkeypatch):
     book = dict(claim, value=0.9, preset="book")
     only_paper = dict(claim, id="x.two", value=7.0)
     recs["99_demo"]["claims"].append(only_paper)
-    md = report.render_markdown([book], None, recs)
+    md = report.render_claims([book], recs)
     row = next(line for line in md.splitlines() if line.startswith("| `x.one`"))
     assert "| 0.9 |" in row and row.rstrip().endswith("| 1.01 | ✅ |")
     assert any(line.startswith("| `x.two`") and "| 7 |" in line for line in md.splitlines())
-    assert "reproduction/paper/99_demo.ipynb" in md
+    assert "../reproduction/paper/99_demo.ipynb" in md
     # without paper records the table keeps its book-only shape
-    assert "paper preset" not in report.render_markdown([book])
+    assert "| paper preset |" not in report.render_claims([book])
     (tmp_path / "bad.json").write_text(json.dumps({"chapter": "bad"}))
     with pytest.raises(ValueError, match="lacks"):
         report.load_paper_records(tmp_path)
@@ -89,7 +89,7 @@ def test_drift_tells_a_record_of_the_current_source_from_an_older_one(tmp_path):
 
 
 def test_report_says_which_committed_records_are_current():
-    """REPRODUCTION.md carries, for each committed paper record, the sentence the current sources give."""
-    text = (config.REPO_ROOT / "REPRODUCTION.md").read_text(encoding="utf-8")
+    """The claim log carries, for each committed paper record, the sentence the current sources give."""
+    text = (config.REPO_ROOT / report.CLAIMS_LOG).read_text(encoding="utf-8")
     for path in RECORDS:
         assert report.drift_note(path.stem) in text, path.stem

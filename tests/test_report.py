@@ -85,7 +85,24 @@ def test_aggregate_writes_json_and_markdown(records, tmp_path):
     assert all(set(d) == set(KEYS) | {"versions"} for d in data) and all(d["passed"] for d in data)
     md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
     assert "1 of 1 findings pass; so do 1 of 1 consistency checks and 0 of 0 pinned records" in md
-    assert "### 99_b" in md and "\\|" in md and "| `b.y` | finding |" in md
+    assert "reproduction/CLAIMS.md" in md and "### 99_b" not in md  # the claims have their own log
+    log = (tmp_path / "out" / "reproduction" / "CLAIMS.md").read_text()
+    assert "### 99_b" in log and "\\|" in log and "| `b.y` | finding |" in log
+    assert "(../notebooks/99_b.ipynb)" in log and "(../REPRODUCTION.md)" in log
+
+
+def test_readme_block_is_rewritten_between_its_markers_only(tmp_path):
+    readme = tmp_path / "README.md"
+    assert not report.update_readme(readme, ["x"])  # no README
+    readme.write_text("# Title\n\nhand-written\n")
+    assert not report.update_readme(readme, ["x"])  # no markers: left alone
+    assert readme.read_text() == "# Title\n\nhand-written\n"
+    text = f"top\n{report.README_BEGIN}\nold line\n{report.README_END}\nbottom\n"
+    readme.write_text(text)
+    assert report.update_readme(readme, ["new one", "new two"])
+    assert readme.read_text() == (
+        f"top\n{report.README_BEGIN}\nnew one\nnew two\n{report.README_END}\nbottom\n"
+    )
 
 
 def test_aggregate_rejects_ids_shared_between_chapters(records, tmp_path):
@@ -132,7 +149,7 @@ def test_records_carry_the_versions(records, tmp_path):
     assert row["versions"]["torch"] == torch.__version__
     claims = report.aggregate(records, tmp_path / "out")
     assert claims[0]["versions"] == row["versions"]
-    md = (tmp_path / "out" / "REPRODUCTION.md").read_text()
+    md = (tmp_path / "out" / "reproduction" / "CLAIMS.md").read_text()
     assert f"Versions: python {row['versions']['python']}, numpy {numpy.__version__}" in md
     line = config.versions()
     assert "\n" not in line and f"numpy={numpy.__version__}" in line

@@ -370,3 +370,17 @@ def test_repository_address_is_one_setting(book, monkeypatch):
         in header
     )
     assert 'pip install "qwem-lib @ git+https://github.com/someone/book"' in header
+
+
+def test_verdict_map_page_shows_each_statements_numbers(tmp_path):
+    """The website's verdict map: per statement the paper's number, the book preset's and the paper
+    preset's (issue 43), the counts of the map, and the drifted-record mark where one is shown."""
+    from qwem_lib.book.paper_map import DRIFTED_MARK, counts_sentence, load_map
+
+    build.stage_reproduction(tmp_path, build.find_chapters(ROOT))
+    page = (tmp_path / "REPRODUCTION.md").read_text(encoding="utf-8")
+    assert "| statement | verdict | paper | book preset | paper preset | chapters |" in page
+    assert counts_sentence(load_map()) in page
+    fig4b = next(line for line in page.splitlines() if "Figure 4b" in line)
+    assert "**reproduced**" in fig4b and "45%" in fig4b and "K = 1,000" in fig4b
+    assert any(DRIFTED_MARK in line for line in page.splitlines() if line.startswith("| **QWEM"))

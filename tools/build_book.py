@@ -7,7 +7,8 @@
 
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
-Then it gathers the chapters' claim records into ``reproduction/claims.json`` and ``REPRODUCTION.md``.
+Then it gathers the chapters' claim records into ``reproduction/claims.json``, ``REPRODUCTION.md`` (the
+verdicts), ``reproduction/CLAIMS.md`` (the claim log) and the README's generated verdict block.
 Only the ``book`` preset writes the committed notebooks and report (the build sets ``QWEM_BOOK_BUILD=1``
 for the kernels it starts; a chapter run any other way records into the cache); ``smoke`` runs write theirs under
 the cache folder (``.cache/executed-<preset>/``, ``.cache/report-<preset>/``). The ``paper`` preset is for

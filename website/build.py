@@ -645,17 +645,12 @@ def _value(v) -> str:
 
 VERDICT_MARK = {
     "reproduced": "**reproduced**",
+    "reproduced at reduced size": "**reproduced at reduced size**",
     "reproduced with differences": "**reproduced with differences**",
     "contradicted": "**contradicted**",
+    "not resolved": "*not resolved*",
     "not yet tested": "*not yet tested*",
 }
-
-
-def _first_sentence(text: str, limit: int = 240) -> str:
-    """The first sentence of a verdict's reason (to the first full stop before a capital), shortened."""
-    m = re.match(r"(.+?[.!?])(?=\s+[A-Z(]|\s*$)", text.strip(), re.S)
-    first = (m.group(1) if m else text.strip()).replace("\n", " ")
-    return first if len(first) <= limit else first[: limit - 1].rsplit(" ", 1)[0] + " …"
 
 
 def _filled(text: str, claims: list[dict]) -> str:
@@ -719,31 +714,51 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
             "",
         ]
     if entries:
-        counts = {v: sum(1 for e in entries if e["verdict"] == v) for v in VERDICT_MARK}
+        from qwem_lib.book.paper_map import (
+            DRIFTED_MARK,
+            SOURCES_NOTE,
+            beyond_sentence,
+            counts_sentence,
+            number_cells,
+        )
+
         lines += [
             "## The verdict map",
             "",
-            "Of "
-            + f"{len(entries)} statements: "
-            + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-            + ".",
+            f"{counts_sentence(entries)} {beyond_sentence(entries)}",
             "",
-            "| statement | verdict | why, in one line | chapters |",
-            "|---|---|---|---|",
+            SOURCES_NOTE
+            + f" {DRIFTED_MARK}: from a paper-preset record executed from an earlier version of its "
+            "chapter (shown, not evidence).",
+            "",
+            "| statement | verdict | paper | book preset | paper preset | chapters |",
+            "|---|---|---|---|---|---|",
         ]
         for e in entries:
             stems = sorted(
-                {chapter_of[i] for i in e.get("evidence", []) if i in chapter_of}, key=str
+                {
+                    chapter_of[i.removesuffix("@paper")]
+                    for i in e.get("evidence", [])
+                    if i.removesuffix("@paper") in chapter_of
+                },
+                key=str,
             )
             links = (
                 ", ".join(f"[{s[:2]}](notebooks/{s}.ipynb)" for s in stems if s in by_stem) or "—"
             )
+            paper, book, at_paper = (
+                number_cells(e, tclaims, escape=False)
+                if e["paper"] != "beyond"
+                else ("—", "—", "—")
+            )
             lines.append(
                 f"| **{_esc(e['paper'])}, {_esc(e['where'])}.** "
                 f"{apparatus.md_math(_filled(e['statement'], tclaims), table=True)} | "
-                f"{VERDICT_MARK.get(e['verdict'], e['verdict'])} | "
-                f"{apparatus.md_math(_first_sentence(_filled(e['why'], tclaims)), table=True)} | "
-                f"{links} |"
+                f"{VERDICT_MARK.get(e['verdict'], e['verdict'])}"
+                + (" *(wording)*" if e.get("wording") else "")
+                + " | "
+                + " | ".join(apparatus.md_math(x, table=True) for x in (paper, book, at_paper))
+                + f" | {links} |"
             )
         lines.append("")
     lines += [

@@ -17,23 +17,39 @@ recorded (``reproduction/claims.json``) and against the source texts (the seeds)
   with the null or control that shows it could have come out the other way;
 * ``uncertainty`` — the spread (seeds, binomial standard errors, re-run spread) of what is compared;
 * ``verdict`` (one of :data:`VERDICTS`), by rule: ``reproduced`` when the claim holds at the paper's
-  setting, across a measured range that includes it, or as mathematics; ``reproduced with differences``
-  when it holds and each difference is measured and named; ``contradicted`` only with evidence at the
-  paper's setting, a measured trend reaching it, or mathematics showing the statement false as printed;
-  ``not yet tested`` (with ``planned``) otherwise;
+  setting, across a measured range that includes it, or as mathematics; ``reproduced at reduced size``
+  when it holds at a smaller V, d, K, corpus or step count (``setting.match`` is ``reduced``), with
+  ``settle`` saying which size or run would settle it — a reduced size is not a difference;
+  ``reproduced with differences`` when it holds and the book names and measures a difference, given in
+  ``difference``, which must cite the measurement (a ``{claim:ID}`` template); ``contradicted`` only with
+  evidence at the paper's setting, a measured trend reaching it, or mathematics showing the statement false
+  as printed; ``not resolved`` when a test ran and could not decide (its result is the evidence, findings or
+  records, and ``settle`` says what would decide it); ``not yet tested`` (with ``planned``) only when no
+  test ran: such an entry cites no claim anywhere, not even in its text;
+* ``wording`` — true when the verdict concerns a summary's (or the notes') wording rather than the paper's
+  mathematics (then a quote must be from seed 000 or 001); ``where`` must name the place in the paper
+  (theorem, section, equation, figure, table or appendix);
+* ``numbers`` — ``{"paper": …, "book": …, "paper_preset": …}``: the paper's number, the book preset's and
+  the paper preset's, each with its uncertainty, as one line of the verdict tables (templates allowed;
+  ``book`` cites book-preset claims only, ``paper_preset`` ``@paper`` ones only);
 * ``why`` — one or two sentences; measured numbers are not typed but written as templates
   ``{claim:ID}``, ``{claim:ID[key]}`` or ``{claim:ID[key]:.1%}`` (a Python format spec), rendered from
   the recorded claims by :func:`render_text`; ``{claim:ID@paper…}`` renders the value of claim ``ID`` in
   the committed paper-preset record of its chapter (:func:`template_claims`), so that a result too slow
-  for the book preset is cited as computed, not typed. A paper-preset value is never evidence: the
-  ``evidence`` and ``test`` fields cite book-preset claims only.
+  for the book preset is cited as computed, not typed. **Paper-preset records decide at the paper's
+  size:** a paper-preset finding from a record executed from the chapter's *current* source (drift 0,
+  :func:`qwem_lib.book.report.paper_record_drift`) is evidence (``ID@paper`` in ``evidence`` and
+  ``test``), and can make a verdict ``reproduced`` or ``contradicted`` although the book preset's setting
+  is reduced; a drifted record is not evidence until it is re-executed (its values may be shown, and the
+  tables mark them :data:`DRIFTED_MARK`).
 
 :func:`validate` fails an entry that lacks a field; whose quote is not found at its seed line; whose
 evidence or test cites a claim that is missing, failed, or is a ``record`` or ``consistency`` claim (the
 kinds come from the recorded claims); whose test does not name its null or control or cites a claim
 outside the evidence; that is ``contradicted`` (or ``reproduced``) on evidence at a reduced or different
-setting without a trend; whose template does not resolve; or whose cited claims quote the paper with a
-number the entry's ``paper_value`` does not contain.
+setting without a trend (unless a current paper-preset finding decides it); that breaks a rule of its
+verdict above; whose template does not resolve; or whose cited claims quote the paper with a number the
+entry's ``paper_value`` does not contain.
 
 **Beyond the papers.** Entries with ``"paper": "beyond"`` are the book's own predictions (Part V), stated
 in a chapter before it measured them. They follow the same protocol, with three changes: the verdict is one
@@ -90,14 +106,24 @@ __all__ = [
     "counts_sentence",
     "beyond_sentence",
     "render_map",
+    "readme_block",
+    "verdict_rows",
+    "number_cells",
+    "paper_evidence_ok",
+    "DECISIVE",
+    "NUMBER_CELLS",
 ]
 
 VERDICTS: tuple[str, ...] = (
     "reproduced",
+    "reproduced at reduced size",
     "reproduced with differences",
     "contradicted",
+    "not resolved",
     "not yet tested",
 )
+DECISIVE: tuple[str, ...] = ("reproduced", "contradicted")
+"""Verdicts that need evidence at the paper's setting (or a trend reaching it, or mathematics)."""
 BEYOND = "beyond"
 """``paper`` of an entry that is the book's own prediction, not a statement of a paper."""
 BEYOND_VERDICTS: tuple[str, ...] = (
@@ -141,6 +167,17 @@ FIELDS: tuple[str, ...] = (
     "why",
     "planned",
 )
+OPTIONAL_FIELDS: tuple[str, ...] = ("settle", "difference", "wording", "numbers")
+"""Fields that some verdicts or entries need (:func:`validate` says which)."""
+NUMBER_CELLS: tuple[str, ...] = ("paper", "book", "paper_preset")
+"""The three cells of a statement's row of numbers: the paper's, the book preset's, the paper preset's."""
+_WHERE = re.compile(
+    r"\b(Theorem|Lemma|Proposition|Result|Section|Figure|Appendix|Equation|eq\.|Setting|Table|Remark)",
+    re.I,
+)
+"""A ``where`` names a place in the paper: a theorem, section, equation, figure, table or appendix."""
+DRIFTED_MARK = "†"
+"""Marks a number from a paper-preset record executed from an earlier version of its chapter."""
 _TEMPLATE = re.compile(r"\{claim:([A-Za-z0-9_.\-]+(?:@paper)?)((?:\[[^\]]*\])*)(?::([^{}]*))?\}")
 PAPER_SUFFIX = "@paper"
 _ELLIPSIS = "…"
@@ -257,18 +294,46 @@ def _lookup(value: Any, keys: str) -> Any:
 
 
 def template_claims(
-    claims: list[dict[str, Any]], paper_records: dict[str, dict[str, Any]]
+    claims: list[dict[str, Any]],
+    paper_records: dict[str, dict[str, Any]],
+    drift: dict[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """``claims`` and, under the id ``ID@paper``, every claim of the paper-preset records
     ``paper_records`` (the committed ones: :func:`qwem_lib.book.report.load_paper_records`): what the
     templates of the map may name. A paper-preset claim that did not pass is left out, so a template
-    naming it fails to render."""
+    naming it fails to render.
+
+    Each paper-preset claim carries ``drift``: how many cells of its chapter's current source differ from
+    the executed paper-preset notebook (``drift[chapter]`` where given, else
+    :func:`qwem_lib.book.report.paper_record_drift`; -1 where the notebook is missing). Only a record with
+    drift 0 is what the current source computes, so only its findings can be evidence (:func:`validate`).
+    """
+    from .report import paper_record_drift
+
     out = list(claims)
-    for rec in paper_records.values():
+    for chapter, rec in paper_records.items():
+        n = drift.get(chapter, -1) if drift is not None else paper_record_drift(chapter)[0]
         for c in rec.get("claims", []):
             if c.get("passed"):
-                out.append(dict(c, id=c["id"] + PAPER_SUFFIX, kind="paper-preset " + c["kind"]))
+                out.append(
+                    dict(
+                        c,
+                        id=c["id"] + PAPER_SUFFIX,
+                        kind="paper-preset " + c["kind"],
+                        chapter=rec.get("chapter", chapter),
+                        drift=n,
+                    )
+                )
     return out
+
+
+def paper_evidence_ok(c: dict[str, Any]) -> bool:
+    """Whether a paper-preset claim (from :func:`template_claims`) is evidence at the paper's size: a
+    finding (the chapter asserts it, so a re-run that flips it fails), passed, in a record executed from the
+    chapter's current source (drift 0)."""
+    return (
+        c.get("kind") == "paper-preset finding" and c.get("drift") == 0 and c.get("passed") is True
+    )
 
 
 def render_text(text: str, claims: list[dict[str, Any]]) -> str:
@@ -304,6 +369,145 @@ def render_text(text: str, claims: list[dict[str, Any]]) -> str:
     return _TEMPLATE.sub(one, text)
 
 
+def _cited(text: str) -> list[str]:
+    """The claim ids a text's templates name (``ID`` or ``ID@paper``)."""
+    return [m.group(1) for m in _TEMPLATE.finditer(text)]
+
+
+def _texts(e: dict[str, Any]) -> dict[str, str]:
+    """An entry's texts that may hold templates, by field (``numbers.book`` etc. for the number cells)."""
+    out = {f: str(e.get(f, "")) for f in ("why", "uncertainty", "difference", "settle")}
+    nums = e.get("numbers")
+    if isinstance(nums, dict):
+        out.update({f"numbers.{k}": str(nums.get(k, "")) for k in NUMBER_CELLS})
+    return out
+
+
+def _evidence_errors(
+    eid: str, cid: str, c: dict[str, Any] | None, verdict: str, beyond: bool
+) -> list[str]:
+    """What is wrong with citing claim ``cid`` (``c``, None when unknown) as evidence."""
+    if c is None:
+        return [f"{eid}: cites {cid!r}, which no chapter records"]
+    if c.get("passed") is not True:
+        return [f"{eid}: cites {cid!r}, which did not pass"]
+    if cid.endswith(PAPER_SUFFIX):
+        n = c.get("drift", -1)
+        if n != 0:
+            why = (
+                f"executed from an earlier version of the chapter ({n} cells differ)"
+                if n > 0
+                else "whose executed notebook is missing"
+            )
+            return [
+                f"{eid}: cites {cid!r}, from the paper-preset record of {c.get('chapter')} {why}: a drifted "
+                "record is not evidence until it is re-executed"
+            ]
+        if c.get("kind") != "paper-preset finding":
+            return [f"{eid}: cites {cid!r}, a {c.get('kind')} claim; only findings are evidence"]
+        return []
+    kind = c.get("kind")
+    if beyond and kind not in ("finding", "record"):
+        return [
+            f"{eid}: cites {cid!r}, a {kind} claim; a prediction's evidence is findings (held) and "
+            "records (did not hold)"
+        ]
+    if not beyond and verdict == "not resolved" and kind not in ("finding", "record"):
+        return [
+            f"{eid}: cites {cid!r}, a {kind} claim; an unresolved test's result is a finding or a record"
+        ]
+    if not beyond and verdict != "not resolved" and kind != "finding":
+        return [f"{eid}: cites {cid!r}, a {kind} claim; only findings are evidence"]
+    return []
+
+
+def _verdict_errors(e: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> list[str]:
+    """The rules of the amended protocol that depend on the verdict (see the module docstring)."""
+    eid, v, ev, tests = e["id"], e["verdict"], e["evidence"], e["test"]
+    match = e["setting"].get("match") if isinstance(e["setting"], dict) else None
+    errors: list[str] = []
+    if v == "not yet tested":
+        if ev:
+            errors.append(f"{eid}: 'not yet tested' but cites evidence")
+        if tests:
+            errors.append(f"{eid}: 'not yet tested' but names a test that ran")
+        ran = sorted({cid for t in _texts(e).values() for cid in _cited(t)})
+        if ran:
+            errors.append(
+                f"{eid}: 'not yet tested' but a test ran: its text cites measured results {ran}; say "
+                "'not resolved', with the result"
+            )
+        if not str(e["planned"]).strip():
+            errors.append(
+                f"{eid}: 'not yet tested' must say in 'planned' which chapter or issue tests it"
+            )
+        return errors
+    if not ev:
+        errors.append(f"{eid}: verdict {v!r} cites no finding")
+    elif not tests:
+        errors.append(f"{eid}: verdict {v!r} names no test that decides it")
+    if v in ("not resolved", "reproduced at reduced size") and not str(e.get("settle", "")).strip():
+        errors.append(f"{eid}: {v!r} must say in 'settle' which size or run would settle it")
+    if v == "reproduced at reduced size" and match != "reduced":
+        errors.append(
+            f"{eid}: 'reproduced at reduced size' needs a reduced setting (match 'reduced'), got {match!r}"
+        )
+    if v == "reproduced with differences":
+        diff = str(e.get("difference", ""))
+        if not diff.strip():
+            errors.append(
+                f"{eid}: 'reproduced with differences' must name the difference in 'difference'"
+            )
+        elif not _cited(diff):
+            errors.append(
+                f"{eid}: 'reproduced with differences' names no measured difference: 'difference' must "
+                "cite the measurement ({claim:ID})"
+            )
+    if v in DECISIVE and match in ("reduced", "different"):
+        at_paper = [cid for cid in ev if cid in by_id and paper_evidence_ok(by_id[cid])]
+        if not at_paper:
+            errors.append(
+                f"{eid}: {v!r} on evidence at a {match} setting without a trend; "
+                "the paper's setting could reverse it (a difference, not a verdict)"
+            )
+    return errors
+
+
+def _paper_entry_errors(e: dict[str, Any]) -> list[str]:
+    """What a statement of a paper (not a prediction) needs besides the common fields: a ``where`` in
+    the paper, the ``wording`` flag, and its row of ``numbers``."""
+    eid, errors = e["id"], []
+    if not _WHERE.search(str(e["where"])):
+        errors.append(
+            f"{eid}: where must name the place in the paper (theorem, section, equation, figure, table "
+            f"or appendix), got {e['where']!r}"
+        )
+    w = e.get("wording")
+    if not isinstance(w, bool):
+        errors.append(
+            f"{eid}: wording must be true (the verdict concerns a summary's wording) or false, got {w!r}"
+        )
+    elif w and not any(
+        isinstance(q, dict) and str(q.get("seed", ""))[:3] in ("000", "001")
+        for q in _quotes(e["quote"])
+    ):
+        errors.append(
+            f"{eid}: wording is true but no quote is a summary's or the notes' words (seed 000 or 001)"
+        )
+    nums = e.get("numbers")
+    if not isinstance(nums, dict) or not set(NUMBER_CELLS) <= set(nums):
+        errors.append(f"{eid}: numbers must be {{paper, book, paper_preset}}, got {nums!r}")
+        return errors
+    for k in NUMBER_CELLS:
+        if not str(nums[k]).strip():
+            errors.append(f"{eid}: numbers.{k} must say something (e.g. 'not run')")
+    if any(c.endswith(PAPER_SUFFIX) for c in _cited(str(nums["book"]))):
+        errors.append(f"{eid}: numbers.book cites a paper-preset value")
+    if any(not c.endswith(PAPER_SUFFIX) for c in _cited(str(nums["paper_preset"]))):
+        errors.append(f"{eid}: numbers.paper_preset cites a book-preset value")
+    return errors
+
+
 def validate(
     entries: list[dict[str, Any]],
     claims: list[dict[str, Any]],
@@ -311,8 +515,9 @@ def validate(
 ) -> list[str]:
     """Every way in which the map breaks the protocol or disagrees with the claims (empty when sound).
 
-    ``seeds`` (from :func:`load_seeds`) enables the check that each quote occurs at its seed line; without
-    them only the quotes' shape is checked.
+    ``claims`` are the recorded claims, with the paper-preset ones under ``ID@paper``
+    (:func:`template_claims`). ``seeds`` (from :func:`load_seeds`) enables the check that each quote occurs
+    at its seed line; without them only the quotes' shape is checked.
     """
     errors: list[str] = []
     by_id = {c["id"]: c for c in claims}
@@ -337,6 +542,8 @@ def validate(
         for f in ("statement", "why", "uncertainty"):
             if not str(e[f]).strip():
                 errors.append(f"{eid}: {f} must say something")
+        if not beyond:
+            errors += _paper_entry_errors(e)
         # -- the quote ---------------------------------------------------------------------------
         qs = _quotes(e["quote"])
         if not qs and not beyond:
@@ -347,7 +554,7 @@ def validate(
         st = e["setting"]
         if not isinstance(st, dict) or not {"paper", "book", "match"} <= set(st):
             errors.append(f"{eid}: setting must be {{paper, book, match}}")
-            st = {"paper": "", "book": "", "match": None}
+            e = dict(e, setting={"paper": "", "book": "", "match": None})
         elif beyond and st["match"] != BEYOND_MATCH:
             errors.append(
                 f"{eid}: a beyond-the-papers entry's setting match must be {BEYOND_MATCH!r}, "
@@ -359,34 +566,13 @@ def validate(
             )
         elif not str(st["paper"]).strip() or not str(st["book"]).strip():
             errors.append(f"{eid}: setting must name the paper's and the book's settings")
-        if e["verdict"] in ("contradicted", "reproduced") and st["match"] in (
-            "reduced",
-            "different",
-        ):
-            errors.append(
-                f"{eid}: {e['verdict']!r} on evidence at a {st['match']} setting without a trend; "
-                "the paper's setting could reverse it (a difference, not a verdict)"
-            )
         # -- evidence and test -------------------------------------------------------------------
         ev = e["evidence"]
         if not isinstance(ev, list):
             errors.append(f"{eid}: evidence must be a list of claim ids")
             continue
         for cid in ev:
-            c = by_id.get(cid)
-            if c is None:
-                errors.append(f"{eid}: cites {cid!r}, which no chapter records")
-            elif c.get("passed") is not True:
-                errors.append(f"{eid}: cites {cid!r}, which did not pass")
-            elif beyond and c.get("kind") not in ("finding", "record"):
-                errors.append(
-                    f"{eid}: cites {cid!r}, a {c.get('kind')} claim; a prediction's evidence is "
-                    "findings (held) and records (did not hold)"
-                )
-            elif not beyond and c.get("kind") != "finding":
-                errors.append(
-                    f"{eid}: cites {cid!r}, a {c.get('kind')} claim; only findings are evidence"
-                )
+            errors += _evidence_errors(eid, cid, by_id.get(cid), e["verdict"], beyond)
         if beyond:
             kinds = [by_id[cid].get("kind") for cid in ev if cid in by_id]
             held, missed = kinds.count("finding"), kinds.count("record")
@@ -406,6 +592,7 @@ def validate(
         if not isinstance(tests, list):
             errors.append(f"{eid}: test must be a list of {{claim, null_or_control}}")
             tests = []
+            e = dict(e, test=[])
         for t in tests:
             if not isinstance(t, dict) or not {"claim", "null_or_control"} <= set(t):
                 errors.append(f"{eid}: each test must be {{claim, null_or_control}}, got {t!r}")
@@ -416,21 +603,11 @@ def validate(
                 errors.append(
                     f"{eid}: test {t['claim']!r} must name the null or control that shows it can fail"
                 )
-        if e["verdict"] == "not yet tested":
-            if ev:
-                errors.append(f"{eid}: 'not yet tested' but cites evidence")
-            if not str(e["planned"]).strip():
-                errors.append(
-                    f"{eid}: 'not yet tested' must say in 'planned' which chapter or issue tests it"
-                )
-        elif not ev:
-            errors.append(f"{eid}: verdict {e['verdict']!r} cites no finding")
-        elif not tests:
-            errors.append(f"{eid}: verdict {e['verdict']!r} names no test that decides it")
+        errors += _verdict_errors(e, by_id)
         # -- templates ---------------------------------------------------------------------------
-        for f in ("why", "uncertainty"):
+        for f, text in _texts(e).items():
             try:
-                render_text(str(e[f]), claims)
+                render_text(text, claims)
             except (KeyError, ValueError) as exc:
                 errors.append(f"{eid}: {f}: {exc.args[0] if exc.args else exc}")
         # -- the paper's numbers -----------------------------------------------------------------
@@ -462,9 +639,9 @@ def counts_sentence(entries: list[dict[str, Any]]) -> str:
     n = verdict_counts(entries)
     total = sum(1 for e in entries if e["paper"] != BEYOND)
     return (
-        f"Of {total} statements of the papers: {n['reproduced']} reproduced, "
-        f"{n['reproduced with differences']} reproduced with differences, {n['contradicted']} "
-        f"contradicted, {n['not yet tested']} not yet tested."
+        f"Of {total} statements of the papers: "
+        + ", ".join(f"{n[v]} {v}" for v in VERDICTS[:-1])
+        + f" and {n[VERDICTS[-1]]} {VERDICTS[-1]}."
     )
 
 
@@ -492,23 +669,101 @@ def _safe_render(text: str, claims: list[dict[str, Any]]) -> str:
         return text
 
 
+def number_cells(
+    e: dict[str, Any], claims: list[dict[str, Any]], *, escape: bool = True
+) -> tuple[str, str, str]:
+    """A statement's numbers, rendered: the paper's, the book preset's and the paper preset's (each with
+    its uncertainty, as written in ``numbers``). A paper-preset number from a record executed from an
+    earlier version of its chapter is marked :data:`DRIFTED_MARK`: it is shown, but it is not evidence.
+    ``escape``: ``|`` escaped for a Markdown table (off for a caller that escapes itself)."""
+    nums = e.get("numbers") or {}
+    by_id = {c["id"]: c for c in claims}
+    out = []
+    for k in NUMBER_CELLS:
+        raw = _safe_render(str(nums.get(k, "—")), claims)
+        text = _cell(raw) if escape else " ".join(raw.split())
+        drifted = [c for c in _cited(str(nums.get(k, ""))) if by_id.get(c, {}).get("drift", 0) != 0]
+        out.append(text + (f" {DRIFTED_MARK}" if drifted else ""))
+    return out[0], out[1], out[2]
+
+
+def verdict_label(e: dict[str, Any]) -> str:
+    """The verdict as the tables print it, marked when it concerns a summary's wording."""
+    return f"**{e['verdict']}**" + (" *(wording)*" if e.get("wording") else "")
+
+
+SOURCES_NOTE = (
+    "The QWEM paper's own text is not among the sources: its statements are quoted from a critical summary "
+    "of it (seed 000; two phrases from lecture notes on it, seed 001), the Feature Collapse statements from "
+    "the paper itself (seed 002). Each statement gives its place in the paper (*where*: section, equation, "
+    "figure or appendix); a verdict marked *(wording)* concerns the summary's wording rather than the "
+    "paper's mathematics."
+)
+
+
+def verdict_rows(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> list[str]:
+    """The one-line-per-statement table of the papers' statements: verdict, and the paper's number, the
+    book preset's and the paper preset's, each with its uncertainty (the README's summary block and the
+    report print it)."""
+    rows = [
+        "| statement | where | verdict | paper | book preset | paper preset |",
+        "|---|---|---|---|---|---|",
+    ]
+    for e in entries:
+        if e["paper"] == BEYOND:
+            continue
+        p, b, pp = number_cells(e, claims)
+        rows.append(
+            f"| [`{e['id']}`](REPRODUCTION.md#{_anchor(e['id'])}) | {_cell(e['where'])} | "
+            f"{verdict_label(e)} | {p} | {b} | {pp} |"
+        )
+    return rows
+
+
+def readme_block(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> list[str]:
+    """The README's generated summary (between its ``verdicts`` markers): the counts and the table."""
+    lines = [f"**{counts_sentence(entries)}**"]
+    if any(e["paper"] == BEYOND for e in entries):
+        lines.append(f"**{beyond_sentence(entries)}**")
+    return (
+        lines
+        + [
+            "",
+            SOURCES_NOTE + f" {DRIFTED_MARK}: from a paper-preset record of an earlier version of "
+            "its chapter (shown, not evidence).",
+            "",
+        ]
+        + verdict_rows(entries, claims)
+    )
+
+
 def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> list[str]:
     """Markdown lines: the counts, one summary table per paper, then every entry under the protocol."""
     chapter = {c["id"]: c["chapter"] for c in claims}
+    by_id = {c["id"]: c for c in claims}
 
     def link(cid: str) -> str:
+        if cid.endswith(PAPER_SUFFIX) and cid in chapter:
+            return f"[`{cid}`](reproduction/paper/{chapter[cid]}.ipynb)"
         return f"[`{cid}`](notebooks/{chapter[cid]}.ipynb)" if cid in chapter else f"`{cid}`"
 
     lines = [
         "## The papers' statements and what the book found",
         "",
-        f"**{counts_sentence(entries)}** Each entry is one statement of a paper, quoted from the source "
-        "texts (seed file and line; the summary's words are marked as such, since many disagreements are "
-        "with a summary's wording rather than with the paper), with the paper's and the book's settings, "
-        "the findings that decide it and the null or control that shows each could have failed, and the "
-        "uncertainty of what is compared. `reproduction/paper_claims.json` is the source; "
-        "`qwem_lib.book.paper_map.validate` enforces the protocol and a test keeps the map consistent with the "
-        "claims below. Setting *match*: "
+        f"**{counts_sentence(entries)}** " + SOURCES_NOTE,
+        "",
+        "Each entry is one statement of a paper, quoted from the source texts (seed file and line), with "
+        "the paper's and the book's settings, the findings that decide it and the null or control that shows "
+        "each could have failed, and the uncertainty of what is compared. The verdicts: **reproduced** (at "
+        "the paper's setting, across a measured range that includes it, or as mathematics); **reproduced at "
+        "reduced size** (the paper's result at a smaller V, d, K, corpus or step count, with the size that "
+        "would settle it); **reproduced with differences** (a difference the book names and measures); "
+        "**contradicted**; **not resolved** (a test ran and could not decide, with its result); **not yet "
+        "tested**. A paper-preset record executed from the chapter's current source decides at the paper's "
+        f"size; one executed from an earlier version ({DRIFTED_MARK}) is shown but is not evidence. "
+        "`reproduction/paper_claims.json` is the source; `qwem_lib.book.paper_map.validate` enforces the "
+        "protocol and a test keeps the map consistent with the claims ([reproduction/CLAIMS.md]"
+        "(reproduction/CLAIMS.md), chapter by chapter). Setting *match*: "
         + "; ".join(f"**{k}** — {v}" for k, v in MATCHES.items())
         + ".",
         "",
@@ -530,23 +785,33 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
                 "measuring them (Part V). They are not statements of the papers and are not counted "
                 "above; a failed prediction is a record of the check that missed.",
                 "",
+                "| id | where | statement | verdict | evidence |",
+                "|---|---|---|---|---|",
             ]
-        lines += [
-            "| id | where | statement | paper | verdict | setting | evidence |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for e in rows:
-            ev = ", ".join(link(cid) for cid in e["evidence"])
-            lines.append(
-                f"| [`{e['id']}`](#{_anchor(e['id'])}) | {_cell(e['where'])} | {_cell(e['statement'])} | "
-                f"{_cell(e['paper_value'])} | **{e['verdict']}** | {e['setting'].get('match', '—')} | "
-                f"{ev or '—'} |"
-            )
+            for e in rows:
+                ev = ", ".join(link(cid) for cid in e["evidence"])
+                lines.append(
+                    f"| [`{e['id']}`](#{_anchor(e['id'])}) | {_cell(e['where'])} | "
+                    f"{_cell(e['statement'])} | **{e['verdict']}** | {ev or '—'} |"
+                )
+        else:
+            lines += [
+                "| id | where | statement | verdict | paper | book preset | paper preset |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for e in rows:
+                p, b, pp = number_cells(e, claims)
+                lines.append(
+                    f"| [`{e['id']}`](#{_anchor(e['id'])}) | {_cell(e['where'])} | "
+                    f"{_cell(e['statement'])} | {verdict_label(e)} | {p} | {b} | {pp} |"
+                )
         lines.append("")
         for e in rows:
             lines += [f"#### {e['id']}", ""]
             if paper == BEYOND:
                 lines += [f"*Prediction ({_cell(e['where'])}):* {_cell(e['statement'])}", ""]
+            else:
+                lines += [f"*{_cell(e['where'])}:* {_cell(e['statement'])}", ""]
             for q in _quotes(e["quote"]):
                 lines.append(f"> “{_cell(q['text'])}” — *{quote_source(q)}*")
                 lines.append(">")
@@ -555,18 +820,36 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
             if lines[-1] == "":  # a prediction without a quote
                 lines.pop()
             st = e["setting"]
+            v = e["verdict"]
             lines += [
                 "",
-                f"* **Verdict:** {e['verdict']}. {_cell(_safe_render(e['why'], claims))}"
-                + (
-                    f" *Planned:* {_cell(e['planned'])}" if e["verdict"] == "not yet tested" else ""
-                ),
-                f"* **Setting** ({st.get('match', '—')}): paper — {_cell(st.get('paper', ''))}; "
-                f"book — {_cell(st.get('book', ''))}.",
+                f"* **Verdict:** {v}"
+                + (" (on the summary's wording)" if e.get("wording") else "")
+                + f". {_cell(_safe_render(e['why'], claims))}",
             ]
-            for t in e["test"]:
+            if v == "reproduced with differences":
                 lines.append(
-                    f"* **Test:** {link(t['claim'])} — *null / control:* {_cell(t['null_or_control'])}"
+                    f"* **Difference:** {_cell(_safe_render(str(e.get('difference', '')), claims))}"
+                )
+            if v in ("reproduced at reduced size", "not resolved"):
+                lines.append(
+                    f"* **What would settle it:** {_cell(_safe_render(str(e.get('settle', '')), claims))}"
+                )
+            if v == "not yet tested":
+                lines.append(f"* **Planned:** {_cell(e['planned'])}")
+            lines.append(
+                f"* **Setting** ({st.get('match', '—')}): paper — {_cell(st.get('paper', ''))}; "
+                f"book — {_cell(st.get('book', ''))}."
+            )
+            if paper != BEYOND:
+                p, b, pp = number_cells(e, claims)
+                lines.append(f"* **Numbers:** paper — {p}; book preset — {b}; paper preset — {pp}.")
+            for t in e["test"]:
+                at = by_id.get(t["claim"], {})
+                where = " (paper preset)" if t["claim"].endswith(PAPER_SUFFIX) and at else ""
+                lines.append(
+                    f"* **Test:** {link(t['claim'])}{where} — *null / control:* "
+                    f"{_cell(t['null_or_control'])}"
                 )
             lines += [f"* **Uncertainty:** {_cell(_safe_render(e['uncertainty'], claims))}", ""]
     return lines
