@@ -242,7 +242,7 @@ def test_check_line_is_short_and_rounded(records, capsys):
     rep.below("t.est", statement, value=0.5520183493460803, bound=4, kind="consistency")
     rep.close("t.near", "x", value=1.0 + 1e-9, target=1.0, tol=1e-6, kind="finding", paper=1.0)
     rep.close("t.wide", "x", value=0.613, target=0.61602, tol=0.01, kind="finding")
-    rep.close("t.exact", "x", value=219_585, target=219_585, tol=0, kind="consistency")
+    rep.close("t.exact", "x", value=16_941_169, target=16_941_169, tol=0, kind="consistency")
     rep.ordered("t.ord", "x", names=["a", "b"], values=[0.31415926, 0.2], kind="finding")
     rep.check("t.gen", "x", value={"k": 0.123456}, passed=True, kind="record", tolerance="pinned")
     out = _lines(capsys)
@@ -250,7 +250,7 @@ def test_check_line_is_short_and_rounded(records, capsys):
         "[PASS] consistency t.est: 0.552 (< 4)",
         "[PASS] finding t.near: 1, Δ = 1e-9 (|Δ| ≤ 1e-6); paper 1",
         "[PASS] finding t.wide: 0.613 (0.616 ± 0.01)",
-        "[PASS] consistency t.exact: 219,585 (exactly 219,585)",
+        "[PASS] consistency t.exact: 16,941,169 (exactly 16,941,169)",
         "[PASS] finding t.ord: a 0.314 > b 0.2 (decreasing)",
         "[PASS] record t.gen: {k: 0.123} (pinned)",
     ]

@@ -305,6 +305,15 @@ def check_line(claim: Claim, shown: str | None = None) -> str:
     return line
 
 
+def _exact(x: float) -> str:
+    """A number as an exact check prints it: integers whole, with separators; floats to 12 figures."""
+    if isinstance(x, numbers.Integral) or (
+        isinstance(x, float) and x.is_integer() and abs(x) < 1e15
+    ):
+        return f"{int(x):,}"
+    return sig(x, 12)
+
+
 class Report:
     """Collects the claims of one chapter. Creating it clears that chapter's old records."""
 
@@ -421,8 +430,10 @@ class Report:
         else:
             tol_text = f"within ±{tol:g} of {target:.10g}"
         v = int(value) if isinstance(value, numbers.Integral) else float(value)
-        if tol == 0:
-            shown = f"{sig(v)} (exactly {sig(target, 12)})"
+        if (
+            tol == 0
+        ):  # an exact check shows both numbers whole (a count of 16,941,169 is not 1.69e7)
+            shown = f"{_exact(v)} (exactly {_exact(target)})"
         else:
             shown = f"{sig(v)} ({sig(target)} ± {sig(bound)})"
             if bound < 5e-3 * abs(float(target)):
