@@ -1,3 +1,5 @@
+# For readers:
+#   make lab    set up .venv if needed, then open JupyterLab on the chapters (notebooks/)
 # Two commands for a fresh Linux machine with Python 3.11+:
 #   make book   set up .venv if needed, execute every chapter at the book preset, regenerate REPRODUCTION.md
 #               (make book PRESET=paper CHAPTERS="23": chosen chapters at the paper preset, kept as records)
@@ -130,3 +132,9 @@ device-check:
 
 clean-cache:
 	rm -rf .cache
+
+# The reader's command (README, "Open the book"): the locked environment if it is not there yet, then
+# JupyterLab on the chapters. QWEM_PRESET passes through (QWEM_PRESET=smoke make lab: toy sizes, offline).
+.PHONY: lab
+lab: env
+	$(VENV)/bin/jupyter lab notebooks/

@@ -26,27 +26,11 @@
 # with LayerNorm it holds again. Their theorems give the collapsed configuration in closed form,
 # down to the norms of the embeddings.
 #
-# ## Chapter map
-#
-# | chapter | what it shows |
-# |---|---|
-# | 00 · this one | how to run the book; the data layer; a first verified claim |
-# | 10 · From word2vec to QWEM | the quartic loss, $M^\star$, **Theorem 1** |
-# | 11 · Weighted factorisation | **Proposition 2**: non-constant weights |
-# | 12 · Aligned dynamics | **Lemma 3.1**: sigmoidal learning of each eigenvalue |
-# | 13 · Silent alignment | **Result 3**: from random initialisation, one feature at a time |
-# | 14 · $M^\star$ versus PMI | Appendix D.1: $\mathrm{PMI} = 2\,\mathrm{artanh}(M^\star/2)$ |
-# | 20 · Corpus statistics | co-occurrence, the spectrum of $M^\star$, eigen-features |
-# | 21 · The benchmark table | word2vec, svd($M^\star$), svd(PPMI), svd(PMI) on analogies, MEN, WS353 |
-# | 22 · Corpus scaling | how the scores move with corpus size and vocabulary |
-# | 40 · Feature collapse: data and networks | the data model, $h$ and $h^\star$, Figure 3 |
-# | 41 · The long tail | Figure 4: rare words, LayerNorm, generalisation |
-# | 42 · The collapse theorems | Theorems 1–3 solved and checked |
-# | 43 · Exact verification | the true risk by enumeration; no spurious minima |
-#
 # ## Notation
 #
-# Every chapter uses these symbols, and only in these meanings.
+# Every chapter uses these symbols in these meanings. A few letters carry a second meaning, as they do in
+# the papers; the book keeps the papers' letters, lists each meaning below, and the context always settles
+# which is meant.
 #
 # | symbol | meaning |
 # |---|---|
@@ -66,6 +50,11 @@
 # | $n_c$, $n_w$, $L$, $K$ | Part IV (feature collapse): concepts, words, sentence length, latent variables |
 # | $\lambda$ (Part IV only) | weight decay |
 # | $h$, $h^\star$ | Part IV: the network without LayerNorm ($h$) and the same network with a LayerNorm on the word embeddings ($h^\star$), as in the paper (chapter 40) |
+# | $P$ (two meanings) | in the text always a probability ($P_{ij}$, $P_i$); in a chapter's *code*, `P` is its dictionary of sizes for the active preset (`P = config.sizes(...)`), never a probability |
+# | $\sigma$ (three meanings) | the scale of a random initialisation ($\sigma^2$ its variance, above); the logistic sigmoid $\sigma(x) = 1/(1+e^{-x})$ in word2vec's and SGNS's losses (chapters 23, 25); a standard deviation: of a word's coordinates inside a LayerNorm (Part IV) and of the entries of a random matrix (chapter 30) |
+# | $K$ (two meanings) | Part IV: the number of latent variables, i.e. classes; chapter 23: $K_k$, the carrying capacity of a logistic growth $\dot s^2 = \lambda s^2(1 - s^2/K)$ |
+# | $k$ (two meanings) | the index of a mode ($\lambda_k$, $q_k$, $\tau_k$); in word2vec and SGNS, the number of negative samples per positive pair ($k = 1$, $k = 5$; chapters 14, 21, 25, 50) |
+# | $S$ | chapter 25: $S_k$, the sharpness of mode $k$'s step; elsewhere a sum or a set, defined where it is used |
 #
 # ## Running the book
 #
@@ -106,6 +95,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
+from qwem_lib.book.contents import chapter_map
 from qwem_lib.book.report import prose
 
 plotting.use_style()
@@ -133,6 +123,17 @@ P = config.sizes(
 )
 print(P)
 print("data directory:", data.data_dir())
+
+# %% [markdown]
+# ## Chapter map
+#
+# Every chapter of the book by part, read from the chapters' own headings when this chapter runs
+# (`qwem_lib.book.contents`), so that a new chapter appears here by itself. Read the QWEM theory (chapters
+# 1x) in order before the parts on real text, linear structure and beyond the papers; feature collapse
+# (chapters 4x) stands on its own.
+
+# %%
+prose(chapter_map())
 
 # %% [markdown]
 # ## The data layer
@@ -282,7 +283,7 @@ if (
 # 3. Set `QWEM_PRESET=smoke` and re-run this chapter. Which claims change, and why do none of them fail?
 # 4. Corrupt a copy of a corpus file (flip one byte) in a scratch data directory, point `QWEM_DATA_DIR`
 #    at it and call `load_corpus`. Read the error message: does it tell you what to do?
-
+#
 #
 # ## Solutions
 

@@ -472,8 +472,8 @@ prose(
 # %% [markdown]
 # ## 6. The out-of-vocabulary rule moves the table
 #
-# The first edition of this book removed every token outside the top $V$ before windowing (`oov="drop"`);
-# the authors remove only those outside the top 20,000 (chapter 20). The svd rows under both rules (at the
+# The simpler rule removes every token outside the top $V$ before windowing (`oov="drop"`); the authors,
+# and this book, remove only those outside the top 20,000 (chapter 20). The svd rows under both rules (at the
 # larger $V$ of the book preset only svd($M^\star$), to keep the chapter's run time in budget: each
 # spectrum at $V$ = 10,000 costs minutes on two cores):
 

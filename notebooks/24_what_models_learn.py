@@ -301,8 +301,8 @@ prose(
 # negative masses balance in total, $\mathbf 1^\top B\,\mathbf 1 = \sum_{ab}P_{ab}r_{ab} - \sum_a m_a = 0$
 # for SGNS's growth matrix $B$ (computed below). It appears later, through the logistic loss's
 # nonlinearity and the subsampling weights $r_{ab}$ (which weight the rare words' pairs and so the
-# direction in which most rows move together); an earlier version of this paragraph blamed the $P^{0.75}$
-# negatives, which the balance above rules out at first order. Whether the offset survives at
+# direction in which most rows move together). The $P^{0.75}$ negatives are not the cause: the balance
+# above rules them out at first order. Whether the offset survives at
 # $V = 10{,}000$, where most words are not subsampled, needs trained SGNS at that size (not run here: weeks
 # on two CPU cores, `bench/README.md`). QWEM's Setting-3.1 weights balance the masses pair by pair, and its
 # $M^\star$ has no such direction.
@@ -526,7 +526,7 @@ for corpus_t, R in TR.items():
 # here**: it has no eigenbasis shortcut, and the full-space noiseless trainer (`q.train_expected`) takes
 # about two seconds a step at that size on two cores (`bench/README.md`), hours for a run. Chapter 26 trains
 # it without noise at $V = 2{,}000$ and $5{,}000$ and compares it with svd($M^\star$) on the same questions;
-# its paper preset runs $V = 10{,}000$, $d = 200$ (not run for this edition). The paper's "< tied SGNS" is
+# its paper preset runs $V = 10{,}000$, $d = 200$ (its record is in REPRODUCTION.md). The paper's "< tied SGNS" is
 # therefore **not tested here**.
 
 # %%

@@ -136,8 +136,8 @@ T_START = time.time()
 # **The method of moments.** With $S_1 = \sum\lambda$, $S_2 = \sum\lambda^2$ over $n$ bulk eigenvalues, the exact
 # expectations $\mathbb E S_1^2 = n^2A + 2nB$, $\mathbb E S_2 = nA + n(n+1)B$ ($A = (\sum s^2)^2$, $B = \sum s^4$) are
 # solved for $A$ and $B$: $d_\text{eff} = A/B = ((n+1)S_1^2 - 2S_2)/(nS_2 - S_1^2)$, to leading order $(n+1)/\text{excess}$
-# with excess $= m_2/m_1^2 - 1$. (The first edition used $n/\text{excess}$, the asymptotic moment: it biased
-# $\hat d_\text{eff}$ down and $\hat\sigma^2$ up by $n/(n+1)$, 3% at $N$ = 30.)
+# with excess $= m_2/m_1^2 - 1$. (The asymptotic moment, $n/\text{excess}$, would bias $\hat d_\text{eff}$
+# down and $\hat\sigma^2$ up by $n/(n+1)$, 3% at $N$ = 30.)
 #
 # **Medians at few eigenvalues.** A ratio of two unbiased estimates still has a skewed law when $n$ is small, and
 # the bar of section 2 is on medians. Two facts of the MP model (equal variances, Gaussian entries) give both:

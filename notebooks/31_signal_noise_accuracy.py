@@ -234,8 +234,8 @@ if P["full"]:
     rep.check(
         "qwem.snr.excess_over_null",
         f"svd(M*) task-vector SNR: categories whose SNR exceeds the 99th percentile of random pairs of the "
-        f"category's own N at some d of the grid ({len(exceeds)} of {len(cats)}; recorded: the first edition's "
-        "'rise then fall' without a null, recalibrated)",
+        f"category's own N at some d of the grid ({len(exceeds)} of {len(cats)}; recorded: the null "
+        "calibrates the SNR's 'rise then fall')",
         value=f"{len(exceeds)}/{len(cats)}",
         passed=True,
         tolerance="record",

@@ -246,3 +246,108 @@ def test_prediction_by_its_first_outcome(records):
         rep.prediction("p.stopped", "P4", holds=False, value=4, outcome=True)
     with pytest.raises(AssertionError, match="p.started"):
         rep.prediction("p.started", "P5", holds=True, value=5, outcome=False)
+
+
+# -- the printed check lines (issue 44) ---------------------------------------------------------------
+def _lines(capsys) -> list[str]:
+    return capsys.readouterr().out.splitlines()
+
+
+def test_check_line_is_short_and_rounded(records, capsys):
+    rep = Report("99_test", quiet=True)
+    statement = "a long statement " * 20
+    rep.below("t.est", statement, value=0.5520183493460803, bound=4, kind="consistency")
+    rep.close("t.near", "x", value=1.0 + 1e-9, target=1.0, tol=1e-6, kind="finding", paper=1.0)
+    rep.close("t.wide", "x", value=0.613, target=0.61602, tol=0.01, kind="finding")
+    rep.close("t.exact", "x", value=16_941_169, target=16_941_169, tol=0, kind="consistency")
+    rep.ordered("t.ord", "x", names=["a", "b"], values=[0.31415926, 0.2], kind="finding")
+    rep.check("t.gen", "x", value={"k": 0.123456}, passed=True, kind="record", tolerance="pinned")
+    out = _lines(capsys)
+    assert out == [
+        "[PASS] consistency t.est: 0.552 (< 4)",
+        "[PASS] finding t.near: 1, Δ = 1e-9 (|Δ| ≤ 1e-6); paper 1",
+        "[PASS] finding t.wide: 0.613 (0.616 ± 0.01)",
+        "[PASS] consistency t.exact: 16,941,169 (exactly 16,941,169)",
+        "[PASS] finding t.ord: a 0.314 > b 0.2 (decreasing)",
+        "[PASS] record t.gen: {k: 0.123} (pinned)",
+    ]
+    # the statement is not printed; the record keeps it whole, and the unrounded value
+    rows = json.loads((records / "99_test.json").read_text())
+    assert rows[0]["statement"] == statement and rows[0]["value"] == 0.5520183493460803
+    assert all("outcome" not in r for r in rows)
+
+
+def test_a_failed_prediction_is_never_marked_pass(records, capsys):
+    rep = Report("99_test", quiet=True)
+    rep.prediction("p.held", "P1", holds=True, value=0.97123, outcome=True)
+    rep.prediction("p.failed", "P2", holds=False, value=-0.3812, outcome=False)
+    rep.prediction("p.new", "P3", holds=False, value=3, outcome=None)
+    rep.prediction("p.newheld", "P4", holds=True, value=4, outcome=None)
+    with pytest.raises(AssertionError, match="no longer fails"):
+        rep.prediction("p.started", "P5", holds=True, value=5, outcome=False)
+    out = _lines(capsys)
+    assert out[0] == "[PASS] finding p.held: 0.971 (the prediction holds)"
+    assert out[1] == "[FAILS, pinned] record p.failed: -0.381 (the prediction fails, as pinned)"
+    assert out[2] == "[FAILS, recorded] record p.new: 3 (first run, recorded)"
+    assert out[3].startswith("[PASS] record p.newheld")
+    assert out[4].startswith("[FAIL] record p.started") and "HOLDS" in out[4]
+    assert not any(line.startswith("[PASS]") and "fail" in line.lower() for line in out)
+    rows = {r["id"]: r for r in json.loads((records / "99_test.json").read_text())}
+    assert rows["p.failed"]["outcome"] == "pinned failure" and rows["p.failed"]["passed"] is True
+    assert rows["p.new"]["outcome"] == "fails" and rows["p.held"]["outcome"] == "holds"
+    # the records stay readable by every consumer of the schema
+    claims = report.load_records(records)
+    assert {c["id"] for c in claims} == set(rows)
+
+
+def test_outcome_is_validated(records):
+    rep = Report("99_test", quiet=True)
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        rep.check("t.o", "x", value=1, passed=True, kind="record", outcome="maybe")
+    with pytest.raises(ValueError, match="pinned failure is a record"):
+        rep.check("t.p", "x", value=1, passed=True, kind="finding", outcome="pinned failure")
+    with pytest.raises(ValueError, match="outcome must be one of"):
+        report.check_mark(True, "nope")
+    assert report.check_mark(False, "pinned failure") == "FAIL"
+    assert report.check_mark(True, None) == "PASS"
+
+
+def test_aggregate_keeps_the_outcome(records, tmp_path):
+    Report("99_b", quiet=True).prediction("p.f", "P", holds=False, value=1, outcome=False)
+    Report("98_a", quiet=True).below("a.x", "x", value=0, bound=1, kind="consistency")
+    report.aggregate(records, tmp_path / "out")
+    data = {
+        d["id"]: d
+        for d in json.loads((tmp_path / "out" / "reproduction" / "claims.json").read_text())
+    }
+    assert data["p.f"]["outcome"] == "pinned failure" and "outcome" not in data["a.x"]
+
+
+def test_paper_record_keeps_the_outcome(records, tmp_path):
+    rep = Report("99_p", quiet=True)
+    rep.prediction("p.f", "P", holds=False, value=1, outcome=False)
+    rep.below("a.x", "x", value=0, bound=1, kind="consistency")
+    rows = json.loads((records / "99_p.json").read_text())
+    out = report.write_paper_record("99_p", rows, wall_s=1.0, executed=True, directory=tmp_path)
+    got = report.load_paper_records(tmp_path)["99_p"]["claims"]
+    assert out.is_file() and got[0]["outcome"] == "pinned failure" and "outcome" not in got[1]
+
+
+def test_sig_and_short():
+    from qwem_lib.book.formatting import short, sig
+
+    assert [sig(x) for x in (0.5520183493460803, 3.2e-12, 12345.6, 19_544, 0.15, -0.38)] == [
+        "0.552",
+        "3.2e-12",
+        "12,300",
+        "19,544",
+        "0.15",
+        "-0.38",
+    ]
+    assert sig(float("nan")) == "nan" and sig(0.0) == "0" and sig(2.5e7) == "2.5e7"
+    assert short({"a": 0.123456, "b": [1.23456, 2]}) == "{a: 0.123, b: [1.23, 2]}"
+    assert len(short("x" * 100, 20)) == 20 and short(None) == "—"
+    with pytest.raises(ValueError):
+        sig(1.0, 0)
+    with pytest.raises(ValueError):
+        short(1.0, 3)

@@ -235,6 +235,13 @@ def main() -> int:
             0 if all(ok for _, ok, _, _ in rows) and all(c["passed"] for c in paper_claims) else 1
         )
     claims = [] if args.no_report else report.aggregate()
+    if config.preset() == "book" and not args.no_report:
+        # the reading times of the README's chapter table and the course plan come from the committed
+        # notebooks just written (tools/reader_tables.py; tests/test_reader_tables.py checks them)
+        sys.path.insert(0, str(ROOT / "tools"))
+        import reader_tables
+
+        reader_tables.main([])
     print("\n| chapter | status | minutes |\n|---|---|---|")
     for name, ok, dt, err in rows:
         print(f"| {name} | {'ok' if ok else 'FAILED: ' + err} | {dt / 60:.1f} |")

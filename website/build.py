@@ -31,18 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 CONF_DIR = ROOT / "website"
 sys.path.insert(0, str(CONF_DIR))
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT))
 import apparatus  # noqa: E402  (website/apparatus.py)
 import presentation  # noqa: E402  (tools/presentation.py)
 
-#: Parts of the book, by the first digit of a chapter's number (README, "Chapters").
-PARTS = {
-    "0": "Introduction",
-    "1": "QWEM: the theory",
-    "2": "QWEM on real text",
-    "3": "Linear structure",
-    "4": "Feature collapse",
-    "5": "Beyond the papers",
-}
+from qwem_lib.book import contents  # noqa: E402
+
+#: Parts of the book, by the first digit of a chapter's number (qwem_lib.book.contents, which chapter 00's
+#: map uses too).
+PARTS = contents.PARTS
 CHAPTER_RE = re.compile(r"^(\d\d)_[A-Za-z0-9_]+\.ipynb$")
 LINK_RE = re.compile(
     r"\]\(([^)\s]+)\)|<img\b[^>]*\bsrc=[\"']([^\"']+)"
@@ -510,9 +507,10 @@ def _wrap(text: str, width: int = 98) -> list[str]:
 
 
 def _readme_summaries(readme: str) -> dict[str, str]:
-    """README's chapter table: number -> the "result" column."""
+    """README's chapter table: number -> its third column, the one-line summary (the columns after it,
+    reading and run times, are the README's own; an escaped ``\\|`` inside maths does not end a cell)."""
     out = {}
-    for m in re.finditer(r"^\|\s*(\d\d)\s*\|[^|]*\|\s*(.*?)\s*\|\s*$", readme, re.M):
+    for m in re.finditer(r"^\|\s*(\d\d)\s*\|[^|]*\|\s*((?:[^|\\]|\\.)*?)\s*\|", readme, re.M):
         out[m.group(1)] = m.group(2)
     return out
 
@@ -561,7 +559,7 @@ def table_math(text: str) -> str:
 
 
 def readme_page(readme: str, chapters: list[Chapter]) -> str:
-    """README as the developers' page: its chapter table replaced by the generated one (no toctree)."""
+    """README as a reference page: its chapter table replaced by the generated one (no toctree)."""
     m = re.search(r"^## Chapters\n(.*?)(?=^## )", readme, re.M | re.S)
     table = re.search(r"^\|.*$(?:\n\|.*$)*", m.group(1), re.M) if m else None
     if m and table:
@@ -986,7 +984,8 @@ def stage(src: Path) -> list[Chapter]:
     for extra in ("REPRODUCTION.md", "data/README.md"):
         if (ROOT / extra).is_file() and Path(extra) not in staged:
             stage_linked(f"[x]({extra})", Path("."), src, staged, docs)
-    # The README is the developers' page; the index is the preface.
+    # The README is a reference page (the readers' front door, linking the developers' guide,
+    # CONTRIBUTING.md, staged above as a page it links); the index is the preface.
     (src / "README.md").write_text(readme_page(readme, chapters), encoding="utf-8")
     stage_linked(
         (CONF_DIR / "preface.md").read_text(encoding="utf-8"), Path("."), src, staged, docs

@@ -11,8 +11,10 @@ papers' statements, and the visual style.
     the papers' statements, their verdicts and the claims that decide them
 ``plotting``
     the book's single visual style and its figure helpers
+``contents``
+    the table of contents, read from the chapters' headings
 ``formatting``
     how a value is printed in the report and the map
 """
 
-from . import cache, config, formatting, paper_map, plotting, report  # noqa: F401
+from . import cache, config, contents, formatting, paper_map, plotting, report  # noqa: F401

@@ -18,10 +18,13 @@ The report and the README count findings separately; "182 claims pass" would sel
 evidence.
 
 Each check writes one record (id, chapter, kind, statement, paper value, this book's value, tolerance,
-pass/fail, preset, device) to ``<records dir>/<chapter>.json`` at once, and raises ``AssertionError``
-when the claim fails, so nbval fails with it. ``python -m qwem_lib.book.report`` (run by ``make book``)
-gathers every chapter's records into ``reproduction/claims.json``, ``REPRODUCTION.md`` (the verdicts on the
-papers' statements) and ``reproduction/CLAIMS.md`` (every claim, chapter by chapter).
+pass/fail, preset, device; for a pre-registered prediction also its ``outcome``) to
+``<records dir>/<chapter>.json`` at once, prints one line a reader can take in at a glance (see
+:func:`check_line`: mark, kind, id, the value to three significant figures against its tolerance; the
+statement stays in the record and the report), and raises ``AssertionError`` when the claim fails, so
+nbval fails with it. ``python -m qwem_lib.book.report`` (run by ``make book``) gathers every chapter's
+records into ``reproduction/claims.json``, ``REPRODUCTION.md`` (the verdicts on the papers' statements)
+and ``reproduction/CLAIMS.md`` (every claim, chapter by chapter).
 
 The records directory is ``QWEM_REPORT_DIR`` if set (the tests point it at a temporary folder), else
 ``reproduction/records`` when the book build runs a chapter at the ``book`` preset, and a cache folder
@@ -44,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from . import config
-from .formatting import markdown_cell
+from .formatting import markdown_cell, short, sig
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -59,8 +62,16 @@ KEYS: tuple[str, ...] = (
     "device",
 )
 
-OPTIONAL_KEYS: tuple[str, ...] = ("versions",)
-"""Keys a record may carry besides :data:`KEYS` (records written before they existed lack them)."""
+OPTIONAL_KEYS: tuple[str, ...] = ("versions", "outcome")
+"""Keys a record may carry besides :data:`KEYS` (records written before they existed lack them;
+``outcome`` is written only by a pre-registered prediction)."""
+
+OUTCOMES: tuple[str, ...] = ("holds", "fails", "pinned failure")
+"""What a pre-registered prediction's record says (:meth:`Report.prediction`): ``holds`` (it held: a
+finding that fails if it stops holding, or a first run's record), ``fails`` (a first run's record of a
+failure, not asserted), ``pinned failure`` (it failed on its first run and the record pins the failure:
+the claim *passes* while the prediction still fails). A check line never shows a failed prediction as
+``[PASS]``."""
 
 KINDS: tuple[str, ...] = ("finding", "consistency", "record")
 """The kinds of evidence a claim can be; see the module docstring."""
@@ -133,7 +144,7 @@ def write_paper_record(
         wall_s=round(float(wall_s), 1),
         device=", ".join(devices),
         executed=bool(executed),
-        claims=[{k: c[k] for k in KEYS} for c in claims],
+        claims=[{k: c[k] for k in KEYS + ("outcome",) if k in c} for c in claims],
     )
     d = Path(directory) if directory is not None else PAPER_RECORDS
     d.mkdir(parents=True, exist_ok=True)
@@ -246,9 +257,62 @@ class Claim:
     preset: str
     device: str
     versions: dict[str, str] | None = None
+    outcome: str | None = None
 
     def _ipython_display_(self) -> None:
-        """Show nothing when a claim is a cell's last value: its ``[PASS]`` line is already printed."""
+        """Show nothing when a claim is a cell's last value: its check line is already printed."""
+
+    def record(self) -> dict[str, Any]:
+        """The claim as its JSON record: every field, ``outcome`` only where the claim has one."""
+        rec = asdict(self)
+        if rec["outcome"] is None:
+            del rec["outcome"]
+        return rec
+
+
+def check_mark(passed: bool, outcome: str | None = None) -> str:
+    """The mark a check line opens with.
+
+    ``PASS`` or ``FAIL`` for an ordinary check. A pre-registered prediction (:data:`OUTCOMES`) that failed
+    is never marked as a pass: ``FAILS, pinned`` while its pinned failure still holds, ``FAILS, recorded``
+    for a first run's unasserted record of a failure; a pinned failure whose prediction now holds is a
+    ``FAIL`` (the check fails, and the chapter's text about the failure is stale).
+    """
+    if outcome is not None and outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {OUTCOMES} or None, got {outcome!r}")
+    if not passed:
+        return "FAIL"
+    if outcome == "pinned failure":
+        return "FAILS, pinned"
+    if outcome == "fails":
+        return "FAILS, recorded"
+    return "PASS"
+
+
+def check_line(claim: Claim, shown: str | None = None) -> str:
+    """One printed line per check: ``[mark] kind id: value (tolerance)[; paper …]``.
+
+    ``shown`` is the value set against its tolerance, as the claim's shape writes it (e.g.
+    ``0.552 (< 4)``); by default the value to three significant figures and the tolerance as recorded.
+    The statement is not repeated: it is in the cell's code, the record and the report.
+    """
+    if shown is None:
+        shown = short(claim.value)
+        if claim.tolerance is not None:
+            shown += f" ({short(claim.tolerance, 48)})"
+    line = f"[{check_mark(claim.passed, claim.outcome)}] {claim.kind} {claim.id}: {shown}"
+    if claim.paper is not None:
+        line += f"; paper {short(claim.paper, 40)}"
+    return line
+
+
+def _exact(x: float) -> str:
+    """A number as an exact check prints it: integers whole, with separators; floats to 12 figures."""
+    if isinstance(x, numbers.Integral) or (
+        isinstance(x, float) and x.is_integer() and abs(x) < 1e15
+    ):
+        return f"{int(x):,}"
+    return sig(x, 12)
 
 
 class Report:
@@ -279,14 +343,45 @@ class Report:
         kind: str,
         tolerance: Any = None,
         paper: Any = None,
+        outcome: str | None = None,
     ) -> Claim:
         """Record a claim whose pass/fail the caller computed, and assert it.
 
         ``kind`` is one of :data:`KINDS` and is required: the author of a claim says whether it is a
-        finding, a consistency check or a pinned record.
+        finding, a consistency check or a pinned record. ``outcome`` (one of :data:`OUTCOMES`) marks the
+        record of a pre-registered prediction; use :meth:`prediction`, which sets it.
         """
+        return self._record(
+            id,
+            statement,
+            value=value,
+            passed=passed,
+            kind=kind,
+            tolerance=tolerance,
+            paper=paper,
+            outcome=outcome,
+        )
+
+    def _record(
+        self,
+        id: str,
+        statement: str,
+        *,
+        value: Any,
+        passed: bool,
+        kind: str,
+        tolerance: Any = None,
+        paper: Any = None,
+        outcome: str | None = None,
+        shown: str | None = None,
+    ) -> Claim:
+        """:meth:`check`, with the value-against-tolerance text of the printed line (``shown``)."""
         if kind not in KINDS:
             raise ValueError(f"claim {id!r}: kind must be one of {KINDS}, got {kind!r}")
+        if outcome is not None and outcome not in OUTCOMES:
+            raise ValueError(f"claim {id!r}: outcome must be one of {OUTCOMES}, got {outcome!r}")
+        if outcome == "pinned failure" and kind != "record":
+            raise ValueError(f"claim {id!r}: a pinned failure is a record, not a {kind}")
         if any(c.id == id for c in self.claims):
             raise ValueError(f"claim id {id!r} recorded twice in {self.chapter}")
         claim = Claim(
@@ -301,16 +396,14 @@ class Report:
             preset=config.preset(),
             device=config.device_name(),
             versions=self.versions,
+            outcome=outcome,
         )
         self.claims.append(claim)
         self._write()
-        mark = "PASS" if claim.passed else "FAIL"
-        print(
-            f"[{mark}] ({kind}) {id}: {statement} | value={claim.value!r} tol={claim.tolerance!r}"
-            + (f" paper={claim.paper!r}" if paper is not None else "")
-        )
+        print(check_line(claim, shown))
         assert claim.passed, (
             f"claim {id} failed: {statement} (value={value!r}, tolerance={tolerance!r})"
+            + (" — the pinned failure no longer fails" if outcome == "pinned failure" else "")
         )
         return claim
 
@@ -337,9 +430,25 @@ class Report:
             tol_text = f"within {tol:g} relative of {target:.10g}"
         else:
             tol_text = f"within ±{tol:g} of {target:.10g}"
-        shown = int(value) if isinstance(value, numbers.Integral) else float(value)
-        return self.check(
-            id, statement, value=shown, passed=ok, kind=kind, tolerance=tol_text, paper=paper
+        v = int(value) if isinstance(value, numbers.Integral) else float(value)
+        if (
+            tol == 0
+        ):  # an exact check shows both numbers whole (a count of 16,941,169 is not 1.69e7)
+            shown = f"{_exact(v)} (exactly {_exact(target)})"
+        else:
+            shown = f"{sig(v)} ({sig(target)} ± {sig(bound)})"
+            if bound < 5e-3 * abs(float(target)):
+                # three figures cannot show a deviation this small: print the deviation itself
+                shown = f"{sig(v)}, Δ = {sig(float(value) - float(target), 2)} (|Δ| ≤ {sig(bound)})"
+        return self._record(
+            id,
+            statement,
+            value=v,
+            passed=ok,
+            kind=kind,
+            tolerance=tol_text,
+            paper=paper,
+            shown=shown,
         )
 
     def below(
@@ -347,7 +456,7 @@ class Report:
     ) -> Claim:
         """value < bound."""
         v = float(value)
-        return self.check(
+        return self._record(
             id,
             statement,
             value=v,
@@ -355,6 +464,7 @@ class Report:
             kind=kind,
             tolerance=f"< {bound:g}",
             paper=paper,
+            shown=f"{sig(v)} (< {sig(bound)})",
         )
 
     def above(
@@ -362,7 +472,7 @@ class Report:
     ) -> Claim:
         """value > bound."""
         v = float(value)
-        return self.check(
+        return self._record(
             id,
             statement,
             value=v,
@@ -370,6 +480,7 @@ class Report:
             kind=kind,
             tolerance=f"> {bound:g}",
             paper=paper,
+            shown=f"{sig(v)} (> {sig(bound)})",
         )
 
     def ordered(
@@ -385,7 +496,8 @@ class Report:
         """values, listed in the claimed order, are strictly decreasing."""
         vals = [float(v) for v in values]
         ok = all(a > b for a, b in zip(vals, vals[1:]))
-        return self.check(
+        chain = " > ".join(f"{n} {sig(v)}" for n, v in zip(names, vals))
+        return self._record(
             id,
             statement,
             value=dict(zip(names, vals)),
@@ -393,6 +505,7 @@ class Report:
             kind=kind,
             tolerance="strictly decreasing in the order given",
             paper=paper,
+            shown=short(chain, 90) + " (decreasing)",
         )
 
     # -- a prediction of the book's own (Part V) ---------------------------------------------
@@ -414,27 +527,40 @@ class Report:
         is seen, without asserting it. The statement says which of the three it is.
         """
         if outcome is None:
-            return self.check(
+            return self._record(
                 id,
                 f"{statement} — {'holds' if holds else 'FAILS'} (first run at this preset)",
                 value=value,
                 passed=True,
                 tolerance="recorded",
                 kind="record",
+                outcome="holds" if holds else "fails",
+                shown=f"{short(value)} (first run, recorded)",
             )
         if outcome:
-            return self.check(id, statement + " — holds", value=value, passed=holds, kind="finding")
-        return self.check(
+            return self._record(
+                id,
+                statement + " — holds",
+                value=value,
+                passed=holds,
+                kind="finding",
+                outcome="holds" if holds else "fails",
+                shown=f"{short(value)} (the prediction {'holds' if holds else 'FAILS'})",
+            )
+        return self._record(
             id,
             statement + " — the prediction FAILS (recorded)",
             value=value,
             passed=not holds,
             tolerance="the failure is pinned",
             kind="record",
+            outcome="pinned failure",
+            shown=f"{short(value)} (the prediction "
+            + ("fails, as pinned)" if not holds else "now HOLDS: the pinned failure is stale)"),
         )
 
     def _write(self) -> None:
-        _write_text(self.path, json.dumps([asdict(c) for c in self.claims], indent=1) + "\n")
+        _write_text(self.path, json.dumps([c.record() for c in self.claims], indent=1) + "\n")
 
 
 def prose(text: str) -> None:

@@ -1,0 +1,72 @@
+"""The README's chapter table and INSTRUCTORS.md's course plan are generated (tools/reader_tables.py,
+issue 44): from the chapters' headings, the notebooks' reading times and reproduction/timings.json."""
+
+import sys
+
+import pytest
+
+from qwem_lib.book import config
+
+sys.path.insert(0, str(config.REPO_ROOT / "tools"))
+import reader_tables as rt  # noqa: E402
+
+
+def test_generated_blocks_are_current():
+    assert rt.main(["--check"]) == 0, "run python tools/reader_tables.py"
+
+
+def test_every_chapter_is_in_the_table_and_the_course():
+    readme = (config.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    i, j = rt._block(readme, "chapters")
+    summaries = rt.readme_summaries(readme[i:j])
+    numbers = [c.number for c in rt.contents.chapters()]
+    assert list(summaries) == numbers and all(summaries.values()), "every chapter has a summary"
+    course = [n for s in rt.COURSE for n in s.core + s.optional]
+    assert sorted(course) == numbers
+
+
+def test_cold_times_read_and_sum():
+    t = {
+        "machine": "m",
+        "measured": "d",
+        "data": {
+            "17M": {"dataset": "a", "download_mb": 100},
+            "70M": {"dataset": "b", "download_mb": 420},
+        },
+        "groups": {"g": {"chapters": ["00", "10"], "cold_min": 4, "relation": "~"}},
+        "chapters": {
+            "00": {"group": "g", "data": ["17M"]},
+            "10": {"group": "g", "data": []},
+            "20": {"cold_min": 19.5, "relation": "=", "data": ["70M", "17M"]},
+            "23": {"cold_min": 53, "relation": ">=", "data": []},
+            "46": {"cold_min": 1.7, "relation": "<", "data": []},
+            "50": {"cold_min": None, "data": []},
+        },
+    }
+    assert rt.cold_text(t, "00") == "~4 for 00–10"
+    assert [rt.cold_text(t, n) for n in ("20", "23", "46", "50")] == [
+        "20",
+        "≥ 53",
+        "< 1.7",
+        "not measured",
+    ]
+    assert rt.cold_sum(t, ("00", "10")) == "~4"  # a group counts once
+    assert rt.cold_sum(t, ("00", "20")) == "~24"
+    assert rt.cold_sum(t, ("20", "23")) == "≥ 72"
+    assert rt.cold_sum(t, ("46",)) == "< 1.7"
+    assert rt.cold_sum(t, ("50",)) == "not measured"
+    assert rt.cold_sum(t, ("20", "50")) == "≥ 20"
+    assert rt.data_text(t, ["20"]) == "17M + 70M (520 MB)" and rt.data_text(t, ["23"]) == "none"
+
+
+def test_a_stale_table_is_found(tmp_path, monkeypatch):
+    readme = tmp_path / "README.md"
+    text = (config.REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    readme.write_text(text.replace("| 26 |", "| 26 | stale |", 1), encoding="utf-8")
+    instructors = tmp_path / "INSTRUCTORS.md"
+    instructors.write_text((config.REPO_ROOT / "INSTRUCTORS.md").read_text(encoding="utf-8"))
+    monkeypatch.setattr(rt, "README", readme)
+    monkeypatch.setattr(rt, "INSTRUCTORS", instructors)
+    assert rt.main(["--check"]) == 1
+    with pytest.raises(ValueError, match="no <!-- x:begin -->"):
+        rt._block("text", "x")

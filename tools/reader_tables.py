@@ -1,0 +1,304 @@
+"""The reader's tables, generated: the README's chapter table and the course plan's sessions.
+
+    python tools/reader_tables.py            # rewrite the generated blocks of README.md and INSTRUCTORS.md
+    python tools/reader_tables.py --check    # exit 1 if either block is not what this would write
+
+Each chapter's title comes from its own heading (``qwem_lib.book.contents``), its reading time from the
+committed notebook (``website/apparatus.py``'s ``reading_minutes``, the formula the website prints), its
+cold run time and data from ``reproduction/timings.json`` (measured). The one-line summaries are the
+README's own words: the table keeps the summary column it finds and regenerates the rest. The course
+plan (:data:`COURSE`) names each session's core and optional chapters and its exercises; the minutes,
+CPU time and data of each session are summed here, so the plan cannot disagree with the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "website"))
+
+from qwem_lib.book import contents  # noqa: E402
+
+TIMINGS = ROOT / "reproduction" / "timings.json"
+README = ROOT / "README.md"
+INSTRUCTORS = ROOT / "INSTRUCTORS.md"
+BEGIN, END = "<!-- {name}:begin -->", "<!-- {name}:end -->"
+
+
+@dataclass(frozen=True)
+class Session:
+    """One week of the course: a meeting of about 90 minutes, the core chapters read before it."""
+
+    week: int
+    theme: str
+    core: tuple[str, ...]
+    optional: tuple[str, ...]
+    exercises: tuple[tuple[str, str], ...]  # ("10.3", "compute"): chapter.number and its kind
+    goals: str
+
+
+#: The course plan: six weeks; every chapter not in a core list is optional somewhere.
+COURSE: tuple[Session, ...] = (
+    Session(
+        1,
+        "word2vec as matrix factorisation",
+        ("00", "10", "11"),
+        ("14",),
+        (("10.3", "compute"), ("11.1", "derive")),
+        "state word2vec's loss; derive the quadratic model and its target $M^\\star$; prove Theorem 1 "
+        "and tell the PSD truncation from Eckart–Young's; weighted factorisation and its closed form",
+    ),
+    Session(
+        2,
+        "learning one eigenvector at a time",
+        ("12", "13"),
+        ("52",),
+        (("12.2", "explore"), ("13.2", "derive")),
+        "solve the aligned gradient flow; the time scale $\\tau_k$; silent alignment from a small random "
+        "start",
+    ),
+    Session(
+        3,
+        "real text",
+        ("20", "21"),
+        ("22",),
+        (("20.3", "derive"), ("21.2", "compute")),
+        "build $M^\\star$ from a corpus and read its spectrum; evaluate embeddings on analogies and "
+        "similarity; what a smaller corpus changes",
+    ),
+    Session(
+        4,
+        "training on text",
+        ("23", "24"),
+        ("25", "26", "50"),
+        (("23.1", "derive"), ("24.2", "compute")),
+        "stepwise learning under SGD and without minibatch noise; what trained models learn, against "
+        "a rotation null; what the ablation and tied SGNS add",
+    ),
+    Session(
+        5,
+        "linear structure and analogies",
+        ("30", "31"),
+        ("51", "53"),
+        (("30.1", "compute"), ("31.1", "derive")),
+        "task vectors as a spiked random matrix; signal, noise and accuracy; when each analogy is "
+        "learned",
+    ),
+    Session(
+        6,
+        "feature collapse",
+        ("40", "41"),
+        ("42", "43", "44", "45", "46"),
+        (("40.1", "compute"), ("41.4", "derive")),
+        "the data model and its two networks; the long tail and why LayerNorm matters; the "
+        "collapse theorems and how far collapse carries",
+    ),
+)
+
+
+# -- the numbers -----------------------------------------------------------------------------------
+def load_timings(path: Path = TIMINGS) -> dict:
+    """``reproduction/timings.json``, checked: every chapter listed, relations and data sets known."""
+    t = json.loads(path.read_text(encoding="utf-8"))
+    known = {c.number for c in contents.chapters()}
+    missing = sorted(known - set(t["chapters"]))
+    if missing:
+        raise ValueError(f"{path}: no timing for chapters {missing}")
+    for n, row in t["chapters"].items():
+        rel = row.get("relation", "=")
+        if "group" in row:
+            if n not in t["groups"][row["group"]]["chapters"]:
+                raise ValueError(f"{path}: chapter {n} not listed in its group {row['group']!r}")
+        elif row.get("cold_min") is not None and rel not in ("=", "~", "<", ">="):
+            raise ValueError(f"{path}: chapter {n} has relation {rel!r}")
+        unknown = [d for d in row["data"] if d not in t["data"]]
+        if unknown:
+            raise ValueError(f"{path}: chapter {n} needs unknown data {unknown}")
+    return t
+
+
+def reading_minutes() -> dict[str, int]:
+    """Each committed chapter's reading time, by the website's formula."""
+    import apparatus  # website/apparatus.py
+
+    out = {}
+    for c in contents.chapters():
+        nb = json.loads((ROOT / "notebooks" / f"{c.stem}.ipynb").read_text(encoding="utf-8"))
+        out[c.number] = apparatus.reading_minutes(nb)
+    return out
+
+
+def _num(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 or x == int(x) else f"{x:.1f}"
+
+
+def cold_text(t: dict, number: str) -> str:
+    """One chapter's cold run time as the table prints it."""
+    row = t["chapters"][number]
+    if "group" in row:
+        g = t["groups"][row["group"]]
+        first, last = g["chapters"][0], g["chapters"][-1]
+        return f"~{_num(g['cold_min'])} for {first}–{last}"
+    if row.get("cold_min") is None:
+        return "not measured"
+    sym = {"=": "", "~": "~", "<": "< ", ">=": "≥ "}[row.get("relation", "=")]
+    return sym + _num(row["cold_min"])
+
+
+def cold_sum(t: dict, numbers: tuple[str, ...]) -> str:
+    """The cold run time of several chapters together (a group counted once), with its qualifier."""
+    total, rels, seen = 0.0, set(), set()
+    for n in numbers:
+        row = t["chapters"][n]
+        if "group" in row:
+            if row["group"] in seen:
+                continue
+            seen.add(row["group"])
+            row = t["groups"][row["group"]]
+        if row.get("cold_min") is None:
+            rels.add(">=")
+            continue
+        total += row["cold_min"]
+        rels.add(row.get("relation", "="))
+    if not total and rels == {">="}:
+        return "not measured"
+    sym = (
+        "≥ "
+        if ">=" in rels
+        else "~"
+        if ("~" in rels or ("<" in rels and "=" in rels))
+        else "< "
+        if "<" in rels
+        else ""
+    )
+    return sym + _num(total)
+
+
+def data_text(t: dict, numbers: tuple[str, ...] | list[str]) -> str:
+    """The data sets the chapters need beyond what ships, with their download size."""
+    sets = sorted(
+        {d for n in numbers for d in t["chapters"][n]["data"]}, key=lambda d: float(d[:-1])
+    )
+    if not sets:
+        return "none"
+    mb = sum(t["data"][d]["download_mb"] for d in sets)
+    return " + ".join(sets) + f" ({mb} MB)"
+
+
+# -- the README's chapter table --------------------------------------------------------------------
+def readme_summaries(block: str) -> dict[str, str]:
+    """The summary column of an existing chapter table: number -> summary."""
+    out = {}
+    for m in re.finditer(r"^\|\s*(\d\d)\s*\|[^|]*\|\s*((?:[^|\\]|\\.)*?)\s*\|", block, re.M):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def chapter_table(summaries: dict[str, str], t: dict, minutes: dict[str, int]) -> str:
+    rows = [
+        "| | chapter | what it shows | reading (min) | cold run (min) | data |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in contents.chapters():
+        rows.append(
+            f"| {c.number} | [{c.title}](notebooks/{c.stem}.ipynb) | {summaries.get(c.number, '')} | "
+            f"{minutes[c.number]} | {cold_text(t, c.number)} | {data_text(t, [c.number])} |"
+        )
+    total_read = sum(minutes.values())
+    rows += [
+        "",
+        f"Reading, the whole book: about {total_read / 60:.0f} hours (prose at 150 words and code at 10 "
+        f"lines a minute). Cold run: `book` preset from an empty cache on {t['machine']}; measured "
+        f"{t['measured']} ([reproduction/timings.json](reproduction/timings.json)). Data: downloaded "
+        "and built on first use; 17M is `enwiki2015_17m`, 70M `enwiki2015_70m`.",
+    ]
+    return "\n".join(rows)
+
+
+# -- the course plan ---------------------------------------------------------------------------
+def exercise_count(stem: str) -> int:
+    """How many exercises a chapter lists under its ``## Exercises`` heading."""
+    text = (ROOT / "notebooks" / f"{stem}.py").read_text(encoding="utf-8")
+    m = re.search(r"^# ## Exercises\s*$(.*?)^# ## Solutions", text, re.M | re.S)
+    return len(re.findall(r"^# (\d+)\. ", m.group(1), re.M)) if m else 0
+
+
+def course_table(t: dict, minutes: dict[str, int]) -> str:
+    stems = {c.number: c.stem for c in contents.chapters()}
+    covered = [n for s in COURSE for n in s.core + s.optional]
+    missing = sorted(set(stems) - set(covered))
+    twice = sorted({n for n in covered if covered.count(n) > 1})
+    if missing or twice:
+        raise ValueError(f"course plan: chapters missing {missing}, listed twice {twice}")
+    rows = [
+        "| week | theme | core chapters | reading (min) | cold run (min) | data | optional chapters "
+        "| reading (min) | cold run (min) | exercises |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in COURSE:
+        for ex, kind in s.exercises:
+            ch, num = ex.split(".")
+            if ch not in s.core or not 1 <= int(num) <= exercise_count(stems[ch]):
+                raise ValueError(f"week {s.week}: exercise {ex} is not one of its core chapters'")
+            if kind not in ("derive", "compute", "explore"):
+                raise ValueError(f"week {s.week}: exercise {ex} has kind {kind!r}")
+        rows.append(
+            f"| {s.week} | {s.theme} | {', '.join(s.core)} | {sum(minutes[n] for n in s.core)} | "
+            f"{cold_sum(t, s.core)} | {data_text(t, s.core)} | {', '.join(s.optional)} | "
+            f"{sum(minutes[n] for n in s.optional)} | {cold_sum(t, s.optional)} | "
+            + ", ".join(f"{ex} ({kind})" for ex, kind in s.exercises)
+            + " |"
+        )
+    rows += ["", "Learning goals:", ""]
+    rows += [f"* **Week {s.week} · {s.theme}.** {s.goals[0].upper()}{s.goals[1:]}." for s in COURSE]
+    return "\n".join(rows)
+
+
+# -- writing the blocks --------------------------------------------------------------------------
+def _block(text: str, name: str) -> tuple[int, int]:
+    b, e = BEGIN.format(name=name), END.format(name=name)
+    i, j = text.find(b), text.find(e)
+    if i < 0 or j < i:
+        raise ValueError(f"no {b} … {e} block")
+    return i + len(b), j
+
+
+def render(path: Path, name: str, make) -> tuple[str, str]:
+    """(current text, text with the block ``name`` regenerated by ``make(old_block)``)."""
+    text = path.read_text(encoding="utf-8")
+    i, j = _block(text, name)
+    return text, text[:i] + "\n" + make(text[i:j]).strip() + "\n" + text[j:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if a generated block is stale")
+    args = ap.parse_args(argv)
+    t = load_timings()
+    minutes = reading_minutes()
+    jobs = [
+        (README, "chapters", lambda old: chapter_table(readme_summaries(old), t, minutes)),
+        (INSTRUCTORS, "sessions", lambda old: course_table(t, minutes)),
+    ]
+    stale = []
+    for path, name, make in jobs:
+        old, new = render(path, name, make)
+        if old != new:
+            stale.append(path.name)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"stale: {', '.join(stale)}; run python tools/reader_tables.py")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
