@@ -66,5 +66,5 @@ def test_top_eigenpairs_on_the_gpu_match_lapack():
 @cuda
 def test_sgd_runs_on_the_gpu():
     corpus = q.load_corpus("enwiki2015_1m7")
-    r = q.train_pairs(corpus, 100, 3, steps=50, lr=0.05, batch=2000, device="cuda", progress=False)
+    r = q.train_pairs(corpus, 100, 3, steps=50, lr=0.002, batch=2000, device="cuda", progress=False)
     assert np.all(np.isfinite(r.W)) and r.config["device"] == "cuda"
