@@ -351,3 +351,18 @@ def test_sig_and_short():
         sig(1.0, 0)
     with pytest.raises(ValueError):
         short(1.0, 3)
+
+
+def test_a_pinned_prediction_that_failed_never_prints_as_a_pass(tmp_path, monkeypatch, capsys):
+    """A claim whose value carries its outcome (qwem_lib.book.pins) shows a failed prediction as one."""
+    monkeypatch.setenv("QWEM_REPORT_DIR", str(tmp_path))
+    from qwem_lib.book.report import Report
+
+    rep = Report("99_pins")
+    rep.check("x.failed", "predicted > 0", value={"difference": -1.0, "outcome": False}, passed=True,
+              kind="finding")  # fmt: skip
+    rep.check("x.held", "predicted > 0", value={"difference": 1.0, "outcome": True}, passed=True,
+              kind="finding")  # fmt: skip
+    out = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
+    assert out[0].startswith("[FAILS, recorded]") and out[1].startswith("[PASS]")
+    assert [c.outcome for c in rep.claims] == ["fails", "holds"]
