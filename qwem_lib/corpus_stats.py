@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import atomic_path, read_npz
 from .data import Corpus, DataError, dataset, load_corpus
 
@@ -77,13 +77,17 @@ def resolve_corpus(corpus: str | Corpus) -> Corpus:
     raise TypeError(f"corpus must be a registered name or a Corpus, got {type(corpus).__name__}")
 
 
+def _check_window(window: Any, n_tokens: int) -> int:
+    """``window`` as an int in ``[1, n_tokens - 1]``: a pair needs two tokens, so no wider window counts
+    anything more, and an absurd one (``10**9``) is refused before its weights are allocated."""
+    checks.positive_int("window", window)
+    if n_tokens < 2:
+        raise DataError(f"a stream of {n_tokens} token(s) has no pair to count")
+    return checks.integer("window", window, low=1, high=int(n_tokens) - 1)
+
+
 def _offset_weights(window: int, weighting: Weighting) -> np.ndarray:
-    if (
-        isinstance(window, (bool, np.bool_))
-        or not isinstance(window, (int, np.integer))
-        or window < 1
-    ):
-        raise ValueError(f"window must be a positive integer, got {window!r}")
+    window = checks.positive_int("window", window)
     if weighting == "linear":
         return np.arange(
             window, 0, -1, dtype=np.int64
@@ -351,7 +355,8 @@ def _count_table(
     if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
         raise ValueError(f"V must be a positive integer, got {V!r}")
     V = int(V)
-    w = _offset_weights(window, weighting)
+    checks.one_of("weighting", weighting, ("linear", "flat"))
+    w = _offset_weights(_check_window(window, ids.size), weighting)
     _check_oov(oov, stream_vocab)
     inv = np.zeros(
         V, dtype=np.int64
@@ -445,8 +450,9 @@ def cooccurrence_table(
         raise DataError(f"corpus {c.name!r} is empty")
     if not isinstance(V, (int, np.integer)) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    checks.one_of("weighting", weighting, ("linear", "flat"))
+    window = _check_window(window, c.n_tokens)
     words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
-    _offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
     path = (
         _cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab)
