@@ -459,7 +459,11 @@ def cooccurrence_table(
         if use_cache
         else None
     )
-    cached = read_npz(path, ("counts",)) if path is not None else None
+    cached = (
+        read_npz(path, ("counts",), shapes={"counts": (int(V), int(V))}, finite=("counts",))
+        if path is not None
+        else None
+    )
     if cached is not None:
         counts = cached["counts"]
     else:

@@ -204,7 +204,9 @@ def train_word2vec(
     )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
     out = config.cache_dir() / "w2v" / f"model-{_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
-    cached = read_npz(out, ("W", "info")) if use_cache else None
+    cached = (
+        read_npz(out, ("W", "info"), shapes={"W": (V, d)}, finite=("W",)) if use_cache else None
+    )
     if cached is not None:
         return list(words), cached["W"], json.loads(str(cached["info"]))
     cfile = w2v_corpus_file(c, int(V))

@@ -2,8 +2,9 @@
 is expected (issue 41).
 
 Every function here returns the checked value in a normal form (a Python ``int`` or ``float``, or a NumPy
-array) or raises ``TypeError`` (the wrong kind of thing: a string for a size, a bool for a count, a complex
-or object array) or ``ValueError`` (the right kind, a wrong value: zero, negative, NaN, infinite, the wrong
+array) or raises :class:`ArgumentTypeError` (the wrong kind of thing: a string for a size, a bool for a
+count, a complex or object array; a ``TypeError`` that is also a ``ValueError``, as NumPy's ``AxisError``
+is both, so callers written against either keep working) or ``ValueError`` (the right kind, a wrong value: zero, negative, NaN, infinite, the wrong
 shape, a decreasing time axis). A message always reads ``"<name> must be <what is expected>, got
 <value>"``, so a reader of a traceback knows which argument to change and to what.
 
@@ -25,6 +26,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ArgumentTypeError",
     "integer",
     "positive_int",
     "nonnegative_int",
@@ -38,6 +40,10 @@ __all__ = [
     "one_of",
     "describe",
 ]
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong kind (a ``TypeError``, and a ``ValueError`` for callers that catch that)."""
 
 
 def describe(value: Any) -> str:
@@ -61,7 +67,7 @@ def integer(name: str, value: Any, *, low: int | None = None, high: int | None =
     (never truncated), NaN and infinity.
     """
     if _is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be an integer, got {describe(value)}")
+        raise ArgumentTypeError(f"{name} must be an integer, got {describe(value)}")
     if not isinstance(value, numbers.Integral):
         v = float(value)
         if not math.isfinite(v) or v != math.floor(v):
@@ -103,7 +109,7 @@ def real(
     ``low_open`` / ``high_open`` exclude the bound itself (``low=0, low_open=True`` is "positive").
     """
     if _is_bool(value) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {describe(value)}")
+        raise ArgumentTypeError(f"{name} must be a real number, got {describe(value)}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
         raise ValueError(f"{name} must be a finite number, got {describe(value)}")
@@ -159,7 +165,7 @@ def finite_array(
             f"{name} must be a rectangular array of numbers, got {describe(a)}"
         ) from exc
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+        raise ArgumentTypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
     if dtype is None:
         arr = arr if arr.dtype.kind == "f" else arr.astype(np.float64)
     else:
@@ -178,7 +184,7 @@ def finite_array(
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     if not allow_nonfinite and arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad = arr[~np.isfinite(arr)].ravel()[0]
+        bad = float(arr[~np.isfinite(arr)].ravel()[0])
         raise ValueError(
             f"{name} must hold finite numbers, got {np.count_nonzero(~np.isfinite(arr))} "
             f"NaN or infinite entries (e.g. {bad!r})"
@@ -197,7 +203,8 @@ def increasing(name: str, t: Any, *, strict: bool = True, allow_empty: bool = Fa
         i = int(np.flatnonzero(d <= 0 if strict else d < 0)[0])
         order = "strictly increasing" if strict else "non-decreasing"
         raise ValueError(
-            f"{name} must be {order}, got {arr[i]!r} followed by {arr[i + 1]!r} at positions {i}, {i + 1}"
+            f"{name} must be {order}, got {float(arr[i])!r} followed by {float(arr[i + 1])!r} "
+            f"at positions {i}, {i + 1}"
         )
     return arr
 
