@@ -3,8 +3,9 @@ is expected (issue 41).
 
 Every function here returns the checked value in a normal form (a Python ``int`` or ``float``, or a NumPy
 array) or raises :class:`ArgumentTypeError` (the wrong kind of thing: a string for a size, a bool for a
-count, a complex or object array; a ``TypeError`` that is also a ``ValueError``, as NumPy's ``AxisError``
-is both, so callers written against either keep working) or ``ValueError`` (the right kind, a wrong value: zero, negative, NaN, infinite, the wrong
+count, a complex or object array; a ``TypeError`` that is also a ``ValueError``, as NumPy's
+``AxisError`` is both an ``IndexError`` and a ``ValueError``, so callers written against either keep
+working) or ``ValueError`` (the right kind, a wrong value: zero, negative, NaN, infinite, the wrong
 shape, a decreasing time axis). A message always reads ``"<name> must be <what is expected>, got
 <value>"``, so a reader of a traceback knows which argument to change and to what.
 
@@ -68,11 +69,13 @@ def integer(name: str, value: Any, *, low: int | None = None, high: int | None =
     """
     if _is_bool(value) or not isinstance(value, numbers.Real):
         raise ArgumentTypeError(f"{name} must be an integer, got {describe(value)}")
-    if not isinstance(value, numbers.Integral):
+    if isinstance(value, numbers.Integral):
+        out = int(value)
+    else:
         v = float(value)
         if not math.isfinite(v) or v != math.floor(v):
             raise ValueError(f"{name} must be a whole number, got {describe(value)}")
-    out = int(value)
+        out = int(v)
     if low is not None and out < low or high is not None and out > high:
         if high is None:
             want = f"an integer >= {low}"
