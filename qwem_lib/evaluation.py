@@ -28,6 +28,7 @@ from typing import Literal
 
 import numpy as np
 
+from .book import checks
 from .data import DataError, read_lines
 
 __all__ = [
@@ -377,12 +378,17 @@ def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> floa
     protocol share words, so they are positively correlated and the true error is larger: use the
     result with a generous multiple (the book uses :data:`COMPETITIVE_Z` = 3).
     """
-    n_b = n_a if n_b is None else n_b
-    for a in (acc_a, acc_b):
-        if not 0.0 <= a <= 1.0:
-            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
-    if n_a < 1 or n_b < 1:
-        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
+    return _gap_se(acc_a, acc_b, n_a, n_b, names=("acc_a", "acc_b", "n_a", "n_b"))
+
+
+def _gap_se(
+    acc_a: float, acc_b: float, n_a: int, n_b: int | None, names: tuple[str, str, str, str]
+) -> float:
+    """:func:`gap_se` with the caller's names for its arguments (in messages)."""
+    acc_a = checks.fraction(names[0], acc_a)
+    acc_b = checks.fraction(names[1], acc_b)
+    n_a = checks.positive_int(names[2], n_a)
+    n_b = n_a if n_b is None else checks.positive_int(names[3], n_b)
     return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
 
 
@@ -401,9 +407,9 @@ def competitive_margin(
     set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
     differ only by thread scheduling) covers the training noise when it is larger.
     """
-    if rerun_spread < 0:
-        raise ValueError(f"rerun_spread must be non-negative, got {rerun_spread!r}")
-    return max(z * gap_se(acc, acc_ref, n, n_ref), float(rerun_spread))
+    rerun_spread = checks.nonnegative("rerun_spread", rerun_spread)
+    z = checks.positive("z", z)
+    return max(z * _gap_se(acc, acc_ref, n, n_ref, ("acc", "acc_ref", "n", "n_ref")), rerun_spread)
 
 
 def is_competitive(

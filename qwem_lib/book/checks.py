@@ -36,6 +36,7 @@ __all__ = [
     "nonnegative",
     "fraction",
     "finite_array",
+    "positive_array",
     "increasing",
     "square",
     "one_of",
@@ -191,6 +192,20 @@ def finite_array(
         raise ValueError(
             f"{name} must hold finite numbers, got {np.count_nonzero(~np.isfinite(arr))} "
             f"NaN or infinite entries (e.g. {bad!r})"
+        )
+    return arr
+
+
+def positive_array(name: str, a: Any, *, strict: bool = True, **kw: Any) -> np.ndarray:
+    """:func:`finite_array` whose entries are all positive (``strict``) or non-negative; a scalar is a
+    0-d array. Keyword arguments go to :func:`finite_array`."""
+    arr = finite_array(name, a, **kw)
+    bad = arr <= 0 if strict else arr < 0
+    if np.any(bad):
+        what = "positive" if strict else "non-negative"
+        raise ValueError(
+            f"{name} must hold {what} numbers, got {float(arr[bad].ravel()[0])!r}"
+            + (f" at position {tuple(int(i) for i in np.argwhere(bad)[0])}" if arr.ndim else "")
         )
     return arr
 
