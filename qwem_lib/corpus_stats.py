@@ -405,6 +405,7 @@ def cooccurrence_counts(
     chunk of ``chunk`` token ids; a table that cannot fit in memory is refused before anything is
     allocated (``MemoryError``).
     """
+    chunk = checks.positive_int("chunk", chunk)
     return _count_table(ids, V, window, weighting, oov, stream_vocab, chunk).astype(np.float64)
 
 
