@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import atomic_path, read_npz
 from .evaluation import analogy_hits
 from .theory import aligned_sigmoid
@@ -245,13 +245,13 @@ def word2vec_snapshots(
     f = _finite_array("fractions", fractions, 1)
     if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):
         raise ValueError("fractions must increase within (0, 1] and end at 1")
+    V = checks.integer("V", V, low=2)
+    d = checks.integer("d", d, low=1, high=V - 1)
+    epochs = checks.positive_int("epochs", epochs)
+    negative = checks.positive_int("negative", negative)
+    seed = config.SEED if seed is None else checks.integer("seed", seed, low=0, high=2**32 - 1)
     c = resolve_corpus(corpus)
-    words = list(c.vocab(int(V)))
-    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
-        raise ValueError(f"d must be an integer with 1 <= d < V={V}, got {d!r}")
-    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
-        raise ValueError(f"epochs must be a positive integer, got {epochs!r}")
-    seed = config.SEED if seed is None else int(seed)
+    words = list(c.vocab(V))
     settings = dict(
         W2V_DEFAULTS, epochs=int(epochs), workers=1, negative=int(negative), vector_size=int(d), seed=seed,
         min_count=1, hs=0,
@@ -264,7 +264,11 @@ def word2vec_snapshots(
     )
     h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     out = config.cache_dir() / "w2v" / f"snapshots-{w2v_corpus_key(c, int(V))}-d{d}-{h}.npz"
-    z = read_npz(out, ("W", "info")) if use_cache else None
+    z = (
+        read_npz(out, ("W", "info"), shapes={"W": (f.size, V, d)}, finite=("W",))
+        if use_cache
+        else None
+    )
     if z is not None:
         return words, z["W"], json.loads(str(z["info"]))
     cfile = w2v_corpus_file(c, int(V))

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import atomic_path, read_npz
 from .data import Corpus, DataError, corpus_cache_key, dataset, load_corpus
 
@@ -80,16 +80,20 @@ def resolve_corpus(corpus: str | Corpus) -> Corpus:
     raise TypeError(f"corpus must be a registered name or a Corpus, got {type(corpus).__name__}")
 
 
+def _check_window(window: Any, n_tokens: int) -> int:
+    """``window`` as an int in ``[1, n_tokens - 1]``: a pair needs two tokens, so no wider window counts
+    anything more, and an absurd one (``10**9``) is refused before its weights are allocated."""
+    checks.positive_int("window", window)
+    if n_tokens < 2:
+        raise DataError(f"a stream of {n_tokens} token(s) has no pair to count")
+    return checks.integer("window", window, low=1, high=int(n_tokens) - 1)
+
+
 def offset_weights(window: int, weighting: Weighting) -> np.ndarray:
     """The weight of each offset ``j = 1..window`` of the co-occurrence window: ``window + 1 − j`` (``linear``,
     the authors') or 1 (``flat``). Raises ``ValueError`` for a window that is not a positive integer or an
     unknown weighting."""
-    if (
-        isinstance(window, (bool, np.bool_))
-        or not isinstance(window, (int, np.integer))
-        or window < 1
-    ):
-        raise ValueError(f"window must be a positive integer, got {window!r}")
+    window = checks.positive_int("window", window)
     if weighting == "linear":
         return np.arange(
             window, 0, -1, dtype=np.int64
@@ -357,7 +361,8 @@ def _count_table(
     if isinstance(V, bool) or not isinstance(V, (int, np.integer)) or V < 1:
         raise ValueError(f"V must be a positive integer, got {V!r}")
     V = int(V)
-    w = offset_weights(window, weighting)
+    checks.one_of("weighting", weighting, ("linear", "flat"))
+    w = offset_weights(_check_window(window, ids.size), weighting)
     _check_oov(oov, stream_vocab)
     inv = np.zeros(
         V, dtype=np.int64
@@ -406,6 +411,7 @@ def cooccurrence_counts(
     chunk of ``chunk`` token ids; a table that cannot fit in memory is refused before anything is
     allocated (``MemoryError``).
     """
+    chunk = checks.positive_int("chunk", chunk)
     return _count_table(ids, V, window, weighting, oov, stream_vocab, chunk).astype(np.float64)
 
 
@@ -464,13 +470,18 @@ def cooccurrence_table(
         raise DataError(f"corpus {c.name!r} is empty")
     if not isinstance(V, (int, np.integer)) or V < 2:
         raise ValueError(f"V must be an integer >= 2, got {V!r}")
+    checks.one_of("weighting", weighting, ("linear", "flat"))
+    window = _check_window(window, c.n_tokens)
     words = c.vocab(int(V))  # raises ValueError if V > number of distinct words
-    offset_weights(window, weighting)
     _check_oov(oov, stream_vocab)
     path = (
         cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
     )
-    cached = read_npz(path, ("counts",)) if path is not None else None
+    cached = (
+        read_npz(path, ("counts",), shapes={"counts": (int(V), int(V))}, finite=("counts",))
+        if path is not None
+        else None
+    )
     if cached is not None:
         counts = cached["counts"]
     else:
@@ -555,7 +566,7 @@ def _check_probabilities(name: str, A: np.ndarray) -> None:
         raise ValueError("P_unigram must be strictly positive")
 
 
-def _check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
+def check_stats(P_joint, P_unigram) -> tuple[np.ndarray, np.ndarray]:
     """Both statistics as arrays, checked (:func:`_check_probabilities`); their shapes must agree."""
     P_joint, P_unigram = np.asarray(P_joint), np.asarray(P_unigram)
     for name, A in (("P_joint", P_joint), ("P_unigram", P_unigram)):
@@ -592,7 +603,7 @@ def _rowwise(
 ) -> np.ndarray:
     """Apply ``fn(P_block, PiPj_block)`` by row blocks to keep temporaries small at V = 10,000."""
     dtype = _float_dtype(dtype)
-    P_joint, P_unigram = _check_stats(P_joint, P_unigram)
+    P_joint, P_unigram = check_stats(P_joint, P_unigram)
     V = P_unigram.shape[0]
     out = np.empty((V, V), dtype=dtype)
     pu = P_unigram.astype(np.float64)

@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .theory import aligned_sigmoid, characteristic_time
 
 __all__ = [
@@ -90,8 +90,10 @@ def synthetic_target(
     the other V − len(top) eigenvalues are drawn uniformly from [−bulk, bulk]. Q is Haar-random
     (QR of a Gaussian matrix with signs fixed). Returns (M, λ sorted descending, Q matching columns).
     """
-    top = np.asarray(top, dtype=np.float64)
-    if top.ndim != 1 or top.size == 0 or top.size > V:
+    V = checks.integer("V", V, low=2)
+    bulk = checks.nonnegative("bulk", bulk)
+    top = checks.finite_array("top", top, ndim=1)
+    if top.size > V:
         raise ValueError(f"top must be a non-empty 1-D list of at most V={V} eigenvalues")
     if np.any(np.diff(top) >= 0):
         raise ValueError("top eigenvalues must be strictly decreasing")
@@ -113,7 +115,14 @@ def synthetic_target(
 # the trainer
 # ----------------------------------------------------------------------------------------------
 def factorisation_gradient(W, M):
-    """∇(¼‖WWᵀ − M‖²_F) = (WWᵀ − M) W = W(WᵀW) − MW, for NumPy or torch arrays of shape V×d."""
+    """∇(¼‖WWᵀ − M‖²_F) = (WWᵀ − M) W = W(WᵀW) − MW, for NumPy or torch arrays of shape V×d.
+
+    NumPy inputs are checked (finite, ``M`` square, ``W`` with as many rows); torch tensors, the inner
+    loop of a trainer, are not.
+    """
+    if isinstance(W, np.ndarray) or isinstance(M, np.ndarray):
+        M = checks.square("M", M)
+        W = checks.finite_array("W", W, ndim=2, shape=(M.shape[0], None))
     return W @ (W.T @ W) - M @ W
 
 
@@ -206,11 +215,7 @@ def train_factorisation(
 
     dev = device if device is not None else config.device()
     dtype = dtype if dtype is not None else torch.float64
-    M_np = np.asarray(M, dtype=np.float64)
-    if M_np.ndim != 2 or M_np.shape[0] != M_np.shape[1]:
-        raise ValueError(f"M must be square, got {M_np.shape}")
-    if not np.isfinite(M_np).all():
-        raise ValueError("M has NaN or infinite entries")
+    M_np = checks.square("M", M)
     if not np.allclose(M_np, M_np.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(M_np).max()))):
         raise ValueError(
             "M must be symmetric (the flow dW/dt = c (M - W Wᵀ) W is the gradient flow of "
@@ -224,11 +229,12 @@ def train_factorisation(
     if W0_np.ndim != 3 or W0_np.shape[1] != V:
         raise ValueError(f"W0 must have shape (V, d) or (B, V, d) with V={V}, got {np.shape(W0)}")
     B, _, d = W0_np.shape
-    times = np.asarray(times, dtype=np.float64)
-    if times.ndim != 1 or times.size < 1 or np.any(np.diff(times) <= 0) or times[0] < 0:
-        raise ValueError("times must be a non-empty increasing 1-D array starting at a value >= 0")
-    if not (dt > 0):
-        raise ValueError("dt must be positive")
+    W0_np = checks.finite_array("W0", W0_np)
+    times = checks.increasing("times", times)
+    if times[0] < 0:
+        raise ValueError(f"times must start at a value >= 0, got {float(times[0])!r}")
+    dt = checks.positive("dt", dt)
+    time_scale = checks.positive("time_scale", time_scale)
     if method not in ("rk4", "gd"):
         raise ValueError(f"method must be 'rk4' or 'gd', got {method!r}")
     unit = np.broadcast_to(np.asarray(time_unit, dtype=np.float64), (B,)).copy()
@@ -343,10 +349,13 @@ def solve_flow_ivp(
     """
     from scipy.integrate import solve_ivp
 
-    M = np.asarray(M, dtype=np.float64)
-    W0 = np.asarray(W0, dtype=np.float64)
+    M = checks.square("M", M)
+    W0 = checks.finite_array("W0", W0, ndim=2, shape=(M.shape[0], None))
     V, d = W0.shape
-    t_eval = np.asarray(t_eval, dtype=np.float64)
+    t_eval = checks.increasing("t_eval", t_eval)
+    time_scale = checks.positive("time_scale", time_scale)
+    rtol = checks.positive("rtol", rtol)
+    atol = checks.positive("atol", atol)
 
     def rhs(_t, y):
         W = y.reshape(V, d)
@@ -371,8 +380,8 @@ def solve_flow_ivp(
 # ----------------------------------------------------------------------------------------------
 def aligned_init(vecs: Any, s0: Sequence[float] | np.ndarray, O: Any = None) -> np.ndarray:
     """W(0) = Q_d diag(s0) Oᵀ: an aligned initialisation (``vecs`` = Q_d, the top-d eigenvectors)."""
-    vecs = np.asarray(vecs, dtype=np.float64)
-    s0 = np.asarray(s0, dtype=np.float64)
+    vecs = checks.finite_array("vecs", vecs, ndim=2)
+    s0 = checks.positive_array("s0", s0, ndim=1, strict=False)
     if vecs.ndim != 2 or vecs.shape[1] != s0.size:
         raise ValueError(f"vecs must be V×d with d = len(s0) = {s0.size}, got {vecs.shape}")
     W = vecs * s0
@@ -388,16 +397,20 @@ def aligned_singular_values(
     lam: Sequence[float] | np.ndarray, s0_sq: Sequence[float] | np.ndarray, t: Any
 ) -> np.ndarray:
     """Lemma 3.1's s_k²(t) for every mode: array of shape t.shape + (d,)."""
-    lam = np.asarray(lam, dtype=np.float64)
-    s0_sq = np.asarray(s0_sq, dtype=np.float64)
-    t = np.asarray(t, dtype=np.float64)
+    lam = checks.finite_array("lam", lam, ndim=1)
+    s0_sq = checks.positive_array("s0_sq", s0_sq, ndim=(0, 1))
+    t = checks.finite_array("t", t, allow_empty=True)
     return np.asarray(aligned_sigmoid(lam, s0_sq, t[..., None]))
 
 
 def midpoint_ratio(lam: Any, s0_sq: Any) -> Any:
     """s²(τ)/λ at τ = (1/λ) ln(λ/s0²), exactly: λ/(2λ − s0²) (→ ½ as s0² → 0, not 1)."""
-    lam = np.asarray(lam, dtype=np.float64)
-    s0_sq = np.asarray(s0_sq, dtype=np.float64)
+    lam = checks.positive_array("lam", lam)
+    s0_sq = checks.positive_array("s0_sq", s0_sq)
+    if np.any(s0_sq >= lam):
+        raise ValueError(
+            f"s0_sq must be below lam (τ = ln(λ/s0²)/λ > 0), got s0_sq={s0_sq}, lam={lam}"
+        )
     out = lam / (2.0 * lam - s0_sq)
     return out if out.ndim else float(out)
 
@@ -416,8 +429,8 @@ def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.
 
     Returns (s0 of shape (d,), R of shape (d, d)); E[s_k(0)²] = σ²(d − k + 1) for W0 ~ N(0, σ²).
     """
-    W0 = np.asarray(W0, dtype=np.float64)
-    vecs = np.asarray(vecs, dtype=np.float64)
+    W0 = checks.finite_array("W0", W0, ndim=2)
+    vecs = checks.finite_array("vecs", vecs, ndim=2)
     d = W0.shape[1]
     if vecs.shape != (W0.shape[0], d):
         raise ValueError(f"vecs must be V×d = {W0.shape[0]}×{d}, got {vecs.shape}")
@@ -494,9 +507,10 @@ def learning_times(
 
     ``t`` (T,), ``s_sq`` (T, d) squared singular values (descending order), ``lam`` (d,).
     """
-    t = np.asarray(t, dtype=np.float64)
-    s_sq = np.asarray(s_sq, dtype=np.float64)
-    lam = np.asarray(lam, dtype=np.float64)
+    t = checks.increasing("t", t, strict=False)
+    s_sq = checks.finite_array("s_sq", s_sq, ndim=2, shape=(t.size, None))
+    lam = checks.positive_array("lam", lam, ndim=1, shape=(s_sq.shape[1],))
+    fraction = checks.real("fraction", fraction, low=0.0, high=1.0, low_open=True)
     out = np.full(lam.size, np.nan)
     for k in range(lam.size):
         y = s_sq[:, k] / lam[k] - fraction
@@ -516,9 +530,11 @@ def pair_condition_threshold(lam: Sequence[float] | np.ndarray) -> tuple[float, 
     for all pairs i < j (λ_i > λ_j > 0): returns the most demanding right-hand side (the minimum over
     pairs) and the 0-based pair (i, j) attaining it.
     """
-    lam = np.asarray(lam, dtype=np.float64)
-    if np.any(lam <= 0) or np.any(np.diff(lam) >= 0):
-        raise ValueError("the condition needs strictly decreasing positive eigenvalues")
+    lam = checks.positive_array("lam", lam, ndim=1)
+    if lam.size < 2 or np.any(np.diff(lam) >= 0):
+        raise ValueError(
+            f"lam must hold at least two strictly decreasing positive eigenvalues, got {lam.tolist()}"
+        )
     best, pair = math.inf, (0, 1)
     for i in range(lam.size):
         for j in range(i + 1, lam.size):
@@ -537,9 +553,14 @@ def gap_exponent(lam: Sequence[float] | np.ndarray, d: int) -> float:
     is of order σ = (σ²)^{1/2}. The slowest of these sets p = ½ · min(1, min_j (1 − λ_{j+1}/λ_j)) over
     consecutive pairs j = 1 … d (λ_{d+1} ≤ 0 contributes nothing).
     """
-    lam = np.asarray(lam, dtype=np.float64)
+    lam = checks.finite_array("lam", lam, ndim=1)
+    d = checks.positive_int("d", d)
     if lam.size < d:
-        raise ValueError("need at least d eigenvalues")
+        raise ValueError(f"lam must hold at least d={d} eigenvalues, got {lam.size}")
+    if lam[0] <= 0 or np.any(np.diff(lam) > 0):
+        raise ValueError(
+            f"lam must be non-increasing with a positive first entry, got {lam.tolist()}"
+        )
     r = [1.0]
     for j in range(min(d, lam.size - 1)):
         if lam[j + 1] > 0:
@@ -549,12 +570,21 @@ def gap_exponent(lam: Sequence[float] | np.ndarray, d: int) -> float:
 
 def half_time(lam: Any, s0_sq: Any) -> Any:
     """The exact time at which the sigmoid of Lemma 3.1 crosses λ/2: (1/λ) ln((λ − s0²)/s0²) (needs s0² < λ/2)."""
-    lam = np.asarray(lam, dtype=np.float64)
-    s0_sq = np.asarray(s0_sq, dtype=np.float64)
-    if np.any(lam <= 0) or np.any(s0_sq <= 0) or np.any(s0_sq >= lam / 2):
-        raise ValueError("half_time needs λ > 0 and 0 < s0² < λ/2")
+    lam = checks.positive_array("lam", lam)
+    s0_sq = checks.positive_array("s0_sq", s0_sq)
+    if np.any(s0_sq >= lam / 2):
+        raise ValueError(
+            f"s0_sq must be below lam/2 (the sigmoid starts below its midpoint), got {s0_sq}"
+        )
     out = np.log((lam - s0_sq) / s0_sq) / lam
     return out if out.ndim else float(out)
+
+
+def _check_lo_hi(lo: float, hi: float) -> tuple[float, float]:
+    """``0 < lo < 0.5 < hi < 1``, the fractions that bound a step."""
+    lo = checks.real("lo", lo, low=0.0, high=0.5, low_open=True, high_open=True)
+    hi = checks.real("hi", hi, low=0.5, high=1.0, low_open=True, high_open=True)
+    return lo, hi
 
 
 def _logit(f: float) -> float:
@@ -577,17 +607,10 @@ def step_sharpness(
     on the unit of ``t``. Returns ``dict(t_lo, t_mid, t_hi, sharpness)`` of shape (d,), NaN where a
     fraction is never reached. Lemma 3.1's sigmoid gives :func:`sigmoid_sharpness`.
     """
-    if not 0.0 < lo < 0.5 < hi < 1.0:
-        raise ValueError(f"need 0 < lo < 0.5 < hi < 1, got lo={lo}, hi={hi}")
-    t = np.asarray(t, dtype=np.float64)
-    s_sq = np.asarray(s_sq, dtype=np.float64)
-    end = np.asarray(end, dtype=np.float64)
-    if s_sq.ndim != 2 or t.shape != (s_sq.shape[0],) or end.shape != (s_sq.shape[1],):
-        raise ValueError(
-            f"need t (T,), s_sq (T, d), end (d,), got {t.shape}, {s_sq.shape}, {end.shape}"
-        )
-    if np.any(end <= 0):
-        raise ValueError("end values must be positive")
+    lo, hi = _check_lo_hi(lo, hi)
+    t = checks.increasing("t", t, strict=False)
+    s_sq = checks.finite_array("s_sq", s_sq, ndim=2, shape=(t.size, None))
+    end = checks.positive_array("end", end, ndim=1, shape=(s_sq.shape[1],))
     t_lo = learning_times(t, s_sq, end, fraction=lo)
     t_mid = learning_times(t, s_sq, end, fraction=0.5)
     t_hi = learning_times(t, s_sq, end, fraction=hi)
@@ -599,10 +622,11 @@ def step_sharpness(
 def sigmoid_sharpness(end: Any, s0_sq: Any, *, lo: float = 0.1, hi: float = 0.9) -> Any:
     """:func:`step_sharpness` of Lemma 3.1's sigmoid from ``s0_sq`` to ``end`` (rate-free):
     ``ln((end − s0²)/s0²) / (logit(hi) − logit(lo))`` (``ln(end/s0²)/ln 81`` for 10%–90%)."""
-    end = np.asarray(end, dtype=np.float64)
-    s0_sq = np.asarray(s0_sq, dtype=np.float64)
-    if np.any(s0_sq <= 0) or np.any(end <= 2 * s0_sq):
-        raise ValueError("sigmoid_sharpness needs 0 < s0² < end/2")
+    lo, hi = _check_lo_hi(lo, hi)
+    end = checks.positive_array("end", end)
+    s0_sq = checks.positive_array("s0_sq", s0_sq)
+    if np.any(end <= 2 * s0_sq):
+        raise ValueError(f"s0_sq must be below end/2, got s0_sq={s0_sq}, end={end}")
     out = np.log((end - s0_sq) / s0_sq) / (_logit(hi) - _logit(lo))
     return out if out.ndim else float(out)
 
@@ -658,10 +682,13 @@ def random_init_sweep(
     uses s_k²(0) = σ²V for every k (the typical singular value of σZ; it does not converge, see
     chapter 13).
     """
-    lam = np.asarray(lam, dtype=np.float64)
-    vecs = np.asarray(vecs, dtype=np.float64)
-    Z = np.asarray(Z, dtype=np.float64)
-    sig2 = np.asarray(sigma_sq, dtype=np.float64)
+    lam = checks.finite_array("lam", lam, ndim=1)
+    vecs = checks.finite_array("vecs", vecs, ndim=2)
+    Z = checks.finite_array("Z", Z, ndim=2)
+    sig2 = checks.positive_array("sigma_sq", sigma_sq, ndim=(0, 1))
+    d = checks.integer("d", d, low=1, high=lam.size)
+    n_records = checks.integer("n_records", n_records, low=2)
+    steps_per_unit = checks.positive("steps_per_unit", steps_per_unit)
     V = vecs.shape[0]
     if Z.shape != (V, d):
         raise ValueError(f"Z must be V×d = {V}×{d}, got {Z.shape}")

@@ -28,9 +28,10 @@ from typing import Literal
 
 import numpy as np
 
+from .book import checks
 from .data import DataError, read_lines
 from .maths.linalg import unit_rows
-from .maths.stats import gap_se
+from .maths.stats import gap_se_named
 
 __all__ = [
     "analogy_categories",
@@ -385,9 +386,11 @@ def competitive_margin(
     noise of the analogy set; ``rerun_spread`` (a measured run-to-run spread of the reference, e.g. two gensim runs that
     differ only by thread scheduling) covers the training noise when it is larger.
     """
-    if rerun_spread < 0:
-        raise ValueError(f"rerun_spread must be non-negative, got {rerun_spread!r}")
-    return max(z * gap_se(acc, acc_ref, n, n_ref), float(rerun_spread))
+    rerun_spread = checks.nonnegative("rerun_spread", rerun_spread)
+    z = checks.positive("z", z)
+    return max(
+        z * gap_se_named(acc, acc_ref, n, n_ref, ("acc", "acc_ref", "n", "n_ref")), rerun_spread
+    )
 
 
 def is_competitive(

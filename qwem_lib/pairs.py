@@ -52,8 +52,8 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from .book import config
-from .corpus_stats import STREAM_VOCAB, offset_weights
+from .book import checks, config
+from .corpus_stats import STREAM_VOCAB, as_token_ids, offset_weights
 from .data import DataError
 
 __all__ = [
@@ -158,18 +158,16 @@ def make_sampler(
     """A :class:`PairSampler` for the token-id array ``ids`` (frequency ranks) and vocabulary size ``V``."""
     import torch
 
-    ids = np.asarray(ids)
-    if ids.ndim != 1:
-        raise ValueError(f"ids must be a 1-D token-id array, got shape {ids.shape}")
-    if not isinstance(V, (int, np.integer)) or isinstance(V, bool) or V < 2:
-        raise ValueError(f"V must be an integer >= 2, got {V!r}")
-    w = offset_weights(window, "linear").astype(np.float64)
-    stream = _stream_ids(ids, int(V), oov, stream_vocab).astype(np.int64)
+    ids = as_token_ids(ids)
+    V = checks.integer("V", V, low=2)
+    window = checks.positive_int("window", window)
+    stream = _stream_ids(ids, V, oov, stream_vocab).astype(np.int64)
     n = stream.size
     if n <= window or int((stream < V).sum()) < 2:
         raise DataError(
             f"the corpus is empty or too short for window {window} (stream of {n} tokens)"
         )
+    w = offset_weights(window, "linear").astype(np.float64)
     jj = np.arange(1, window + 1)
     mass = w * (n - jj)
     # the weighted number of in-vocabulary ordered pairs, Σ C_ab (both directions), without building C

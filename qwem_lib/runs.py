@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .book import checks
 from .corpus_stats import cooccurrence, resolve_corpus
 from .data import Corpus
 from .pairs import LOSSES, REWEIGHTINGS, Model, growth_matrix, resolve_model, sgns_growth_matrix
@@ -282,6 +283,8 @@ def run_preset(
 
     Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
     """
+    n_logs = checks.integer("n_logs", n_logs, low=2)
+    checks.positive_int("batch", batch)
     c = resolve_corpus(corpus)
     words, P, pu = cooccurrence(c, V)
     sch = preset_schedule(

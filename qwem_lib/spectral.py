@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import atomic_path, read_npz
 from .corpus_stats import (
     STREAM_VOCAB,
@@ -68,16 +68,15 @@ def _validate(M, d) -> tuple[np.ndarray, int]:
             M = M.detach().cpu().numpy()
         M = np.asarray(M)
     if M.dtype.kind not in "fiub":
-        raise TypeError(f"need a real matrix, got dtype {M.dtype}")
+        raise checks.ArgumentTypeError(f"M must be a real matrix, got dtype {M.dtype}")
     if M.dtype.kind != "f":
         M = M.astype(np.float64)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"need a square symmetric matrix, got shape {M.shape}")
+        raise ValueError(f"M must be a square symmetric matrix, got shape {M.shape}")
     V = M.shape[0]
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    checks.integer("d", d, low=1)
     if d >= V:
-        raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
+        raise ValueError(f"d must be smaller than the size of M, V={V}, got {d!r}")
     _check_symmetric_finite(M)
     return M, V
 
@@ -129,19 +128,19 @@ def _check_symmetric_finite(M: np.ndarray, block: int = 1024) -> None:
         stats = np.zeros((tiles.shape[0], 3))
         _symmetry_kernel()(M, tiles, stats)
         if stats[:, 0].sum() > 0:
-            raise ValueError("the matrix has NaN or infinite entries")
+            raise ValueError("M must hold finite numbers, got NaN or infinite entries")
         scale, worst = float(stats[:, 1].max()), float(stats[:, 2].max())
     else:
         scale, worst = 0.0, 0.0
         for i in range(0, V, block):
             rows, cols = M[i : i + block], M[:, i : i + block].T
             if not np.isfinite(rows).all():
-                raise ValueError("the matrix has NaN or infinite entries")
+                raise ValueError("M must hold finite numbers, got NaN or infinite entries")
             scale = max(scale, float(np.abs(rows).max()))
             worst = max(worst, float(np.abs(rows - cols).max()))
     if worst > 100 * np.finfo(M.dtype).eps * max(scale, np.finfo(M.dtype).tiny):
         raise ValueError(
-            f"the matrix is not symmetric: max |M - Mᵀ| = {worst:.3g} (max |M| = {scale:.3g}); "
+            f"M must be symmetric and it is not symmetric: max |M - Mᵀ| = {worst:.3g} (max |M| = {scale:.3g}); "
             "symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
         )
 
@@ -408,15 +407,20 @@ def top_eigenpairs(
 
 
 def embeddings_from_matrix(
-    M: np.ndarray, d: int, *, method: Method = "auto", **kw
+    M: np.ndarray, d: int, *, method: Method = "auto", dtype: Any = np.float32, **kw
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(W, lam)``: ``W = U_d diag(sqrt(max(λ, 0)))`` from the top-``d`` eigenpairs of ``M``.
 
     An eigenvalue below zero (possible for PMI at large d) contributes a zero column, as the best
-    positive-semidefinite rank-d approximation would.
+    positive-semidefinite rank-d approximation would. ``W`` is returned in ``dtype`` (float32 by default,
+    the embeddings' storage type throughout the book; float64 keeps the eigenvectors' full precision when
+    ``M`` is float64), ``lam`` in float64.
     """
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise TypeError(f"dtype must be float32 or float64, got {dt}")
     lam, U = top_eigenpairs(M, d, method=method, **kw)
-    W = (U * np.sqrt(np.maximum(lam, 0.0))[None, :]).astype(np.float32)
+    W = (U * np.sqrt(np.maximum(lam, 0.0))[None, :]).astype(dt)
     return W, lam
 
 
@@ -438,34 +442,38 @@ def spectral_embeddings(
     ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
     (:func:`qwem_lib.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
     rule, the authors' by default). Results for registered corpora are cached by
-    (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64.
+    (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64 and is
+    the precision of the target matrix, its eigensolve and the returned ``W`` (float32 by default).
     """
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise TypeError(
             f"dtype must be float32 or float64, got {np.dtype(dtype)} (an integer target would "
             "round M* to zero)"
         )
+    V = checks.integer("V", V, low=2)
+    d = checks.integer("d", d, low=1)
+    if d >= V:
+        raise ValueError(f"d must be smaller than the vocabulary size V={V}, got {d!r}")
+    checks.one_of("target", target, ("mstar", "pmi", "ppmi"))
     c = resolve_corpus(corpus)
-    if not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
-    if isinstance(V, (int, np.integer)) and d >= V:
-        raise ValueError(f"d={d} must be smaller than the vocabulary size V={V}")
     from .corpus_stats import cooc_cache_path
 
     cpath = (
         cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
     )
     path = None
+    # float64 entries before v5 held float32 embeddings; float32 entries are unchanged (their v4 kept)
+    version = "v5" if np.dtype(dtype) == np.float64 else "v4"
     if cpath is not None:
         path = (
             cpath.parent.parent
             / "spectral"
             / (
                 cpath.stem.replace("-v1", "")
-                + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz"
+                + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"
             )
         )
-        cached = read_npz(path, ("W",))
+        cached = read_npz(path, ("W",), shapes={"W": (int(V), int(d))}, finite=("W",))
         if cached is not None:
             return c.vocab(int(V)), cached["W"]
     words, C, pu = cooccurrence_table(
@@ -479,7 +487,7 @@ def spectral_embeddings(
     )  # M* in the count table's memory
     M = target_from_counts(C, pu, target, dtype=dtype, out=C.view(dtype) if in_place else None)
     del C
-    W, _ = embeddings_from_matrix(M, d, method=method)
+    W, _ = embeddings_from_matrix(M, d, method=method, dtype=dtype)
     del M
     if path is not None:
         with atomic_path(path, ".npz") as tmp:
@@ -503,7 +511,7 @@ def inertia(M: np.ndarray) -> tuple[int, int, int]:
     if M.ndim == 2 and M.shape == (1, 1):
         v = float(M[0, 0])
         if not np.isfinite(v):
-            raise ValueError("the matrix has NaN or infinite entries")
+            raise ValueError("M must hold finite numbers, got NaN or infinite entries")
         return int(v > 0), int(v == 0), int(v < 0)
     M, _ = _validate(M, 1)
     A = np.array(M, dtype=np.float32 if M.dtype == np.float32 else np.float64, order="F", copy=True)

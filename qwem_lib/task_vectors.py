@@ -875,7 +875,12 @@ def wide_spectral_embeddings(
             / "task_vectors"
             / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
         )
-        hit = read_npz(path, ("W", "lam"))
+        hit = read_npz(
+            path,
+            ("W", "lam"),
+            shapes={"W": (int(V), int(d)), "lam": (int(d),)},
+            finite=("W", "lam"),
+        )
         if hit is not None:
             return c.vocab(int(V)), hit["W"], hit["lam"]
     words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)

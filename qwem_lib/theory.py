@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .book import checks
 from .maths.linalg import eig_desc
 
 __all__ = [
@@ -334,9 +335,11 @@ def aligned_sigmoid(lam, s0_sq, t):
     evaluated as s0² / (e^{−λt} + s0²(1 − e^{−λt})/λ), with (1 − e^{−λt})/λ → t at λ = 0).
     Valid for any real λ (λ < 0 gives decay to 0) and s0² > 0.
     """
-    lam, s0_sq, t = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (lam, s0_sq, t)))
-    if np.any(s0_sq <= 0):
-        raise ValueError("s0_sq must be positive")
+    lam, s0_sq, t = np.broadcast_arrays(
+        checks.finite_array("lam", lam, allow_empty=True),
+        checks.positive_array("s0_sq", s0_sq, allow_empty=True),
+        checks.finite_array("t", t, allow_empty=True),
+    )
     with np.errstate(all="ignore"):
         e = np.exp(-lam * t)
         safe = np.where(lam == 0, 1.0, lam)
@@ -350,10 +353,8 @@ def aligned_sigmoid(lam, s0_sq, t):
 
 def characteristic_time(lam, s0_sq):
     """τ = (1/λ) ln(λ / s0²): the time at which s²(t) reaches λ/2 from s0² (for s0² ≪ λ, Lemma 3.1)."""
-    lam = np.asarray(lam, dtype=np.float64)
-    s0_sq = np.asarray(s0_sq, dtype=np.float64)
-    if np.any(lam <= 0) or np.any(s0_sq <= 0):
-        raise ValueError("characteristic_time needs λ > 0 and s0² > 0")
+    lam = checks.positive_array("lam", lam)
+    s0_sq = checks.positive_array("s0_sq", s0_sq)
     out = np.log(lam / s0_sq) / lam
     return out if out.ndim else float(out)
 

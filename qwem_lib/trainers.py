@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import array_key, atomic_path, read_npz
-from .corpus_stats import STREAM_VOCAB, OOVRule, cooccurrence, resolve_corpus
+from .corpus_stats import STREAM_VOCAB, OOVRule, check_stats, cooccurrence, resolve_corpus
 from .data import Corpus, DataError
 from .pairs import (
     LOSSES,
@@ -121,26 +121,37 @@ def _check_hparams(
         f"{lo}-{rw}" for lo in LOSSES for rw in REWEIGHTINGS
     }:
         raise ValueError(f"model must be 'qwem' or 'sgns', got {model!r}")
-    if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
-        raise ValueError(f"d must be a positive integer, got {d!r}")
+    d = checks.integer("d", d, low=1)
     if d > V:
         raise ValueError(f"d={d} exceeds the vocabulary size V={V}: W has rank at most V")
-    if not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    if not (
-        isinstance(lr, numbers.Real) and not isinstance(lr, bool) and math.isfinite(lr) and lr > 0
-    ):
-        raise ValueError(f"the learning rate must be a positive finite number, got {lr!r}")
-    if not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
-    if not (math.isfinite(init_scale) and init_scale > 0):
-        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
-    if decay_at is not None and not 0 < decay_at < 1:
-        raise ValueError(f"decay_at must lie in (0, 1) (a fraction of the steps), got {decay_at!r}")
-    if not 0 < decay_factor <= 1:
-        raise ValueError(f"decay_factor must lie in (0, 1], got {decay_factor!r}")
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k (negatives per positive) must be a positive integer, got {k!r}")
+    checks.positive_int("steps", steps)
+    checks.positive("lr (the learning rate)", lr)
+    checks.positive_int("batch", batch)
+    checks.positive("init_scale", init_scale)
+    if decay_at is not None:
+        checks.real(
+            "decay_at (a fraction of the steps)",
+            decay_at,
+            low=0,
+            high=1,
+            low_open=True,
+            high_open=True,
+        )
+    checks.real("decay_factor", decay_factor, low=0, high=1, low_open=True)
+    checks.positive_int("k (negatives per positive)", k)
+
+
+def _check_expected_inputs(stats: Any, W0: Any, d: Any) -> None:
+    """The inputs of :func:`train_expected` checked up front (issue 41): ``stats = (P_joint, P_unigram)``
+    finite probabilities of matching shapes, ``W0`` (when given) a finite ``V x d`` matrix. A NaN in them
+    used to surface as a LinAlgError seven frames deep."""
+    if not isinstance(stats, (tuple, list)) or len(stats) != 2:
+        raise ValueError(f"stats must be a pair (P_joint, P_unigram), got {checks.describe(stats)}")
+    for name, a in zip(("P_joint", "P_unigram"), stats):
+        checks.finite_array(name, a, ndim=2 if name == "P_joint" else 1)
+    P, pu = check_stats(*stats)
+    if W0 is not None:
+        checks.finite_array("W0", W0, ndim=2, shape=(pu.shape[0], checks.positive_int("d", d)))
 
 
 def _ref_key(reference: np.ndarray) -> str:
@@ -433,6 +444,8 @@ def initial_embeddings(V: int, d: int, init_scale: float, gen) -> Any:
     ``gen``: the start of :func:`train_pairs` and :func:`train_expected` for the same seed and device."""
     import torch
 
+    V, d = checks.positive_int("V", V), checks.positive_int("d", d)
+    init_scale = checks.positive("init_scale", init_scale)
     return torch.randn(V, d, generator=gen, device=gen.device, dtype=torch.float64) * (
         init_scale / math.sqrt(d)
     )
@@ -457,8 +470,8 @@ def _start(V: int, d: int, init_scale: float, seed: int, W0: np.ndarray | None, 
 def log_schedule(steps: int, n_logs: int = 200) -> np.ndarray:
     """Logged steps: 0, ``n_logs`` log-spaced steps from 1 to ``steps`` and ``n_logs/2`` evenly spaced
     ones (a step that happens late and fast is resolved on a linear axis too)."""
-    if steps < 1 or n_logs < 2:
-        raise ValueError(f"need steps >= 1 and n_logs >= 2, got {steps}, {n_logs}")
+    steps = checks.positive_int("steps", steps)
+    n_logs = checks.integer("n_logs", n_logs, low=2)
     g = np.geomspace(1, steps, n_logs)
     lin = np.linspace(0, steps, n_logs // 2 + 1)
     return np.unique(np.concatenate([[0], g, lin]).round().astype(np.int64))
@@ -712,6 +725,7 @@ def train_expected(
         )
     if method == "rkc" and not (isinstance(rtol, float | int) and 0 < rtol < 1):
         raise ValueError(f"rtol must be a tolerance in (0, 1), got {rtol!r}")
+    _check_expected_inputs(stats, W0, d)
     P, pu = (np.asarray(a, dtype=np.float64) for a in stats)
     V = int(pu.shape[0])
     name, lo, rw = resolve_model(model, loss, reweighting)
@@ -1270,12 +1284,13 @@ def eigen_flow(
     """
     import torch
 
-    lam_t = torch.as_tensor(np.array(lam, np.float64))
-    Y = torch.as_tensor(np.array(Y0, np.float64))
+    lam_t = torch.as_tensor(np.array(checks.finite_array("lam", lam, ndim=1)))
+    Y = torch.as_tensor(np.array(checks.finite_array("Y0", Y0, ndim=2)))
     if Y.ndim != 2 or Y.shape[0] != lam_t.shape[0]:
         raise ValueError(f"Y0 must be (r, d) with r = len(lam), got {tuple(Y.shape)}")
-    if not (math.isfinite(lr) and lr > 0) or steps < 1:
-        raise ValueError(f"need lr > 0 and steps >= 1, got {lr!r}, {steps!r}")
+    lr = checks.positive("lr", lr)
+    steps = checks.positive_int("steps", steps)
+    n_logs = checks.integer("n_logs", n_logs, low=2)
     log_steps = log_schedule(steps, n_logs) if log_steps is None else np.asarray(log_steps, int)
     log_set = set(int(s) for s in np.clip(log_steps, 0, steps))
     out_steps, svs, ovs = [], [], []
@@ -1314,9 +1329,13 @@ def aligned_gd(
     recursion ``s ← s(1 + η(λ − s²))`` (one step of ``W ← W − η(WWᵀ − M*)W`` on ``W = q s``) from
     ``s0_sq``. Returns ``s²`` at ``log_steps`` (T, len(lam)); ``η → 0`` gives
     :func:`qwem_lib.theory.aligned_sigmoid` at ``t = 2ηs``."""
-    lam = np.asarray(lam, np.float64)
-    s = np.sqrt(np.asarray(s0_sq, np.float64)) * np.ones_like(lam)
-    log_steps = np.asarray(log_steps, int)
+    lam = checks.finite_array("lam", lam, ndim=1)
+    s = np.sqrt(checks.positive_array("s0_sq", s0_sq, ndim=(0, 1))) * np.ones_like(lam)
+    lr = checks.positive("lr", lr)
+    steps_f = checks.increasing("log_steps", log_steps, strict=False)
+    if steps_f[0] < 0 or np.any(steps_f != np.floor(steps_f)):
+        raise ValueError(f"log_steps must be whole numbers >= 0, got {steps_f.tolist()}")
+    log_steps = steps_f.astype(int)
     out = np.empty((log_steps.size, lam.size))
     want = {int(v): i for i, v in enumerate(log_steps)}
     for n in range(int(log_steps.max()) + 1):

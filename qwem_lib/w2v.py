@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .book import config
+from .book import checks, config
 from .book.cache import atomic_path, discard, read_npz
 from .corpus_stats import cooc_cache_path, resolve_corpus
 from .data import Corpus, DataError
@@ -70,15 +70,21 @@ def subsample_keep_probability(counts: np.ndarray, sample: float) -> np.ndarray:
     With ``t = sample * sum(counts)`` (gensim's ``threshold_count``), a word of count ``v`` is kept with
     probability ``min(1, (sqrt(v / t) + 1) * t / v)``; ``sample = 0`` keeps everything.
     """
-    v = np.asarray(counts, dtype=np.float64)
-    if v.ndim != 1 or v.size == 0 or np.any(v <= 0):
-        raise ValueError("counts must be a non-empty 1-D array of positive counts")
-    if sample < 0:
-        raise ValueError(f"sample must be non-negative, got {sample!r}")
+    v = checks.finite_array("counts", counts, ndim=1)
+    if np.any(v <= 0):
+        raise ValueError(
+            f"counts must be a non-empty 1-D array of positive counts, got minimum {v.min()!r}"
+        )
+    sample = _check_sample(sample)
     if sample == 0:
         return np.ones_like(v)
     t = sample * v.sum()
     return np.minimum(1.0, (np.sqrt(v / t) + 1.0) * t / v)
+
+
+def _check_sample(sample: float) -> float:
+    """``sample`` in ``[0, 1)``: gensim reads a value of 1 or more as a count, not a frequency threshold."""
+    return checks.real("sample", sample, low=0.0, high=1.0, high_open=True)
 
 
 def subsampled_fraction(counts: np.ndarray, sample: float) -> float:
@@ -165,25 +171,34 @@ def train_word2vec(
 
     Returns ``(words, W, info)``: ``words`` are the corpus' top-``V`` words in frequency order, ``W`` the
     ``(V, d)`` input embeddings aligned with them, ``info`` the settings, wall time and gensim version.
+
+    Every number is checked before gensim sees it (gensim divides by some of them in compiled code, where
+    a zero kills the process): ``V >= 2``, ``1 <= d < V``, ``negative``, ``epochs`` and ``workers`` at
+    least 1, ``1 <= window <= 10,000`` (a line of the training file holds 10,000 tokens: no window sees
+    further), ``0 <= sample < 1`` (gensim reads 1 or more as a count), ``seed`` a non-negative integer.
     """
+    V = checks.integer("V", V, low=2)
+    d = checks.integer("d", d, low=1, high=V - 1)
+    negative = checks.positive_int("negative", negative)
+    epochs = checks.positive_int("epochs", epochs)
+    window = checks.integer("window", window, low=1, high=LINE_TOKENS)
+    sample = _check_sample(sample)
+    workers = checks.positive_int("workers", workers)
+    seed = config.SEED if seed is None else checks.integer("seed", seed, low=0, high=2**32 - 1)
+
     import gensim
     from gensim.models import Word2Vec
 
     c = resolve_corpus(corpus)
-    words = c.vocab(int(V))
-    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
-        raise ValueError(f"d must be an integer with 1 <= d < V={V}, got {d!r}")
-    if negative < 1:
-        raise ValueError(f"negative must be at least 1, got {negative}")
-    seed = config.SEED if seed is None else int(seed)
+    words = c.vocab(V)
     settings = dict(
         W2V_DEFAULTS,
-        window=int(window),
-        epochs=int(epochs),
-        sample=float(sample),
-        workers=int(workers),
-        negative=int(negative),
-        vector_size=int(d),
+        window=window,
+        epochs=epochs,
+        sample=sample,
+        workers=workers,
+        negative=negative,
+        vector_size=d,
         seed=seed,
         min_count=1,
         hs=0,
@@ -195,7 +210,9 @@ def train_word2vec(
     out = (
         config.cache_dir() / "w2v" / f"model-{w2v_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
     )
-    cached = read_npz(out, ("W", "info")) if use_cache else None
+    cached = (
+        read_npz(out, ("W", "info"), shapes={"W": (V, d)}, finite=("W",)) if use_cache else None
+    )
     if cached is not None:
         return list(words), cached["W"], json.loads(str(cached["info"]))
     cfile = w2v_corpus_file(c, int(V))

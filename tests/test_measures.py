@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from qwem_lib import measures as ms
+from qwem_lib.maths import linalg
 
 
 def _rot(theta: float) -> np.ndarray:
@@ -19,12 +20,12 @@ def test_principal_cosines_of_two_planes_at_a_known_angle():
     th = 0.7
     A = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]) @ np.array([[2.0, 1.0], [0.0, 3.0]])
     B = np.array([[1.0, 0.0], [0.0, np.cos(th)], [0.0, np.sin(th)]]) * 5.0  # scale is irrelevant
-    np.testing.assert_allclose(ms.principal_cosines(A, B), [1.0, np.cos(th)], atol=1e-12)
-    same = ms.principal_cosines(A, A)
+    np.testing.assert_allclose(linalg.principal_cosines(A, B), [1.0, np.cos(th)], atol=1e-12)
+    same = linalg.principal_cosines(A, A)
     assert np.all(same <= 1.0) and np.allclose(same, 1.0)  # clipped: never above 1 by rounding
-    orth = ms.principal_cosines(np.eye(3)[:, :1], np.eye(3)[:, 1:2])
+    orth = linalg.principal_cosines(np.eye(3)[:, :1], np.eye(3)[:, 1:2])
     assert orth.tolist() == [0.0]  # exactly orthogonal lines: cosine 0, never negative
-    assert ms.principal_cosines([[1], [0]], [[1], [1]]) == pytest.approx(
+    assert linalg.principal_cosines([[1], [0]], [[1], [1]]) == pytest.approx(
         [np.sqrt(0.5)]
     )  # lists work
 
@@ -98,13 +99,13 @@ def test_without_constant_is_the_centring_projector():
 
 def test_constant_overlap_by_hand():
     # a pure offset: u1 = 1/√V, overlap 1; a column orthogonal to 1: overlap 0
-    assert ms.constant_overlap(np.full((4, 1), 3.0)) == pytest.approx(1.0)
-    assert ms.constant_overlap(np.array([[1.0], [-1.0], [1.0], [-1.0]])) == pytest.approx(0.0)
+    assert linalg.constant_overlap(np.full((4, 1), 3.0)) == pytest.approx(1.0)
+    assert linalg.constant_overlap(np.array([[1.0], [-1.0], [1.0], [-1.0]])) == pytest.approx(0.0)
     # u1 = (1, 0): (u1 · 1/√2)² = 1/2
-    assert ms.constant_overlap(np.array([[2.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.5)
+    assert linalg.constant_overlap(np.array([[2.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.5)
     for bad in (np.ones((1, 2)), np.ones(3), np.array([[1.0], [np.nan]])):
         with pytest.raises(ValueError, match="finite V × d"):
-            ms.constant_overlap(bad)
+            linalg.constant_overlap(bad)
 
 
 def test_gram_distance_edges():

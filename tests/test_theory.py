@@ -462,8 +462,13 @@ def test_characteristic_time_edges_and_value():
     assert th.characteristic_time(2.0, 0.5) == pytest.approx(math.log(4.0) / 2.0)
     assert isinstance(th.characteristic_time(2.0, 0.5), float)
     assert th.characteristic_time(1e-9, 1e-12) > 0  # tiny positive values are fine
-    for lam, s0 in ((0.0, 0.5), (2.0, 0.0), (-1.0, 0.5), (2.0, -0.1)):
-        with pytest.raises(ValueError, match="λ > 0 and s0² > 0"):
+    for lam, s0, name in (
+        (0.0, 0.5, "lam"),
+        (2.0, 0.0, "s0_sq"),
+        (-1.0, 0.5, "lam"),
+        (2.0, -0.1, "s0_sq"),
+    ):
+        with pytest.raises(ValueError, match=f"{name} must hold positive numbers"):
             th.characteristic_time(lam, s0)
 
 
@@ -476,5 +481,5 @@ def test_aligned_sigmoid_at_zero_rate_and_after_overflow():
     # λ < 0 with |λt| beyond exp's range: the mode has decayed to 0 (not NaN, not 1)
     assert th.aligned_sigmoid(-1000.0, 0.5, 10.0) == 0.0
     assert isinstance(th.aligned_sigmoid(1.0, 0.5, 1.0), float)
-    with pytest.raises(ValueError, match="s0_sq must be positive"):
+    with pytest.raises(ValueError, match="s0_sq must hold positive numbers"):
         th.aligned_sigmoid(1.0, 0.0, 1.0)

@@ -3,6 +3,8 @@ papers' statements, and the visual style.
 
 ``config``
     presets (QWEM_PRESET), device (QWEM_DEVICE), seeds, cache directory
+``checks``
+    argument checks whose messages name the argument, its value and what is expected
 ``cache``
     atomic writes and checked reads of the cache folder
 ``report``
@@ -17,4 +19,4 @@ papers' statements, and the visual style.
     how a value is printed in the report and the map
 """
 
-from . import cache, config, contents, formatting, paper_map, plotting, report  # noqa: F401
+from . import cache, checks, config, contents, formatting, paper_map, plotting, report  # noqa: F401

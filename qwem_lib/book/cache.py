@@ -131,12 +131,23 @@ def discard(path: Path | str, why: str) -> None:
     Path(path).unlink(missing_ok=True)
 
 
-def read_npz(path: Path | str, required: tuple[str, ...] = ()) -> dict[str, np.ndarray] | None:
+def read_npz(
+    path: Path | str,
+    required: tuple[str, ...] = (),
+    *,
+    shapes: dict[str, tuple[int | None, ...]] | None = None,
+    finite: tuple[str, ...] = (),
+) -> dict[str, np.ndarray] | None:
     """Every array of a cached ``.npz``, read completely; None when the file is absent or damaged.
 
     A file that cannot be read (truncated, not a zip, a corrupt member) or lacks one of ``required`` is
     removed with a warning (see :func:`discard`), so a cache never crashes deep inside NumPy and never hands
     back half an artefact.
+
+    A hit is also checked against the request before it is returned (issue 41): ``shapes`` maps a member
+    to the shape the caller asked for (``None`` for a free size), ``finite`` names members that must hold
+    only finite numbers. A valid file that fails either (a stale entry of another shape, a run that
+    diverged to NaN) is removed with a warning and None is returned, so the caller recomputes.
     """
     import zipfile
 
@@ -149,10 +160,21 @@ def read_npz(path: Path | str, required: tuple[str, ...] = ()) -> dict[str, np.n
     except (zipfile.BadZipFile, ValueError, EOFError, OSError, KeyError) as exc:
         discard(path, f"{type(exc).__name__}: {exc}")
         return None
-    missing = [k for k in required if k not in out]
+    missing = [k for k in (*required, *(shapes or {}), *finite) if k not in out]
     if missing:
-        discard(path, f"it lacks {missing}")
+        discard(path, f"it lacks {sorted(set(missing))}")
         return None
+    for key, want in (shapes or {}).items():
+        got = out[key].shape
+        if len(got) != len(want) or any(w is not None and w != g for w, g in zip(want, got)):
+            shown = tuple("any" if w is None else w for w in want)
+            discard(path, f"{key} has shape {got}, the request needs {shown}")
+            return None
+    for key in finite:
+        a = out[key]
+        if a.dtype.kind in "fc" and not np.isfinite(a).all():
+            discard(path, f"{key} holds NaN or infinite values")
+            return None
     return out
 
 

@@ -12,6 +12,7 @@ import hashlib
 import lzma
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 from ..book import config
@@ -154,6 +155,16 @@ def _download(spec: FileSpec, target: Path) -> None:
         fetched.replace(target)
 
 
+def _warn_missing_root(root: Path, used: Path) -> None:
+    """Say that the data folder does not exist and which file is read instead (issue 41)."""
+    warnings.warn(
+        f"the data folder {root} (QWEM_DATA_DIR={os.environ.get('QWEM_DATA_DIR', '<unset>')!r}) does "
+        f"not exist; using {used} instead. Point QWEM_DATA_DIR at the data folder (e.g. ../shared/data).",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
 def fetch(name: str, *, download: bool | None = None) -> list[Path]:
     """Paths of a dataset's files, verified; fetch missing ones when a public source exists.
 
@@ -213,6 +224,8 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
                 if ds.how_to_get:
                     how.append(ds.how_to_get)
                 raise DataError("\n".join(how))
+        if not root.is_dir() and root not in p.parents:
+            _warn_missing_root(root, p)
         verify(ds, spec, p)
         paths.append(p)
     return paths

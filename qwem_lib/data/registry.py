@@ -253,9 +253,23 @@ to check every built-in dataset against the shared data folder."""
 
 
 def data_dir() -> Path:
-    """The data directory: ``QWEM_DATA_DIR`` (empty counts as unset) or ``data/`` in the repository."""
+    """The data directory: ``QWEM_DATA_DIR`` (empty counts as unset) or ``data/`` in the repository.
+
+    ``QWEM_DATA_DIR`` naming something that is not a folder (a file) raises :class:`DataError`: nothing
+    could ever be read from it or written into it. A folder that does not exist yet is returned (a
+    download or a corpus rebuild creates it); :func:`~qwem_lib.data.files.fetch` warns when it then reads
+    a committed copy instead.
+    """
     raw = os.environ.get("QWEM_DATA_DIR", "").strip()
-    return Path(raw).expanduser() if raw else config.REPO_ROOT / "data"
+    if not raw:
+        return config.REPO_ROOT / "data"
+    root = Path(raw).expanduser()
+    if root.exists() and not root.is_dir():
+        raise DataError(
+            f"QWEM_DATA_DIR={raw!r} is not a folder ({root} is a file); point it at the data folder "
+            "(the book's shared data, e.g. ../shared/data) or unset it to use data/ in the repository"
+        )
+    return root
 
 
 def dataset(name: str) -> Dataset:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..book import config
+from ..book import checks, config
 from ..book.cache import atomic_path, read_npz
 from .data import FCData
 from .networks import FCNet
@@ -82,14 +82,13 @@ class FCTrainConfig:
     ln_affine: bool = False  # learnable LayerNorm gain and bias (Appendix A.2; needs layer_norm)
 
     def __post_init__(self) -> None:
-        if int(self.epochs) != self.epochs or self.epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {self.epochs!r}")
-        if self.batch < 1 or self.d < 1 or self.eval_every < 1 or self.eval_train_max < 1:
-            raise ValueError("batch, d, eval_every and eval_train_max must be >= 1")
-        if not (self.lr > 0):
-            raise ValueError(f"lr must be > 0, got {self.lr}")
-        if self.wd_W < 0 or self.wd_U < 0:
-            raise ValueError("weight decays must be >= 0")
+        for name in ("epochs", "d", "batch", "eval_every", "eval_train_max"):
+            checks.positive_int(name, getattr(self, name))
+        checks.nonnegative_int("seed", self.seed)
+        checks.positive("lr", self.lr)
+        checks.nonnegative("wd_W", self.wd_W)
+        checks.nonnegative("wd_U", self.wd_U)
+        checks.positive("init_scale", self.init_scale)
         if self.ln_affine and not self.layer_norm:
             raise ValueError("ln_affine=True needs layer_norm=True")
         if self.precision not in ("float32", "bfloat16"):
@@ -137,10 +136,19 @@ def _evaluate(net, x, y, chunk: int = 2000) -> tuple[float, float]:
     return correct / x.shape[0], loss / x.shape[0]
 
 
-def _cache_path(data: FCData, cfg: FCTrainConfig) -> Path:
+def _cache_path(data: FCData, cfg: FCTrainConfig, device: Any = "cpu") -> Path:
+    """The cache file of one run: keyed by the data, every hyper-parameter and the kind of device.
+
+    Float32 sums on a GPU differ from the CPU's in the last bits, and SGD amplifies that, so a run on
+    ``cuda`` is its own entry. The device enters the key only when it is not the CPU, so the runs cached
+    before it was keyed (all on the CPU) keep their keys.
+    """
     fields = asdict(cfg)
     if not fields["ln_affine"]:  # runs cached before the option existed keep their keys
         del fields["ln_affine"]
+    kind = torch.device(device).type
+    if kind != "cpu":
+        fields["device"] = kind
     key = hashlib.sha256(
         json.dumps([_CACHE_VERSION, data.fingerprint(), fields], sort_keys=True).encode()
     ).hexdigest()[:20]
@@ -187,8 +195,22 @@ def train_fc(
         raise ValueError(
             f"checkpoint_every must be None or a positive integer, got {checkpoint_every!r}"
         )
-    path = _cache_path(data, cfg)
-    z = read_npz(path, ("embeddings", "features", "U", "seconds")) if cache else None
+    dev = torch.device(device) if device is not None else config.device()
+    path = _cache_path(data, cfg, dev)
+    z = (
+        read_npz(
+            path,
+            ("embeddings", "features", "U", "seconds"),
+            shapes={
+                "embeddings": (None, cfg.d),
+                "features": (None, cfg.d),
+                "U": (None, None, cfg.d),
+            },
+            finite=("embeddings", "features", "U"),
+        )
+        if cache
+        else None
+    )
     if z is not None:
         hist = {k[2:]: z[k] for k in z if k.startswith("h_")}
         return FCResult(
@@ -203,7 +225,6 @@ def train_fc(
             ln_bias=z.get("ln_bias"),
         )
 
-    dev = torch.device(device) if device is not None else config.device()
     with cpu_threads(threads, dev):
         ckpt = path.with_name(path.stem + ".ckpt.npz") if checkpoint_every else None
         res = _train(data, cfg, dev, progress, desc, ckpt, checkpoint_every, _interrupt_after)

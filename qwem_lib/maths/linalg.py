@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..book import checks
+
 __all__ = [
     "principal_cosines",
     "subspace_overlap",
@@ -74,8 +76,8 @@ def subspace_distance(U1: Any, U2: Any) -> float:
     Raises ``ValueError`` when ``U1`` and ``U2`` differ in shape (for different dimensions ``‖P₁ − P₂‖₂ = 1``
     whatever the angles; :func:`subspace_sine` measures containment there).
     """
-    a = np.asarray(U1, dtype=np.float64)
-    b = np.asarray(U2, dtype=np.float64)
+    a = checks.finite_array("U1", U1, ndim=2)
+    b = checks.finite_array("U2", U2, ndim=2)
     if a.shape != b.shape:
         raise ValueError(f"subspaces must have the same shape, got {a.shape} and {b.shape}")
     return subspace_sine(a, b)
@@ -88,9 +90,7 @@ def eig_desc(M: Any, *, check_symmetric: bool = True) -> tuple[np.ndarray, np.nd
     to ``|M − Mᵀ| ≤ 1e-12·max(1, max|M|) + 1e-5·|Mᵀ|`` entrywise. A caller that has checked symmetry with its
     own tolerance (:mod:`qwem_lib.theory`) passes ``check_symmetric=False``; only the lower triangle is read.
     """
-    M = np.asarray(M, dtype=np.float64)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"M must be square, got shape {M.shape}")
+    M = checks.square("M", M)
     if check_symmetric and not np.allclose(M, M.T, atol=1e-12 * max(1.0, float(np.abs(M).max()))):
         raise ValueError("M must be symmetric")
     lam, U = np.linalg.eigh(M)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..book import checks
+
 __all__ = [
     "gap_se",
     "replicate_means",
@@ -39,12 +41,18 @@ def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> floa
     protocol share words, so they are positively correlated and the true error is larger: use the
     result with a generous multiple (the book uses :data:`qwem_lib.evaluation.COMPETITIVE_Z` = 3).
     """
-    n_b = n_a if n_b is None else n_b
-    for a in (acc_a, acc_b):
-        if not 0.0 <= a <= 1.0:
-            raise ValueError(f"accuracies must lie in [0, 1], got {a!r}")
-    if n_a < 1 or n_b < 1:
-        raise ValueError(f"need at least one item on each side, got n_a={n_a}, n_b={n_b}")
+    return gap_se_named(acc_a, acc_b, n_a, n_b, names=("acc_a", "acc_b", "n_a", "n_b"))
+
+
+def gap_se_named(
+    acc_a: float, acc_b: float, n_a: int, n_b: int | None, names: tuple[str, str, str, str]
+) -> float:
+    """:func:`gap_se`, its arguments checked under the caller's ``names`` (for the messages): accuracies in
+    ``[0, 1]``, counts positive integers."""
+    acc_a = checks.fraction(names[0], acc_a)
+    acc_b = checks.fraction(names[1], acc_b)
+    n_a = checks.positive_int(names[2], n_a)
+    n_b = n_a if n_b is None else checks.positive_int(names[3], n_b)
     return float(np.sqrt(acc_a * (1 - acc_a) / n_a + acc_b * (1 - acc_b) / n_b))
 
 
