@@ -450,7 +450,7 @@ def triangular_factor(A: Any) -> np.ndarray:
     (:func:`matched_initial_singular_values` at t = 0); the strictly lower entries L_kj (k > j) are the
     misaligned remainder of mode k along mode j's direction. Returns an array of A's shape.
     """
-    A = np.asarray(A, dtype=np.float64)
+    A = checks.finite_array("A", A)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise ValueError(f"A must be a square d×d matrix or a stack of them, got shape {A.shape}")
     _, R = np.linalg.qr(np.swapaxes(A, -1, -2))  # Aᵀ = QR  ⇒  A = Rᵀ Qᵀ
@@ -462,17 +462,18 @@ def triangular_factor(A: Any) -> np.ndarray:
 def offdiagonal_exponents(
     sigma_sq: Sequence[float] | np.ndarray, size: Any, *, smaller_half: bool = True
 ) -> np.ndarray:
-    """Log-log slopes of ``size`` (shape (B, …), one row per σ²) against σ², fitted entry by entry.
+    """Log-log slopes of ``size`` (shape (B,), (B, m) or (B, m, n): one row per σ²) against σ², fitted entry
+    by entry.
 
     ``smaller_half`` fits on the runs with σ² at or below the geometric middle of the range (as chapter 13
     fits the distance D), where the power law has settled. Returns an array of shape ``size.shape[1:]``.
     """
-    s2 = np.asarray(sigma_sq, dtype=np.float64)
-    y = np.asarray(size, dtype=np.float64)
-    if s2.ndim != 1 or y.shape[0] != s2.size or s2.size < 2:
-        raise ValueError("need one row of size per σ² (at least two)")
-    if np.any(s2 <= 0) or np.any(y <= 0):
-        raise ValueError("σ² and the sizes must be positive to fit a power law")
+    s2 = checks.positive_array("sigma_sq", sigma_sq, ndim=1)
+    y = checks.positive_array("size", size, ndim=(1, 2, 3))
+    if y.shape[0] != s2.size or s2.size < 2:
+        raise ValueError(
+            f"size must have one row per sigma_sq (at least two), got shapes {y.shape} and {s2.shape}"
+        )
     keep = s2 <= np.sqrt(s2.max() * s2.min()) if smaller_half else np.ones(s2.size, bool)
     if keep.sum() < 2:
         raise ValueError("fewer than two σ² in the fitted range")

@@ -304,20 +304,25 @@ def integrate_flow(
 ) -> FlowState:
     """Integrate ``dy/dt = rhs(y)`` from ``y0`` at ``t = 0`` to ``t_out[-1]`` by adaptive RKC2.
 
+    The outputs: ``output(i, y)`` is called for each time ``t_out[i]``, in order; the value at ``t = 0`` is
+    ``y0``, the others are interpolated (:func:`hermite`). A step is accepted when its local error estimate
+    ``est = 0.8 (y0 - y1) + 0.4 h (f0 + f1)`` has a norm of at most ``rtol`` times the larger of the two
+    states' norms (a normwise relative tolerance).
+
     Parameters
     ----------
     rhs : callable
-        ``F(y)`` for a float64 torch tensor ``y``; it must return a new tensor of the same shape.
+        ``F(y)`` for a float64 torch tensor ``y``, returning a new tensor of the same shape.
     y0 : torch.Tensor
         The start (float64).
     t_out : numpy.ndarray
-        Non-decreasing output times in ``[0, T]``; ``output(i, y(t_out[i]))`` is called for each, in order
-        (the value at ``t = 0`` is ``y0``; the others interpolated, :func:`hermite`).
+        Non-decreasing output times in ``[0, T]``.
     rtol : float
-        The normwise relative tolerance of a step's local error estimate
-        ``‖0.8(y_n − y_{n+1}) + 0.4h(F_n + F_{n+1})‖ ≤ rtol · max(‖y_n‖, ‖y_{n+1}‖)``.
+        The relative tolerance of a step's local error estimate.
     eps : float
-        The rounding unit of ``rhs``'s products (for the finite differences of :func:`spectral_radius`).
+        The rounding unit of the products of ``rhs`` (for :func:`spectral_radius`).
+    output : callable, optional
+        Called as ``output(i, y)`` at each output time.
     state : FlowState, optional
         A state saved by an interrupted call with the same inputs: the run continues from it.
     checkpoint : callable, optional
@@ -326,6 +331,8 @@ def integrate_flow(
         Stop (return the state) once this many steps are accepted: for tests of resumption.
     max_evaluations : int
         Raise ``RuntimeError`` past this many calls of ``rhs`` (a run that would never end).
+    progress : callable, optional
+        Called with the state after every accepted step (a progress bar).
 
     Returns
     -------

@@ -331,6 +331,16 @@ spec("competitive_margin", lambda: dict(acc=0.5, acc_ref=0.6, n=100),
      rerun_spread=bad_nonnegative(), z=bad_positive())  # fmt: skip
 spec("is_competitive", lambda: dict(acc=0.5, acc_ref=0.6, n=100),
      acc=bad_fraction(False), acc_ref=bad_fraction(False), n=bad_ints(), z=bad_positive())  # fmt: skip
+spec("replicate_means", lambda: dict(weights=np.ones((4, 3)), values=[1.0, 0.0, 1.0]),
+     weights=bad_array(np.ones((4, 3))), values=bad_array([1.0, 0.0, 1.0]))  # fmt: skip
+spec("bootstrap_gap", lambda: dict(estimate_a=0.5, estimate_b=0.4, draws_a=[0.5, 0.6, 0.4],
+                                   draws_b=[0.4, 0.5, 0.3]),
+     estimate_a=bad_real(), estimate_b=bad_real(), draws_a=bad_array([0.5, 0.6, 0.4]),
+     draws_b=bad_array([0.4, 0.5, 0.3]))  # fmt: skip
+spec("triangular_factor", lambda: dict(A=np.eye(3) + 0.1), A=bad_array(np.eye(3) + 0.1))
+SIZES = np.array([1e-4, 1e-3, 1e-2, 1e-1]).reshape(4, 1, 1)
+spec("offdiagonal_exponents", lambda: dict(sigma_sq=[1e-8, 1e-6, 1e-4, 1e-2], size=SIZES),
+     sigma_sq=bad_array([1e-8, 1e-6, 1e-4, 1e-2]), size=bad_array(SIZES))  # fmt: skip
 spec("gap_se", lambda: dict(acc_a=0.5, acc_b=0.6, n_a=100),
      acc_a=bad_fraction(False), acc_b=bad_fraction(False), n_a=bad_ints(), n_b=bad_ints())  # fmt: skip
 spec("evaluate_all", lambda: dict(words=WORDS, W=W6), run_valid=False, W=bad_array(W6))
@@ -518,7 +528,7 @@ spec("balanced_product", lambda: dict(t=T_AXIS, sigma=2.0, p0=1e-3),
      t=bad_array(T_AXIS), sigma=bad_positive(), p0=bad_positive())  # fmt: skip
 spec("competing_starts", lambda: dict(W0=W6, Wp0=W6B, U=QV[:, :2], Vr=QV[:, :2]),
      W0=bad_array(W6), Wp0=bad_array(W6B), U=bad_array(QV[:, :2]))  # fmt: skip
-spec("offset_overlap", lambda: dict(W=W6), W=bad_array(W6))
+spec("offset_overlap", lambda: dict(X=W6), X=bad_array(W6))
 spec("random_start_product", lambda: dict(init_scale=1e-3), init_scale=bad_positive())
 spec("subspace_sine", lambda: dict(A=W6, B=W6B), A=bad_array(W6), B=bad_array(W6B))
 spec("svd_factors", lambda: dict(T=T_UNT, d=D), T=bad_array(T_UNT), d=bad_ints())
@@ -663,7 +673,6 @@ KNOWN_GAPS = {
     "competing_starts-U",
     "competing_starts-W0",
     "competing_starts-Wp0",
-    "constant_overlap-X",
     "contrastive_loss-Z1",
     "contrastive_loss-kind",
     "count_nonnegative-M",
@@ -744,13 +753,10 @@ KNOWN_GAPS = {
     "nearest_neighbour_cosine-batch",
     "nested_subspace_sines-overlap",
     "normalize_rows-W",
-    "offset_overlap-W",
     "optimal_embeddings-M",
     "pair_bootstrap_weights-n_boot",
     "pair_index-items",
-    "paired_spearman-x",
     "paired_spearman-x_draws",
-    "paired_spearman-y",
     "partial_spearman-x",
     "partial_spearman-y",
     "partial_spearman-z",

@@ -569,6 +569,10 @@ def readme_page(readme: str, chapters: list[Chapter]) -> str:
     return readme
 
 
+#: A Markdown link to a paper-preset notebook (``reproduction/paper/NN_slug.ipynb``, from any folder).
+PAPER_NB_LINK = re.compile(r"\[([^\]]+)\]\(((?:\.\./)*(?:reproduction/)?paper/[^)\s]+\.ipynb)\)")
+
+
 def stage_linked(text: str, rel_dir: Path, src: Path, staged: set[Path], docs: list[str]) -> None:
     """Stage what a Markdown file links to: .md files as pages (recursively), other files as downloads."""
     for md_target, img_target in LINK_RE.findall(text):
@@ -589,6 +593,11 @@ def stage_linked(text: str, rel_dir: Path, src: Path, staged: set[Path], docs: l
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, src / rel)
         if path.suffix == ".md":
+            # a link to a paper-preset notebook is a download, not a page (conf.py excludes them)
+            page = src / rel
+            page.write_text(
+                PAPER_NB_LINK.sub(r"{download}`\1 <\2>`", page.read_text("utf-8")), "utf-8"
+            )
             docs.append(str(rel.with_suffix("")))
             stage_linked(path.read_text(encoding="utf-8"), rel.parent, src, staged, docs)
 

@@ -37,7 +37,9 @@ nb_merge_streams = True  # one block per cell for the claim lines printed to std
 nb_render_markdown_format = "myst"  # the prose() outputs carry $…$ math: parse them like the cells
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "html_image"]
 myst_dmath_double_inline = True  # `$$…$$` inside a paragraph is display math too
-myst_heading_anchors = 3  # README's `[Data](#data)` style links
+myst_heading_anchors = (
+    4  # README's `[Data](#data)` style links; REPRODUCTION.md's statements are level-4 headings
+)
 
 # The paper-preset notebooks (reproduction/paper/) are downloads beside their claim pages, not pages: their
 # outputs come from long runs the site does not re-render, and they are linked from the reproduction report.

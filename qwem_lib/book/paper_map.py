@@ -38,7 +38,7 @@ recorded (``reproduction/claims.json``) and against the source texts (the seeds)
   the committed paper-preset record of its chapter (:func:`template_claims`), so that a result too slow
   for the book preset is cited as computed, not typed. **Paper-preset records decide at the paper's
   size:** a paper-preset finding from a record executed from the chapter's *current* source (drift 0,
-  :func:`qwem_lib.book.report.paper_record_drift`) is evidence (``ID@paper`` in ``evidence`` and
+  :func:`paper_record_drift`) is evidence (``ID@paper`` in ``evidence`` and
   ``test``), and can make a verdict ``reproduced`` or ``contradicted`` although the book preset's setting
   is reduced; a drifted record is not evidence until it is re-executed (its values may be shown, and the
   tables mark them :data:`DRIFTED_MARK`).
@@ -87,7 +87,12 @@ from typing import Any
 from . import config
 from .formatting import markdown_cell
 
+PAPER_NOTEBOOKS = config.REPO_ROOT / "reproduction" / "paper"
+"""The executed paper-preset notebooks (``reproduction/paper/NN_slug.ipynb``)."""
+
 __all__ = [
+    "PAPER_NOTEBOOKS",
+    "paper_record_drift",
     "VERDICTS",
     "BEYOND",
     "BEYOND_VERDICTS",
@@ -305,11 +310,9 @@ def template_claims(
 
     Each paper-preset claim carries ``drift``: how many cells of its chapter's current source differ from
     the executed paper-preset notebook (``drift[chapter]`` where given, else
-    :func:`qwem_lib.book.report.paper_record_drift`; -1 where the notebook is missing). Only a record with
+    :func:`paper_record_drift`; -1 where the notebook is missing). Only a record with
     drift 0 is what the current source computes, so only its findings can be evidence (:func:`validate`).
     """
-    from .report import paper_record_drift
-
     out = list(claims)
     for chapter, rec in paper_records.items():
         n = drift.get(chapter, -1) if drift is not None else paper_record_drift(chapter)[0]
@@ -858,3 +861,29 @@ def render_map(entries: list[dict[str, Any]], claims: list[dict[str, Any]]) -> l
 def _anchor(eid: str) -> str:
     """GitHub's anchor for a ``#### id`` heading (lower case, dots dropped)."""
     return re.sub(r"[^a-z0-9_\- ]", "", eid.lower()).replace(" ", "-")
+
+
+def paper_record_drift(
+    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
+) -> tuple[int, int]:
+    """How far a chapter's paper-preset record is from the chapter's current source: ``(differ, cells)``,
+    the number of cells of ``notebooks/<chapter>.py`` whose type or text differs from the executed notebook
+    ``reproduction/paper/<chapter>.ipynb`` (cells present in only one count as differing), and the
+    number of cells of the source. ``(0, n)``: the record is what the current source computes; otherwise
+    it was executed from an earlier version, and its values are that version's (a paper-preset run takes
+    hours, so CI cannot redo it; the report says so instead). ``(-1, 0)`` where either file is missing."""
+    import jupytext  # only the report and its tests need it
+
+    py = (
+        Path(notebooks) if notebooks is not None else config.REPO_ROOT / "notebooks"
+    ) / f"{chapter}.py"
+    nb_path = (Path(paper) if paper is not None else PAPER_NOTEBOOKS) / f"{chapter}.ipynb"
+    if not (py.is_file() and nb_path.is_file()):
+        return -1, 0
+    src = [(c.cell_type, c.source.strip()) for c in jupytext.read(py).cells]
+    ran = [
+        (c["cell_type"], "".join(c["source"]).strip())
+        for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+    ]
+    differ = sum(a != b for a, b in zip(src, ran)) + abs(len(src) - len(ran))
+    return differ, len(src)

@@ -48,6 +48,7 @@ from typing import Any
 
 from . import config
 from .formatting import markdown_cell, short, sig
+from .paper_map import PAPER_NOTEBOOKS, paper_record_drift  # noqa: F401 (PAPER_NOTEBOOKS re-exported)
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -101,8 +102,6 @@ def records_dir() -> Path:
     return p
 
 
-PAPER_NOTEBOOKS = config.REPO_ROOT / "reproduction" / "paper"
-"""Where ``make book PRESET=paper`` puts the executed paper-preset chapters (committed)."""
 PAPER_RECORDS = config.REPO_ROOT / "reproduction" / "records-paper"
 """Where it puts their claim records, with the run's machine, date, wall time and device (committed)."""
 PAPER_RECORD_KEYS = (
@@ -165,32 +164,6 @@ def load_paper_records(directory: Path | None = None) -> dict[str, dict[str, Any
                 raise ValueError(f"{f}: paper record lacks {missing}")
             out[rec["chapter"]] = rec
     return out
-
-
-def paper_record_drift(
-    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
-) -> tuple[int, int]:
-    """How far a chapter's paper-preset record is from the chapter's current source: ``(differ, cells)``,
-    the number of cells of ``notebooks/<chapter>.py`` whose type or text differs from the executed notebook
-    ``reproduction/paper/<chapter>.ipynb`` (cells present in only one count as differing), and the
-    number of cells of the source. ``(0, n)``: the record is what the current source computes; otherwise
-    it was executed from an earlier version, and its values are that version's (a paper-preset run takes
-    hours, so CI cannot redo it; the report says so instead). ``(-1, 0)`` where either file is missing."""
-    import jupytext  # only the report and its tests need it
-
-    py = (
-        Path(notebooks) if notebooks is not None else config.REPO_ROOT / "notebooks"
-    ) / f"{chapter}.py"
-    nb_path = (Path(paper) if paper is not None else PAPER_NOTEBOOKS) / f"{chapter}.ipynb"
-    if not (py.is_file() and nb_path.is_file()):
-        return -1, 0
-    src = [(c.cell_type, c.source.strip()) for c in jupytext.read(py).cells]
-    ran = [
-        (c["cell_type"], "".join(c["source"]).strip())
-        for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
-    ]
-    differ = sum(a != b for a, b in zip(src, ran)) + abs(len(src) - len(ran))
-    return differ, len(src)
 
 
 def drift_note(chapter: str, **where: Path) -> str:

@@ -123,8 +123,8 @@ def constant_overlap(X: Any) -> float:
     """``(u₁ · 1/√V)²``: the squared overlap of the first left singular vector of ``X`` (uncentred) with the
     constant direction. About ``1/V`` for a direction with no offset, 1 when every row carries the same
     leading component (a pure offset). Raises ``ValueError`` unless ``X`` is a finite V × d matrix, V ≥ 2."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2 or not np.all(np.isfinite(X)):
-        raise ValueError(f"need a finite V × d matrix with V >= 2, got shape {X.shape}")
+    X = checks.finite_array("X", X, ndim=2)
+    if X.shape[0] < 2:
+        raise ValueError(f"X must be a V × d matrix with V >= 2, got shape {X.shape}")
     u = np.linalg.svd(X, full_matrices=False)[0][:, 0]
     return float(u.sum() ** 2 / X.shape[0])

@@ -26,12 +26,7 @@ __all__ = [
 
 
 def _finite(name: str, x: Any, ndim: int) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains non-finite entries")
-    return a
+    return checks.finite_array(name, x, ndim=ndim)
 
 
 def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> float:
@@ -64,16 +59,10 @@ def replicate_means(weights: Any, values: Any) -> np.ndarray:
     Raises ``ValueError`` for mismatched shapes, negative or non-finite weights, a replicate whose weights
     sum to zero, or non-finite values.
     """
-    w = np.asarray(weights, dtype=np.float64)
-    v = np.asarray(values)
-    if w.ndim != 2 or v.ndim != 1 or w.shape[1] != v.shape[0]:
+    w = checks.positive_array("weights", weights, strict=False, ndim=2)
+    v = checks.finite_array("values", values, ndim=1)
+    if w.shape[1] != v.shape[0]:
         raise ValueError(f"need weights (m, n) and values (n,), got {w.shape} and {v.shape}")
-    if v.dtype != np.bool_ and not np.issubdtype(v.dtype, np.number):
-        raise TypeError(f"values must be numbers or booleans, got dtype {v.dtype}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values contain non-finite entries")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("weights must be finite and non-negative")
     tot = w.sum(axis=1)
     if np.any(tot <= 0):
         raise ValueError("a replicate's weights sum to zero: its mean is undefined")
@@ -98,9 +87,7 @@ def bootstrap_gap(
     Raises ``ValueError`` for non-finite estimates or draws, draws of different shapes or fewer than two
     replicates, and quantiles outside ``0 ≤ lo < hi ≤ 1``.
     """
-    a, b = float(estimate_a), float(estimate_b)
-    if not (np.isfinite(a) and np.isfinite(b)):
-        raise ValueError(f"the estimates must be finite, got {a!r} and {b!r}")
+    a, b = checks.real("estimate_a", estimate_a), checks.real("estimate_b", estimate_b)
     da, db = _finite("draws_a", draws_a, 1), _finite("draws_b", draws_b, 1)
     if da.shape != db.shape or da.size < 2:
         raise ValueError(
