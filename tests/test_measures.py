@@ -103,8 +103,12 @@ def test_constant_overlap_by_hand():
     assert linalg.constant_overlap(np.array([[1.0], [-1.0], [1.0], [-1.0]])) == pytest.approx(0.0)
     # u1 = (1, 0): (u1 · 1/√2)² = 1/2
     assert linalg.constant_overlap(np.array([[2.0, 0.0], [0.0, 1.0]])) == pytest.approx(0.5)
-    for bad in (np.ones((1, 2)), np.ones(3), np.array([[1.0], [np.nan]])):
-        with pytest.raises(ValueError, match="finite V × d"):
+    for bad, why in (
+        (np.ones((1, 2)), "V >= 2"),
+        (np.ones(3), "X must be"),
+        (np.array([[1.0], [np.nan]]), "X"),
+    ):
+        with pytest.raises(ValueError, match=why):
             linalg.constant_overlap(bad)
 
 

@@ -566,7 +566,9 @@ def readme_page(readme: str, chapters: list[Chapter]) -> str:
         body = m.group(1)
         body = body[: table.start()] + chapter_table(chapters, "notebooks/") + body[table.end() :]
         readme = readme[: m.start(1)] + body + readme[m.end(1) :]
-    return readme
+    # the site's REPRODUCTION page is generated (stage_reproduction) and has no per-statement headings:
+    # the README's links into the repository's REPRODUCTION.md go to the page itself
+    return re.sub(r"\]\(REPRODUCTION\.md#[^)]*\)", "](REPRODUCTION.md)", readme)
 
 
 #: A Markdown link to a paper-preset notebook (``reproduction/paper/NN_slug.ipynb``, from any folder).
@@ -701,6 +703,9 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
     by_stem = {c.stem: c for c in chapters}
     chapter_of = {c["id"]: c["chapter"] for c in claims}
     (src / "reproduction").mkdir(parents=True, exist_ok=True)
+    for data in (claims_path, map_path):  # linked from the page below: downloads
+        if data.is_file():
+            shutil.copy2(data, src / "reproduction" / data.name)
     lines = [
         "# Reproduction report",
         "",
