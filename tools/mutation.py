@@ -195,8 +195,8 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
     (
         "spectral: cache key without d",
         "qwem_lib/spectral.py",
-        '+ f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-v4.npz"',
-        '+ f"-{target}-{method}-{np.dtype(dtype).name}-v4.npz"',
+        '+ f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
+        '+ f"-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
         ["tests/test_hardening.py::test_spectral_cache_key_has_every_input"],
     ),
     (
@@ -482,6 +482,9 @@ def _pytest_in_copy(tests: list[str], mutation: tuple[str, str, str] | None) -> 
         shutil.copytree(ROOT / "tests", t / "tests", ignore=ignore)
         for f in ("conftest.py", "pyproject.toml"):
             shutil.copy(ROOT / f, t / f)
+        # the corpus that ships with the book (the tests' offline default), linked rather than copied
+        (t / "data").mkdir()
+        (t / "data" / "shipped").symlink_to(ROOT / "data" / "shipped", target_is_directory=True)
         if mutation is not None:
             rel, old, new = mutation
             src = (t / rel).read_text()
