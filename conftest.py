@@ -20,6 +20,11 @@ ROOT = Path(__file__).resolve().parent
 # Folders that running the book may write into: the default cache and data folders, the virtual
 # environments, git's own. Python's bytecode (__pycache__/*.pyc, ignored by git) is not counted either.
 WRITABLE = (".cache", "data", ".venv", ".venv-latest", ".git")
+# hypothesis keeps its examples and constants under the book's cache, not in a `.hypothesis` at the top
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY",
+    str(Path(os.environ.get("QWEM_CACHE_DIR") or ROOT / ".cache") / "hypothesis"),
+)
 
 
 def tree_snapshot(root: Path = ROOT) -> dict[str, tuple[int, int]]:

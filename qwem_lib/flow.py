@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from .book import checks
+
 __all__ = [
     "RKC_DAMPING",
     "rkc_coefficients",
@@ -52,8 +54,11 @@ RHO_EVERY = 25
 RHO_SAFETY = 1.2
 
 
-def _chebyshev(s: int, w0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``T_j(w0)``, ``T_j'(w0)``, ``T_j''(w0)`` for ``j = 0 … s`` by the three-term recurrences."""
+def _chebyshev(s: Any) -> tuple[int, float, np.ndarray, np.ndarray, np.ndarray]:
+    """``(s, w0, T, T', T'')``: the stage count checked, the damped point ``w0 = 1 + ε/s²`` and
+    ``T_j(w0)``, ``T_j'(w0)``, ``T_j''(w0)`` for ``j = 0 … s`` by the three-term recurrences."""
+    s = checks.integer("s (the number of stages)", s, low=2)
+    w0 = 1.0 + RKC_DAMPING / s**2
     T, dT, ddT = np.zeros(s + 1), np.zeros(s + 1), np.zeros(s + 1)
     T[0], T[1] = 1.0, w0
     dT[1] = 1.0
@@ -61,7 +66,7 @@ def _chebyshev(s: int, w0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         T[j] = 2 * w0 * T[j - 1] - T[j - 2]
         dT[j] = 2 * T[j - 1] + 2 * w0 * dT[j - 1] - dT[j - 2]
         ddT[j] = 4 * dT[j - 1] + 2 * w0 * ddT[j - 1] - ddT[j - 2]
-    return T, dT, ddT
+    return s, w0, T, dT, ddT
 
 
 def rkc_coefficients(s: int) -> dict[str, np.ndarray]:
@@ -93,11 +98,7 @@ def rkc_coefficients(s: int) -> dict[str, np.ndarray]:
     >>> round(float(Y[-1]), 12)
     1.0
     """
-    s = int(s)
-    if s < 2:
-        raise ValueError(f"s (the number of stages) must be at least 2, got {s}")
-    w0 = 1.0 + RKC_DAMPING / s**2
-    T, dT, ddT = _chebyshev(s, w0)
+    s, w0, T, dT, ddT = _chebyshev(s)
     w1 = dT[s] / ddT[s]
     b = np.zeros(s + 1)
     b[2:] = ddT[2:] / dT[2:] ** 2
@@ -123,11 +124,7 @@ def rkc_stability_bound(s: int) -> float:
     >>> round(rkc_stability_bound(10) / 10**2, 3)
     0.647
     """
-    s = int(s)
-    if s < 2:
-        raise ValueError(f"s (the number of stages) must be at least 2, got {s}")
-    w0 = 1.0 + RKC_DAMPING / s**2
-    _, dT, ddT = _chebyshev(s, w0)
+    s, w0, _, dT, ddT = _chebyshev(s)
     return float((w0 + 1.0) * ddT[s] / dT[s])
 
 

@@ -266,7 +266,7 @@ def test_the_flows_logged_singular_values_are_lapacks():
     U, s = _left_singular(W)
     U0, s0, _ = torch.linalg.svd(W, full_matrices=False)
     np.testing.assert_allclose(s.numpy(), s0.numpy(), rtol=1e-9)
-    np.testing.assert_allclose(np.abs(U.T @ U0).diagonal(), 1.0, atol=1e-8)
+    np.testing.assert_allclose(np.abs((U.T @ U0).numpy()).diagonal(), 1.0, atol=1e-8)
 
 
 def test_observe_logs_the_inner_product_with_the_gram_matrix():
