@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 import pytest
+from corpora import zipf_corpus
 
 from qwem_lib import data
 from qwem_lib.book import checks
@@ -23,19 +24,7 @@ from qwem_lib.data import Corpus, DataError, Dataset, FileSpec
 
 
 def _corpus(n: int = 4000, types: int = 14, seed: int = 8) -> Corpus:
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, types + 1)
-    raw = rng.choice(types, size=n, p=p / p.sum())
-    counts = np.bincount(raw, minlength=types)
-    rank = np.empty(types, dtype=np.int32)
-    rank[np.lexsort((np.arange(types), -counts))] = np.arange(types)
-    ids = rank[raw]
-    return Corpus(
-        "inputs-unregistered",
-        ids,
-        [f"w{i}" for i in range(types)],
-        np.bincount(ids, minlength=types).astype(np.int64),
-    )
+    return zipf_corpus("inputs-unregistered", n=n, types=types, seed=seed, prefix="w")
 
 
 # -- 1. the crash and the hang -----------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from corpora import zipf_corpus
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -150,19 +151,7 @@ HITS = np.array([[True, False, True], [True, True, False]])
 
 
 def _corpus(n: int = 3000, types: int = 14, seed: int = 8) -> Corpus:
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, types + 1)
-    raw = rng.choice(types, size=n, p=p / p.sum())
-    counts = np.bincount(raw, minlength=types)
-    rank = np.empty(types, dtype=np.int32)
-    rank[np.lexsort((np.arange(types), -counts))] = np.arange(types)
-    ids = rank[raw]
-    return Corpus(
-        "property-unregistered",
-        ids,
-        [f"t{i}" for i in range(types)],
-        np.bincount(ids, minlength=types).astype(np.int64),
-    )
+    return zipf_corpus("property-unregistered", n=n, types=types, seed=seed, prefix="t")
 
 
 CORPUS = _corpus()
