@@ -1,11 +1,11 @@
-"""Throughput of the SGD trainers of ``qwem_lib.trainers`` on the CPU: sampled pairs per second.
+"""Throughput of the SGD trainers of ``qwem_lib.qwem.trainers`` on the CPU: sampled pairs per second.
 
     python bench/bench_training.py                     # book and paper sizes, 1 thread, 30 timed steps each
     python bench/bench_training.py --threads 2 --steps 50
 
 For each preset's (corpus, V, d) of chapter 23 it times ``--steps`` SGD steps of QWEM and of SGNS (after 3
 warm-up steps), reports pairs (positive + negative) per second, and multiplies by the number of steps the
-preset's schedule needs (``qwem_lib.runs.preset_schedule``: chapter 23's schedule from the
+preset's schedule needs (``qwem_lib.qwem.runs.preset_schedule``: chapter 23's schedule from the
 spectrum of M*, or of SGNS's
 growth matrix, with its polish phase) to give the
 expected training time of each run on this CPU. Statistics and eigenvalues come from the cache when

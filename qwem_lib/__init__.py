@@ -11,20 +11,16 @@ The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproje
 ``maths`` — shared mathematics below QWEM and FC: ``linalg`` (principal angles, descending eigenpairs, unit
     rows, offset share), ``stats`` (accuracy gaps, paired bootstrap gaps, replicate means, paired Spearman,
     permutation nulls)
-QWEM's concepts (Parts I–III)
+``qwem`` — QWEM's concepts (Parts I–III)
     ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
     ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
     ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
     ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
     trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
     (Marchenko–Pastur bulk, outlier, SNR)
-Beyond the papers (Part V), above QWEM's modules
-    ``untied`` (untied W ≠ W′ with word2vec's negatives: an asymmetric weighted factorisation, its SVD
-    minimiser, balanced dynamics, a noiseless trainer),
-    ``symmetry`` (cyclic word sets in M*: circulant blocks, Fourier modes, circles), ``contrastive``
-    (contrastive learning as matrix factorisation: augmentation kernels, losses, a full-batch trainer),
-    ``analogy_timing`` (when each analogy category is learned: Lemma 3.1's embeddings, accuracy curves,
-    acquisition times, training snapshots)
+``beyond`` — beyond the papers (Part V), above ``qwem``
+    ``untied``, ``symmetry``, ``contrastive``, ``analogy_timing``
+``flow`` — the stiff-safe integrator of gradient flows (adaptive Runge–Kutta–Chebyshev), beside ``maths``
 ``fc`` — Feature Collapse (Part IV), independent of QWEM's modules
     fc.data, fc.networks, fc.training, fc.collapse, fc.theory, fc.transformers, fc.grammar
 
@@ -32,28 +28,15 @@ The public names of every module are re-exported here (each module lists them in
 ``fc.theory``'s, which are read from ``qwem_lib.fc.theory``.
 """
 
-from . import book, data  # noqa: F401
-from .analogy_timing import *  # noqa: F401,F403
+from . import beyond, book, data, qwem  # noqa: F401
+from .beyond import *  # noqa: F401,F403
 from .book import config, paper_map, plotting, report  # noqa: F401
 from .book.plotting import plot_steps  # noqa: F401
 from .book.report import Report  # noqa: F401
-from .contrastive import *  # noqa: F401,F403
-from .corpus_stats import *  # noqa: F401,F403
 from .data import Corpus, DataError, fetch, load_corpus  # noqa: F401
 from .data.tokenizer import *  # noqa: F401,F403
-from .dynamics import *  # noqa: F401,F403
-from .evaluation import *  # noqa: F401,F403
 from .fc import *  # noqa: F401,F403
 from .maths import *  # noqa: F401,F403
-from .measures import *  # noqa: F401,F403
-from .pairs import *  # noqa: F401,F403
-from .runs import *  # noqa: F401,F403
-from .spectral import *  # noqa: F401,F403
-from .symmetry import *  # noqa: F401,F403
-from .task_vectors import *  # noqa: F401,F403
-from .theory import *  # noqa: F401,F403
-from .trainers import *  # noqa: F401,F403
-from .untied import *  # noqa: F401,F403
-from .w2v import *  # noqa: F401,F403
+from .qwem import *  # noqa: F401,F403
 
 __version__ = "0.1.0"

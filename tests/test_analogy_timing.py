@@ -1,4 +1,4 @@
-"""Tests of qwem_lib.analogy_timing (and evaluation.analogy_hits) against independent computations."""
+"""Tests of qwem_lib.beyond.analogy_timing (and evaluation.analogy_hits) against independent computations."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import qwem_lib as q
-from qwem_lib import analogy_timing as at
+from qwem_lib.beyond import analogy_timing as at
 
 
 def _pairs_items(n_pairs_by_cat, rng, V=40):

@@ -111,19 +111,20 @@ def test_the_layer_contracts_hold_on_an_unchanged_copy(tmp_path):
     "module, target, contract",
     [
         # QWEM's layers are ordered: a lower concept does not use a higher one (the review's planted import)
-        ("qwem_lib/theory.py", "qwem_lib.runs", "Layers: Part V above QWEM"),
+        ("qwem_lib/qwem/theory.py", "qwem_lib.qwem.runs", "Inside QWEM's room"),
         # Part V sits above QWEM: QWEM's modules do not use it
-        ("qwem_lib/trainers.py", "qwem_lib.untied", "Layers: Part V above QWEM"),
+        ("qwem_lib/qwem/trainers.py", "qwem_lib.beyond.untied", "Rooms: Part V above"),
         # siblings joined with `|` are independent
-        ("qwem_lib/spectral.py", "qwem_lib.w2v", "Layers: Part V above QWEM"),
-        ("qwem_lib/symmetry.py", "qwem_lib.contrastive", "Layers: Part V above QWEM"),
+        ("qwem_lib/qwem/spectral.py", "qwem_lib.qwem.w2v", "Inside QWEM's room"),
+        ("qwem_lib/beyond/symmetry.py", "qwem_lib.beyond.contrastive", "Inside Part V's room"),
+        # QWEM and Feature Collapse are independent rooms
+        ("qwem_lib/qwem/measures.py", "qwem_lib.fc.collapse", "Rooms: Part V above"),
+        ("qwem_lib/fc/training.py", "qwem_lib.qwem.trainers", "Rooms: Part V above"),
+        # Part V does not use Feature Collapse
+        ("qwem_lib/beyond/untied.py", "qwem_lib.fc.theory", "Part V does not use Feature Collapse"),
         # the shared maths is below both QWEM and Feature Collapse
-        ("qwem_lib/maths/linalg.py", "qwem_lib.theory", "Layers: Part V above QWEM"),
-        (
-            "qwem_lib/maths/stats.py",
-            "qwem_lib.fc.collapse",
-            "Layers: Feature Collapse (Part IV) above",
-        ),
+        ("qwem_lib/maths/linalg.py", "qwem_lib.qwem.theory", "Rooms: Part V above"),
+        ("qwem_lib/maths/stats.py", "qwem_lib.fc.collapse", "Rooms: Part V above"),
     ],
 )
 def test_a_planted_upward_or_sideways_import_breaks_the_layer_contract(

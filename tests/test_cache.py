@@ -294,3 +294,65 @@ def test_array_key_hashes_the_float64_values_in_turn():
     assert array_key(np.asfortranarray(R), pu) == array_key(R, pu)  # values, not the memory layout
     assert array_key(P, pu + 1e-15) != h
     assert array_key(pu, P) != h and array_key(P) != h  # order and number of arrays count
+
+
+# -- the one cache helper: digest, entry, cached, Checkpoint ----------------------------------------------------
+
+
+def test_digest_is_sha256_of_sorted_json():
+    want = hashlib.sha256(b'{"V": 5, "d": [1, 2]}').hexdigest()
+    assert cache.digest({"d": [1, 2], "V": 5}) == want[:16]
+    assert cache.digest({"d": [1, 2], "V": 5}, n=20) == want[:20]
+    with pytest.raises(ValueError, match="n must be"):
+        cache.digest({}, n=0)
+
+
+def test_entry_lives_under_the_cache_folder_and_refuses_paths(monkeypatch, tmp_path):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    assert cache.entry("fc", "run_1.npz") == tmp_path / "fc" / "run_1.npz"
+    for bad in ("../x.npz", "a/b.npz", ".hidden", "", 3):
+        with pytest.raises(ValueError, match="plain file name"):
+            cache.entry("fc", bad)
+    with pytest.raises(ValueError, match="kind must be"):
+        cache.entry("..", "x.npz")
+
+
+def test_cached_computes_once_then_reads_and_checks(tmp_path):
+    path = tmp_path / "k" / "e.npz"
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"W": np.arange(6.0).reshape(3, 2)}
+
+    a, hit = cache.cached(path, compute, required=("W",), shapes={"W": (3, 2)}, finite=("W",))
+    assert not hit and len(calls) == 1 and path.exists()
+    b, hit = cache.cached(path, compute, required=("W",), shapes={"W": (3, 2)}, finite=("W",))
+    assert hit and len(calls) == 1
+    np.testing.assert_array_equal(a["W"], b["W"])
+    # a request for another shape does not take the entry: it is removed and recomputed
+    with pytest.warns(RuntimeWarning, match="shape"):
+        _, hit = cache.cached(path, compute, shapes={"W": (4, 2)})
+    assert not hit and len(calls) == 2
+    # no path: nothing is written
+    _, hit = cache.cached(None, compute)
+    assert (
+        not hit and len(calls) == 3 and sorted(p.name for p in path.parent.iterdir()) == ["e.npz"]
+    )
+
+
+def test_checkpoint_saves_loads_and_clears_beside_its_entry(tmp_path):
+    ck = cache.Checkpoint(tmp_path / "run.npz", required=("step",))
+    assert ck.path == tmp_path / "run.ckpt.npz" and ck.load() is None
+    ck.save({"step": np.array(3), "W": np.ones(2)})
+    got = ck.load()
+    assert got is not None and int(got["step"]) == 3
+    cache.save_npz(ck.path, {"W": np.ones(2)})  # lacks "step": not a usable checkpoint
+    with pytest.warns(RuntimeWarning, match="lacks"):
+        assert ck.load() is None
+    ck.save({"step": np.array(1)})
+    ck.clear()
+    assert not ck.path.exists()
+    none = cache.Checkpoint(None)
+    none.save({"step": np.array(1)})
+    assert none.load() is None and none.path is None

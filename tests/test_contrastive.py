@@ -1,11 +1,11 @@
-"""Tests of qwem_lib.contrastive against independent computations (explicit pair sums, Monte Carlo)."""
+"""Tests of qwem_lib.beyond.contrastive against independent computations (explicit pair sums, Monte Carlo)."""
 
 import numpy as np
 import pytest
 import torch
 
-from qwem_lib import contrastive as cl
-from qwem_lib.theory import aligned_sigmoid
+from qwem_lib.beyond import contrastive as cl
+from qwem_lib.qwem.theory import aligned_sigmoid
 
 
 def _model(n=5, seed=0):

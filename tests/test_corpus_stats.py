@@ -1,12 +1,12 @@
-"""Unit tests for qwem_lib.corpus_stats: counts against a brute-force loop, normalisation, targets, errors."""
+"""Unit tests for qwem_lib.qwem.corpus_stats: counts against a brute-force loop, normalisation, targets, errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qwem_lib import corpus_stats as cs
 from qwem_lib.data import Corpus, DataError
+from qwem_lib.qwem import corpus_stats as cs
 
 
 def brute_counts(ids, V, window, weighting="linear", oov="drop", stream_vocab=20_000):
@@ -390,7 +390,7 @@ def test_tile_pairs_cover_the_upper_triangle_once(V, B):
 
 
 def test_warm_up_kernels_loads_every_compiled_kernel():
-    from qwem_lib import spectral
+    from qwem_lib.qwem import spectral
 
     took = spectral.warm_up_kernels()
     assert took > 0

@@ -1,4 +1,4 @@
-"""Unit tests for qwem_lib.dynamics: the flow normalisation, the integrators, the alignment measures."""
+"""Unit tests for qwem_lib.qwem.dynamics: the flow normalisation, the integrators, the alignment measures."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from qwem_lib import dynamics as dy
 from qwem_lib.maths.linalg import eig_desc
-from qwem_lib.theory import aligned_sigmoid, characteristic_time, procrustes_distance
+from qwem_lib.qwem import dynamics as dy
+from qwem_lib.qwem.theory import aligned_sigmoid, characteristic_time, procrustes_distance
 
 
 def small_problem(V=12, top=(3.0, 2.0, 1.2), bulk=0.5, seed=0):
@@ -280,8 +280,8 @@ def test_random_init_sweep_small():
 
 # -- step sharpness (chapter 25) ----------------------------------------------------------------
 def test_step_sharpness_of_lemma_sigmoid_and_of_a_ramp():
-    from qwem_lib.dynamics import sigmoid_sharpness, step_sharpness
-    from qwem_lib.theory import aligned_sigmoid
+    from qwem_lib.qwem.dynamics import sigmoid_sharpness, step_sharpness
+    from qwem_lib.qwem.theory import aligned_sigmoid
 
     lam = np.array([4.0, 1.5])
     s0 = 1e-6
@@ -306,7 +306,7 @@ def test_step_sharpness_of_lemma_sigmoid_and_of_a_ramp():
 
 
 def test_step_sharpness_validation():
-    from qwem_lib.dynamics import sigmoid_sharpness, step_sharpness
+    from qwem_lib.qwem.dynamics import sigmoid_sharpness, step_sharpness
 
     t = np.linspace(0, 1, 5)
     with pytest.raises(ValueError):

@@ -1,13 +1,13 @@
-"""Unit tests for qwem_lib.evaluation: analogy protocols on a hand-made file, similarity, counts, errors."""
+"""Unit tests for qwem_lib.qwem.evaluation: analogy protocols on a hand-made file, similarity, counts, errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qwem_lib import evaluation as ev
 from qwem_lib.data import DataError, fetch
 from qwem_lib.maths.stats import gap_se
+from qwem_lib.qwem import evaluation as ev
 
 QUESTIONS = """: capitals
 Paris France Rome Italy

@@ -1,6 +1,6 @@
 """Unit tests of the stiff-safe flow integrator (qwem_lib.flow) and of train_expected(method="rkc"),
 each against an independent computation: the Taylor series of the exponential, SciPy's DOP853 at tight
-tolerance (qwem_lib.dynamics.solve_flow_ivp), Lemma 3.1's closed form. Gradient descent at the book's
+tolerance (qwem_lib.qwem.dynamics.solve_flow_ivp), Lemma 3.1's closed form. Gradient descent at the book's
 c = 0.2 is the control: it must fail the accuracy test that the integrator passes."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import pytest
 import torch
 
 import qwem_lib as q
-from qwem_lib.dynamics import solve_flow_ivp
 from qwem_lib.flow import (
     FlowState,
     hermite,
@@ -22,7 +21,8 @@ from qwem_lib.flow import (
     rkc_stages,
     spectral_radius,
 )
-from qwem_lib.theory import aligned_sigmoid
+from qwem_lib.qwem.dynamics import solve_flow_ivp
+from qwem_lib.qwem.theory import aligned_sigmoid
 
 
 def stability_polynomial(s: int, z: np.ndarray) -> np.ndarray:
@@ -260,7 +260,7 @@ def test_the_modules_examples_run():
 
 
 def test_the_flows_logged_singular_values_are_lapacks():
-    from qwem_lib.trainers import _left_singular
+    from qwem_lib.qwem.trainers import _left_singular
 
     W = torch.tensor(np.random.default_rng(0).normal(size=(200, 6)) * np.logspace(0, -3, 6))
     U, s = _left_singular(W)

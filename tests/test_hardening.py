@@ -53,7 +53,7 @@ def tiny(data_env):
 
 # -- cache keys: every keyed input changes the result ----------------------------------------------
 def test_spectral_cache_key_has_every_input(tiny):
-    from qwem_lib.spectral import spectral_embeddings
+    from qwem_lib.qwem.spectral import spectral_embeddings
 
     base = dict(V=8, d=2, target="mstar", window=3, method="eigh", dtype=np.float64, oov="authors")
     variants = [
@@ -86,7 +86,7 @@ def test_spectral_cache_key_has_every_input(tiny):
 
 
 def test_cooccurrence_cache_key_has_every_input(tiny):
-    from qwem_lib.corpus_stats import cooccurrence_table
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
 
     base = dict(V=8, window=3, weighting="linear", oov="authors", stream_vocab=20_000)
     variants = [
@@ -109,7 +109,7 @@ def test_cooccurrence_cache_key_has_every_input(tiny):
 # -- the eigensolver's input check and the inertia ---------------------------------------------------
 @pytest.mark.parametrize("V", [40, 520])  # the NumPy path and the compiled one (V >= 512)
 def test_symmetry_tolerance_follows_the_dtype(V):
-    from qwem_lib.spectral import top_eigenpairs
+    from qwem_lib.qwem.spectral import top_eigenpairs
 
     rng = np.random.default_rng(1)
     A = rng.standard_normal((V, V))
@@ -122,7 +122,7 @@ def test_symmetry_tolerance_follows_the_dtype(V):
 
 
 def test_eigen_features_respects_top_words():
-    from qwem_lib.spectral import eigen_features
+    from qwem_lib.qwem.spectral import eigen_features
 
     rng = np.random.default_rng(2)
     words = [f"w{i}" for i in range(30)]
@@ -136,7 +136,7 @@ def test_eigen_features_respects_top_words():
 
 @pytest.mark.parametrize("scale", [1.0, 1e8, 1e-8])
 def test_inertia_zero_tolerance_is_relative(scale):
-    from qwem_lib.spectral import inertia
+    from qwem_lib.qwem.spectral import inertia
 
     rng = np.random.default_rng(3)
     B = rng.standard_normal((7, 5))
@@ -147,7 +147,7 @@ def test_inertia_zero_tolerance_is_relative(scale):
 
 def test_count_table_never_overflows_int32():
     """The int32 accumulator is used only when the bound 2 Σw max n proves the counts fit."""
-    from qwem_lib.corpus_stats import cooccurrence_counts
+    from qwem_lib.qwem.corpus_stats import cooccurrence_counts
 
     n, W = 4000, 1000  # one word repeated: the diagonal count is 3.7e9 > 2^31
     C = cooccurrence_counts(np.zeros(n, dtype=np.int32), 1, W)
@@ -294,7 +294,7 @@ def _cosmul_answers(W, items, eps):
 
 
 def test_3cosmul_uses_levy_goldberg_epsilon():
-    from qwem_lib.evaluation import _analogy_hits, normalize_rows
+    from qwem_lib.qwem.evaluation import _analogy_hits, normalize_rows
 
     rng = np.random.default_rng(5)
     V = 40
@@ -333,7 +333,7 @@ def test_eig_desc_refuses_a_nonsymmetric_matrix():
 
 # -- bad inputs through the public API: each a clear error naming the argument ----------------------
 def test_window_must_be_a_true_integer():
-    from qwem_lib.corpus_stats import cooccurrence_counts
+    from qwem_lib.qwem.corpus_stats import cooccurrence_counts
 
     with pytest.raises(ValueError, match="window"):
         cooccurrence_counts(np.array([0, 1, 0, 1]), 2, True)
@@ -342,7 +342,7 @@ def test_window_must_be_a_true_integer():
 
 
 def test_uint64_ids():
-    from qwem_lib.corpus_stats import as_token_ids, cooccurrence_counts
+    from qwem_lib.qwem.corpus_stats import as_token_ids, cooccurrence_counts
 
     ids = np.array([0, 1, 2, 0, 1], dtype=np.uint64)
     assert np.array_equal(
@@ -355,7 +355,7 @@ def test_uint64_ids():
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, bool])
 def test_integer_dtype_refused_on_every_target_path(dtype):
     """The old finding (an integer target rounds M* to zero) was fixed in spectral_embeddings only."""
-    from qwem_lib import corpus_stats as cs
+    from qwem_lib.qwem import corpus_stats as cs
 
     P = np.full((3, 3), 1 / 9)
     pu = np.full(3, 1 / 3)
@@ -373,7 +373,7 @@ def test_integer_dtype_refused_on_every_target_path(dtype):
 
 
 def test_float16_target_from_counts_is_refused_clearly():
-    from qwem_lib.corpus_stats import target_from_counts, target_from_stats
+    from qwem_lib.qwem.corpus_stats import target_from_counts, target_from_stats
 
     C, pu = np.full((3, 3), 4), np.full(3, 1 / 3)
     with pytest.raises(TypeError, match="float32 or float64"):
@@ -383,14 +383,14 @@ def test_float16_target_from_counts_is_refused_clearly():
 
 
 def test_cooccurrence_integer_dtype_refused(tiny):
-    from qwem_lib.corpus_stats import cooccurrence
+    from qwem_lib.qwem.corpus_stats import cooccurrence
 
     with pytest.raises(TypeError, match="dtype"):
         cooccurrence("hard_tiny", 5, 2, dtype=np.int64)
 
 
 def test_inertia_of_nonfinite_matrices():
-    from qwem_lib.spectral import inertia
+    from qwem_lib.qwem.spectral import inertia
 
     for bad in ([[np.nan]], [[np.inf]], [[1.0, np.nan], [np.nan, 1.0]], [[np.inf, 0], [0, 1.0]]):
         with pytest.raises(ValueError, match="NaN or infinite"):
@@ -398,7 +398,7 @@ def test_inertia_of_nonfinite_matrices():
 
 
 def test_zipf_fit_refuses_zero_or_negative_counts():
-    from qwem_lib.corpus_stats import zipf_fit
+    from qwem_lib.qwem.corpus_stats import zipf_fit
 
     c = 1000.0 / np.arange(1, 50)
     slope, _ = zipf_fit(c, 1, 40)
@@ -411,7 +411,7 @@ def test_zipf_fit_refuses_zero_or_negative_counts():
 
 
 def test_similarity_spearman_on_constant_embeddings(monkeypatch):
-    from qwem_lib import evaluation as ev
+    from qwem_lib.qwem import evaluation as ev
 
     words = ["a", "b", "c", "d", "e"]
     rows = [("a", "b", 1.0), ("c", "d", 2.0), ("a", "e", 3.0), ("b", "c", 4.0)]
@@ -424,7 +424,7 @@ def test_similarity_spearman_on_constant_embeddings(monkeypatch):
 
 
 def test_qwem_loss_refuses_nan_W():
-    from qwem_lib import theory
+    from qwem_lib.qwem import theory
 
     P = np.full((3, 3), 1 / 9)
     psi = np.ones((3, 3))
@@ -436,7 +436,7 @@ def test_qwem_loss_refuses_nan_W():
 
 
 def test_pmi_from_mstar_domain():
-    from qwem_lib.theory import mstar_from_pmi, pmi_from_mstar
+    from qwem_lib.qwem.theory import mstar_from_pmi, pmi_from_mstar
 
     assert pmi_from_mstar(mstar_from_pmi(1.3)) == pytest.approx(1.3)
     assert pmi_from_mstar(-2.0) == -np.inf  # an unseen pair: documented
@@ -446,7 +446,7 @@ def test_pmi_from_mstar_domain():
 
 
 def test_krylov_cycle_and_depth_arguments():
-    from qwem_lib.spectral import top_eigenpairs
+    from qwem_lib.qwem.spectral import top_eigenpairs
 
     M = np.diag(np.arange(10.0))
     lam, _ = top_eigenpairs(M, 2, method="krylov")
@@ -458,7 +458,7 @@ def test_krylov_cycle_and_depth_arguments():
 
 
 def test_gradient_descent_record_every():
-    from qwem_lib.theory import gradient_descent_qwem
+    from qwem_lib.qwem.theory import gradient_descent_qwem
 
     P = np.array([[0.3, 0.1], [0.1, 0.5]])
     psi = np.ones((2, 2))
@@ -468,7 +468,7 @@ def test_gradient_descent_record_every():
 
 
 def test_analogy_file_edited_or_not_utf8(tmp_path):
-    from qwem_lib.evaluation import analogy_accuracy
+    from qwem_lib.qwem.evaluation import analogy_accuracy
 
     words = ["a", "b", "c", "d", "e", "f"]
     W = np.eye(6)[:, :5] + 0.01
@@ -484,7 +484,7 @@ def test_analogy_file_edited_or_not_utf8(tmp_path):
 
 # -- old findings fixed on one path only --------------------------------------------------------------
 def test_train_factorisation_checks_M():
-    from qwem_lib.dynamics import train_factorisation
+    from qwem_lib.qwem.dynamics import train_factorisation
 
     M = np.array([[2.0, 0.5], [0.0, 1.0]])
     W0 = np.full((2, 1), 1e-3)
@@ -581,7 +581,7 @@ def test_bad_source_file_is_removed_and_refetched(data_env, monkeypatch):
 def test_w2v_corpus_file_stays_in_the_cache(data_env):
     from qwem_lib.book import config
     from qwem_lib.data.corpus import tokenize_ranked
-    from qwem_lib.w2v import w2v_corpus_file
+    from qwem_lib.qwem.w2v import w2v_corpus_file
 
     ids, words, counts = tokenize_ranked([" a b a c a b"])
     p = w2v_corpus_file(data.Corpus("../../escape", ids, words, counts), 3)
@@ -593,7 +593,7 @@ def test_w2v_corpus_file_cut_is_rewritten_and_non_ascii_words_are_written(data_e
     """A cut corpus file used to be trained on (and the model cached); a word holding U+FFFD (a corpus
     with non-ASCII bytes) raised UnicodeEncodeError."""
     from qwem_lib.data.corpus import tokenize_ranked
-    from qwem_lib.w2v import w2v_corpus_file
+    from qwem_lib.qwem.w2v import w2v_corpus_file
 
     text = " caf\ufffd tea caf\ufffd milk tea caf\ufffd" * 3
     ids, words, counts = tokenize_ranked([text])
@@ -646,7 +646,7 @@ def test_max_table_bytes_variable(value):
 
     env = dict(os.environ, QWEM_MAX_TABLE_BYTES=value)
     code = (
-        "import qwem_lib\nfrom qwem_lib import corpus_stats as cs\n"
+        "import qwem_lib\nfrom qwem_lib.qwem import corpus_stats as cs\n"
         "try:\n    cs.check_table_size(100_000, 8)\nexcept Exception as e:\n"
         "    print(type(e).__name__, e)\n"
     )
@@ -663,7 +663,7 @@ def test_read_only_data_folder_keeps_analogies_working(data_env, monkeypatch):
     """Derived files (gensim's copy of the analogy file) go to the cache: a read-only data folder is only
     read. Writes into it are refused here as a read-only file system would (the tests may run as root)."""
     from qwem_lib.book import cache
-    from qwem_lib.evaluation import analogy_categories
+    from qwem_lib.qwem.evaluation import analogy_categories
 
     ro = data_env / "ro"
     ro.mkdir()
@@ -691,7 +691,7 @@ def test_gensim_copy_goes_to_the_cache_not_the_data_folder(data_env):
 def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
     """A read-only cache/cooc/ (only a read-only top folder used to fall back): computed, not cached."""
     from qwem_lib.book import cache
-    from qwem_lib.corpus_stats import cooccurrence_table
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
 
     real_mkstemp = cache.tempfile.mkstemp
 
@@ -710,15 +710,15 @@ def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
 def test_full_disk_says_where_and_leaves_no_partial_entry(tiny, monkeypatch):
     import errno
 
-    from qwem_lib import spectral
     from qwem_lib.book import config
+    from qwem_lib.qwem import spectral
 
     def full(file, **arrays):
         with open(file, "wb") as f:
             f.write(b"PK partial")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    from qwem_lib.corpus_stats import cooccurrence_table
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
 
     cooccurrence_table("hard_tiny", 6, 2)  # the counts are cached; the spectral entry will not fit
     monkeypatch.setattr(spectral.np, "savez", full)

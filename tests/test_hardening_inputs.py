@@ -47,7 +47,7 @@ def _corpus(n: int = 4000, types: int = 14, seed: int = 8) -> Corpus:
 def test_train_word2vec_refuses_bad_numbers_before_gensim(tmp_path, monkeypatch, kw, name):
     """Before issue 41, window=0 killed the process (SIGFPE inside gensim) and sample=-1 trained and
     cached a meaningless model."""
-    from qwem_lib.w2v import train_word2vec
+    from qwem_lib.qwem.w2v import train_word2vec
 
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
     with pytest.raises((ValueError, TypeError), match=name):
@@ -57,7 +57,7 @@ def test_train_word2vec_refuses_bad_numbers_before_gensim(tmp_path, monkeypatch,
 
 @pytest.mark.parametrize("V, d", [(10, 0), (10, 10), (1, 1), (10, 2.5)])
 def test_train_word2vec_refuses_bad_sizes(V, d):
-    from qwem_lib.w2v import train_word2vec
+    from qwem_lib.qwem.w2v import train_word2vec
 
     with pytest.raises((ValueError, TypeError), match="V|d"):
         train_word2vec(_corpus(), V, d, epochs=1, workers=1)
@@ -65,8 +65,8 @@ def test_train_word2vec_refuses_bad_sizes(V, d):
 
 def test_cooccurrence_refuses_a_window_wider_than_the_corpus_at_once():
     """Before issue 41, window=10**9 allocated np.arange(10**9) and more, without end."""
-    from qwem_lib.corpus_stats import cooccurrence, cooccurrence_counts
-    from qwem_lib.pairs import make_sampler
+    from qwem_lib.qwem.corpus_stats import cooccurrence, cooccurrence_counts
+    from qwem_lib.qwem.pairs import make_sampler
 
     c = _corpus(n=500)
     t0 = time.perf_counter()
@@ -137,7 +137,7 @@ def test_read_npz_checks_shape_and_finiteness(tmp_path):
 
 @pytest.mark.parametrize("bad", ["shape", "nan"])
 def test_spectral_cache_hit_of_wrong_shape_or_nan_is_recomputed(data_env, bad):
-    from qwem_lib.spectral import spectral_embeddings
+    from qwem_lib.qwem.spectral import spectral_embeddings
 
     rng = np.random.default_rng(3)
     vocab = [f"w{chr(97 + i)}" for i in range(14)]
@@ -156,7 +156,7 @@ def test_spectral_cache_hit_of_wrong_shape_or_nan_is_recomputed(data_env, bad):
 
 
 def test_spectral_embeddings_in_the_dtype_asked():
-    from qwem_lib.spectral import embeddings_from_matrix, spectral_embeddings
+    from qwem_lib.qwem.spectral import embeddings_from_matrix, spectral_embeddings
 
     c = _corpus()
     for dt in (np.float32, np.float64):

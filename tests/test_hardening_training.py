@@ -1,4 +1,4 @@
-"""Issue 27, section 4, for ``qwem_lib.trainers`` and ``qwem_lib.pairs``: the cache key of
+"""Issue 27, section 4, for ``qwem_lib.qwem.trainers`` and ``qwem_lib.qwem.pairs``: the cache key of
 ``train_pairs`` (every keyed input
 changes the result, ``stats=`` included), the corpus fingerprint, word2vec's subsampling, bad inputs."""
 
@@ -50,7 +50,7 @@ def _same(a, b) -> bool:
 
 
 def test_train_pairs_cache_key_has_every_input(corpus):
-    from qwem_lib.corpus_stats import cooccurrence
+    from qwem_lib.qwem.corpus_stats import cooccurrence
 
     _, P, pu = cooccurrence(corpus, 6, 16)
     P2 = P.copy()
@@ -105,8 +105,8 @@ def test_a_corpus_reusing_a_registered_name_is_keyed_by_all_its_ids(corpus):
     """Only ids[:4096] used to be hashed: a Corpus named like a registered one, equal to it on its first
     4,096 tokens, got the registered corpus's cached counts, embeddings and runs."""
     from qwem_lib import train_pairs
-    from qwem_lib.corpus_stats import cooccurrence_table
     from qwem_lib.data import Corpus
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
 
     ids = np.asarray(corpus.ids)
     other_ids = np.concatenate([ids, ids[:1500]])  # longer: same first 4,096 ids only if n > 4096
@@ -132,7 +132,7 @@ def test_a_corpus_reusing_a_registered_name_is_keyed_by_all_its_ids(corpus):
 def test_subsampling_keep_matches_gensim_formula():
     """ρ = √(t/P) + t/P (word2vec), the same as gensim's keep probability on counts."""
     from qwem_lib import subsampling_keep
-    from qwem_lib.w2v import subsample_keep_probability
+    from qwem_lib.qwem.w2v import subsample_keep_probability
 
     counts = np.array([5000.0, 800.0, 120.0, 30.0, 7.0, 1.0])
     P = counts / counts.sum()

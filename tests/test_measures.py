@@ -1,4 +1,4 @@
-"""qwem_lib.measures against cases worked by hand and plain loops (issue 45: the survivors of mutation
+"""qwem_lib.qwem.measures against cases worked by hand and plain loops (issue 45: the survivors of mutation
 testing). Each expected value below is derived in the comment beside it, not from the module's code."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from qwem_lib import measures as ms
 from qwem_lib.maths import linalg
+from qwem_lib.qwem import measures as ms
 
 
 def _rot(theta: float) -> np.ndarray:

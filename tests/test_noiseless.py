@@ -1,5 +1,5 @@
-"""Unit tests for the noiseless trainer (qwem_lib.trainers.train_expected, expected_gradient, eigen_flow)
-and the step measurements of qwem_lib.measures, each against an independent computation."""
+"""Unit tests for the noiseless trainer (qwem_lib.qwem.trainers.train_expected, expected_gradient, eigen_flow)
+and the step measurements of qwem_lib.qwem.measures, each against an independent computation."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import qwem_lib as q
-from qwem_lib.theory import aligned_sigmoid
+from qwem_lib.qwem.theory import aligned_sigmoid
 
 
 def tiny_stats(V=9, seed=0):
@@ -72,8 +72,8 @@ def test_expected_gradient_is_autograd_of_the_loop_loss(loss, reweighting):
 
 @pytest.mark.parametrize("loss", ["quartic", "logistic"])
 def test_the_in_place_slope_is_the_pair_terms_slope_bit_for_bit(loss):
-    from qwem_lib.pairs import qwem_pair_terms, sgns_pair_terms
-    from qwem_lib.trainers import negative_slope_inplace
+    from qwem_lib.qwem.pairs import qwem_pair_terms, sgns_pair_terms
+    from qwem_lib.qwem.trainers import negative_slope_inplace
 
     X = torch.linspace(-30.0, 30.0, 10_001, dtype=torch.float32).reshape(73, 137)
     terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms

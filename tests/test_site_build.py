@@ -107,7 +107,9 @@ def test_readme_summaries_read_the_real_table():
 def test_library_modules_walk_the_package():
     modules = build.library_modules()
     assert (
-        "qwem_lib" in modules and "qwem_lib.book.report" in modules and "qwem_lib.theory" in modules
+        "qwem_lib" in modules
+        and "qwem_lib.book.report" in modules
+        and "qwem_lib.qwem.theory" in modules
     )
     assert all(m == "qwem_lib" or m.startswith("qwem_lib.") for m in modules)
 
@@ -128,7 +130,7 @@ def test_library_use_resolves_aliases_and_from_imports():
             {
                 "cell_type": "code",
                 "source": "%matplotlib inline\nimport qwem_lib as q\n"
-                "from qwem_lib.book.report import Report\nfrom qwem_lib import theory as th\n"
+                "from qwem_lib.book.report import Report\nfrom qwem_lib.qwem import theory as th\n"
                 "rep = Report('x')\nM = th.target_matrix(P, 1, 1)\nq.not_a_name\n",
             }
         ]
@@ -136,19 +138,19 @@ def test_library_use_resolves_aliases_and_from_imports():
     symbols, used = build.library_use(nb, index, modules)
     assert symbols == [
         "qwem_lib.book.report.Report",
-        "qwem_lib.theory.target_matrix",
+        "qwem_lib.qwem.theory.target_matrix",
     ]  # in order of first use
-    assert used == ["qwem_lib", "qwem_lib.book.report", "qwem_lib.theory"]
+    assert used == ["qwem_lib", "qwem_lib.book.report", "qwem_lib.qwem.theory"]
 
 
 def test_chapter_header_links_sources_and_first_uses(book):
     ch = build.find_chapters(book)[1]
-    ch.modules = ["qwem_lib.theory"]
-    header = build.chapter_header(ch, ["qwem_lib.theory.target_matrix"])
+    ch.modules = ["qwem_lib.qwem.theory"]
+    header = build.chapter_header(ch, ["qwem_lib.qwem.theory.target_matrix"])
     assert "31_linear.ipynb <../_raw/notebooks/31_linear.ipynb>" in header
     assert "31_linear.py <../_raw/notebooks/31_linear.py>" in header
-    assert "[`qwem_lib.theory`](../api/qwem_lib.theory.md)" in header
-    assert "{py:obj}`target_matrix <qwem_lib.theory.target_matrix>`" in header
+    assert "[`qwem_lib.qwem.theory`](../api/qwem_lib.qwem.theory.md)" in header
+    assert "{py:obj}`target_matrix <qwem_lib.qwem.theory.target_matrix>`" in header
 
 
 def test_files_a_page_links_are_staged(tmp_path, monkeypatch):

@@ -1,13 +1,13 @@
-"""Unit tests for qwem_lib.spectral: solvers against dense eigh, float32 vs float64, inertia, errors."""
+"""Unit tests for qwem_lib.qwem.spectral: solvers against dense eigh, float32 vs float64, inertia, errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qwem_lib import spectral as sp
 from qwem_lib.data import Corpus
 from qwem_lib.maths.linalg import subspace_overlap
+from qwem_lib.qwem import spectral as sp
 
 
 def planted(V=300, seed=0):

@@ -1,12 +1,12 @@
-"""Tests of qwem_lib.symmetry against independent computations (loops, dense tables, worked cases)."""
+"""Tests of qwem_lib.beyond.symmetry against independent computations (loops, dense tables, worked cases)."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from qwem_lib import symmetry as sy
-from qwem_lib.corpus_stats import cooccurrence_counts
+from qwem_lib.beyond import symmetry as sy
+from qwem_lib.qwem.corpus_stats import cooccurrence_counts
 
 
 def _random_circulant(n, rng):

@@ -1,4 +1,4 @@
-"""Tests of qwem_lib.task_vectors against independent computations (quadrature, simulation, hand cases)."""
+"""Tests of qwem_lib.qwem.task_vectors against independent computations (quadrature, simulation, hand cases)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from qwem_lib import task_vectors as tv
+from qwem_lib.qwem import task_vectors as tv
 
 
 @pytest.mark.parametrize("N,D", [(30, 100), (100, 30), (50, 50), (30, 7.5)])
@@ -429,7 +429,7 @@ def test_partial_spearman_against_the_recursion_formula():
 
 
 def test_analogy_margins_agree_with_analogy_accuracy():
-    from qwem_lib.evaluation import _analogy_hits, normalize_rows
+    from qwem_lib.qwem.evaluation import _analogy_hits, normalize_rows
 
     rng = np.random.default_rng(10)
     W = rng.standard_normal((60, 8))
@@ -473,8 +473,8 @@ def test_spearman_with_uncertainty():
 
 
 def test_wide_spectral_embeddings_match_the_dense_spectral_path():
-    from qwem_lib import spectral as sp
     from qwem_lib.data import Corpus
+    from qwem_lib.qwem import spectral as sp
 
     rng = np.random.default_rng(11)
     ids = np.minimum(rng.zipf(1.3, 4000) - 1, 11).astype(np.int64)

@@ -1,4 +1,4 @@
-"""Unit tests for qwem_lib.theory: hand-worked 2×2 cases, identities on random inputs, failure modes."""
+"""Unit tests for qwem_lib.qwem.theory: hand-worked 2×2 cases, identities on random inputs, failure modes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import qwem_lib as q
-from qwem_lib import theory as th
+from qwem_lib.qwem import theory as th
 
 # A hand-worked 2×2 table: P = [[.3, .1], [.1, .5]], row sums p = (.4, .6), ppᵀ = [[.16, .24], [.24, .36]].
 P2 = np.array([[0.3, 0.1], [0.1, 0.5]])

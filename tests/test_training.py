@@ -1,4 +1,4 @@
-"""Unit tests for the SGD training of Part II (qwem_lib.pairs, trainers, runs, measures): per-pair losses,
+"""Unit tests for the SGD training of Part II (qwem_lib.qwem.pairs, trainers, runs, measures): per-pair losses,
 gradients, unbiasedness of the minibatch gradient, the pair sampler's distribution, determinism, and
 validation of hyper-parameters."""
 
@@ -11,9 +11,9 @@ import pytest
 import torch
 
 import qwem_lib as tr  # the flat re-exports of pairs, trainers, runs, measures, plotting
-from qwem_lib.corpus_stats import cooccurrence
 from qwem_lib.data import Corpus, DataError
-from qwem_lib.theory import equal_reweighting, qwem_gradient, qwem_loss
+from qwem_lib.qwem.corpus_stats import cooccurrence
+from qwem_lib.qwem.theory import equal_reweighting, qwem_gradient, qwem_loss
 
 
 def tiny_corpus(n=3000, types=12, seed=0) -> Corpus:

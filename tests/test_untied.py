@@ -1,4 +1,4 @@
-"""Untied QWEM (qwem_lib.untied): each quantity against an independent computation — autograd on the
+"""Untied QWEM (qwem_lib.beyond.untied): each quantity against an independent computation — autograd on the
 minibatch-free expected loss, a dense SVD, a plain loop, a case worked by hand."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from qwem_lib import untied as ut
-from qwem_lib.trainers import TrainingInterrupted
+from qwem_lib.beyond import untied as ut
+from qwem_lib.qwem.trainers import TrainingInterrupted
 
 
 @pytest.fixture

@@ -1,12 +1,12 @@
-"""Unit tests for qwem_lib.w2v: vocabulary alignment, the restricted corpus file, caching, errors."""
+"""Unit tests for qwem_lib.qwem.w2v: vocabulary alignment, the restricted corpus file, caching, errors."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from qwem_lib import w2v
 from qwem_lib.data import Corpus, DataError
+from qwem_lib.qwem import w2v
 
 
 @pytest.fixture()

@@ -480,7 +480,7 @@ def word_tex(word: str) -> str | None:
         or re.search(r"[`\\$\"'~@]|://|__|[A-Za-z0-9]\.[A-Za-z_]|:\S", word)
         or not _balanced(word, "{}")
     ):
-        return None  # code, a path, a dotted name (qwem.fig2.x_y, qwem_lib.theory), a template
+        return None  # code, a path, a dotted name (qwem.fig2.x_y, qwem_lib.qwem.theory), a template
     if _IDENTIFIER.fullmatch(word):
         first, *rest = word.split("_")
         if len(first) >= 3 or any(len(p) >= 4 for p in rest):

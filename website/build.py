@@ -210,7 +210,6 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
             and node.module.split(".")[0] == "qwem_lib"
         ):
             mod = importlib.import_module(node.module)
-            note(mod, node)
             for a in node.names:
                 obj = getattr(mod, a.name, None)
                 if obj is None and a.name != "*":
@@ -218,6 +217,8 @@ def library_use(nb: dict, index: dict[int, str], modules: list[str]) -> tuple[li
                 if obj is not None:
                     aliases[a.asname or a.name] = obj
                     note(obj, node)
+                if not isinstance(obj, type(sys)):
+                    note(mod, node)  # a name (or *) read from the package, not only its submodules
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             base = aliases.get(node.value.id)

@@ -678,7 +678,7 @@ def test_reproduction_claims_typeset_their_maths(browser, base_url):
 
 def test_api_docstrings_typeset_their_maths(browser, base_url):
     """Docstring maths (Q_[d] Λ_[d]^{1/2}, λ_{d+1}) is typeset on the API pages."""
-    page = _open(browser, base_url + "api/qwem_lib.theory.html")
+    page = _open(browser, base_url + "api/qwem_lib.qwem.theory.html")
     assert page["n_math"] >= 20 and page["n_typeset"] == page["n_math"], page["untypeset"]
     assert "λ_{d+1}" not in page["text"] and "Λ_[d]" not in page["text"]
 

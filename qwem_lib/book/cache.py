@@ -18,17 +18,29 @@ from __future__ import annotations
 import errno
 import glob
 import hashlib
+import json
 import os
 import shutil
 import tempfile
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-__all__ = ["atomic_path", "read_npz", "discard", "array_key"]
+__all__ = [
+    "atomic_path",
+    "read_npz",
+    "discard",
+    "array_key",
+    "digest",
+    "entry",
+    "save_npz",
+    "cached",
+    "Checkpoint",
+]
 
 
 _FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
@@ -186,3 +198,98 @@ def array_key(*arrays: np.ndarray) -> str:
     for a in arrays:
         h.update(np.ascontiguousarray(a, dtype=np.float64).tobytes())
     return h.hexdigest()[:16]
+
+
+def digest(inputs: Any, n: int = 16) -> str:
+    """A cache key for plain inputs: the first ``n`` hex digits of the SHA-256 of ``inputs`` written as JSON
+    with sorted keys (values JSON cannot write, such as a torch dtype, as their ``str``).
+
+    Every module keys its entries this way, so that a key comes from the inputs themselves and never from
+    another module's file names.
+
+    >>> digest({"V": 500, "d": 3}) == digest({"d": 3, "V": 500})
+    True
+    >>> digest({"V": 500, "d": 3}) == digest({"V": 500, "d": 4})
+    False
+    >>> len(digest([1, 2], n=20))
+    20
+    """
+    if not isinstance(n, int) or not 1 <= n <= 64:
+        raise ValueError(f"n must be an integer in [1, 64], got {n!r}")
+    blob = json.dumps(inputs, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:n]
+
+
+def entry(kind: str, name: str) -> Path:
+    """The path of cache entry ``name`` of ``kind`` (a folder of the cache: ``"training"``, ``"fc"``, …)
+    under ``config.cache_dir()``. Both must be plain names: nothing in them may leave the cache folder."""
+    from . import config
+
+    for label, value in (("kind", kind), ("name", name)):
+        if (
+            not isinstance(value, str)
+            or not value
+            or "/" in value
+            or "\\" in value
+            or value.startswith(".")
+        ):
+            raise ValueError(
+                f"{label} must be a plain file name (no '/', not hidden), got {value!r}"
+            )
+    return config.cache_dir() / kind / name
+
+
+def save_npz(path: Path | str, arrays: Mapping[str, Any]) -> None:
+    """Write ``arrays`` to the ``.npz`` file ``path`` atomically (:func:`atomic_path`)."""
+    with atomic_path(path, ".npz") as tmp:
+        np.savez(tmp, **dict(arrays))
+
+
+def cached(
+    path: Path | str | None,
+    compute: Callable[[], Mapping[str, Any]],
+    *,
+    required: tuple[str, ...] = (),
+    shapes: dict[str, tuple[int | None, ...]] | None = None,
+    finite: tuple[str, ...] = (),
+) -> tuple[dict[str, np.ndarray], bool]:
+    """The arrays of cache entry ``path``, computed by ``compute()`` and stored on a miss.
+
+    Returns ``(arrays, hit)``. A hit is read whole and checked (:func:`read_npz` with ``required``, ``shapes``
+    and ``finite``); a damaged or mismatched entry is removed with a warning and recomputed. ``path=None``
+    caches nothing (an ad-hoc input, or ``use_cache=False``): ``compute()`` runs and nothing is written.
+    On a miss the arrays returned are the ones computed (not read back), so a caller sees the same values
+    with and without the cache.
+    """
+    if path is not None:
+        hit = read_npz(path, required, shapes=shapes, finite=finite)
+        if hit is not None:
+            return hit, True
+    arrays = {k: np.asarray(v) for k, v in compute().items()}
+    if path is not None:
+        save_npz(path, arrays)
+    return arrays, False
+
+
+class Checkpoint:
+    """The checkpoint of a long run beside its cache entry: ``<entry>.ckpt.npz``.
+
+    ``load()`` returns the saved arrays (None when there is none, or it is damaged, or it lacks one of
+    ``required``), ``save(arrays)`` replaces it atomically, ``clear()`` removes it once the run's result is
+    stored. ``Checkpoint(None)`` does nothing (an uncached run).
+    """
+
+    def __init__(self, result: Path | str | None, required: tuple[str, ...] = ()) -> None:
+        self.path = None if result is None else Path(result).with_suffix(".ckpt.npz")
+        self.required = tuple(required)
+
+    def load(self) -> dict[str, np.ndarray] | None:
+        return None if self.path is None else read_npz(self.path, self.required)
+
+    def save(self, arrays: Mapping[str, Any]) -> None:
+        if self.path is not None:
+            save_npz(self.path, arrays)
+
+    def clear(self) -> None:
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)

@@ -88,7 +88,7 @@ def eig_desc(M: Any, *, check_symmetric: bool = True) -> tuple[np.ndarray, np.nd
 
     Raises ``ValueError`` if ``M`` is not square or, with ``check_symmetric`` (the default), not symmetric
     to ``|M − Mᵀ| ≤ 1e-12·max(1, max|M|) + 1e-5·|Mᵀ|`` entrywise. A caller that has checked symmetry with its
-    own tolerance (:mod:`qwem_lib.theory`) passes ``check_symmetric=False``; only the lower triangle is read.
+    own tolerance (:mod:`qwem_lib.qwem.theory`) passes ``check_symmetric=False``; only the lower triangle is read.
     """
     M = checks.square("M", M)
     if check_symmetric and not np.allclose(M, M.T, atol=1e-12 * max(1.0, float(np.abs(M).max()))):

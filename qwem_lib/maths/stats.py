@@ -34,7 +34,7 @@ def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> floa
 
     ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
     protocol share words, so they are positively correlated and the true error is larger: use the
-    result with a generous multiple (the book uses :data:`qwem_lib.evaluation.COMPETITIVE_Z` = 3).
+    result with a generous multiple (the book uses :data:`qwem_lib.qwem.evaluation.COMPETITIVE_Z` = 3).
     """
     return gap_se_named(acc_a, acc_b, n_a, n_b, names=("acc_a", "acc_b", "n_a", "n_b"))
 
@@ -53,7 +53,7 @@ def gap_se_named(
 
 def replicate_means(weights: Any, values: Any) -> np.ndarray:
     """``(m,)`` weighted means of ``values`` (``(n,)``, e.g. the 0/1 hits of ``n`` analogy items), one per
-    row of ``weights`` (``(m, n)``, e.g. :func:`qwem_lib.analogy_timing.pair_bootstrap_weights`): the
+    row of ``weights`` (``(m, n)``, e.g. :func:`qwem_lib.beyond.analogy_timing.pair_bootstrap_weights`): the
     statistic on each bootstrap resample, ``weights @ values / weights.sum(axis=1)``.
 
     Raises ``ValueError`` for mismatched shapes, negative or non-finite weights, a replicate whose weights
@@ -147,7 +147,7 @@ def permutation_null(
     For ``n ≤ exhaustive_up_to`` every one of the n! orders is evaluated (the identity included, so the
     p-value is exact); otherwise ``n_perm`` uniform random orders and p = (1 + #{≥})/(1 + n_perm).
     ``stat`` receives the order as an index array, e.g.
-    ``lambda p: qwem_lib.symmetry.cyclic_r2(B[np.ix_(p, p)])``.
+    ``lambda p: qwem_lib.beyond.symmetry.cyclic_r2(B[np.ix_(p, p)])``.
     """
     if not isinstance(n, (int, np.integer)) or n < 3:
         raise ValueError(f"n must be an integer >= 3, got {n!r}")

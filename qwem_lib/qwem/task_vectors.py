@@ -58,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .book import config
-from .book.cache import atomic_path, read_npz
+from ..book import config
+from ..book.cache import atomic_path, read_npz
 
 __all__ = [
     "TW1_Q99",
@@ -652,7 +652,7 @@ def task_vector_matrices(
     """``{category: (pairs, R)}`` for every analogy category with at least ``min_pairs`` in-vocabulary pairs.
 
     ``pairs`` is the ``(N, 2)`` array of word ids ``(a, b)`` (distinct pairs in order of appearance, as the
-    pairs protocol of :func:`qwem_lib.evaluation.analogy_items` collects them) and ``R = W[b] - W[a]``.
+    pairs protocol of :func:`qwem_lib.qwem.evaluation.analogy_items` collects them) and ``R = W[b] - W[a]``.
     """
     from .evaluation import analogy_pairs
 
@@ -850,7 +850,7 @@ def wide_spectral_embeddings(
     ``method="evr"`` is LAPACK on the CPU (``scipy.linalg.eigh(subset_by_index=…)``), ``"torch"`` is
     ``torch.linalg.eigh`` on ``config.device()``; ``"auto"`` picks torch on a GPU, else evr.
 
-    The Krylov solver of :mod:`qwem_lib.spectral` targets d ≈ 200; the task-vector chapters need up to
+    The Krylov solver of :mod:`qwem_lib.qwem.spectral` targets d ≈ 200; the task-vector chapters need up to
     thousands of columns, where a dense solve is both simpler and exact. Cached by (corpus, V, d, window,
     method).
     """

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import checks
+from ..book import checks
+from ..data import Corpus
 from .corpus_stats import cooccurrence, resolve_corpus
-from .data import Corpus
 from .pairs import LOSSES, REWEIGHTINGS, Model, growth_matrix, resolve_model, sgns_growth_matrix
 from .trainers import TrainResult, train_expected, train_pairs
 
@@ -438,7 +438,7 @@ def run_ablation(
 
 def mstar_eigenbasis(corpus: str | Corpus, V: int, r: int) -> tuple[list, np.ndarray, np.ndarray]:
     """``(words, lam, Q)``: the top ``r`` eigenpairs of the corpus's M* (float32 eigensolve, cached with
-    :func:`qwem_lib.spectral.spectral_embeddings`, whose ``W = Q√λ`` they are read back from; the
+    :func:`qwem_lib.qwem.spectral.spectral_embeddings`, whose ``W = Q√λ`` they are read back from; the
     ``r`` eigenvalues must be positive), in float64, columns with their largest entry positive."""
     from .spectral import spectral_embeddings
 
@@ -458,7 +458,7 @@ class TiedSGNSRun:
     """A run of :func:`tied_sgns_run`. ``lam``, ``Q``: the top ``d + 1`` eigenpairs of M* (``Q[:, :d]`` is
     the logged reference); ``lam_B``: the top ``d + 1`` eigenvalues of SGNS's growth matrix (the linear
     rates); ``tau`` the planned characteristic times ``ln(λ_k/σ²)/λ_B,k``; ``times``, ``sv``, ``overlap``,
-    ``loss`` the logs of the two segments joined (:class:`qwem_lib.trainers.TrainResult` fields);
+    ``loss`` the logs of the two segments joined (:class:`qwem_lib.qwem.trainers.TrainResult` fields);
     ``W_late`` the embeddings at the end of the first segment (``3t_end/4``), ``W`` at ``t_end``;
     ``seconds`` the training time of both segments as first computed (also when read from the cache)."""
 
@@ -495,12 +495,12 @@ def tied_sgns_run(
     progress: bool = True,
 ) -> TiedSGNSRun:
     """Tied SGNS (the paper's word2vec baseline: logistic loss, word2vec's reweighting, ``k = 1``, one
-    matrix ``W``) trained without minibatch noise (:func:`qwem_lib.trainers.train_expected`) from a small
+    matrix ``W``) trained without minibatch noise (:func:`qwem_lib.qwem.trainers.train_expected`) from a small
     start, to ``horizon`` characteristic times of mode ``d`` (chapter 26).
 
     The schedule is :func:`preset_schedule`'s for SGNS, from the statistics alone: rate
     ``lr = lr_factor/λ_B,1`` with ``λ_B`` the spectrum of SGNS's growth matrix
-    (:func:`qwem_lib.pairs.sgns_growth_matrix`), and ``τ_k = ln(λ_k/σ²)/λ_B,k``: mode ``k`` grows at SGNS's
+    (:func:`qwem_lib.qwem.pairs.sgns_growth_matrix`), and ``τ_k = ln(λ_k/σ²)/λ_B,k``: mode ``k`` grows at SGNS's
     linear rate from ``σ²`` until it nears M*'s eigenvalue ``λ_k``. The rate factor is lower than QWEM's:
     at ``0.3`` the run diverged as its first mode saturated (V = 1,000). The run has two segments,
     ``0 → 3t_end/4 → t_end`` (gradient descent has no state but ``W``; the second starts from the first's

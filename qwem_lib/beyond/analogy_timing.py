@@ -7,7 +7,7 @@ accuracy as a function of training time. This module holds the pieces:
 * :func:`lemma_embeddings` — the embeddings Lemma 3.1 predicts at time ``t``: the top eigenvectors
   ``Q`` scaled by ``s_k(t)``, from any (per-mode) start;
 * :func:`hit_curves` — for a sequence of embeddings (a training run's snapshots), which analogy items
-  each answers correctly (3CosAdd over the whole vocabulary, :func:`qwem_lib.evaluation.analogy_hits`);
+  each answers correctly (3CosAdd over the whole vocabulary, :func:`qwem_lib.qwem.evaluation.analogy_hits`);
 * :func:`pair_index`, :func:`pair_bootstrap_weights`, :func:`category_curves` — per-category accuracy
   curves, and their bootstrap over each category's *word pairs* (an analogy is an ordered pair of two
   distinct word pairs, so items that share a pair are not independent: the bootstrap resamples pairs);
@@ -15,8 +15,8 @@ accuracy as a function of training time. This module holds the pieces:
 * a rank correlation with an interval from paired bootstrap replicates is
   :func:`qwem_lib.maths.stats.paired_spearman`;
 * :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
-  chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.trainers.eigen_flow`,
-  which chapter 23 checks against the full-space :func:`qwem_lib.trainers.train_expected`), and gensim's
+  chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.qwem.trainers.eigen_flow`,
+  which chapter 23 checks against the full-space :func:`qwem_lib.qwem.trainers.train_expected`), and gensim's
   skip-gram trained in segments (snapshots at chosen shares of its training).
 """
 
@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from .book import checks, config
-from .book.cache import atomic_path, read_npz
-from .evaluation import analogy_hits
-from .theory import aligned_sigmoid
+from ..book import checks, config
+from ..book.cache import atomic_path, read_npz
+from ..qwem.evaluation import analogy_hits
+from ..qwem.theory import aligned_sigmoid
 
 __all__ = [
     "lemma_embeddings",
@@ -57,10 +57,10 @@ def _finite_array(name: str, x: Any, ndim: int) -> np.ndarray:
 
 def lemma_embeddings(Q: Any, lam: Any, s0_sq: Any, t: float) -> np.ndarray:
     """Lemma 3.1's embeddings at time ``t``: ``W(t) = Q diag(s(t))`` with
-    ``s_k²(t)`` = :func:`qwem_lib.theory.aligned_sigmoid` ``(λ_k, s_{k,0}², t)``.
+    ``s_k²(t)`` = :func:`qwem_lib.qwem.theory.aligned_sigmoid` ``(λ_k, s_{k,0}², t)``.
 
     ``Q`` (V, d) the top eigenvectors of M*, ``lam`` (d,) their (positive) eigenvalues, ``s0_sq`` a scalar
-    or (d,) starts (the realised ones: :func:`qwem_lib.dynamics.matched_initial_singular_values` squared).
+    or (d,) starts (the realised ones: :func:`qwem_lib.qwem.dynamics.matched_initial_singular_values` squared).
     Analogy scores depend on ``WWᵀ`` only, so the rotation the aligned solution leaves free does not matter.
     """
     Q = _finite_array("Q", Q, 2)
@@ -80,7 +80,7 @@ def lemma_embeddings(Q: Any, lam: Any, s0_sq: Any, t: float) -> np.ndarray:
 
 def hit_curves(embeddings: Iterable[Any], items: Any, *, rule: str = "add") -> np.ndarray:
     """``(T, n)`` booleans: which of the ``n`` analogy items (rows ``(a, b, a', b')`` of word ids, as
-    :func:`qwem_lib.evaluation.analogy_items`) each of the ``T`` embeddings answers correctly."""
+    :func:`qwem_lib.qwem.evaluation.analogy_items`) each of the ``T`` embeddings answers correctly."""
     out = [analogy_hits(W, items, rule=rule) for W in embeddings]
     if not out:
         raise ValueError("no embeddings given")
@@ -201,10 +201,10 @@ def _check_steps(steps: Any) -> np.ndarray:
 
 def eigen_flow_snapshots(lam: Any, Y0: Any, *, lr: float, steps: Any) -> np.ndarray:
     """``(T, r, d)``: QWEM's noiseless gradient descent in M*'s eigenbasis
-    (:func:`qwem_lib.trainers.eigen_flow`, ``W = QY``) at the given (increasing) step counts, by running
+    (:func:`qwem_lib.qwem.trainers.eigen_flow`, ``W = QY``) at the given (increasing) step counts, by running
     it segment after segment from each segment's end (gradient descent has no other state, so this is
     the uninterrupted run)."""
-    from .trainers import eigen_flow
+    from ..qwem.trainers import eigen_flow
 
     steps = _check_steps(steps)
     Y = _finite_array("Y0", Y0, 2).copy()
@@ -228,7 +228,7 @@ def word2vec_snapshots(
     seed: int | None = None,
     use_cache: bool = True,
 ) -> tuple[list[str], np.ndarray, dict]:
-    """gensim skip-gram (the settings of :data:`qwem_lib.w2v.W2V_DEFAULTS`, one worker) trained for
+    """gensim skip-gram (the settings of :data:`qwem_lib.qwem.w2v.W2V_DEFAULTS`, one worker) trained for
     ``epochs`` passes in segments, with the input embeddings saved after each: ``(words, W (T, V, d), info)``.
 
     ``fractions`` (increasing, in (0, 1], the last 1) are the shares of the training's lines (all epochs)
@@ -239,8 +239,8 @@ def word2vec_snapshots(
     import gensim
     from gensim.models import Word2Vec
 
-    from .corpus_stats import resolve_corpus
-    from .w2v import W2V_DEFAULTS, w2v_corpus_file, w2v_corpus_key
+    from ..qwem.corpus_stats import resolve_corpus
+    from ..qwem.w2v import W2V_DEFAULTS, w2v_corpus_file, w2v_corpus_key
 
     f = _finite_array("fractions", fractions, 1)
     if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):

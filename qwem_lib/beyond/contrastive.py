@@ -306,7 +306,7 @@ def aligned_contrastive_dynamics(
     if t.ndim != 1 or t.size < 2 or t[0] != 0 or np.any(np.diff(t) <= 0):
         raise ValueError("t must be an increasing grid starting at 0")
     if kind in ("spectral", "infonce_quadratic"):
-        from .theory import aligned_sigmoid
+        from ..qwem.theory import aligned_sigmoid
 
         c = 1.0 if kind == "spectral" else 0.5
         return np.asarray(aligned_sigmoid(kappa[None, :], a0[None, :], c * t[:, None]))

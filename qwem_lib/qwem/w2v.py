@@ -42,10 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .book import checks, config
-from .book.cache import atomic_path, discard, read_npz
+from ..book import checks, config
+from ..book.cache import atomic_path, discard, read_npz
+from ..data import Corpus, DataError
 from .corpus_stats import cooc_cache_path, resolve_corpus
-from .data import Corpus, DataError
 
 __all__ = [
     "w2v_corpus_file",

@@ -120,7 +120,7 @@ def step_separation(
     """Whether successive steps are *separated*, not only whether each one is sharp.
 
     With ``t_k`` the time mode ``k`` reaches half its end value and ``w_k = t_k^{hi} − t_k^{lo}`` its
-    rise width (:func:`qwem_lib.dynamics.step_sharpness`), ``R_k = (t_{k+1} − t_k) / ((w_k + w_{k+1})/2)``
+    rise width (:func:`qwem_lib.qwem.dynamics.step_sharpness`), ``R_k = (t_{k+1} − t_k) / ((w_k + w_{k+1})/2)``
     for ``k = 1..d−1``: above about 1 the two rises do not overlap (a plateau between them), near 0
     they happen together. Step sharpness ``t_k/w_k`` measures the shape of one rise and can be large
     for steps that all happen at once; ``R_k`` cannot. Returns ``dict(t_mid, width, R)`` (NaN where a

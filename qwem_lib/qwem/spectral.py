@@ -30,8 +30,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import checks, config
-from .book.cache import atomic_path, read_npz
+from ..book import checks, config
+from ..book.cache import atomic_path, read_npz
+from ..data import Corpus
 from .corpus_stats import (
     STREAM_VOCAB,
     OOVRule,
@@ -41,7 +42,6 @@ from .corpus_stats import (
     target_from_counts,
     tile_pairs,
 )
-from .data import Corpus
 
 __all__ = [
     "warm_up_kernels",
@@ -440,7 +440,7 @@ def spectral_embeddings(
     """svd(target) embeddings of the top-``V`` words of a corpus: ``(words, W)`` with ``W`` of shape (V, d).
 
     ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
-    (:func:`qwem_lib.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
+    (:func:`qwem_lib.qwem.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
     rule, the authors' by default). Results for registered corpora are cached by
     (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64 and is
     the precision of the target matrix, its eigensolve and the returned ``W`` (float32 by default).
@@ -573,15 +573,15 @@ def warm_up_kernels() -> float:
     """Build (or load from numba's on-disk cache) the pipeline's compiled kernels on tiny inputs; seconds taken.
 
     The kernels: the tokeniser (:mod:`qwem_lib.data.tokenizer`), the count, the symmetrisation, the normalisation,
-    the fused M* (float32 and float64) and the symmetry check of :mod:`qwem_lib.spectral`'s input.
+    the fused M* (float32 and float64) and the symmetry check of :mod:`qwem_lib.qwem.spectral`'s input.
 
     The first call on a machine compiles them (seconds); later processes load the cached machine code. The
     benchmark calls this before timing, as gensim's compiled extension is built before its timing too.
     """
     import time
 
+    from ..data.tokenizer import tokenize_chunks
     from .corpus_stats import warm_up_counting
-    from .data.tokenizer import tokenize_chunks
 
     t0 = time.perf_counter()
     tokenize_chunks([[b"a warm up", b" b"]])  # the tokeniser of qwem_lib.data

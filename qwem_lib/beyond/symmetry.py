@@ -10,7 +10,7 @@ This module measures that, with nothing assumed:
 
 * :func:`set_counts` / :func:`mstar_block` / :func:`jackknife_blocks` — the co-occurrence counts and
   the M* block over any list of word ids, at a reference vocabulary size, by the authors' rule (the same numbers as
-  the block of :func:`qwem_lib.corpus_stats.cooccurrence` at that size, without the V×V table);
+  the block of :func:`qwem_lib.qwem.corpus_stats.cooccurrence` at that size, without the V×V table);
 * :func:`cyclic_r2`, :func:`linear_r2` — how much of the off-diagonal variance of a block is explained by
   the cyclic distance (circulant) or by the linear distance |i − j| (Toeplitz);
 * :func:`fourier_basis`, :func:`fourier_power` — the real orthonormal Fourier basis of a cycle of
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from .corpus_stats import PMI_EPS, STREAM_VOCAB, as_token_ids, resolve_corpus
-from .data import Corpus
-from .maths.stats import permutation_null
-from .theory import aligned_sigmoid
+from ..data import Corpus
+from ..maths.stats import permutation_null
+from ..qwem.corpus_stats import PMI_EPS, STREAM_VOCAB, as_token_ids, resolve_corpus
+from ..qwem.theory import aligned_sigmoid
 
 __all__ = [
     "CYCLIC_SETS",
@@ -112,7 +112,7 @@ def set_counts(
     The stream is the token ids below ``stream_vocab`` (the authors' rule: rarer tokens are removed before
     windowing). A pair at distance ``j ≤ window`` gets weight ``window + 1 − j`` and is counted in both
     directions, so ``C`` is symmetric, and ``total`` is the sum of the whole table of the top-``V`` words
-    (:func:`qwem_lib.corpus_stats.cooccurrence_counts` with the same arguments has
+    (:func:`qwem_lib.qwem.corpus_stats.cooccurrence_counts` with the same arguments has
     ``table[np.ix_(members, members)] == C`` and ``table.sum() == total``). Every member must be below
     ``V``, and ``V ≤ stream_vocab``.
     """
@@ -170,7 +170,7 @@ def mstar_block(
     """The block of M* = 2(P_ij − P_iP_j)/(P_ij + P_iP_j) over ``words``, at vocabulary size ``V``.
 
     ``P_ij`` is the count over the total of the top-``V`` table and ``P_i`` the unigram frequency
-    renormalised over the top ``V`` words, exactly as in :func:`qwem_lib.corpus_stats.cooccurrence`, so the
+    renormalised over the top ``V`` words, exactly as in :func:`qwem_lib.qwem.corpus_stats.cooccurrence`, so the
     result equals ``mstar_from_stats(*cooccurrence(corpus, V)[1:])[np.ix_(ids, ids)]`` — but only the
     counts among the set are formed, so any ``V`` up to ``stream_vocab`` is cheap. Every word must rank
     below ``V``. ``target="pmi"`` gives the PMI block log(P_ij/(P_iP_j) + 1e-25) instead.
@@ -391,7 +391,7 @@ def acquisition_times(E: Any, lam: Any, s0_sq: float, t: Any, share: float = 0.5
     """For each frequency m, the time at which Lemma 3.1's aligned dynamics put ``share`` of the final
     frequency-m content into the embedding: the first ``t`` with Σ_k s_k²(t) E[m, k] ≥ share·Σ_k λ_k E[m, k].
 
-    ``s_k²(t)`` is the sigmoid of :func:`qwem_lib.theory.aligned_sigmoid` from ``s0_sq`` (only λ_k > 0
+    ``s_k²(t)`` is the sigmoid of :func:`qwem_lib.qwem.theory.aligned_sigmoid` from ``s0_sq`` (only λ_k > 0
     are learned; a negative eigenvalue's mode decays and contributes nothing at the end). Linear
     interpolation between grid times; NaN where the grid ends first.
     """

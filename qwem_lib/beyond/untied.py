@@ -4,8 +4,8 @@ word2vec keeps two tables, input vectors ``w_a`` (rows of ``W``) and output vect
 ``W′``), and scores an ordered pair by ``x_ab = w_a·w′_b``. It draws positives ``(a, b)`` from the corpus
 windows and, for each, ``k`` negatives that keep the centre word ``a`` and draw the context from
 ``Q ∝ P^0.75``. The expected weight with which a minibatch counts ``(a, b)`` as a positive is ``A_ab`` and
-as a negative ``N_ab`` (:func:`word2vec_masses`, built on :func:`qwem_lib.pairs.pair_weights`). With the
-quartic per-pair terms of QWEM (:func:`qwem_lib.pairs.qwem_pair_terms`) the expected loss is
+as a negative ``N_ab`` (:func:`word2vec_masses`, built on :func:`qwem_lib.qwem.pairs.pair_weights`). With the
+quartic per-pair terms of QWEM (:func:`qwem_lib.qwem.pairs.qwem_pair_terms`) the expected loss is
 
 ``L(W, W′) = Σ_ab A_ab (−x + x²/4) + N_ab (x + x²/4) = ¼ Σ_ab G_ab (x_ab − T_ab)² − ¼ Σ_ab G_ab T_ab²``
 
@@ -44,11 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from .book import config
-from .book.cache import array_key, atomic_path, read_npz
-from .maths.linalg import constant_overlap
-from .pairs import pair_weights, qwem_pair_terms
-from .trainers import (
+from ..book import config
+from ..book.cache import array_key, atomic_path, read_npz
+from ..maths.linalg import constant_overlap
+from ..qwem.pairs import pair_weights, qwem_pair_terms
+from ..qwem.trainers import (
     TrainingInterrupted,
     checked_device,
     initial_embeddings,
@@ -139,7 +139,7 @@ def word2vec_masses(
     positive and as a negative: ``A⁰ = P∘(ρρᵀ)`` (``ρ`` subsampling's keep rate; ``ρ = 1`` for
     ``sample=None``), ``N⁰ = k m Qᵀ`` with ``m = A⁰1`` (each positive's centre word keeps its ``k``
     negatives) and ``Q ∝ P_unigram^power``. ``N⁰`` is not symmetric unless ``power = 1`` and ``A⁰1 ∝ P``.
-    (:func:`qwem_lib.pairs.pair_weights` with ``reweighting="word2vec"``.)"""
+    (:func:`qwem_lib.qwem.pairs.pair_weights` with ``reweighting="word2vec"``.)"""
     P = _square("P_joint", P_joint)
     pu = np.asarray(P_unigram, dtype=np.float64)
     if pu.shape != (P.shape[0],) or not np.isfinite(pu).all() or (pu <= 0).any():
@@ -291,8 +291,8 @@ def weighted_lowrank(
 def balanced_product(t: Any, sigma: Any, p0: Any) -> np.ndarray:
     """``π(t) = σπ₀e^{σt/2} / (σ + π₀(e^{σt/2} − 1))``: the product ``u_kᵀWW′ᵀv_k`` of a balanced aligned
     mode under the flow of ``¼‖WW′ᵀ − T‖²`` (time ``t = 2Ση``), broadcast over ``t``, ``sigma``, ``p0``.
-    It is Lemma 3.1's sigmoid (:func:`qwem_lib.theory.aligned_sigmoid`) at half the time."""
-    from .theory import aligned_sigmoid
+    It is Lemma 3.1's sigmoid (:func:`qwem_lib.qwem.theory.aligned_sigmoid`) at half the time."""
+    from ..qwem.theory import aligned_sigmoid
 
     sigma = np.asarray(sigma, dtype=np.float64)
     if (sigma <= 0).any() or (np.asarray(p0, dtype=np.float64) <= 0).any():
@@ -302,8 +302,8 @@ def balanced_product(t: Any, sigma: Any, p0: Any) -> np.ndarray:
 
 def balanced_half_time(sigma: Any, p0: Any) -> np.ndarray:
     """``t½ = (2/σ) ln((σ − π₀)/π₀)``: when :func:`balanced_product` reaches ``σ/2`` (needs ``π₀ < σ/2``);
-    twice :func:`qwem_lib.dynamics.half_time` at ``λ = σ``."""
-    from .dynamics import half_time
+    twice :func:`qwem_lib.qwem.dynamics.half_time` at ``λ = σ``."""
+    from ..qwem.dynamics import half_time
 
     return 2.0 * np.asarray(half_time(sigma, p0), dtype=np.float64)
 
@@ -429,17 +429,17 @@ def train_untied(
     label: str = "",
 ) -> UntiedRun:
     """Full-batch gradient descent on the exact expected untied loss ``Σ A ℓ⁺(x) + N ℓ⁻(x)``,
-    ``x = WW′ᵀ`` (:func:`untied_loss`): the noiseless trainer of :func:`qwem_lib.trainers.train_expected`
+    ``x = WW′ᵀ`` (:func:`untied_loss`): the noiseless trainer of :func:`qwem_lib.qwem.trainers.train_expected`
     with ``W′`` free. Steps ``W ← W − η∇_W L``, ``W′ ← W′ − η∇_{W′}L`` taken together, time ``t = 2ηs``.
 
-    ``W(0)`` and ``W′(0)`` are two consecutive draws of :func:`qwem_lib.trainers.initial_embeddings` (so
+    ``W(0)`` and ``W′(0)`` are two consecutive draws of :func:`qwem_lib.qwem.trainers.initial_embeddings` (so
     ``W(0)`` is the tied trainers' start for the same seed), or ``W0``/``Wp0``. ``reference = (U, Vr)``
     (V × r each, e.g. the top singular vectors of ``T``) gives the logged products ``u_kᵀWW′ᵀv_k``. When
     ``A + N`` is constant (the unweighted case) the gradient costs two ``V × V × d`` products; otherwise
     three. float64 throughout. Cached under ``config.cache_dir()/noiseless`` keyed by every input;
     checkpoints every ``checkpoint_s`` seconds (and on ``KeyboardInterrupt``) are resumed by the same
     call; ``stop_after`` stops after that many steps with a checkpoint (raising
-    :class:`~qwem_lib.trainers.TrainingInterrupted`).
+    :class:`~qwem_lib.qwem.trainers.TrainingInterrupted`).
     """
     import torch
 

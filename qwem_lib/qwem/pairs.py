@@ -3,17 +3,17 @@
 Chapters 12–13 integrate the *population* flow of QWEM on M* itself. Here the models see only what
 word2vec sees: pairs of words drawn from the corpus windows (positives) and from the unigram product
 (negatives). The expectation of every minibatch gradient is the population gradient of Theorem 1's
-loss (:func:`population_loss`, :func:`population_gradient`), so SGD (:mod:`qwem_lib.trainers`) is an
+loss (:func:`population_loss`, :func:`population_gradient`), so SGD (:mod:`qwem_lib.qwem.trainers`) is an
 unbiased, noisy discretisation of the flow of chapter 12, and the noiseless trainer follows that
 population gradient exactly.
 
 **Positive pairs.** The corpus is held as an id array on the device, after the out-of-vocabulary rule of
-:mod:`qwem_lib.corpus_stats` (the authors' rule by default: the stream keeps the top ``stream_vocab``
+:mod:`qwem_lib.qwem.corpus_stats` (the authors' rule by default: the stream keeps the top ``stream_vocab``
 words, and pairs involving a word ranked ``>= V`` are discarded). A positive pair is drawn in three
 vectorised steps: an offset ``j`` in ``1..window`` with probability ∝ ``w_j (n − j)`` (``w_j = window + 1
 − j``, ``n`` the stream length), a start ``t`` uniform in ``[0, n − j)``, and a fair coin for the order.
 The pair ``(s_t, s_{t+j})`` then has probability ``C_ab / (2 Σ_j w_j (n − j))`` where ``C`` are exactly the
-symmetric weighted counts of :func:`qwem_lib.corpus_stats.cooccurrence_counts`; so, conditioned on being
+symmetric weighted counts of :func:`qwem_lib.qwem.corpus_stats.cooccurrence_counts`; so, conditioned on being
 in the vocabulary, the pair is distributed as ``P_ab``. Out-of-vocabulary draws keep their slot in the
 batch with weight 0, and the in-vocabulary draws are divided by the known acceptance rate
 ``α = Σ C / (2 Σ_j w_j (n − j))``: the minibatch mean is then an unbiased estimate of ``Σ_ab P_ab f(a, b)``.
@@ -24,7 +24,7 @@ with probability exactly ``P_a P_b`` (``P_a`` the renormalised unigram, :meth:`C
 **QWEM** (tied ``W``, Setting 3.1). Each positive pair contributes ``Ψ_ab (−x + x²/4)``, each negative
 ``Ψ_ab (x + x²/4)``, with ``x = w_a·w_b`` and ``Ψ_ab = 1/(P_ab + P_aP_b)`` looked up in the ``V × V``
 table (``estimator="sampled"``). The expected minibatch loss is Theorem 1's
-:func:`qwem_lib.theory.qwem_loss`, equal to ``¼‖WWᵀ − M*‖²`` up to a constant (``g = 1``), whose
+:func:`qwem_lib.qwem.theory.qwem_loss`, equal to ``¼‖WWᵀ − M*‖²`` up to a constant (``g = 1``), whose
 gradient is ``(WWᵀ − M*)W``. Because Setting 3.1 makes the quadratic weights constant, the quadratic
 part ``Σ_ab (P_ab + P_aP_b)Ψ_ab x²/4 = ¼‖WWᵀ‖²`` does not depend on the corpus; the default
 ``estimator="split"`` computes it exactly and samples only the linear, corpus-dependent part. The
@@ -32,7 +32,7 @@ weights Ψ reach ``1/(P_a P_b)`` for a pair of rare words (about 10⁸ at V = 2,
 sampled estimator such a pair multiplies ``x²`` by that weight: one draw can then make an unstable step.
 In the split estimator a draw only adds a bounded push. A step
 ``W ← W − η ĝ`` therefore advances the paper's time (the flow ``dW/dt = −½∇L`` of Lemma 3.1,
-:data:`qwem_lib.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η``.
+:data:`qwem_lib.qwem.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η``.
 
 **SGNS** (word2vec's choices, tied ``W`` as in the authors' runs). The positives are the same corpus
 pairs, weighted by word2vec's subsampling as pair weights ``r_ab = ρ_a ρ_b`` with
@@ -52,9 +52,9 @@ from typing import Any, Literal, cast
 
 import numpy as np
 
-from .book import checks, config
+from ..book import checks, config
+from ..data import DataError
 from .corpus_stats import STREAM_VOCAB, as_token_ids, offset_weights
-from .data import DataError
 
 __all__ = [
     "LOSSES",
@@ -467,7 +467,7 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
     """Draw one minibatch (``batch`` positives and their negatives) and return ``(loss, gradient)``.
 
     The pairs and their weights follow the tables' reweighting, the per-pair terms their loss. The
-    expectation over the draw is :func:`population_loss` and its gradient (:func:`qwem_lib.theory.qwem_loss`
+    expectation over the draw is :func:`population_loss` and its gradient (:func:`qwem_lib.qwem.theory.qwem_loss`
     with Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j) for QWEM, :func:`sgns_population_loss` for SGNS).
     """
     import torch

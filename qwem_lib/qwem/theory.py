@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from .book import checks
-from .maths.linalg import eig_desc
+from ..book import checks
+from ..maths.linalg import eig_desc
 
 __all__ = [
     "target_matrix",
@@ -534,7 +534,7 @@ def gradient_descent_qwem(
     """
     import torch
 
-    from .book import config
+    from ..book import config
 
     A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
     V = A.shape[0]

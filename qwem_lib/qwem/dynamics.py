@@ -1,6 +1,6 @@
 """Training dynamics of QWEM as symmetric matrix factorisation (Part I: Lemma 3.1 and Result 3).
 
-Under Setting 3.1 with g = 1 the QWEM loss is, up to a constant (Theorem 1, :mod:`qwem_lib.theory`),
+Under Setting 3.1 with g = 1 the QWEM loss is, up to a constant (Theorem 1, :mod:`qwem_lib.qwem.theory`),
 
     L(W) = ¼ ‖WWᵀ − M‖²_F,        ∇L(W) = (WWᵀ − M) W          (M symmetric, W of shape V×d).
 
@@ -12,7 +12,7 @@ dW/dt = −(1/2g)∇L_QWEM, and ∇L_QWEM = g(WWᵀ − M)W, so its flow is
     dW/dt = −½ ∇L(W) = ½ (M − WWᵀ) W,        d(s_k²)/dt = s_k²(λ_k − s_k²),
 
 whose solution is exactly s_k²(t) = s_k²(0) λ_k e^{λ_k t} / (λ_k + s_k²(0)(e^{λ_k t} − 1))
-(:func:`qwem_lib.theory.aligned_sigmoid`). Every trainer here therefore integrates
+(:func:`qwem_lib.qwem.theory.aligned_sigmoid`). Every trainer here therefore integrates
 dW/dt = −c ∇L with ``time_scale`` c = :data:`FLOW_TIME_SCALE` = ½ by default, so that "time" means the
 paper's time. (c = 1 would be plain gradient flow on ¼‖WWᵀ − M‖², twice as fast.)
 
@@ -45,7 +45,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import checks, config
+from ..book import checks, config
 from .theory import aligned_sigmoid, characteristic_time
 
 __all__ = [

@@ -28,10 +28,10 @@ from typing import Literal
 
 import numpy as np
 
-from .book import checks
-from .data import DataError, read_lines
-from .maths.linalg import unit_rows
-from .maths.stats import gap_se_named
+from ..book import checks
+from ..data import DataError, read_lines
+from ..maths.linalg import unit_rows
+from ..maths.stats import gap_se_named
 
 __all__ = [
     "analogy_categories",

@@ -1,8 +1,8 @@
 """The trainers of Part II: minibatch SGD on sampled word pairs (:func:`train_pairs`).
 
-Each step draws a minibatch of pairs (:mod:`qwem_lib.pairs`) and follows its gradient. A step
+Each step draws a minibatch of pairs (:mod:`qwem_lib.qwem.pairs`) and follows its gradient. A step
 ``W ← W − η ĝ`` advances the paper's time (the flow ``dW/dt = −½∇L`` of Lemma 3.1,
-:data:`qwem_lib.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η`` (:func:`sgd_time`).
+:data:`qwem_lib.qwem.dynamics.FLOW_TIME_SCALE`) by ``2η``: ``t = 2 Σ η`` (:func:`sgd_time`).
 
 **Cost.** No Python loop per pair: one ``torch.randint``/``multinomial`` per batch, gathers, one
 ``index_add_`` for the gradient. The learning rate may follow a step decay (``decay_at``, ``decay_factor``;
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from .book import checks, config
-from .book.cache import array_key, atomic_path, read_npz
+from ..book import checks, config
+from ..book.cache import array_key, atomic_path, read_npz
+from ..data import Corpus, DataError
 from .corpus_stats import STREAM_VOCAB, OOVRule, check_stats, cooccurrence, resolve_corpus
-from .data import Corpus, DataError
 from .pairs import (
     LOSSES,
     REWEIGHTINGS,
@@ -510,12 +510,12 @@ def expected_gradient(
     """The expectation over the draw of :func:`train_pairs`'s minibatch loss, and its gradient.
 
     Both come from the same pieces as the minibatch: the pair weights ``(A, N)`` of
-    :func:`qwem_lib.pairs.pair_weights` and the per-pair terms :func:`qwem_lib.pairs.qwem_pair_terms` /
-    :func:`qwem_lib.pairs.sgns_pair_terms`. ``L(W) = Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with
+    :func:`qwem_lib.qwem.pairs.pair_weights` and the per-pair terms :func:`qwem_lib.qwem.pairs.qwem_pair_terms` /
+    :func:`qwem_lib.qwem.pairs.sgns_pair_terms`. ``L(W) = Σ_ab A_ab ℓ⁺(x_ab) + N_ab ℓ⁻(x_ab)`` with
     ``X = WWᵀ``, gradient ``[(A + Aᵀ)∘ℓ⁺′(X) + (N + Nᵀ)∘ℓ⁻′(X)] W`` (two V × V × d products and one
     elementwise pass: ``ℓ⁺′ = ℓ⁻′ − c`` for both losses).
     Quartic × Setting 3.1 (QWEM) has ``A + N = 1``: the gradient is ``W(WᵀW) − K W`` with ``K = M*``
-    (:func:`qwem_lib.pairs.growth_matrix`), one ``V × V × d`` product, as the split estimator.
+    (:func:`qwem_lib.qwem.pairs.growth_matrix`), one ``V × V × d`` product, as the split estimator.
 
     ``deflate`` (QWEM only): the number of most negative eigenpairs of ``K`` set to zero. M* has one
     large negative outlier (λ_V ≈ −1.4·10⁴ at V = 10,000) that bounds the stable rate by
@@ -628,7 +628,7 @@ def expected_gradient(
 def negative_slope_inplace(loss: Loss) -> Any:
     """``f(X)`` that overwrites the torch tensor ``X`` with the negative pair's slope ``ℓ⁻′(X)`` and
     returns it: ``σ(X)`` for the logistic loss, ``1 + X/2`` for the quartic one. Bit for bit the second
-    value of :func:`qwem_lib.pairs.sgns_pair_terms` / :func:`qwem_lib.pairs.qwem_pair_terms` with
+    value of :func:`qwem_lib.qwem.pairs.sgns_pair_terms` / :func:`qwem_lib.qwem.pairs.qwem_pair_terms` with
     ``positive=False``, without a second V × V tensor."""
     import torch
 
@@ -979,7 +979,7 @@ def _flow_rkc(
     saves). Returns the end point and the gradients spent."""
     import torch
 
-    from .flow import FlowState, integrate_flow
+    from ..flow import FlowState, integrate_flow
 
     t_out = 2.0 * lr * log_steps.astype(np.float64)
     state = FlowState.from_arrays(ckpt, W.device) if ckpt is not None and "flow_t" in ckpt else None
@@ -1328,7 +1328,7 @@ def aligned_gd(
     """Lemma 3.1 for gradient descent rather than the flow: each aligned mode follows the scalar
     recursion ``s ← s(1 + η(λ − s²))`` (one step of ``W ← W − η(WWᵀ − M*)W`` on ``W = q s``) from
     ``s0_sq``. Returns ``s²`` at ``log_steps`` (T, len(lam)); ``η → 0`` gives
-    :func:`qwem_lib.theory.aligned_sigmoid` at ``t = 2ηs``."""
+    :func:`qwem_lib.qwem.theory.aligned_sigmoid` at ``t = 2ηs``."""
     lam = checks.finite_array("lam", lam, ndim=1)
     s = np.sqrt(checks.positive_array("s0_sq", s0_sq, ndim=(0, 1))) * np.ones_like(lam)
     lr = checks.positive("lr", lr)
@@ -1478,7 +1478,7 @@ def sampled_gradient_noise(
     basis: np.ndarray | None = None,
     seed: int = 0,
 ) -> GradientNoise:
-    """The same noise measured: ``n_batches`` minibatch gradients of :func:`qwem_lib.pairs.batch_loss_grad`
+    """The same noise measured: ``n_batches`` minibatch gradients of :func:`qwem_lib.qwem.pairs.batch_loss_grad`
     at ``W`` (the sampler and tables of a run) against the exact gradient ``exact`` (V × d); mean of
     ``‖g_B − g‖²`` over the draws with its standard error (and inside ``basis``'s span)."""
     import torch

@@ -37,9 +37,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .book import checks, config
-from .book.cache import atomic_path, read_npz
-from .data import Corpus, DataError, corpus_cache_key, dataset, load_corpus
+from ..book import checks, config
+from ..book.cache import atomic_path, read_npz
+from ..data import Corpus, DataError, corpus_cache_key, dataset, load_corpus
 
 __all__ = [
     "cooccurrence_counts",
@@ -306,7 +306,7 @@ def tile_pairs(V: int, B: int = 64) -> np.ndarray:
     """The ``B x B`` tiles on or above the diagonal of a ``V x V`` matrix, one row ``(i0, i1, j0, j1)`` each.
 
     The work list of the compiled passes that visit every entry together with its mirror entry (the
-    in-place symmetrisation here, the symmetry check of :mod:`qwem_lib.spectral`): a thread takes a tile and
+    in-place symmetrisation here, the symmetry check of :mod:`qwem_lib.qwem.spectral`): a thread takes a tile and
     its mirror, so no two threads touch the same entry; off-diagonal tiles have equal work, so numba's
     static split of the list over the threads is balanced.
     """
@@ -418,7 +418,7 @@ def cooccurrence_counts(
 def warm_up_counting() -> None:
     """Build (or load from numba's on-disk cache) this module's compiled kernels on a tiny stream: the count,
     the symmetrisation, the normalisation and the fused M* (float32 and float64), for int32 tables with and
-    without an out-of-vocabulary slot (:func:`qwem_lib.spectral.warm_up_kernels` times the whole pipeline's)."""
+    without an out-of-vocabulary slot (:func:`qwem_lib.qwem.spectral.warm_up_kernels` times the whole pipeline's)."""
     ids = np.array([0, 1, 0, 2, 1, 0, 2, 2], dtype=np.int32)
     for V in (3, 2):  # int32 tables; one V with an out-of-vocabulary slot
         C = _count_table(ids, V, 2, "linear", "skip", STREAM_VOCAB, CHUNK_TOKENS)
