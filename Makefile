@@ -103,8 +103,10 @@ pdf: site
 
 # make book PRESET=paper CHAPTERS="23 24": chosen chapters at the paper preset, resumable; the executed
 # notebooks go to reproduction/paper/, their claim records to reproduction/records-paper/ (commit both)
+# make book COLD=1: each chapter from an empty cache, so that the time it records in reproduction/timings.json
+# is the cold run time (without COLD a run records only a lower bound)
 book: env
-	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py $(CHAPTERS)
+	QWEM_PRESET=$(PRESET) $(PY) tools/build_book.py $(if $(COLD),--cold) $(CHAPTERS)
 
 # TEST_JOBS parallel workers (pytest-xdist): each takes a whole test file or notebook at a time (nbval runs
 # a notebook's cells in order in one kernel), files with the most tests first; TEST_JOBS=1 runs in one process

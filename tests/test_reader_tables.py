@@ -70,3 +70,66 @@ def test_a_stale_table_is_found(tmp_path, monkeypatch):
     assert rt.main(["--check"]) == 1
     with pytest.raises(ValueError, match="no <!-- x:begin -->"):
         rt._block("text", "x")
+
+
+def _timings():
+    return {
+        "about": "a",
+        "data": {
+            "17M": {"dataset": "enwiki2015_17m", "download_mb": 100},
+            "70M": {"dataset": "enwiki2015_70m", "download_mb": 420},
+        },
+        "groups": {"g": {"chapters": ["10", "11"], "cold_min": 4, "relation": "~"}},
+        "chapters": {
+            "10": {"group": "g", "data": []},
+            "20": {"cold_min": 4.0, "relation": "=", "data": ["17M"]},
+            "21": {"cold_min": None, "data": []},
+            "22": {"cold_min": 3.0, "relation": ">=", "data": [], "note": "n"},
+        },
+    }
+
+
+def test_a_cold_run_replaces_the_entry_and_its_data():
+    t = _timings()
+    sets = {
+        "enwiki2015_70m",
+        "enwiki2015_17m",
+        "google_analogy",
+    }  # shipped sets are not data to get
+    assert rt.record_run(t, "20", 5.04, cold=True, datasets=sets, when="d", machine="m")
+    assert t["chapters"]["20"] == {
+        "cold_min": 5.0,
+        "relation": "=",
+        "data": ["17M", "70M"],
+        "measured": "d, m, cold",
+    }
+    assert not rt.record_run(t, "10", 9.0, cold=True, datasets=set(), when="d", machine="m")
+
+
+def test_a_warm_run_only_raises_a_lower_bound():
+    t = _timings()
+    # a measured time is never replaced by a warm run's lower bound
+    assert not rt.record_run(t, "20", 9.0, cold=False, datasets=set(), when="d", machine="m")
+    # an unmeasured chapter gets the lower bound; a larger bound replaces a smaller one, not the reverse
+    assert rt.record_run(t, "21", 2.0, cold=False, datasets=set(), when="d", machine="m")
+    assert t["chapters"]["21"]["relation"] == ">=" and t["chapters"]["21"]["cold_min"] == 2.0
+    assert not rt.record_run(t, "22", 2.0, cold=False, datasets=set(), when="d", machine="m")
+    assert rt.record_run(t, "22", 7.0, cold=False, datasets=set(), when="d", machine="m")
+    assert t["chapters"]["22"]["cold_min"] == 7.0 and "note" not in t["chapters"]["22"]
+    assert rt.cold_text(t, "22") == "≥ 7"
+
+
+def test_timings_are_written_back_as_read(tmp_path):
+    t = rt.load_timings()
+    out = tmp_path / "t.json"
+    rt.save_timings(t, out)
+    assert out.read_text(encoding="utf-8") == rt.TIMINGS.read_text(encoding="utf-8")
+
+
+def test_fetch_logs_the_datasets_it_is_asked_for(monkeypatch, tmp_path):
+    from qwem_lib import data
+
+    log = tmp_path / "log"
+    monkeypatch.setenv("QWEM_DATA_LOG", str(log))
+    data.fetch("enwiki2015_1m7")
+    assert log.read_text(encoding="utf-8").split() == ["enwiki2015_1m7"]

@@ -386,3 +386,26 @@ def test_verdict_map_page_shows_each_statements_numbers(tmp_path):
     fig4b = next(line for line in page.splitlines() if "Figure 4b" in line)
     assert "**reproduced**" in fig4b and "45%" in fig4b and "K = 1,000" in fig4b
     assert any(DRIFTED_MARK in line for line in page.splitlines() if line.startswith("| **QWEM"))
+
+
+def test_chapter_header_prints_the_recorded_run_time_and_data(book):
+    timings = {
+        "data": {"17M": {"dataset": "enwiki2015_17m", "download_mb": 100}},
+        "groups": {"g": {"chapters": ["10", "11"], "cold_min": 4, "relation": "~"}},
+        "chapters": {
+            "10": {"group": "g", "data": []},
+            "31": {"cold_min": 12.04, "relation": ">=", "data": ["17M"]},
+            "40": {"cold_min": None, "data": []},
+        },
+    }
+    assert build.run_text(timings, "31") == (
+        "≥ 12 minutes cold on 2 CPU cores; data beyond what ships: 17M (100 MB)"
+    )
+    assert build.run_text(timings, "10").startswith(
+        "~4 minutes cold on 2 CPU cores for chapters 10–11"
+    )
+    assert build.run_text(timings, "40") == "not measured; data beyond what ships: none"
+    assert build.run_text(timings, "99") == ""
+    ch = build.find_chapters(book)[1]
+    ch.run = build.run_text(timings, "31")
+    assert "**Run time at the book preset:** ≥ 12 minutes" in build.chapter_header(ch, [])

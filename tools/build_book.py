@@ -7,6 +7,9 @@
 
 For each ``notebooks/NN_slug.py`` (the source of truth) this regenerates the paired ``.ipynb`` from it,
 executes it in the ``notebooks/`` folder with a fresh kernel, and writes the executed notebook back.
+At the book preset each chapter's wall time and the datasets it read are entered in
+``reproduction/timings.json`` (``--cold``: each chapter from an empty cache, its cold run time; else a lower
+bound), from which the README's chapter table and the course plan are generated.
 Then it gathers the chapters' claim records into ``reproduction/claims.json``, ``REPRODUCTION.md`` (the
 verdicts), ``reproduction/CLAIMS.md`` (the claim log) and the README's generated verdict block.
 Only the ``book`` preset writes the committed notebooks and report (the build sets ``QWEM_BOOK_BUILD=1``
@@ -176,6 +179,12 @@ def main() -> int:
         "--no-report", action="store_true", help="do not regenerate the reproduction report"
     )
     ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="run each chapter with a fresh, empty cache (removed afterwards): its time is the cold run "
+        "time that reproduction/timings.json records (book preset); without it a run records a lower bound",
+    )
+    ap.add_argument(
         "--tidy-only",
         action="store_true",
         help="only tidy the stream outputs of the existing .ipynb files (no execution)",
@@ -203,6 +212,11 @@ def main() -> int:
     if dropped:
         print(f"(MPLBACKEND={dropped} ignored: executed chapters keep their figures)")
 
+    sys.path.insert(0, str(ROOT / "tools"))
+    import reader_tables
+
+    cache_before = os.environ.get("QWEM_CACHE_DIR")
+    machine = f"{config.device_name()}, {os.cpu_count()} CPU threads"
     todo = chapters(args.chapters)
     print(f"Executing {len(todo)} chapter(s): {config.describe()}")
     rows = []
@@ -213,8 +227,35 @@ def main() -> int:
         if paper:  # the chapter's records go to a fresh folder, then into its paper record
             rec_dir = Path(tempfile.mkdtemp(prefix="qwem-paper-records-"))
             os.environ["QWEM_REPORT_DIR"] = str(rec_dir)
-        ok, dt, err = execute(py, args.timeout)
+        data_log = Path(tempfile.mkstemp(prefix="qwem-data-log-")[1])
+        os.environ["QWEM_DATA_LOG"] = str(data_log)
+        cold_cache = Path(tempfile.mkdtemp(prefix="qwem-cold-cache-")) if args.cold else None
+        if cold_cache is not None:
+            os.environ["QWEM_CACHE_DIR"] = str(cold_cache)
+        try:
+            ok, dt, err = execute(py, args.timeout)
+        finally:
+            if cold_cache is not None:
+                shutil.rmtree(cold_cache, ignore_errors=True)
+                if cache_before is None:
+                    os.environ.pop("QWEM_CACHE_DIR", None)
+                else:
+                    os.environ["QWEM_CACHE_DIR"] = cache_before
         rows.append((py.stem, ok, dt, err))
+        datasets = set(data_log.read_text(encoding="utf-8").split())
+        data_log.unlink(missing_ok=True)
+        if ok and config.preset() == "book" and not args.no_report:
+            timed = reader_tables.load_timings()
+            if reader_tables.record_run(
+                timed,
+                py.stem[:2],
+                dt / 60,
+                cold=args.cold,
+                datasets=datasets,
+                when=time.strftime("%Y-%m-%d"),
+                machine=machine,
+            ):
+                reader_tables.save_timings(timed)
         if paper:
             got = report.load_records(rec_dir)
             out = report.write_paper_record(py.stem, got, wall_s=dt, executed=ok)
@@ -238,9 +279,6 @@ def main() -> int:
     if config.preset() == "book" and not args.no_report:
         # the reading times of the README's chapter table and the course plan come from the committed
         # notebooks just written (tools/reader_tables.py; tests/test_reader_tables.py checks them)
-        sys.path.insert(0, str(ROOT / "tools"))
-        import reader_tables
-
         reader_tables.main([])
     print("\n| chapter | status | minutes |\n|---|---|---|")
     for name, ok, dt, err in rows:

@@ -124,6 +124,49 @@ def load_timings(path: Path = TIMINGS) -> dict:
     return t
 
 
+def record_run(
+    t: dict, number: str, minutes: float, *, cold: bool, datasets: set[str], when: str, machine: str
+) -> bool:
+    """Enter one chapter's run by ``make book`` into timings ``t``; True when the entry changed.
+
+    A run from an empty cache (``tools/build_book.py --cold``) measures the cold time: it replaces what was
+    there (relation ``=``). A run that found a filled cache gives only a lower bound (``>=``): it replaces an
+    entry that has no time or a smaller lower bound, never a measured or estimated one. The data the run
+    read (the datasets ``qwem_lib.data.fetch`` was asked for) replaces the chapter's data list whenever the
+    run is cold (a warm run may skip loading a corpus whose statistics are cached). Chapters measured as a
+    group are left as they are.
+    """
+    row = t["chapters"][number]
+    if "group" in row:
+        return False
+    old = dict(row)
+    if cold:
+        by_set = {v["dataset"]: k for k, v in t["data"].items()}
+        row["data"] = sorted(
+            {by_set[d] for d in datasets if d in by_set}, key=lambda k: float(k[:-1])
+        )
+        row.update(cold_min=round(minutes, 1), relation="=", measured=f"{when}, {machine}, cold")
+        row.pop("note", None)
+    elif row.get("cold_min") is None or (row.get("relation") == ">=" and minutes > row["cold_min"]):
+        row.update(
+            cold_min=round(minutes, 1), relation=">=", measured=f"{when}, {machine}, warm cache"
+        )
+        row.pop("note", None)
+    return row != old
+
+
+def save_timings(t: dict, path: Path = TIMINGS) -> None:
+    """Write ``reproduction/timings.json`` back (one chapter per line, as committed)."""
+    head = {k: v for k, v in t.items() if k not in ("data", "groups", "chapters")}
+    parts = [json.dumps(head, ensure_ascii=False, indent=1)[:-2]]
+    for key in ("data", "groups", "chapters"):
+        rows = ",\n".join(
+            f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in t[key].items()
+        )
+        parts.append(f" {json.dumps(key)}: {{\n{rows}\n }}")
+    path.write_text(",\n".join(parts) + "\n}\n", encoding="utf-8")
+
+
 def reading_minutes() -> dict[str, int]:
     """Each committed chapter's reading time, by the website's formula."""
     import apparatus  # website/apparatus.py

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT))
 import apparatus  # noqa: E402  (website/apparatus.py)
 import presentation  # noqa: E402  (tools/presentation.py)
+import reader_tables  # noqa: E402  (tools/reader_tables.py)
 
 from qwem_lib.book import contents  # noqa: E402
 
@@ -57,6 +58,7 @@ class Chapter:
     minutes: int = 0  # reading time
     status: dict = field(default_factory=dict)  # execution status (apparatus.execution_status)
     cites: list[str] = field(default_factory=list)  # bibliography keys
+    run: str = ""  # cold run time and data at the book preset (reproduction/timings.json)
 
     @property
     def stem(self) -> str:
@@ -260,6 +262,22 @@ def book_version() -> str:
 STATUS_HEAD = "| preset | executed | wall time | device | library | claims passed |\n|---|---|---|---|---|---|\n"
 
 
+def run_text(timings: dict, number: str) -> str:
+    """A chapter's cold run time at the book preset and the data it downloads, as its header prints them
+    (the numbers ``make book`` recorded in ``reproduction/timings.json``; the README's table reads the same)."""
+    if number not in timings["chapters"]:
+        return ""
+    cold = reader_tables.cold_text(timings, number)
+    if cold == "not measured":
+        minutes = cold
+    elif " for " in cold:  # a group measured together: "~4 for 00–14"
+        t, group = cold.split(" for ", 1)
+        minutes = f"{t} minutes cold on 2 CPU cores for chapters {group} together"
+    else:
+        minutes = f"{cold} minutes cold on 2 CPU cores"
+    return f"{minutes}; data beyond what ships: {reader_tables.data_text(timings, [number])}"
+
+
 def chapter_header(ch: Chapter, first_here: list[str]) -> str:
     """The Markdown cell put under a chapter's title: sources, citations, notation, reading time,
     execution status and the library it uses."""
@@ -297,6 +315,8 @@ def chapter_header(ch: Chapter, first_here: list[str]) -> str:
         lines.append("Symbols as in the [notation](../notation.md) page.")
     if ch.minutes:
         lines.append(f"**Reading time:** about {ch.minutes} minutes.")
+    if ch.run:
+        lines.append(f"**Run time at the book preset:** {ch.run}.")
     if ch.modules:
         mods = ", ".join(f"[`{m}`](../api/{m}.md)" for m in ch.modules)
         lines.append(f"**Library modules used:** {mods}.")
@@ -943,6 +963,7 @@ def stage(src: Path) -> list[Chapter]:
     summaries = _readme_summaries(readme)
     chapters = find_chapters()
     version = book_version()
+    timings = reader_tables.load_timings()
     nbs = {}
     for ch in chapters:
         nb = json.loads(ch.path.read_text(encoding="utf-8"))
@@ -951,6 +972,7 @@ def stage(src: Path) -> list[Chapter]:
         ch.summary = table_math(summaries.get(ch.number, ""))
         ch.minutes = apparatus.reading_minutes(nb)
         ch.status = apparatus.execution_status(nb, apparatus.load_records(ROOT, ch.stem), version)
+        ch.run = run_text(timings, ch.number)
         text = "\n".join(
             "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
             for c in nb["cells"]

@@ -170,8 +170,15 @@ def fetch(name: str, *, download: bool | None = None) -> list[Path]:
 
     ``download`` defaults to True unless ``QWEM_OFFLINE`` is set (CI sets it, since CI has the shared
     folder and no internet).
+
+    When ``QWEM_DATA_LOG`` names a file, the dataset's name is appended to it (one line per call): the book's
+    build reads it to record which data each chapter needs (``tools/build_book.py``).
     """
     ds = dataset(name)
+    log = os.environ.get("QWEM_DATA_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(ds.name + "\n")
     allow = (not offline()) if download is None else download
     root = data_dir()
     paths: list[Path] = []
