@@ -365,7 +365,9 @@ fc.claim_collapse(
     "fc.a4.collapse",
     f"A.4: language model word embeddings by concept ({P['lm_epochs']} epochs, width {P['d_model']})",
     stats["A.4 next word"],
-    assert_plane=config.preset() == "paper",  # the book's short run: recorded (Section 3)
+    # the 2-D ratio asserted as A.3's are (the paper's criterion) at the book and paper presets; the smoke
+    # preset's few steps only test the code path, and there it is recorded
+    assert_plane=config.preset() != "smoke",
 )
 fc.claim_collapse(
     rep,

@@ -460,18 +460,17 @@ def test_readme_and_report_quote_the_map_counts():
 
 
 def test_readme_quotes_the_claim_counts():
-    """The README's sentence on the evidence (findings, consistency checks, records) is the report's
-    count, not a number typed once and left behind when chapters are added."""
-    from qwem_lib.book.report import tally
-
-    t = tally(json.loads(CLAIMS.read_text()))
-    readme = " ".join((config.REPO_ROOT / "README.md").read_text().split())
-    sentence = (
-        f"Behind it, **{t['finding'][1]} findings** — claims that could come out otherwise if a paper or the "
-        f"mathematics were wrong — all pass at the `book` preset, beside {t['consistency'][1]} consistency "
-        f"checks of the code and {t['record'][1]} pinned records"
-    )
-    assert sentence in readme, f"README.md must say: {sentence!r}"
+    """The README's sentence on the evidence (findings, consistency checks, records) is generated inside its
+    verdict block from the claims, not typed once and left behind when chapters are added."""
+    claims = json.loads(CLAIMS.read_text())
+    n = {k: sum(c["kind"] == k for c in claims) for k in ("finding", "consistency", "record")}
+    sentence = report.evidence_sentence(claims)
+    assert f"**{n['finding']} findings**" in sentence
+    assert f"{n['consistency']} consistency checks" in sentence and f"{n['record']} pinned records" in sentence
+    readme = (config.REPO_ROOT / "README.md").read_text()
+    assert sentence in readme and "all pass" in sentence
+    failed = [dict(claims[0], passed=False)] + claims[1:]
+    assert "1 of the claims do not pass" in report.evidence_sentence(failed)
 
 
 @needs_map

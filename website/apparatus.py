@@ -650,9 +650,13 @@ def rst_math_lines(lines: list[str]) -> list[str]:
         if stripped.startswith((">>>", "..", "::")) or not stripped:
             out.append(line)
             continue
-        parts = re.split(r"(``.+?``|:[\w:+-]+:`[^`]*`|`[^`]*`_?)", line)
+        # a field's marker (":param t_out:", ":type t_out:", napoleon's output) names a parameter: kept as is
+        field_marker = re.match(r"\s*:\w+(?: [^:`]+)?: ?", line)
+        head = field_marker.group(0) if field_marker else ""
+        parts = re.split(r"(``.+?``|:[\w:+-]+:`[^`]*`|`[^`]*`_?)", line[len(head) :])
         out.append(
-            "".join(
+            head
+            + "".join(
                 p if k % 2 else _map_words(p, lambda t: f":math:`{t}`", lambda s: s)
                 for k, p in enumerate(parts)
             )

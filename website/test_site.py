@@ -764,6 +764,11 @@ def test_plain_text_maths_becomes_tex():
         "",
         "    s_k = 1",
     ]
+    # napoleon's field markers name parameters: they stay plain (a role there ends the field list)
+    assert ap.rst_math_lines([":param t_out: times λ_k", ":type t_out: numpy.ndarray"]) == [
+        ":param t_out: times :math:`λ_{k}`",
+        ":type t_out: numpy.ndarray",
+    ]
 
 
 def test_downloads_say_how_to_install(tmp_path):

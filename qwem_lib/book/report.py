@@ -769,11 +769,26 @@ def update_readme(readme: Path, block: list[str]) -> bool:
 
 
 def readme_summary(claims: list[dict[str, Any]], paper_map: list[dict[str, Any]]) -> list[str]:
-    """The README's generated block: :func:`qwem_lib.book.paper_map.readme_block` on the recorded claims
-    and the committed paper-preset records."""
+    """The README's generated block: the count of the evidence behind it (:func:`evidence_sentence`), then
+    :func:`qwem_lib.book.paper_map.readme_block` on the recorded claims and the committed paper-preset
+    records."""
     from .paper_map import readme_block, template_claims
 
-    return readme_block(paper_map, template_claims(claims, load_paper_records()))
+    return [evidence_sentence(claims), ""] + readme_block(
+        paper_map, template_claims(claims, load_paper_records())
+    )
+
+
+def evidence_sentence(claims: list[dict[str, Any]]) -> str:
+    """The README's sentence on the evidence: findings, consistency checks and pinned records, counted."""
+    t = tally(claims)
+    failing = sum(n - p for p, n in t.values())
+    verdict = "all pass" if failing == 0 else f"{failing} of the claims do not pass"
+    return (
+        f"The book rests on **{t['finding'][1]} findings** — claims that could come out otherwise if a paper "
+        f"or the mathematics were wrong — beside {t['consistency'][1]} consistency checks of the code and "
+        f"{t['record'][1]} pinned records; at the `book` preset {verdict}."
+    )
 
 
 def aggregate(records: Path | None = None, out_dir: Path | None = None) -> list[dict[str, Any]]:
