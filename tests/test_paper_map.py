@@ -466,7 +466,10 @@ def test_readme_quotes_the_claim_counts():
     n = {k: sum(c["kind"] == k for c in claims) for k in ("finding", "consistency", "record")}
     sentence = report.evidence_sentence(claims)
     assert f"**{n['finding']} findings**" in sentence
-    assert f"{n['consistency']} consistency checks" in sentence and f"{n['record']} pinned records" in sentence
+    assert (
+        f"{n['consistency']} consistency checks" in sentence
+        and f"{n['record']} pinned records" in sentence
+    )
     readme = (config.REPO_ROOT / "README.md").read_text()
     assert sentence in readme and "all pass" in sentence
     failed = [dict(claims[0], passed=False)] + claims[1:]
