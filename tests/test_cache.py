@@ -79,9 +79,19 @@ def test_atomic_path_leaves_target_and_folder_unchanged_when_the_block_fails(tmp
     assert _listing(tmp_path) == ["t.bin"]
 
 
-def test_atomic_path_removes_the_leftovers_of_dead_writers_only(tmp_path):
+@pytest.fixture
+def live_writer():
+    """A running child process standing for a writer that is still at work (never a process this test did
+    not start: a wrong probe signalling it must not hit pytest's parent)."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_atomic_path_removes_the_leftovers_of_dead_writers_only(tmp_path, live_writer):
     target = tmp_path / "t.npz"
-    dead, alive = _dead_pid(), os.getppid()
+    dead, alive = _dead_pid(), live_writer.pid
     names = {
         "dead": f".t.npz.{dead}.abc.part.npz",  # its writer died: removed
         "alive": f".t.npz.{alive}.abc.part.npz",  # its writer still runs: kept
@@ -95,6 +105,8 @@ def test_atomic_path_removes_the_leftovers_of_dead_writers_only(tmp_path):
     with atomic_path(target, ".npz") as tmp:
         tmp.write_bytes(b"done")
     kept = set(_listing(tmp_path))
+    with pytest.raises(subprocess.TimeoutExpired):  # still running: the probe sent it no signal
+        live_writer.wait(timeout=0.3)
     assert names["dead"] not in kept
     assert kept == {"t.npz"} | {v for k, v in names.items() if k != "dead"}
 
@@ -146,7 +158,12 @@ Usage = namedtuple("Usage", "total used free")
 def test_a_full_disk_says_which_folder_is_full_and_how_much_is_left(tmp_path, monkeypatch, where):
     target = tmp_path / "entry.npz"
     full = OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(cache.shutil, "disk_usage", lambda p: Usage(10 * 2**30, 0, 3 * 2**20))
+
+    def usage(p):
+        assert Path(p) == tmp_path, p  # the full disk is the one of the entry's folder
+        return Usage(10 * 2**30, 0, 3 * 2**20)
+
+    monkeypatch.setattr(cache.shutil, "disk_usage", usage)
     if where == "opening":
 
         def no_room(*a, **k):
@@ -165,6 +182,10 @@ def test_a_full_disk_says_which_folder_is_full_and_how_much_is_left(tmp_path, mo
     assert info.value.errno == errno.ENOSPC
     assert "entry.npz" in msg and str(tmp_path) in msg and "QWEM_CACHE_DIR" in msg
     assert "(3 MiB free)" in msg
+    assert (
+        "free some space there or point QWEM_CACHE_DIR at a larger disk; no partial entry was left"
+        in msg
+    )
     assert _listing(tmp_path) == []  # no partial entry
 
 
@@ -173,7 +194,7 @@ def test_a_full_disk_whose_free_space_cannot_be_read(tmp_path, monkeypatch):
         raise OSError(errno.EIO, "cannot stat")
 
     monkeypatch.setattr(cache.shutil, "disk_usage", unknown)
-    with pytest.raises(OSError, match="free space unknown"):
+    with pytest.raises(OSError, match=r"\(free space unknown\)"):
         with atomic_path(tmp_path / "e.bin"):
             raise OSError(errno.ENOSPC, "No space left on device")
 
@@ -258,6 +279,14 @@ def test_discard_removes_the_file_and_names_it_and_why(tmp_path):
         discard(str(p), "already gone")  # an absent file is no error
 
 
+UNDER_MUTMUT = any(
+    "__mutmut_" in name for name in vars(cache)
+)  # mutmut's copy: trampolines add frames
+
+
+@pytest.mark.skipif(
+    UNDER_MUTMUT, reason="mutmut's trampolines add stack frames: stacklevel cannot hold"
+)
 def test_warnings_point_at_the_code_that_asked_for_the_entry(tmp_path, monkeypatch):
     """``stacklevel``: a warning names the line that called read_npz or opened atomic_path, not cache.py
     or contextlib."""
@@ -356,3 +385,124 @@ def test_checkpoint_saves_loads_and_clears_beside_its_entry(tmp_path):
     none = cache.Checkpoint(None)
     none.save({"step": np.array(1)})
     assert none.load() is None and none.path is None
+
+
+def test_digest_takes_1_to_64_digits_and_writes_non_json_values_as_text():
+    assert len(cache.digest(0, n=1)) == 1 and len(cache.digest(0, n=64)) == 64
+    for bad in (65, 1.5, True and 0):
+        with pytest.raises(ValueError, match="n must be"):
+            cache.digest(0, n=bad)
+    # a value JSON cannot write (a NumPy dtype, a torch dtype) is keyed by its text, not refused
+    want = hashlib.sha256(b'{"dtype": "float32"}').hexdigest()[:16]
+    assert cache.digest({"dtype": np.dtype("float32")}) == want
+
+
+def test_cached_honours_required_and_finite(tmp_path):
+    path = tmp_path / "e.npz"
+    cache.save_npz(path, {"W": np.array([np.nan, 1.0])})
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"W": np.ones(2), "lam": np.ones(1)}
+
+    with pytest.warns(RuntimeWarning, match="NaN"):
+        got, hit = cache.cached(path, compute, finite=("W",))
+    assert not hit and calls == [1] and np.isfinite(got["W"]).all()
+    cache.save_npz(path, {"W": np.ones(2)})  # lacks lam
+    with pytest.warns(RuntimeWarning, match="lacks"):
+        _, hit = cache.cached(path, compute, required=("W", "lam"))
+    assert not hit and calls == [1, 1]
+
+
+def test_entry_refuses_a_backslash_and_names_the_argument(monkeypatch, tmp_path):
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match=r"^name must be a plain file name"):
+        cache.entry("fc", "a\\b.npz")
+    with pytest.raises(ValueError, match=r"^kind must be a plain file name"):
+        cache.entry("a\\b", "x.npz")
+
+
+def test_clearing_a_checkpoint_that_is_not_there_is_no_error(tmp_path):
+    ck = cache.Checkpoint(tmp_path / "run.npz")
+    ck.clear()  # nothing saved yet
+    ck.save({"step": np.array(1)})
+    ck.clear()
+    ck.clear()
+    assert not ck.path.exists()
+
+
+# -- moved from test_hardening.py (the cache's own tests live here) --------------------------------------------
+def test_atomic_path_leaves_a_readable_file(tmp_path):
+    old = os.umask(0o022)
+    try:
+        with atomic_path(tmp_path / "x.bin") as tmp:
+            tmp.write_bytes(b"1")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "x.bin").stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]  # no temporary file left
+
+
+def test_killed_writer_leaves_no_orphan(tmp_path):
+    target = tmp_path / "entry.npz"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
+    )
+    pid = int(dead.stdout)
+    orphan = tmp_path / f".entry.npz.{pid}.abc123.part.npz"
+    orphan.write_bytes(b"half")
+    # a live writer's file is kept; the writer is a child of this test (never a process the test did not
+    # start), and the probe must not disturb it (os.kill with signal 0 sends nothing)
+    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        alive = tmp_path / f".entry.npz.{writer.pid}.abc123.part.npz"
+        alive.write_bytes(b"busy")
+        with atomic_path(target, ".npz") as tmp:
+            np.savez(tmp, x=np.arange(3))
+        assert not orphan.exists() and alive.exists() and target.exists()
+        with pytest.raises(subprocess.TimeoutExpired):  # still running: the probe sent it no signal
+            writer.wait(timeout=0.3)
+    finally:
+        writer.kill()
+        writer.wait()
+
+
+def test_orphans_of_dead_writers_go_whatever_comes_first_in_the_folder(tmp_path, monkeypatch):
+    """Every file of a dead writer is removed, even when files of this process (or with no process id)
+    come first in the listing: one is skipped, not the rest."""
+    target = tmp_path / "entry.npz"
+    mine = tmp_path / f".entry.npz.{os.getpid()}.a.part.npz"
+    odd = tmp_path / ".entry.npz.notapid.b.part.npz"
+    dead = tmp_path / f".entry.npz.{_dead_pid()}.c.part.npz"
+    for f in (mine, odd, dead):
+        f.write_bytes(b"x")
+    listed = Path.glob
+    order = {mine.name: 0, odd.name: 1, dead.name: 2}
+    monkeypatch.setattr(
+        Path,
+        "glob",
+        lambda self, pat: iter(sorted(listed(self, pat), key=lambda p: order.get(p.name, 3))),
+    )
+    cache._remove_orphans(target)
+    assert not dead.exists() and mine.exists() and odd.exists()
+
+
+def test_a_damaged_entry_s_warning_says_what_was_wrong(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    with pytest.warns(RuntimeWarning, match=r"is damaged \((ValueError|BadZipFile): "):
+        assert read_npz(bad) is None
+    cache.save_npz(tmp_path / "w.npz", {"W": np.ones((3, 2))})
+    with pytest.warns(
+        RuntimeWarning, match=r"W has shape \(3, 2\), the request needs \(4, 'any'\)"
+    ):
+        assert read_npz(tmp_path / "w.npz", shapes={"W": (4, None)}) is None
+
+
+def test_an_orphan_removed_by_another_writer_meanwhile_is_no_error(tmp_path, monkeypatch):
+    """Two writers may clean the same leftovers: the file listed may be gone when it is removed."""
+    gone = tmp_path / f".entry.npz.{_dead_pid()}.a.part.npz"  # listed, but already removed
+    monkeypatch.setattr(Path, "glob", lambda self, pat: iter([gone]))
+    cache._remove_orphans(tmp_path / "entry.npz")
+    assert not gone.exists()

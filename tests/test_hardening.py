@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import lzma
 import os
-import stat
 import warnings
 from pathlib import Path
 
@@ -253,19 +252,6 @@ def test_normaliser_tags_do_not_span_lines():
 
     assert normalise("a <b\nc> d") == "a b c d"
     assert normalise("a <b c> d") == "a d"
-
-
-def test_atomic_path_leaves_a_readable_file(tmp_path):
-    from qwem_lib.book.cache import atomic_path
-
-    old = os.umask(0o022)
-    try:
-        with atomic_path(tmp_path / "x.bin") as tmp:
-            tmp.write_bytes(b"1")
-    finally:
-        os.umask(old)
-    assert stat.S_IMODE((tmp_path / "x.bin").stat().st_mode) == 0o644
-    assert [p.name for p in tmp_path.iterdir()] == ["x.bin"]  # no temporary file left
 
 
 # -- evaluation --------------------------------------------------------------------------------
@@ -537,26 +523,6 @@ def test_corpus_cache_survives_an_ascii_locale(data_env):
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
     assert "\ufffd" in data.load_corpus("hard_locale").words[0]
-
-
-def test_killed_writer_leaves_no_orphan(tmp_path):
-    from qwem_lib.book.cache import atomic_path
-
-    target = tmp_path / "entry.npz"
-    import subprocess
-    import sys
-
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True
-    )
-    pid = int(dead.stdout)
-    orphan = tmp_path / f".entry.npz.{pid}.abc123.part.npz"
-    orphan.write_bytes(b"half")
-    alive = tmp_path / f".entry.npz.{os.getppid()}.abc123.part.npz"  # a live writer's: kept
-    alive.write_bytes(b"busy")
-    with atomic_path(target, ".npz") as tmp:
-        np.savez(tmp, x=np.arange(3))
-    assert not orphan.exists() and alive.exists() and target.exists()
 
 
 def test_bad_source_file_is_removed_and_refetched(data_env, monkeypatch):

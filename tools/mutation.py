@@ -612,10 +612,36 @@ def _mutmut_version() -> str:
         return "absent"
 
 
+def _previous_report() -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The committed report's table rows and survivor sections, by module path."""
+    if not REPORT.exists():
+        return {}, {}
+    rows: dict[str, str] = {}
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in REPORT.read_text().splitlines():
+        m = re.match(r"\| `([^`]+)`( †)? \|", line)
+        if m:
+            rows[m.group(1)] = line.replace(" † |", " |", 1)
+        h = re.match(r"## Survivors in `([^`]+)`", line)
+        if h:
+            current = sections.setdefault(h.group(1), [])
+        elif line.startswith("## "):
+            current = None
+        if current is not None:
+            current.append(line)
+    for lines_ in sections.values():
+        while lines_ and not lines_[-1].strip():
+            lines_.pop()
+    return rows, sections
+
+
 def write_report() -> int:
     """Rewrite the report from every result there is; the number of survivors without a valid reason."""
     why = reasons()
     mods = modules()
+    old_rows, old_sections = _previous_report()
+    carried: list[str] = []
     lines = [
         "# Mutation testing of the library's core",
         "",
@@ -633,15 +659,34 @@ def write_report() -> int:
         scores.append((module, s))
         short = ", ".join(t.removeprefix("tests/") for t in tests)
         if s is None:
-            lines.append(f"| `{module}` | {short} | not run | | | | | | |")
+            row = old_rows.get(module)
+            if row is not None and "| not run |" not in row:
+                # results that are not in this checkout's mutants/ folder: kept from the previous report
+                lines.append(row.replace(f"| `{module}` |", f"| `{module}` † |", 1))
+                carried.append(module)
+            else:
+                lines.append(f"| `{module}` | {short} | not run | | | | | | |")
             continue
         pct = "—" if s.score is None else f"{100 * s.score:.1f}%"
         lines.append(
             f"| `{module}` | {short} | {s.total} | {s.killed} | {s.timeout} | {s.survived} | "
             f"{s.no_tests} | {s.not_checked} | {pct} |"
         )
+    if carried:
+        lines += [
+            "",
+            "† Carried over from the previous report: this checkout's `mutants/` folder holds no results for "
+            "the module (they stay in the folder of the machine that ran it). Run the module again to refresh.",
+        ]
     unexplained = 0
     for module, s in scores:
+        if s is None and module in carried and module in old_sections:
+            lines += ["", *old_sections[module]]
+            unexplained += sum(
+                "**unexplained**" in ln or "**reason is stale**" in ln
+                for ln in old_sections[module]
+            )
+            continue
         if s is None or not s.survivors:
             continue
         lines += ["", f"## Survivors in `{module}`", ""]
