@@ -366,3 +366,20 @@ def test_a_pinned_prediction_that_failed_never_prints_as_a_pass(tmp_path, monkey
     out = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[")]
     assert out[0].startswith("[FAILS, recorded]") and out[1].startswith("[PASS]")
     assert [c.outcome for c in rep.claims] == ["fails", "holds"]
+
+
+def test_the_claim_log_withholds_the_exercises_answers():
+    """A solution's claim (its id holds ".solution.") is counted in the log, never printed: its statement and
+    value are the exercise's answer."""
+    base = dict(
+        chapter="99_demo", kind="record", paper=None, tolerance="> 0", preset="book", device="cpu"
+    )
+    shown = dict(base, id="x.one", statement="a claim", value=1.5, passed=True)
+    answer = dict(
+        base, id="x.solution.1.secret", statement="the answer is 42", value=42.0, passed=True
+    )
+    md = report.render_claims([shown, answer])
+    assert "`x.one`" in md and "a claim" in md
+    assert "x.solution.1.secret" not in md and "the answer is 42" not in md and "| 42 |" not in md
+    assert "And 1 checks of the exercises' solutions (1 pass), not listed" in md
+    assert report.is_solution(answer) and not report.is_solution(shown)

@@ -36,7 +36,7 @@ import apparatus  # noqa: E402  (website/apparatus.py)
 import presentation  # noqa: E402  (tools/presentation.py)
 import reader_tables  # noqa: E402  (tools/reader_tables.py)
 
-from qwem_lib.book import contents  # noqa: E402
+from qwem_lib.book import contents, report  # noqa: E402
 
 #: Parts of the book, by the first digit of a chapter's number (qwem_lib.book.contents, which chapter 00's
 #: map uses too).
@@ -852,7 +852,7 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                 "",
             ]
         for k in ("finding", "consistency", "record"):
-            ks = [c for c in rows if c["kind"] == k]
+            ks = [c for c in rows if c["kind"] == k and not report.is_solution(c)]
             if not ks:
                 continue
             body += [f"## {k.capitalize()}s" if k != "consistency" else "## Consistency checks", ""]
@@ -875,6 +875,13 @@ def stage_reproduction(src: Path, chapters: list[Chapter]) -> list[str]:
                     f"{c['preset']} / {c['device']} · `{c['id']}`",
                     "",
                 ]
+        answers = [c for c in rows if report.is_solution(c)]
+        if answers:
+            body += [
+                f"The chapter also checks its exercises' solutions ({sum(bool(c['passed']) for c in answers)} "
+                f"of {len(answers)} pass); they are not listed here, since they are the answers.",
+                "",
+            ]
         (src / "reproduction" / f"{ch.stem}.md").write_text("\n".join(body), encoding="utf-8")
         pages.append(f"reproduction/{ch.stem}")
     toc = "\n".join(pages)

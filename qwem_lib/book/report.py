@@ -654,6 +654,12 @@ def render_report(
     return "\n".join(lines) + "\n"
 
 
+def is_solution(claim: dict[str, Any]) -> bool:
+    """Whether a claim checks an exercise's solution (its id holds ``.solution.``): its statement and value
+    are the exercise's answer, which the public report does not print."""
+    return ".solution." in claim["id"]
+
+
 def render_claims(
     claims: list[dict[str, Any]],
     paper_records: dict[str, dict[str, Any]] | None = None,
@@ -723,8 +729,9 @@ def render_claims(
                 "|---|---|---|---|---|---|---|---|---|---|",
             ]
             at_paper = {c["id"]: c for c in pr["claims"]}
+        answers = sum(1 for c in claims if c["chapter"] == ch and is_solution(c))
         for c in claims:
-            if c["chapter"] != ch:
+            if c["chapter"] != ch or is_solution(c):
                 continue
             row = (
                 f"| `{c['id']}` | {c['kind']} | {markdown_cell(c['statement'])} | {markdown_cell(c['paper'])} | "
@@ -748,6 +755,14 @@ def render_claims(
                         f"{markdown_cell(p['paper'])} | — | {markdown_cell(p['tolerance'])} | — | — | "
                         f"{markdown_cell(p['value'])} | {'✅' if p['passed'] else '❌'} |"
                     )
+        if answers:
+            passed = sum(1 for c in claims if c["chapter"] == ch and is_solution(c) and c["passed"])
+            lines += [
+                "",
+                f"And {answers} checks of the exercises' solutions ({passed} pass), not listed: their statements "
+                "and values are the answers (each is asserted in the chapter's solution; the student edition, "
+                "`make student`, leaves them out).",
+            ]
     return "\n".join(lines) + "\n"
 
 
