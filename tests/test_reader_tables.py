@@ -133,3 +133,11 @@ def test_fetch_logs_the_datasets_it_is_asked_for(monkeypatch, tmp_path):
     monkeypatch.setenv("QWEM_DATA_LOG", str(log))
     data.fetch("enwiki2015_1m7")
     assert log.read_text(encoding="utf-8").split() == ["enwiki2015_1m7"]
+
+
+def test_chapters_over_the_budget_are_named():
+    t = _timings()
+    t["chapters"]["21"] = {"cold_min": 15.5, "relation": ">=", "data": []}
+    t["chapters"]["20"]["cold_min"] = 15.0  # at the budget: within it
+    assert rt.over_budget(t) == ["21"]
+    assert rt.BUDGET_MIN == 15
