@@ -1,5 +1,5 @@
-"""Step times of the noiseless trainer (``qwem_lib.qwem.trainers.train_expected``) and of QWEM's eigenbasis flow
-(``qwem_lib.qwem.trainers.eigen_flow``) at the paper's size, V = 10,000, d = 200, on the CPU.
+"""Step times of the noiseless trainer (``qwem_lib.qwem.noiseless.train_expected``) and of QWEM's eigenbasis flow
+(``qwem_lib.qwem.noiseless.eigen_flow``) at the paper's size, V = 10,000, d = 200, on the CPU.
 
     python bench/bench_noiseless.py                  # 2 threads, 3 timed steps of each model
     python bench/bench_noiseless.py --threads 1 --V 5000

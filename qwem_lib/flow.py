@@ -1,6 +1,6 @@
 """The gradient flow of the exact expected loss, integrated by an explicit stabilised method.
 
-The noiseless trainer (:func:`qwem_lib.qwem.trainers.train_expected`) means the *flow* ``dW/dt = −½∇L(W)``
+The noiseless trainer (:func:`qwem_lib.qwem.noiseless.train_expected`) means the *flow* ``dW/dt = −½∇L(W)``
 (the infinite-batch, vanishing-rate limit of SGD, on the paper's time ``t = 2Ση``). Gradient descent at a
 fixed rate ``η = c/κ₁`` is that flow's explicit Euler method: first order (at ``c = 0.2`` its step times are
 several per cent late) and only stable while ``η`` times the largest curvature stays below 2. At the

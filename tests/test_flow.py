@@ -260,7 +260,7 @@ def test_the_modules_examples_run():
 
 
 def test_the_flows_logged_singular_values_are_lapacks():
-    from qwem_lib.qwem.trainers import _left_singular
+    from qwem_lib.qwem.noiseless import _left_singular
 
     W = torch.tensor(np.random.default_rng(0).normal(size=(200, 6)) * np.logspace(0, -3, 6))
     U, s = _left_singular(W)

@@ -1,4 +1,4 @@
-"""Unit tests for the noiseless trainer (qwem_lib.qwem.trainers.train_expected, expected_gradient, eigen_flow)
+"""Unit tests for the noiseless trainer (qwem_lib.qwem.noiseless.train_expected, expected_gradient, eigen_flow)
 and the step measurements of qwem_lib.qwem.measures, each against an independent computation."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_expected_gradient_is_autograd_of_the_loop_loss(loss, reweighting):
 @pytest.mark.parametrize("loss", ["quartic", "logistic"])
 def test_the_in_place_slope_is_the_pair_terms_slope_bit_for_bit(loss):
     from qwem_lib.qwem.pairs import qwem_pair_terms, sgns_pair_terms
-    from qwem_lib.qwem.trainers import negative_slope_inplace
+    from qwem_lib.qwem.noiseless import negative_slope_inplace
 
     X = torch.linspace(-30.0, 30.0, 10_001, dtype=torch.float32).reshape(73, 137)
     terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms

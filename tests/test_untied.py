@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from qwem_lib.beyond import untied as ut
-from qwem_lib.qwem.trainers import TrainingInterrupted
+from qwem_lib.qwem.noiseless import TrainingInterrupted
 
 
 @pytest.fixture

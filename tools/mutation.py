@@ -214,8 +214,8 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
-        "trainers: minimise_expected's cache key without the row scaling",
-        "qwem_lib/qwem/trainers.py",
+        "noiseless: minimise_expected's cache key without the row scaling",
+        "qwem_lib/qwem/noiseless.py",
         'method="lbfgs-strong-wolfe", precondition=bool(precondition), version=1,',
         'method="lbfgs-strong-wolfe", version=1,',
         ["tests/test_noiseless.py::test_minimise_expected_resumes_caches_and_keys_its_inputs"],
@@ -228,8 +228,8 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
-        "trainers: train_expected's flow key without the tolerance",
-        "qwem_lib/qwem/trainers.py",
+        "noiseless: train_expected's flow key without the tolerance",
+        "qwem_lib/qwem/noiseless.py",
         'cfg.update(method="rkc", rtol=float(rtol))',
         'cfg.update(method="rkc")',
         ["tests/test_flow.py::test_the_method_and_tolerance_are_part_of_the_cache_key"],

@@ -15,8 +15,8 @@ accuracy as a function of training time. This module holds the pieces:
 * a rank correlation with an interval from paired bootstrap replicates is
   :func:`qwem_lib.maths.stats.paired_spearman`;
 * :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
-  chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.qwem.trainers.eigen_flow`,
-  which chapter 23 checks against the full-space :func:`qwem_lib.qwem.trainers.train_expected`), and gensim's
+  chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.qwem.noiseless.eigen_flow`,
+  which chapter 23 checks against the full-space :func:`qwem_lib.qwem.noiseless.train_expected`), and gensim's
   skip-gram trained in segments (snapshots at chosen shares of its training).
 """
 
@@ -201,10 +201,10 @@ def _check_steps(steps: Any) -> np.ndarray:
 
 def eigen_flow_snapshots(lam: Any, Y0: Any, *, lr: float, steps: Any) -> np.ndarray:
     """``(T, r, d)``: QWEM's noiseless gradient descent in M*'s eigenbasis
-    (:func:`qwem_lib.qwem.trainers.eigen_flow`, ``W = QY``) at the given (increasing) step counts, by running
+    (:func:`qwem_lib.qwem.noiseless.eigen_flow`, ``W = QY``) at the given (increasing) step counts, by running
     it segment after segment from each segment's end (gradient descent has no other state, so this is
     the uninterrupted run)."""
-    from ..qwem.trainers import eigen_flow
+    from ..qwem.noiseless import eigen_flow
 
     steps = _check_steps(steps)
     Y = _finite_array("Y0", Y0, 2).copy()

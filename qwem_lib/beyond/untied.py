@@ -47,13 +47,9 @@ import numpy as np
 from ..book import config
 from ..book.cache import array_key, atomic_path, read_npz
 from ..maths.linalg import constant_overlap
+from ..qwem.noiseless import TrainingInterrupted, log_schedule
 from ..qwem.pairs import pair_weights, qwem_pair_terms
-from ..qwem.trainers import (
-    TrainingInterrupted,
-    checked_device,
-    initial_embeddings,
-    log_schedule,
-)
+from ..qwem.trainers import checked_device, initial_embeddings
 
 __all__ = [
     "word2vec_masses",
@@ -429,7 +425,7 @@ def train_untied(
     label: str = "",
 ) -> UntiedRun:
     """Full-batch gradient descent on the exact expected untied loss ``Σ A ℓ⁺(x) + N ℓ⁻(x)``,
-    ``x = WW′ᵀ`` (:func:`untied_loss`): the noiseless trainer of :func:`qwem_lib.qwem.trainers.train_expected`
+    ``x = WW′ᵀ`` (:func:`untied_loss`): the noiseless trainer of :func:`qwem_lib.qwem.noiseless.train_expected`
     with ``W′`` free. Steps ``W ← W − η∇_W L``, ``W′ ← W′ − η∇_{W′}L`` taken together, time ``t = 2ηs``.
 
     ``W(0)`` and ``W′(0)`` are two consecutive draws of :func:`qwem_lib.qwem.trainers.initial_embeddings` (so
@@ -439,7 +435,7 @@ def train_untied(
     three. float64 throughout. Cached under ``config.cache_dir()/noiseless`` keyed by every input;
     checkpoints every ``checkpoint_s`` seconds (and on ``KeyboardInterrupt``) are resumed by the same
     call; ``stop_after`` stops after that many steps with a checkpoint (raising
-    :class:`~qwem_lib.qwem.trainers.TrainingInterrupted`).
+    :class:`~qwem_lib.qwem.noiseless.TrainingInterrupted`).
     """
     import torch
 

@@ -14,10 +14,14 @@ import numpy as np
 from ..book import checks
 from ..data import Corpus
 from .corpus_stats import cooccurrence, resolve_corpus
+from .noiseless import train_expected
 from .pairs import LOSSES, REWEIGHTINGS, Model, growth_matrix, resolve_model, sgns_growth_matrix
-from .trainers import TrainResult, train_expected, train_pairs
+from .trainers import TrainResult, train_pairs
 
 __all__ = [
+    "AUTHORS_QWEM_SMALL",
+    "authors_rate_scale",
+    "authors_end_time",
     "plan_schedule",
     "preset_schedule",
     "TEXT_RUNS",
@@ -495,7 +499,7 @@ def tied_sgns_run(
     progress: bool = True,
 ) -> TiedSGNSRun:
     """Tied SGNS (the paper's word2vec baseline: logistic loss, word2vec's reweighting, ``k = 1``, one
-    matrix ``W``) trained without minibatch noise (:func:`qwem_lib.qwem.trainers.train_expected`) from a small
+    matrix ``W``) trained without minibatch noise (:func:`qwem_lib.qwem.noiseless.train_expected`) from a small
     start, to ``horizon`` characteristic times of mode ``d`` (chapter 26).
 
     The schedule is :func:`preset_schedule`'s for SGNS, from the statistics alone: rate
@@ -550,3 +554,72 @@ def tied_sgns_run(
         seconds=float(r1.seconds + r2.seconds),
         cached=bool(r1.cached and r2.cached),
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# the authors' learning rate in the book's time
+# ----------------------------------------------------------------------------------------------
+AUTHORS_QWEM_SMALL: dict[str, float] = dict(
+    lr=5.0, steps=4_000_000, decay_at=3_000_000, decay_factor=0.1, init_scale=1e-12
+)
+"""The authors' QWEM run from small init at V = 10,000, d = 200 (their public code, release commit
+af71335): plain SGD at rate 5, multiplied by 0.1 at step 3M of 4M, from ``N(0, (1e-12/√d)²)``."""
+
+
+def authors_rate_scale(P_joint: Any, P_unigram: Any, *, block: int = 1024) -> float:
+    """``c = ΣG / ‖M*‖²_F`` with ``G_ab = P_ab + P_aP_b``: the factor that turns the authors' learning rate
+    into the book's ``η`` for QWEM (Setting 3.1).
+
+    The authors' loss is the minibatch mean of ``ψ_ab(∓x + x²/4)`` with ``ψ = mean(G)/G`` (Setting 3.1's
+    weights divided by their mean), divided by ``−mean(M*²)`` (their "min_loss") and subtracted from 1.
+    Its expectation is ``1 + c(¼‖WWᵀ − M*‖² − ¼‖M*‖²)``, so its gradient is ``c(WWᵀ − M*)W``: one of
+    their steps at rate ``lr`` is the book's step ``W ← W − η(WWᵀ − M*)W`` at ``η = c·lr`` (and advances
+    the book's time by ``2η``). ``ΣG`` is 2 when both tables sum to one. ``‖M*‖²`` is summed in row
+    blocks of ``block`` rows (no V × V temporary)."""
+    P = np.asarray(P_joint)
+    pu = np.asarray(P_unigram, dtype=np.float64)
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or pu.shape != (P.shape[0],):
+        raise ValueError(f"need a V × V joint and a length-V unigram, got {P.shape} and {pu.shape}")
+    if not np.issubdtype(P.dtype, np.floating):
+        raise TypeError(f"P_joint must be floating point, got {P.dtype}")
+    if not (np.all(np.isfinite(pu)) and np.all(pu > 0)):
+        raise ValueError("P_unigram must be finite and positive")
+    if not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block must be a positive integer, got {block!r}")
+    sum_g, m2 = 0.0, 0.0
+    for r in range(0, P.shape[0], int(block)):
+        Pb = np.asarray(P[r : r + block], dtype=np.float64)
+        if not (np.all(np.isfinite(Pb)) and np.all(Pb >= 0)):
+            raise ValueError("P_joint must be finite and non-negative")
+        Qb = np.outer(pu[r : r + block], pu)
+        Gb = Pb + Qb
+        sum_g += float(Gb.sum())
+        m2 += float(np.sum((2.0 * (Pb - Qb) / Gb) ** 2))
+    if m2 <= 0:
+        raise ValueError("M* is zero: the words are independent, no time scale")
+    return sum_g / m2
+
+
+def authors_end_time(
+    P_joint: Any,
+    P_unigram: Any,
+    *,
+    lr: float = AUTHORS_QWEM_SMALL["lr"],
+    steps: int = int(AUTHORS_QWEM_SMALL["steps"]),
+    decay_at: int | None = int(AUTHORS_QWEM_SMALL["decay_at"]),
+    decay_factor: float = AUTHORS_QWEM_SMALL["decay_factor"],
+) -> float:
+    """The book's time ``t = 2 c Σ_n lr_n`` (:func:`authors_rate_scale`, :func:`sgd_time`) at the end of
+    an SGD schedule of the authors' kind: ``steps`` steps at ``lr``, multiplied by ``decay_factor`` from
+    step ``decay_at`` on (``None``: no decay). The defaults are :data:`AUTHORS_QWEM_SMALL`."""
+    from .dynamics import FLOW_TIME_SCALE
+
+    if not (math.isfinite(lr) and lr > 0) or not (math.isfinite(decay_factor) and decay_factor > 0):
+        raise ValueError(f"lr and decay_factor must be positive, got {lr!r}, {decay_factor!r}")
+    if not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
+    at = int(steps) if decay_at is None else int(decay_at)
+    if not 0 <= at <= steps:
+        raise ValueError(f"decay_at must lie in 0..steps, got {decay_at!r}")
+    lr_sum = lr * at + lr * decay_factor * (int(steps) - at)
+    return authors_rate_scale(P_joint, P_unigram) * lr_sum / FLOW_TIME_SCALE
