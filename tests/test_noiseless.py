@@ -72,8 +72,8 @@ def test_expected_gradient_is_autograd_of_the_loop_loss(loss, reweighting):
 
 @pytest.mark.parametrize("loss", ["quartic", "logistic"])
 def test_the_in_place_slope_is_the_pair_terms_slope_bit_for_bit(loss):
-    from qwem_lib.qwem.pairs import qwem_pair_terms, sgns_pair_terms
     from qwem_lib.qwem.noiseless import negative_slope_inplace
+    from qwem_lib.qwem.pairs import qwem_pair_terms, sgns_pair_terms
 
     X = torch.linspace(-30.0, 30.0, 10_001, dtype=torch.float32).reshape(73, 137)
     terms = qwem_pair_terms if loss == "quartic" else sgns_pair_terms
