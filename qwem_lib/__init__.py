@@ -9,15 +9,17 @@ The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproje
 ``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
     (tokenise, cache)
 ``maths`` — shared mathematics below QWEM and FC: ``linalg`` (principal angles, descending eigenpairs, unit
-    rows, offset share), ``stats`` (accuracy gaps, paired bootstrap gaps, replicate means, paired Spearman,
-    permutation nulls)
+    rows, offset share), ``stats`` (accuracy gaps, paired bootstrap gaps, replicate means, paired and partial
+    Spearman, permutation nulls), ``random_matrix`` (Marchenko–Pastur law, BBP outliers, the spiked-MP fit,
+    shuffle and sign-flip nulls)
 ``qwem`` — QWEM's concepts (Parts I–III)
     ``theory`` (target, loss, Theorem 1, Proposition 2, Lemma 3.1), ``dynamics`` (gradient flow, alignment),
     ``corpus_stats`` (co-occurrence, M*, PMI), ``spectral`` (eigensolvers, svd embeddings),
-    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``, ``runs``,
-    ``measures`` (models trained on a corpus: pair sampling and estimators; the SGD and noiseless
-    trainers; preset and ablation runs; subspace and step measures), ``task_vectors``
-    (Marchenko–Pastur bulk, outlier, SNR)
+    ``evaluation`` (analogies, similarity), ``w2v`` (the gensim baseline), ``pairs``, ``trainers``,
+    ``noiseless``, ``gradient_noise``, ``runs``, ``measures`` (models trained on a corpus: pair sampling
+    and estimators; the minibatch SGD trainer; the exact-expected-gradient trainer, flow and L-BFGS;
+    gradient-noise analysis; preset and ablation runs; subspace and step measures), ``task_vectors``
+    (analogy task vectors as spiked random matrices: bulk, outlier, SNR)
 ``beyond`` — beyond the papers (Part V), above ``qwem``
     ``untied``, ``symmetry``, ``contrastive``, ``analogy_timing``
 ``flow`` — the stiff-safe integrator of gradient flows (adaptive Runge–Kutta–Chebyshev), beside ``maths``

@@ -44,6 +44,7 @@ from .corpus_stats import (
 )
 
 __all__ = [
+    "wide_spectral_embeddings",
     "warm_up_kernels",
     "EigenConvergenceWarning",
     "top_eigenpairs",
@@ -590,3 +591,66 @@ def warm_up_kernels() -> float:
     for dt in (np.float32, np.float64):
         _check_symmetric_finite(np.eye(512, dtype=dt))
     return time.perf_counter() - t0
+
+
+def wide_spectral_embeddings(
+    corpus, V: int, d: int, window: int = 16, *, method: str = "auto", use_cache: bool = True
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """svd(M*) embeddings with many columns: ``(words, W, lam)``, ``W = Q_[d] Λ_[d]^{1/2}`` (negative
+    eigenvalues give zero columns), from a dense solve of the top ``d`` eigenpairs in float32:
+    ``method="evr"`` is LAPACK on the CPU (``scipy.linalg.eigh(subset_by_index=…)``), ``"torch"`` is
+    ``torch.linalg.eigh`` on ``config.device()``; ``"auto"`` picks torch on a GPU, else evr.
+
+    The Krylov solver of :mod:`qwem_lib.qwem.spectral` targets d ≈ 200; the task-vector chapters need up to
+    thousands of columns, where a dense solve is both simpler and exact. Cached by (corpus, V, d, window,
+    method).
+    """
+    import scipy.linalg as sl
+
+    from .corpus_stats import cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
+
+    c = resolve_corpus(corpus)
+    if method == "auto":
+        method = "torch" if config.device_name().startswith("cuda") else "evr"
+    if method not in ("evr", "torch"):
+        raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
+    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
+        raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
+    cpath = (
+        cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
+    )
+    path = None
+    if cpath is not None:
+        path = (
+            config.cache_dir()
+            / "task_vectors"
+            / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
+        )
+        hit = read_npz(
+            path,
+            ("W", "lam"),
+            shapes={"W": (int(V), int(d)), "lam": (int(d),)},
+            finite=("W", "lam"),
+        )
+        if hit is not None:
+            return c.vocab(int(V)), hit["W"], hit["lam"]
+    words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
+    M = target_from_stats(P, pu, "mstar", dtype=np.float32)
+    del P
+    if method == "evr":
+        lam, U = sl.eigh(
+            M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False
+        )
+    else:
+        import torch
+
+        ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
+        lam, U = ev[V - d :].cpu().numpy(), vec[:, V - d :].cpu().numpy()
+        del ev, vec
+    del M
+    lam, U = lam[::-1].astype(np.float64), U[:, ::-1]
+    W = np.ascontiguousarray(U * np.sqrt(np.maximum(lam, 0.0))[None, :], dtype=np.float32)
+    if path is not None:
+        with atomic_path(path, ".npz") as tmp:
+            np.savez(tmp, W=W, lam=lam)
+    return words, W, lam

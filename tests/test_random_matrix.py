@@ -1,0 +1,392 @@
+"""Unit tests for qwem_lib.maths.random_matrix: the Marchenko–Pastur law, the BBP outlier, the spiked
+fit and its nulls, checked against numerical integration, simulation and closed forms; and the rank
+statistics of qwem_lib.maths.stats that Part III uses."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+
+from qwem_lib.maths import random_matrix as rm
+from qwem_lib.maths import stats as st
+
+
+def _median_and_se(x):
+    """Sample median and its standard error from the order statistics (ranks n/2 ± √n/2: a ±1 SE
+    interval for any continuous law, no normality assumed)."""
+    x = np.sort(np.asarray(x))
+    n, h = len(x), int(math.ceil(math.sqrt(len(x)) / 2))
+    return float(np.median(x)), float((x[min(n - 1, n // 2 + h)] - x[max(0, n // 2 - h)]) / 2)
+
+
+def _traces(rng, n, cv, draws):
+    Z = rng.standard_normal((draws, n, len(cv))) * np.sqrt(cv)
+    G = Z @ np.swapaxes(Z, 1, 2)
+    return np.einsum("bii->b", G), (G**2).sum(axis=(1, 2))
+
+
+@pytest.mark.parametrize("N,D", [(30, 100), (100, 30), (50, 50), (30, 7.5)])
+def test_mp_cdf_matches_quadrature_of_pdf(N, D):
+    lo, hi = rm.mp_support(2.0, N, D)
+    atom = max(0.0, 1 - D / N)
+    for x in np.linspace(lo, hi, 7)[1:-1]:
+        num = quad(lambda t: float(rm.mp_pdf(t, 2.0, N, D)), lo, x, limit=200)[0] + atom
+        assert float(rm.mp_cdf(x, 2.0, N, D)) == pytest.approx(num, abs=1e-8)
+    assert float(rm.mp_cdf(hi * 1.01, 2.0, N, D)) == 1.0
+    assert float(rm.mp_cdf(-1.0, 2.0, N, D)) == 0.0
+    assert float(rm.mp_cdf(0.0, 2.0, N, D)) == pytest.approx(atom)
+
+
+def test_mp_law_against_large_simulation():
+    rng = np.random.default_rng(0)
+    N, D, s2 = 400, 1000, 0.5
+    Z = rng.standard_normal((N, D)) * math.sqrt(s2)
+    lam = np.linalg.eigvalsh(Z @ Z.T)
+    grid = np.quantile(lam, [0.1, 0.3, 0.5, 0.7, 0.9])
+    emp = np.searchsorted(np.sort(lam), grid, side="right") / N
+    assert np.max(np.abs(emp - rm.mp_cdf(grid, s2, N, D))) < 0.02
+    lo, hi = rm.mp_support(s2, N, D)
+    assert lam.min() == pytest.approx(lo, rel=0.1) and lam.max() == pytest.approx(hi, rel=0.03)
+
+
+def test_spike_eigenvalue_roundtrip_and_simulation():
+    N, D = 50, 400
+    bbp = rm.bbp_threshold(1.0, N, D)
+    assert bbp == pytest.approx(math.sqrt(N * D))
+    assert rm.spike_eigenvalue(0.5 * bbp, 1.0, N, D) == pytest.approx(rm.mp_support(1.0, N, D)[1])
+    assert rm.spike_from_eigenvalue(rm.mp_support(1.0, N, D)[1] * 0.99, 1.0, N, D) is None
+    ell = 4 * bbp
+    lam = rm.spike_eigenvalue(ell, 1.0, N, D)
+    assert rm.spike_from_eigenvalue(lam, 1.0, N, D) == pytest.approx(ell, rel=1e-10)
+    rng = np.random.default_rng(1)
+    tops = [rm.gram_spectrum(rm.spiked_matrix(N, np.ones(D), ell, rng)[0])[0] for _ in range(40)]
+    assert np.mean(tops) == pytest.approx(lam, rel=0.03)
+
+
+def test_gram_spectrum_matches_dense_eigh():
+    rng = np.random.default_rng(2)
+    for shape in ((10, 4), (6, 20)):
+        R = rng.standard_normal(shape)
+        ref = np.sort(np.linalg.eigvalsh(R @ R.T))[::-1]
+        np.testing.assert_allclose(rm.gram_spectrum(R), np.clip(ref, 0, None), atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "bad,msg",
+    [
+        (np.ones((2, 5)), "at least 3"),
+        (np.zeros((5, 4)), "all zeros"),
+        (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "non-finite"),
+        (np.ones(5), "2-d"),
+    ],
+)
+def test_fit_rejects_degenerate_input(bad, msg):
+    with pytest.raises(ValueError, match=msg):
+        rm.fit_spiked_mp(bad)
+
+
+def test_fit_rejects_flat_spectrum_and_non_array():
+    with pytest.raises(ValueError, match="all equal"):
+        rm.fit_spiked_mp(np.eye(5))  # every eigenvalue is 1: no spread to fit
+    with pytest.raises(TypeError):
+        rm.fit_spiked_mp([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]])
+
+
+def test_fit_recovers_equal_variance_parameters_over_draws():
+    rng = np.random.default_rng(3)
+    N, d, s2 = 40, 300, 0.7
+    fits = [
+        rm.fit_spiked_mp(
+            rm.spiked_matrix(N, np.full(d, s2), 4 * s2 * math.sqrt(N * d), rng)[0], n_null=100
+        )
+        for _ in range(60)
+    ]
+    assert all(f.outlier is not None for f in fits)
+    for v, truth in (([f.sigma2 for f in fits], s2), ([f.d_eff for f in fits], d)):
+        se = np.std(v) / math.sqrt(len(v))
+        assert abs(np.mean(v) - truth) < 4 * se  # unbiased to a few standard errors
+    assert np.mean([f.spike for f in fits]) == pytest.approx(4 * s2 * math.sqrt(N * d), rel=0.08)
+    assert np.median([f.ks for f in fits]) < 0.1
+
+
+def test_fit_recovers_unequal_variance_effective_values():
+    rng = np.random.default_rng(4)
+    N, cv = 40, np.linspace(0.1, 2.0, 500) ** 2
+    s2, de = (cv**2).sum() / cv.sum(), cv.sum() ** 2 / (cv**2).sum()
+    fits = [rm.fit_spiked_mp(rm.spiked_matrix(N, cv, 0.0, rng)[0], n_null=100) for _ in range(60)]
+    for v, truth in (([f.sigma2 for f in fits], s2), ([f.d_eff for f in fits], de)):
+        se = np.std(v) / math.sqrt(len(v))
+        assert abs(np.mean(v) - truth) < 4 * se
+    assert de < 0.7 * len(cv)  # the effective dimension really is below d here
+
+
+@pytest.mark.parametrize("profile", ["equal", "decaying"])
+def test_moment_fit_exact_finite_n_expectations(profile):
+    """The fit solves E S1 = n Σs², E S1^2 = n^2 A + 2 n B, E S2 = n A + n(n+1) B (A = (Σs²)², B = Σs⁴):
+    check them by simulation (a plain trace of ZZ^T and of its square, not the estimator) at n = 5, for
+    equal and decaying column variances."""
+    rng = np.random.default_rng(12)
+    n = 5
+    cv = np.ones(4) * 1.5 if profile == "equal" else np.arange(1, 17) ** -0.5
+    A, B = cv.sum() ** 2, (cv**2).sum()
+    S1, S2 = [], []
+    for _ in range(20_000):
+        Z = rng.standard_normal((n, len(cv))) * np.sqrt(cv)
+        G = Z @ Z.T
+        S1.append(np.trace(G))
+        S2.append(np.trace(G @ G))
+    S1sq = np.array(S1) ** 2
+    for v, expect in (
+        (S1, n * cv.sum()),
+        (S1sq, n * n * A + 2 * n * B),
+        (S2, n * A + n * (n + 1) * B),
+    ):
+        assert abs(np.mean(v) - expect) < 4 * np.std(v) / math.sqrt(len(v))
+    # the asymptotic MP moment (N + 1 → N) is measurably off at n = 5
+    assert abs(np.mean(S2) - (n * A + n * n * B)) > 4 * np.std(S2) / math.sqrt(len(S2))
+    # and the old asymptotic n/excess is off by n/(n+1): its mean over draws misses, the exact one not
+    rng = np.random.default_rng(13)
+    N, d = 25, 1024
+    fits, old = [], []
+    for _ in range(200):
+        lam = rm.gram_spectrum(rng.standard_normal((N, d)))
+        fits.append(rm.moment_fit(lam)[1])
+        old.append(N / ((lam**2).mean() / lam.mean() ** 2 - 1))
+    se = np.std(fits) / math.sqrt(len(fits))
+    assert abs(np.median(fits) - d) < 3 * 1.25 * se  # the median's standard error ≈ 1.25 mean's
+    assert abs(np.mean(old) - d * N / (N + 1)) < 4 * np.std(old) / math.sqrt(len(old))
+    assert abs(np.mean(old) - d) > 4 * np.std(old) / math.sqrt(len(old))
+    with pytest.raises(ValueError):
+        rm.moment_fit(np.array([1.0]))
+
+
+@pytest.mark.parametrize("n,d", [(5, 16), (5, 64), (10, 16)])
+def test_median_centred_moment_fit_is_median_unbiased_under_mp(n, d):
+    """Equal variances (the MP model), few eigenvalues: the medians of σ̂² and d̂ over 20,000 Monte Carlo
+    draws are within 3 standard errors of the truth; the uncorrected ratio estimator is not (its d̂ is high
+    at n = 5), nor is a σ̂² whose two independent factors are median-corrected one by one."""
+
+    rng = np.random.default_rng([25, n, d])
+    S1, S2 = _traces(rng, n, np.full(d, 2.0), 20_000)  # σ² = 2
+    s2, D = rm.moment_fit_traces(S1, S2, n)
+    for v, truth in ((s2, 2.0), (D, float(d))):
+        med, se = _median_and_se(v / truth)
+        assert abs(med - 1) < 3 * se, (med, se)
+    # one fit at a time gives the same numbers
+    lam = rm.gram_spectrum(rng.standard_normal((n, d)))
+    one = rm.moment_fit(lam)
+    vec = rm.moment_fit_traces(np.array([lam.sum()]), np.array([(lam**2).sum()]), n)
+    assert one == pytest.approx((float(vec[0][0]), float(vec[1][0])), rel=1e-12)
+    if n == 5:
+        s2m, Dm = rm.moment_fit_traces(S1, S2, n, center="mean")
+        med, se = _median_and_se(Dm / d)
+        assert med - 1 > 3 * se  # the ratio of unbiased moments has a high median
+        assert abs(np.mean(1 / Dm) - 1 / d) < 4 * np.std(1 / Dm) / math.sqrt(len(Dm))
+    if (n, d) == (5, 16):
+        # at n d = 20 the mean eigenvalue's own χ²_{nD} spread matters: (S1/n)/D̂ alone has a median
+        # about 5% low; the Cornish–Fisher factor brings σ̂² closer to the truth by more than 3 SE
+        S1, S2 = _traces(rng, 5, np.full(4, 2.0), 20_000)
+        s2, D = rm.moment_fit_traces(S1, S2, 5)
+        (new, se_n), (old, se_o) = (_median_and_se(v / 2.0) for v in (s2, (S1 / 5) / D))
+        assert abs(new - 1) < abs(old - 1) - 3 * math.hypot(se_n, se_o), (new, old)
+    with pytest.raises(ValueError, match="center"):
+        rm.moment_fit(np.array([1.0, 2.0, 3.0]), center="mode")
+    with pytest.raises(ValueError, match="n must be"):
+        rm.moment_fit_traces(1.0, 0.5, 1)
+
+
+def test_unequal_row_norms_bias_the_moment_fit_not_column_deff():
+    rng = np.random.default_rng(14)
+    N, cv = 30, np.arange(1, 257) ** -0.5
+    de = cv.sum() ** 2 / (cv**2).sum()
+    spec, col, col_eq = [], [], []
+    for _ in range(100):
+        Z = rng.standard_normal((N, len(cv))) * np.sqrt(cv)
+        Zr = Z * np.exp(0.3 * rng.standard_normal((N, 1)))
+        spec.append(rm.moment_fit(rm.gram_spectrum(Zr))[1])
+        col.append(
+            rm.column_deff(Zr + rng.standard_normal(len(cv)))
+        )  # a common mean changes nothing
+        col_eq.append(rm.column_deff(Z))
+    assert np.median(spec) < 0.8 * de  # row-norm spread is read as bulk spread
+    for v in (col, col_eq):
+        assert abs(np.median(v) / de - 1) < 0.05
+
+
+def test_fit_outlier_detection_below_and_above_bbp():
+    rng = np.random.default_rng(5)
+    N, d = 30, 200
+    bbp = math.sqrt(N * d)
+    below = np.mean(
+        [
+            rm.fit_spiked_mp(rm.spiked_matrix(N, np.ones(d), 0.3 * bbp, rng)[0], n_null=100).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
+    above = np.mean(
+        [
+            rm.fit_spiked_mp(rm.spiked_matrix(N, np.ones(d), 4 * bbp, rng)[0], n_null=100).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
+    assert below < 0.15 and above > 0.97
+
+
+def test_fit_works_with_fewer_columns_than_rows():
+    rng = np.random.default_rng(6)
+    f = rm.fit_spiked_mp(rm.spiked_matrix(100, np.ones(40), 0.0, rng)[0])
+    assert f.d_eff == pytest.approx(40, rel=0.1) and f.ks < 0.1
+
+
+def test_tw_null_and_argument_validation():
+    rng = np.random.default_rng(8)
+    N, d = 30, 200
+    fa = np.mean(
+        [
+            rm.fit_spiked_mp(rm.spiked_matrix(N, np.ones(d), 0.0, rng)[0], null="tw").outlier
+            is not None
+            for _ in range(100)
+        ]
+    )
+    assert fa < 0.15  # nominal 1%; the leave-top-out bulk is a little narrow at N = 30
+    R = rm.spiked_matrix(N, np.ones(d), 0.0, rng)[0]
+    with pytest.raises(ValueError, match="level"):
+        rm.fit_spiked_mp(R, level=2.0)
+    with pytest.raises(ValueError, match="null"):
+        rm.fit_spiked_mp(R, null="bogus")
+    with pytest.raises(ValueError, match="cannot resolve"):
+        rm.fit_spiked_mp(R, n_null=10)
+
+
+def test_columns_null_keeps_its_false_alarm_rate_for_unequal_variances():
+    rng = np.random.default_rng(9)
+    cv = np.arange(1, 201) ** -0.5
+    fa = np.mean(
+        [
+            rm.fit_spiked_mp(rm.spiked_matrix(30, cv, 0.0, rng)[0], n_null=100, rng=rng).outlier
+            is not None
+            for _ in range(60)
+        ]
+    )
+    fa_tw = np.mean(
+        [
+            rm.fit_spiked_mp(rm.spiked_matrix(30, cv, 0.0, rng)[0], null="tw").outlier is not None
+            for _ in range(100)
+        ]
+    )
+    assert fa < 0.07 and fa_tw > 0.3  # the MP/TW rule fails here; the simulated null does not
+
+
+def test_signflip_enumeration_matches_brute_force_and_keeps_its_level():
+    import itertools
+
+    rng = np.random.default_rng(15)
+    R = rng.standard_normal((5, 7)) + 0.3
+    out = rm.mean_signflip_test(R)
+    T = np.sum(R.sum(axis=0) ** 2)
+    Ts = [
+        np.sum((np.array(e)[:, None] * R).sum(axis=0) ** 2)
+        for e in itertools.product((-1, 1), repeat=5)
+    ]
+    assert out["T"] == pytest.approx(T) and out["exact"]
+    assert out["p"] == pytest.approx(np.mean(np.array(Ts) >= T - 1e-9))  # the global sign pairs up
+    assert out["min_p"] == pytest.approx(1 / 16)
+    # level under very unequal row norms (log-sd 0.6), exact (N = 12) and Monte Carlo (N = 30)
+    for N, n in ((12, 400), (30, 300)):
+        rej = []
+        for _ in range(n):
+            Z = rng.standard_normal((N, 50)) * np.exp(0.6 * rng.standard_normal((N, 1)))
+            rej.append(rm.mean_signflip_test(Z, n_flip=199, rng=rng)["p"] <= 0.05)
+        assert abs(np.mean(rej) - 0.05) < 3 * math.sqrt(0.05 * 0.95 / n)
+    # power at twice the BBP threshold, N = 30, d = 200, unequal row norms
+    hits = []
+    for _ in range(50):
+        R, mu = rm.spiked_matrix(30, np.ones(200), 2 * math.sqrt(30 * 200), rng)
+        R = mu + (R - mu) * np.exp(0.3 * rng.standard_normal((30, 1)))  # unequal noise norms
+        hits.append(rm.mean_signflip_test(R, n_flip=199, rng=rng)["p"] <= 0.01)
+    assert np.mean(hits) == 1.0
+
+
+def test_ks_bootstrap_critical_value_has_its_level():
+    from scipy.stats import kstwo
+
+    rng = np.random.default_rng(17)
+    n, D = 20, 60
+    crit = rm.ks_critical_bootstrap(n, D, n_boot=400, rng=rng)
+    assert crit < float(kstwo.ppf(0.95, n))  # fitting two parameters shrinks the KS distance
+    rej = []
+    for _ in range(400):
+        lam = rm.gram_spectrum(rng.standard_normal((n, D)) * 3.0)
+        s2, De = rm.moment_fit(lam)
+        rej.append(rm._ks(lam, s2, De) > crit)  # fresh null draws, another σ²
+    assert abs(np.mean(rej) - 0.05) < 3 * math.sqrt(0.05 * 0.95 / 400) + 0.01
+    with pytest.raises(ValueError):
+        rm.ks_critical_bootstrap(2, 10.0)
+
+
+def test_authors_estimate_on_pure_noise():
+    rng = np.random.default_rng(19)
+    R = rng.standard_normal((50, 400)) * math.sqrt(2.0)
+    s2, D = rm.authors_mp_estimate(R)
+    assert s2 == pytest.approx(
+        2.0 * 49 / 50, rel=0.02
+    )  # centring removes one of 50 degrees of freedom
+    assert 400 < D < 1.5 * 400  # λ₂ sits a little inside the edge at N = 50: D comes out high
+    lam2 = np.sort(np.linalg.eigvalsh(R @ R.T))[-2]  # by hand: λ₂/d = σ²(1 + √(N/D))²
+    assert lam2 / 400 == pytest.approx(s2 * (1 + math.sqrt(50 / D)) ** 2, rel=1e-10)
+
+
+def test_partial_spearman_against_the_recursion_formula():
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(20)
+    z = rng.standard_normal(30)
+    x, y = z + rng.standard_normal(30), z + rng.standard_normal(30)
+    r = lambda a, b: spearmanr(a, b).statistic  # noqa: E731
+    rxy, rxz, ryz = r(x, y), r(x, z), r(y, z)
+    formula = (rxy - rxz * ryz) / math.sqrt((1 - rxz**2) * (1 - ryz**2))
+    assert st.partial_spearman(x, y, z) == pytest.approx(formula, abs=1e-10)
+    with pytest.raises(ValueError):
+        st.partial_spearman(x[:3], y[:3], z[:3])
+
+
+def test_spearman_with_uncertainty():
+    x = np.arange(10.0)
+    out = st.spearman_with_uncertainty(x, x**3, n_boot=200, n_perm=500)
+    assert out["rho"] == pytest.approx(1.0) and out["p"] < 0.01 and out["n"] == 10
+    rng = np.random.default_rng(0)
+    out = st.spearman_with_uncertainty(
+        rng.standard_normal(12), rng.standard_normal(12), n_boot=200, n_perm=500
+    )
+    assert out["lo"] < out["rho"] < out["hi"]
+    with pytest.raises(ValueError):
+        st.spearman_with_uncertainty([1, 2, 3], [1, 2, 3])
+    # within-unit replicates widen the interval
+    x, y = np.arange(12.0), np.arange(12.0) + rng.standard_normal(12)
+    plain = st.spearman_with_uncertainty(x, y, n_boot=400, n_perm=200, rng=np.random.default_rng(2))
+    noisy = st.spearman_with_uncertainty(
+        x,
+        y,
+        n_boot=400,
+        n_perm=200,
+        rng=np.random.default_rng(2),
+        y_draws=y[None, :] + 4 * rng.standard_normal((50, 12)),
+    )
+    assert noisy["hi"] - noisy["lo"] > plain["hi"] - plain["lo"]
+    with pytest.raises(ValueError):
+        st.spearman_with_uncertainty(x, y, y_draws=np.ones((3, 5)))
+
+
+def test_mp_ks_distance_matches_scipy_kstest():
+    from scipy.stats import kstest
+
+    rng = np.random.default_rng(21)
+    lam = rm.gram_spectrum(rng.standard_normal((15, 60)))
+    s2, D = rm.moment_fit(lam)
+    ref = kstest(lam, lambda x: rm.mp_cdf(x, s2, 15, D)).statistic
+    assert rm.mp_ks_distance(lam, s2, D) == pytest.approx(ref, abs=1e-12)
+    with pytest.raises(ValueError):
+        rm.mp_ks_distance(np.array([]), 1.0, 3.0)
