@@ -383,3 +383,31 @@ def test_the_claim_log_withholds_the_exercises_answers():
     assert "x.solution.1.secret" not in md and "the answer is 42" not in md and "| 42 |" not in md
     assert "And 1 checks of the exercises' solutions (1 pass), not listed" in md
     assert report.is_solution(answer) and not report.is_solution(shown)
+
+
+def test_found_lists_findings_and_predictions_with_their_word(records, capsys):
+    rep = Report("99_found", quiet=True)
+    rep.below("t.f", "a finding", value=0.01, bound=0.1, kind="finding")
+    rep.close("t.c", "a consistency check", value=1.0, target=1.0, tol=1e-9, kind="consistency")
+    rep.prediction("t.pin", "a pinned failure", holds=False, value=0.3, outcome=False)
+    rep.prediction("t.new", "a first run", holds=True, value=0.5, outcome=None)
+    rep.prediction("t.bad", "a first failure", holds=False, value=0.7, outcome=None)
+    capsys.readouterr()
+    lines = rep.found()
+    assert lines[0].endswith("1 held, 2 failed, 1 open")
+    words = [row.split()[0] for row in lines[1:-1]]
+    assert words == ["held", "failed", "open", "failed"]
+    assert "a pinned failure: 0.3" in lines[2] and "—" not in lines[2]
+    assert lines[-1] == "  (and 1 consistency checks and records of the book's own values)"
+    assert capsys.readouterr().out.splitlines() == lines
+
+
+def test_found_with_labels_lists_those_claims_in_order_and_refuses_unknown_ids(records):
+    rep = Report("99_found", quiet=True)
+    rep.above("t.a", "first", value=2.0, bound=1.0, kind="finding")
+    rep.above("t.b", "second", value=3.0, bound=1.0, kind="consistency")
+    lines = rep.found({"t.b": "B", "t.a": "A"})
+    assert [row.split()[1] for row in lines[1:]] == ["B:", "A:"]
+    assert lines[1] == "  held    B: 3 (> 1)"
+    with pytest.raises(ValueError, match="t.zzz"):
+        rep.found({"t.zzz": "missing"})

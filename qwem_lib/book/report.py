@@ -298,6 +298,7 @@ class Report:
             )
         self.chapter = chapter
         self.claims: list[Claim] = []
+        self._shown: dict[str, str] = {}
         self.versions = config.package_versions()
         self.path = records_dir() / f"{chapter}.json"
         self._write()
@@ -377,7 +378,9 @@ class Report:
         )
         self.claims.append(claim)
         self._write()
-        print(check_line(claim, shown))
+        line = check_line(claim, shown)
+        self._shown[id] = line.split(": ", 1)[1]
+        print(line)
         assert claim.passed, (
             f"claim {id} failed: {statement} (value={value!r}, tolerance={tolerance!r})"
             + (" — the pinned failure no longer fails" if outcome == "pinned failure" else "")
@@ -535,6 +538,70 @@ class Report:
             shown=f"{short(value)} (the prediction "
             + ("fails, as pinned)" if not holds else "now HOLDS: the pinned failure is stale)"),
         )
+
+    # -- the chapter's ending ----------------------------------------------------------------
+    def found(self, labels: dict[str, str] | None = None, *, width: int = 76) -> list[str]:
+        """Print what the chapter found: one line per finding and per pre-registered prediction.
+
+        The verdict word of each line says what its check showed at this preset: ``held`` (a finding
+        asserted, or a prediction that holds), ``failed`` (a prediction whose failure is pinned or
+        recorded), ``open`` (a prediction recorded at a preset where it is not yet asserted, but held).
+        Consistency checks and records of the book's own values are counted, not listed.
+
+        ``labels`` maps claim ids to short names and lists those claims only, in its order; by default
+        every finding and prediction recorded so far is listed under its statement, cut to ``width``.
+        Returns the printed lines. It records nothing, so it cannot hide a failed check: a failed check
+        has already stopped the chapter.
+
+        >>> import os, tempfile
+        >>> os.environ["QWEM_REPORT_DIR"] = tempfile.mkdtemp()
+        >>> r = Report("99_demo", quiet=True)
+        >>> _ = r.below("demo.a", "an error below its bound", value=0.01, bound=0.1, kind="finding")
+        [PASS] finding demo.a: 0.01 (< 0.1)
+        >>> _ = r.prediction("demo.p", "a prediction", holds=False, value=0.3, outcome=False)
+        [FAILS, pinned] record demo.p: 0.3 (the prediction fails, as pinned)
+        >>> _ = r.found()  # doctest: +ELLIPSIS
+        What this chapter found (preset ...): 1 held, 1 failed, 0 open
+          held    an error below its bound: 0.01 (< 0.1)
+          failed  a prediction: 0.3 (the prediction fails, as pinned)
+        >>> del os.environ["QWEM_REPORT_DIR"]
+        """
+        by_id = {c.id: c for c in self.claims}
+        if labels is not None:
+            missing = [i for i in labels if i not in by_id]
+            if missing:
+                raise ValueError(f"found(): no claim recorded in {self.chapter} with id {missing}")
+            chosen = [(by_id[i], name) for i, name in labels.items()]
+        else:
+            # a prediction's statement ends with what its run showed (" — holds"): the row's word says it
+            chosen = [
+                (c, short(c.statement.rsplit(" — ", 1)[0] if c.outcome else c.statement, width))
+                for c in self.claims
+                if c.kind == "finding" or c.outcome is not None
+            ]
+        counts = {"held": 0, "failed": 0, "open": 0}
+        rows = []
+        for c, name in chosen:
+            if c.outcome in ("fails", "pinned failure"):
+                word = "failed"
+            elif c.kind == "record" and c.outcome == "holds":
+                word = "open"
+            else:
+                word = "held"
+            counts[word] += 1
+            rows.append(f"  {word:<7} {name}: {self._shown[c.id]}")
+        others = len(self.claims) - len(chosen)
+        head = (
+            f"What this chapter found (preset {config.preset()}): {counts['held']} held, "
+            f"{counts['failed']} failed, {counts['open']} open"
+        )
+        lines = [head, *rows]
+        if labels is None and others:
+            lines.append(
+                f"  (and {others} consistency checks and records of the book's own values)"
+            )
+        print("\n".join(lines))
+        return lines
 
     def _write(self) -> None:
         _write_text(self.path, json.dumps([c.record() for c in self.claims], indent=1) + "\n")
