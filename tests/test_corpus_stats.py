@@ -396,3 +396,45 @@ def test_warm_up_kernels_loads_every_compiled_kernel():
     assert took > 0
     assert {"count_pairs", "symmetrise", "normalise", "mstar"} <= set(cs._kernels())
     assert spectral._SYMMETRY_KERNEL is not None
+
+
+def test_cache_names_are_the_ones_the_cached_work_was_stored_under():
+    """The keys come from inputs (not from editing another module's file names) and give, byte for
+    byte, the names that the co-occurrence, spectral, task-vector and gensim caches were filled under
+    (the literals were printed by the earlier code, which derived them by editing the counts' file name)."""
+    from qwem_lib.data import load_corpus
+    from qwem_lib.qwem.w2v import w2v_corpus_key
+
+    c = load_corpus("enwiki2015_1m7")  # ships with the book
+    assert cs.cooc_cache_path(c, 300, 16, "linear", "authors", 20_000).name == (
+        "enwiki2015_1m7-eca4f096c0fd-v1-n1690808-2a2ee0d7-V300-w16-linear-authors20000-v1.npz"
+    )
+    # what spectral.py and the wide embeddings name their files by (the counts' name without its "-v1"s)
+    assert cs.counts_key(c, 300, 16, "linear", "authors", 20_000) == (
+        "enwiki2015_1m7-eca4f096c0fd-n1690808-2a2ee0d7-V300-w16-linear-authors20000"
+    )
+    # what the gensim baseline names its files by (the counts' name up to the window)
+    assert w2v_corpus_key(c, 300) == "enwiki2015_1m7-eca4f096c0fd-v1-n1690808-2a2ee0d7-V300"
+
+
+def test_counts_key_changes_with_every_input_and_is_none_for_an_ad_hoc_corpus():
+    from qwem_lib.data import load_corpus
+
+    c = load_corpus("enwiki2015_1m7")
+    base = dict(V=300, window=16, weighting="linear", oov="authors", stream_vocab=20_000)
+    key = cs.counts_key(c, **base)
+    for name, other in (
+        ("V", 301),
+        ("window", 15),
+        ("weighting", "uniform"),
+        ("oov", "drop"),
+        ("stream_vocab", 30_000),
+    ):
+        assert cs.counts_key(c, **{**base, name: other}) != key, name
+    shuffled = Corpus(c.name, c.ids[::-1].copy(), c.words, c.counts)
+    assert (
+        cs.counts_key(shuffled, **base) != key
+    )  # same name, other ids: the fingerprint tells them apart
+    adhoc = Corpus("not_registered", c.ids[:1000], c.words, c.counts)
+    assert cs.counts_key(adhoc, **base) is None
+    assert cs.vocabulary_key(adhoc, 300) is None

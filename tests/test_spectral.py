@@ -8,6 +8,7 @@ import pytest
 from qwem_lib.data import Corpus
 from qwem_lib.maths.linalg import subspace_overlap
 from qwem_lib.qwem import spectral as sp
+from qwem_lib.qwem.corpus_stats import counts_key
 
 
 def planted(V=300, seed=0):
@@ -314,6 +315,9 @@ def test_spectral_embeddings_match_independent_computation(tmp_path, monkeypatch
     # the second call comes from the cache (the file exists) and is identical
     cached = list((tmp_path / "cache" / "spectral").glob(f"*{target}*"))
     assert len(cached) == 1
+    # named by the key of the counts it came from (every input of the counts), then its own inputs
+    key = counts_key(c, V, window, "linear", "authors")
+    assert cached[0].name == f"{key}-d{d}-{target}-auto-float32-v4.npz"
     np.testing.assert_array_equal(sp.spectral_embeddings("spec_tiny", V, d, target, window)[1], W)
     # a damaged cache entry is discarded with a warning and recomputed, not used
     cached[0].write_bytes(cached[0].read_bytes()[:40])

@@ -37,6 +37,7 @@ __all__ = [
     "head_corpus",
     "load_corpus",
     "corpus_cache_key",
+    "corpus_key",
 ]
 
 
@@ -191,13 +192,25 @@ class Corpus:
         return c / c.sum()
 
 
-def corpus_cache_key(ds: Dataset) -> str:
-    """The name of a registered dataset's corpus cache folder: its name, a digest of its files' checksums
-    (or sizes) and the cache format's version, so that new files get a new folder."""
+def corpus_key(ds: Dataset) -> str:
+    """A registered dataset's identity in cache names: its name and a digest of its files' checksums (or
+    sizes), so that new files get new names. Without the corpus cache's format version
+    (:func:`corpus_cache_key`): results computed from a corpus name it by this key.
+
+    >>> from qwem_lib.data import dataset
+    >>> corpus_key(dataset("enwiki2015_1m7"))
+    'enwiki2015_1m7-eca4f096c0fd'
+    """
     digest = hashlib.sha256(
         "|".join(s.sha256 or f"size{s.size}" for s in ds.files).encode()
     ).hexdigest()
-    return f"{ds.name}-{digest[:12]}-v1"
+    return f"{ds.name}-{digest[:12]}"
+
+
+def corpus_cache_key(ds: Dataset) -> str:
+    """The name of a registered dataset's corpus cache folder: :func:`corpus_key` and the cache format's
+    version."""
+    return f"{corpus_key(ds)}-v1"
 
 
 def tokenize_ranked(texts: list[str]) -> tuple[np.ndarray, list[str], np.ndarray]:

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..book import checks, config
 from ..book.cache import atomic_path, read_npz
-from ..data import Corpus, DataError, corpus_cache_key, dataset, load_corpus
+from ..data import Corpus, DataError, corpus_cache_key, corpus_key, dataset, load_corpus
 
 __all__ = [
     "cooccurrence_counts",
@@ -57,6 +57,8 @@ __all__ = [
     "check_table_size",
     "offset_weights",
     "cooc_cache_path",
+    "counts_key",
+    "vocabulary_key",
     "warm_up_counting",
 ]
 
@@ -429,23 +431,45 @@ def warm_up_counting() -> None:
         _kernels()["normalise"](C, _count_total(C), P)
 
 
+def vocabulary_key(corpus: Corpus, V: int, *, corpus_version: bool = False) -> str | None:
+    """The key of a registered corpus's top-``V`` vocabulary in cache names; None for an ad-hoc Corpus.
+
+    Every input that fixes the words and their counts is in it: the dataset and its files' checksums
+    (:func:`~qwem_lib.data.corpus_key`), the number of tokens, a fingerprint of the ids (a Corpus object
+    that reuses a registered name with other ids gets another key) and ``V``. ``corpus_version`` adds the
+    corpus cache's format version after the dataset's digest, as the co-occurrence and gensim files were
+    first named (their names stay valid: hours of cached work are not recomputed).
+    """
+    try:
+        ds = dataset(corpus.name)
+    except DataError:
+        return None
+    head = corpus_cache_key(ds) if corpus_version else corpus_key(ds)
+    return f"{head}-n{corpus.n_tokens}-{corpus.fingerprint()}-V{int(V)}"
+
+
+def counts_key(
+    corpus: Corpus, V: int, window: int, weighting: str, oov: str, stream_vocab: int = STREAM_VOCAB
+) -> str | None:
+    """The key of a registered corpus's co-occurrence counts (:func:`cooccurrence_table`) in the names of
+    results computed from them (spectral embeddings, task-vector fits): the vocabulary's key, the window,
+    the weighting and the out-of-vocabulary rule. None for an ad-hoc Corpus (not cached)."""
+    vocab = vocabulary_key(corpus, V)
+    if vocab is None:
+        return None
+    return f"{vocab}-w{int(window)}-{weighting}-{_oov_tag(oov, stream_vocab)}"
+
+
 def cooc_cache_path(
     corpus: Corpus, V: int, window: int, weighting: str, oov: str, stream_vocab: int = STREAM_VOCAB
 ) -> Path | None:
     """The cache file of the counts of a registered corpus (:func:`cooccurrence_table`); None for an ad-hoc
     Corpus (not cached)."""
-    try:
-        key = corpus_cache_key(dataset(corpus.name))
-    except DataError:
+    vocab = vocabulary_key(corpus, V, corpus_version=True)
+    if vocab is None:
         return None
-    # guard against a Corpus object that reuses a registered name with other ids (Corpus.fingerprint
-    # hashes all the ids of any corpus not loaded from the registered files)
-    probe = corpus.fingerprint()
-    return (
-        config.cache_dir()
-        / "cooc"
-        / f"{key}-n{corpus.n_tokens}-{probe}-V{V}-w{window}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"
-    )
+    name = f"{vocab}-w{int(window)}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"
+    return config.cache_dir() / "cooc" / name
 
 
 def cooccurrence_table(

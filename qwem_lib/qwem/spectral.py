@@ -38,6 +38,7 @@ from .corpus_stats import (
     OOVRule,
     TargetKind,
     cooccurrence_table,
+    counts_key,
     resolve_corpus,
     target_from_counts,
     tile_pairs,
@@ -457,22 +458,15 @@ def spectral_embeddings(
         raise ValueError(f"d must be smaller than the vocabulary size V={V}, got {d!r}")
     checks.one_of("target", target, ("mstar", "pmi", "ppmi"))
     c = resolve_corpus(corpus)
-    from .corpus_stats import cooc_cache_path
-
-    cpath = (
-        cooc_cache_path(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
-    )
+    ckey = counts_key(c, int(V), int(window), "linear", oov, stream_vocab) if use_cache else None
     path = None
     # float64 entries before v5 held float32 embeddings; float32 entries are unchanged (their v4 kept)
     version = "v5" if np.dtype(dtype) == np.float64 else "v4"
-    if cpath is not None:
+    if ckey is not None:
         path = (
-            cpath.parent.parent
+            config.cache_dir()
             / "spectral"
-            / (
-                cpath.stem.replace("-v1", "")
-                + f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"
-            )
+            / f"{ckey}-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"
         )
         cached = read_npz(path, ("W",), shapes={"W": (int(V), int(d))}, finite=("W",))
         if cached is not None:
@@ -607,7 +601,7 @@ def wide_spectral_embeddings(
     """
     import scipy.linalg as sl
 
-    from .corpus_stats import cooc_cache_path, cooccurrence, resolve_corpus, target_from_stats
+    from .corpus_stats import cooccurrence, target_from_stats
 
     c = resolve_corpus(corpus)
     if method == "auto":
@@ -616,16 +610,10 @@ def wide_spectral_embeddings(
         raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
     if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
         raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
-    cpath = (
-        cooc_cache_path(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
-    )
+    ckey = counts_key(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
     path = None
-    if cpath is not None:
-        path = (
-            config.cache_dir()
-            / "task_vectors"
-            / (cpath.stem.replace("-v1", "") + f"-d{d}-mstar-{method}-v1.npz")
-        )
+    if ckey is not None:
+        path = config.cache_dir() / "task_vectors" / f"{ckey}-d{d}-mstar-{method}-v1.npz"
         hit = read_npz(
             path,
             ("W", "lam"),

@@ -45,7 +45,7 @@ import numpy as np
 from ..book import checks, config
 from ..book.cache import atomic_path, discard, read_npz
 from ..data import Corpus, DataError
-from .corpus_stats import cooc_cache_path, resolve_corpus
+from .corpus_stats import resolve_corpus, vocabulary_key
 
 __all__ = [
     "w2v_corpus_file",
@@ -98,15 +98,16 @@ def subsampled_fraction(counts: np.ndarray, sample: float) -> float:
 
 def w2v_corpus_key(c: Corpus, V: int) -> str:
     """The name the gensim baseline's files of corpus ``c`` at vocabulary ``V`` share (corpus file, models,
-    snapshots): the co-occurrence cache's name up to the window for a registered corpus, else the corpus's
-    sanitised name with a digest of its ids."""
-    p = cooc_cache_path(c, V, 1, "linear", "drop")
-    if p is None:
+    snapshots): the vocabulary's key for a registered corpus
+    (:func:`~qwem_lib.qwem.corpus_stats.vocabulary_key`, with the corpus cache's version, as these files were
+    first named), else the corpus's sanitised name with a digest of its ids."""
+    key = vocabulary_key(c, V, corpus_version=True)
+    if key is None:
         digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
         # the name becomes part of a file name: nothing in it may leave the cache folder ("../../x")
         safe = re.sub(r"[^A-Za-z0-9_.\[\]:-]", "_", c.name).lstrip(".") or "corpus"
         return f"{safe[:80]}-{digest}-V{V}"
-    return p.name.split("-w1-")[0]
+    return key
 
 
 def _corpus_file_bytes(words: np.ndarray, kept: np.ndarray) -> int:
