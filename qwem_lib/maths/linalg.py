@@ -27,20 +27,22 @@ __all__ = [
 ]
 
 
-def _two_bases(A: Any, B: Any) -> tuple[np.ndarray, np.ndarray]:
+def _two_bases(
+    A: Any, B: Any, names: tuple[str, str] = ("A", "B")
+) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal bases (reduced QR) of the column spaces of two finite matrices with the same rows."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.ndim != 2 or B.ndim != 2 or A.shape[0] != B.shape[0]:
-        raise ValueError(f"need two matrices with the same rows, got {A.shape}, {B.shape}")
-    if not (np.isfinite(A).all() and np.isfinite(B).all()):
-        raise ValueError("the matrices contain NaN or infinite entries")
-    return np.linalg.qr(A)[0], np.linalg.qr(B)[0]
+    a = checks.finite_array(names[0], A, ndim=2)
+    b = checks.finite_array(names[1], B, ndim=2)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same number of rows, got shapes {a.shape} and {b.shape}"
+        )
+    return np.linalg.qr(a)[0], np.linalg.qr(b)[0]
 
 
-def _cosines(A: Any, B: Any) -> np.ndarray:
+def _cosines(A: Any, B: Any, names: tuple[str, str] = ("A", "B")) -> np.ndarray:
     """The singular values of ``Q_Aᵀ Q_B`` as LAPACK returns them (descending; not clipped to 1)."""
-    qa, qb = _two_bases(A, B)
+    qa, qb = _two_bases(A, B, names)
     return np.linalg.svd(qa.T @ qb, compute_uv=False)
 
 
@@ -99,18 +101,21 @@ def eig_desc(M: Any, *, check_symmetric: bool = True) -> tuple[np.ndarray, np.nd
 
 
 def unit_rows(
-    X: Any, *, zero_rows: Literal["raise", "keep"] = "raise", dtype: Any = np.float64
+    X: Any,
+    *,
+    zero_rows: Literal["raise", "keep"] = "raise",
+    dtype: Any = np.float64,
+    name: str = "X",
 ) -> np.ndarray:
     """Every row of ``X`` divided by its Euclidean norm, in ``dtype``: the directions without the lengths.
 
     ``zero_rows="raise"`` refuses a row of norm 0 (its direction is undefined); ``"keep"`` divides by
     ``max(‖row‖, 1e-12)``, so a zero row stays zero (an out-of-vocabulary word in a scored embedding).
+    ``X`` must be a finite, non-empty 2-D array; ``name`` is the argument's name in the error messages.
     """
     if zero_rows not in ("raise", "keep"):
         raise ValueError(f"zero_rows must be 'raise' or 'keep', got {zero_rows!r}")
-    X = np.asarray(X, dtype=dtype)
-    if X.ndim != 2:
-        raise ValueError(f"expected a 2-D array, got shape {X.shape}")
+    X = checks.finite_array(name, X, ndim=2, dtype=dtype)
     n = np.linalg.norm(X, axis=1, keepdims=True)
     if zero_rows == "keep":
         return X / np.maximum(n, 1e-12)

@@ -59,7 +59,7 @@ Protocol = Literal["pairs", "questions"]
 def normalize_rows(W: np.ndarray) -> np.ndarray:
     """Rows scaled to unit L2 norm in float32, the precision the vocabulary-wide scoring runs in; a zero row
     stays zero (an unscored word): :func:`qwem_lib.maths.linalg.unit_rows` with ``zero_rows="keep"``."""
-    return unit_rows(W, zero_rows="keep", dtype=np.float32)
+    return unit_rows(W, zero_rows="keep", dtype=np.float32, name="W")
 
 
 def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, str], ...]], ...]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..book import checks
+
 __all__ = [
     "eigen_overlap",
     "nested_subspace_sines",
@@ -21,21 +23,33 @@ __all__ = [
 def eigen_overlap(A: np.ndarray, B: np.ndarray, k: int | None = None) -> np.ndarray:
     """The paper's Figure 5 matrix ``(U_aᵀ U_b)²`` of the first ``k`` left singular vectors of ``A`` and
     ``B`` (the eigen-features of the two embeddings, ordered by singular value). Rows sum to ≤ 1."""
-    Ua = np.linalg.svd(np.asarray(A, dtype=np.float64), full_matrices=False)[0]
-    Ub = np.linalg.svd(np.asarray(B, dtype=np.float64), full_matrices=False)[0]
-    k = min(Ua.shape[1], Ub.shape[1]) if k is None else int(k)
-    if k < 1 or k > min(Ua.shape[1], Ub.shape[1]):
-        raise ValueError(f"k must be in 1..{min(Ua.shape[1], Ub.shape[1])}, got {k}")
+    Ua, Ub = _left_singular_vectors(A, B)
+    top = min(Ua.shape[1], Ub.shape[1])
+    k = top if k is None else checks.integer("k", k, low=1, high=top)
     return (Ua[:, :k].T @ Ub[:, :k]) ** 2
+
+
+def _left_singular_vectors(A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The left singular vectors of two finite embeddings of the same words (``A``, ``B``: V × d)."""
+    a = checks.finite_array("A", A, ndim=2)
+    b = checks.finite_array("B", B, ndim=2)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(
+            f"A and B must have the same number of rows (words), got shapes {a.shape} and {b.shape}"
+        )
+    return (
+        np.linalg.svd(a, full_matrices=False)[0],
+        np.linalg.svd(b, full_matrices=False)[0],
+    )
 
 
 def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
     """``sin θ_max`` between the top-``k`` left singular vectors of ``W`` and the first ``k`` reference
     vectors, for every ``k = 1..d`` and every logged time, from the signed overlaps ``(T, r, d)`` of
     :class:`TrainResult` (``r >= d``). 0 when the k-th step has brought exactly ``q_1 … q_k``."""
-    ov = np.asarray(overlap, dtype=np.float64)
-    if ov.ndim != 3 or ov.shape[1] < ov.shape[2]:
-        raise ValueError(f"need overlaps of shape (T, r, d) with r >= d, got {ov.shape}")
+    ov = checks.finite_array("overlap", overlap, ndim=3)
+    if ov.shape[1] < ov.shape[2]:
+        raise ValueError(f"overlap must have shape (T, r, d) with r >= d, got shape {ov.shape}")
     T, _, d = ov.shape
     out = np.empty((T, d))
     for k in range(1, d + 1):
@@ -51,13 +65,15 @@ def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
 
     1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no diagonal structure.
     """
-    O = np.asarray(O, dtype=np.float64)
-    if O.ndim != 2 or O.shape[0] != O.shape[1]:
-        raise ValueError(f"need a square overlap matrix, got shape {O.shape}")
+    O = checks.square("O", O)
+    if np.any(O < 0):
+        raise ValueError(f"O must hold squared overlaps (non-negative), got {float(O[O < 0][0])!r}")
+    band = checks.integer("band", band, low=0)
+    offset = checks.integer("offset", offset)
     i, j = np.indices(O.shape)
     tot = O.sum()
     if tot <= 0:
-        raise ValueError("the overlap matrix has no mass")
+        raise ValueError("O, the overlap matrix, has no mass (all entries zero)")
     return float(O[np.abs(i - j - offset) <= band].sum() / tot)
 
 
@@ -65,11 +81,9 @@ def without_constant(X: np.ndarray) -> np.ndarray:
     """``X`` with the constant direction ``1/√V`` projected out of every column (the column means
     removed): ``(I − 11ᵀ/V) X``. Figure 5's measure is taken on it, so that an offset shared by every
     word (SGNS's, PPMI's Perron vector) is not counted as a feature (chapters 24 and 26)."""
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"need a V × d matrix with V >= 2, got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError("X has non-finite entries")
+    X = checks.finite_array("X", X, ndim=2)
+    if X.shape[0] < 2:
+        raise ValueError(f"X must be a V × d matrix with V >= 2, got shape {X.shape}")
     return X - X.mean(axis=0, keepdims=True)
 
 
@@ -77,13 +91,12 @@ def gram_distance(A: np.ndarray, B: np.ndarray) -> float:
     """``‖AAᵀ − BBᵀ‖_F / ‖BBᵀ‖_F``: how far two embeddings of the same words are as *Gram matrices*, the
     dot products every pair loss and every benchmark sees; zero exactly when ``A = BO`` for an orthogonal
     ``O`` (same widths). Computed from ``d × d`` products (``‖AAᵀ‖² = ‖AᵀA‖²``), never ``V × V``."""
-    A, B = (np.asarray(X, dtype=np.float64) for X in (A, B))
-    if A.ndim != 2 or B.ndim != 2 or A.shape[0] != B.shape[0]:
+    A = checks.finite_array("A", A, ndim=2)
+    B = checks.finite_array("B", B, ndim=2)
+    if A.shape[0] != B.shape[0]:
         raise ValueError(
-            f"need two matrices with the same rows, got shapes {A.shape} and {B.shape}"
+            f"A and B must have the same number of rows, got shapes {A.shape} and {B.shape}"
         )
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
-        raise ValueError("A and B must be finite")
     aa, bb, ab = (np.sum((X.T @ Y) ** 2) for X, Y in ((A, A), (B, B), (A, B)))
     if bb <= 0:
         raise ValueError("B is zero: the distance relative to it is undefined")
@@ -99,16 +112,12 @@ def dominance_null(
     ``R`` keeps ``B``'s subspace and scrambles which feature is which, so the null answers "is the
     overlap diagonal, or only the subspaces shared?". A share above the null's upper quantiles says the
     features match one to one, not only span the same space."""
-    Ua = np.linalg.svd(np.asarray(A, dtype=np.float64), full_matrices=False)[0]
-    Ub = np.linalg.svd(np.asarray(B, dtype=np.float64), full_matrices=False)[0]
-    if not (1 <= int(k) <= min(Ua.shape[1], Ub.shape[1])):
-        raise ValueError(f"k must be in 1..{min(Ua.shape[1], Ub.shape[1])}, got {k!r}")
-    if int(n) < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    k = int(k)
+    Ua, Ub = _left_singular_vectors(A, B)
+    k = checks.integer("k", k, low=1, high=min(Ua.shape[1], Ub.shape[1]))
+    n = checks.positive_int("n", n)
     C = Ua[:, :k].T @ Ub[:, :k]
-    out = np.empty(int(n))
-    for i in range(int(n)):
+    out = np.empty(n)
+    for i in range(n):
         Qr, Rr = np.linalg.qr(rng.normal(size=(k, k)))
         out[i] = diagonal_dominance((C @ (Qr * np.sign(np.diag(Rr)))) ** 2)
     return out
@@ -147,11 +156,19 @@ def brought_directions(
     ``near`` ``Σ_{|i−k| ≤ band} (q_iᵀu_k)²`` (its share in q_k's neighbours: near-degenerate eigenvalues
     are learned as a band); NaN for a mode without a step time.
     """
-    ov = np.asarray(overlap, dtype=np.float64)
-    times = np.asarray(times, dtype=np.float64)
-    t_steps = np.asarray(t_steps, dtype=np.float64)
-    if ov.ndim != 3 or ov.shape[0] != times.size or t_steps.size > ov.shape[2]:
-        raise ValueError(f"need overlaps (T, r, d), times (T,), t_steps (<= d,); got {ov.shape}")
+    ov = checks.finite_array("overlap", overlap, ndim=3)
+    times = checks.increasing("times", times)
+    t_steps = checks.finite_array("t_steps", t_steps, ndim=1, allow_nonfinite=True)
+    if np.any(np.isinf(t_steps)):
+        raise ValueError(
+            "t_steps must hold finite step times (NaN for a mode without one), got inf"
+        )
+    band = checks.integer("band", band, low=0)
+    if ov.shape[0] != times.size or t_steps.size > ov.shape[2]:
+        raise ValueError(
+            f"overlap (T, r, d), times (T,) and t_steps (at most d) do not match: overlap {ov.shape}, "
+            f"times {times.shape}, t_steps {t_steps.shape}"
+        )
     d = t_steps.size
     index = np.full(d, -1)
     share = np.full(d, np.nan)
