@@ -417,7 +417,7 @@ def test_qwem_loss_refuses_nan_W():
     W = np.ones((3, 2))
     assert np.isfinite(theory.qwem_loss(W, P, psi, psi))
     W[1, 1] = np.nan
-    with pytest.raises(ValueError, match="W has NaN"):
+    with pytest.raises(ValueError, match="W must hold finite"):
         theory.qwem_loss(W, P, psi, psi)
 
 

@@ -331,8 +331,8 @@ def test_gradient_descent_reaches_theorem1_minimiser():
         (np.array([[0.3, 0.2], [0.0, 0.5]]), "symmetric"),
         (np.array([[0.6, -0.1], [-0.1, 0.6]]), "negative"),
         (np.array([[0.3, 0.1], [0.1, 0.4]]), "sum to 1"),
-        (np.ones(4) / 4, "square"),
-        (np.array([[np.nan, 0.1], [0.1, 0.5]]), "non-finite"),
+        (np.ones(4) / 4, "P_joint must be 2-D"),
+        (np.array([[np.nan, 0.1], [0.1, 0.5]]), "P_joint must hold finite"),
     ],
 )
 def test_bad_joint(P, msg):
@@ -384,7 +384,7 @@ def test_synthetic_joint_is_a_valid_table():
     assert P.sum() == pytest.approx(1.0, abs=1e-14)
     np.testing.assert_array_equal(P, P.T)
     q.target_matrix(P, 1.0, 1.0)  # passes validation
-    with pytest.raises(ValueError, match="at least 2"):
+    with pytest.raises(ValueError, match="V must be an integer >= 2"):
         q.synthetic_joint(1, rng)
 
 

@@ -72,12 +72,7 @@ PROB_TOL = 1e-8
 # validation
 # ----------------------------------------------------------------------------------------------
 def _as_square(name: str, A: Any) -> np.ndarray:
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"{name} must be a square V×V matrix, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError(f"{name} has non-finite entries")
-    return A
+    return checks.square(name, A)
 
 
 def _check_symmetric(name: str, A: np.ndarray, tol: float = 1e-10) -> None:
@@ -105,8 +100,8 @@ def _check_joint(P_joint: Any) -> np.ndarray:
 def _check_marginal(P_marginal: Any, P: np.ndarray) -> np.ndarray:
     if P_marginal is None:
         return P.sum(axis=1)
-    p = np.asarray(P_marginal, dtype=np.float64)
-    if p.ndim != 1 or p.shape[0] != P.shape[0]:
+    p = checks.finite_array("P_marginal", P_marginal, ndim=1)
+    if p.shape[0] != P.shape[0]:
         raise ValueError(
             f"P_marginal must be a vector of length V={P.shape[0]}, got shape {p.shape}"
         )
@@ -119,7 +114,7 @@ def _check_marginal(P_marginal: Any, P: np.ndarray) -> np.ndarray:
 
 
 def _check_psi(name: str, psi: Any, V: int) -> np.ndarray | np.float64:
-    a = np.asarray(psi, dtype=np.float64)
+    a = checks.finite_array(name, psi, allow_nonfinite=True)
     if a.ndim == 0:
         if not math.isfinite(float(a)) or float(a) < 0:
             raise ValueError(f"{name} must be a finite non-negative scalar, got {float(a)!r}")
@@ -133,8 +128,8 @@ def _check_psi(name: str, psi: Any, V: int) -> np.ndarray | np.float64:
 
 
 def _check_W(W: Any, V: int) -> np.ndarray:
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or W.shape[0] != V:
+    W = checks.finite_array("W", W, ndim=2)
+    if W.shape[0] != V:
         raise ValueError(f"W must be a V×d matrix with V={V}, got shape {W.shape}")
     if not np.isfinite(W).all():
         raise ValueError("W has NaN or infinite entries")
@@ -252,9 +247,11 @@ def weighted_factorisation_loss(W, M, G=1.0) -> float:
     """¼ Σ_ij G_ij ((WWᵀ)_ij − M_ij)² (G a scalar g or a V×V array)."""
     M = _as_square("M", M)
     W = _check_W(W, M.shape[0])
-    G = np.asarray(G, dtype=np.float64)
+    G = checks.finite_array("G", G)
     if G.ndim != 0 and G.shape != M.shape:
         raise ValueError(f"G must be a scalar or have the shape of M {M.shape}, got {G.shape}")
+    if np.any(G < 0):
+        raise ValueError(f"G must hold non-negative weights, got {float(G[G < 0].ravel()[0])!r}")
     R = W @ W.T - M
     return float(0.25 * np.sum(G * R * R))
 
@@ -304,6 +301,7 @@ def factorisation_minimum(M, d: int, g: float = 1.0) -> float:
     M = _as_square("M", M)
     _check_symmetric("M", M)
     d = _check_d(d, M.shape[0])
+    g = checks.positive("g", g)
     lam, _ = eig_desc(M, check_symmetric=False)
     kept = np.clip(lam[:d], 0.0, None)
     return float(g / 4.0 * (np.sum(lam**2) - np.sum(kept**2)))
@@ -314,8 +312,8 @@ def rank_one_weighted_minimizer(M, g, d: int) -> np.ndarray:
     which minimises ¼Σ g_ig_j((WWᵀ)_ij − M_ij)² over V×d matrices W."""
     M = _as_square("M", M)
     _check_symmetric("M", M)
-    gv = np.asarray(g, dtype=np.float64)
-    if gv.ndim != 1 or gv.shape[0] != M.shape[0]:
+    gv = checks.finite_array("g", g, ndim=1)
+    if gv.shape[0] != M.shape[0]:
         raise ValueError(f"g must be a vector of length V={M.shape[0]}, got shape {gv.shape}")
     if not np.all(np.isfinite(gv)) or np.any(gv <= 0):
         raise ValueError("g must be finite and strictly positive (G = ggᵀ with positive weights)")
@@ -364,9 +362,9 @@ def characteristic_time(lam, s0_sq):
 # ----------------------------------------------------------------------------------------------
 def procrustes_rotation(A, B) -> np.ndarray:
     """The orthogonal O minimising ‖AO − B‖_F: O = UVᵀ for the SVD AᵀB = UΣVᵀ."""
-    A = np.asarray(A, dtype=np.float64)
-    B = np.asarray(B, dtype=np.float64)
-    if A.ndim != 2 or A.shape != B.shape:
+    A = checks.finite_array("A", A, ndim=2)
+    B = checks.finite_array("B", B, ndim=2)
+    if A.shape != B.shape:
         raise ValueError(f"A and B must be matrices of the same shape, got {A.shape} and {B.shape}")
     U, _, Vt = np.linalg.svd(A.T @ B)
     return U @ Vt
@@ -375,9 +373,7 @@ def procrustes_rotation(A, B) -> np.ndarray:
 def procrustes_distance(A, B) -> float:
     """min over orthogonal O of ‖AO − B‖_F (the distance between REquiv(A) and B)."""
     O = procrustes_rotation(A, B)
-    return float(
-        np.linalg.norm(np.asarray(A, dtype=np.float64) @ O - np.asarray(B, dtype=np.float64))
-    )
+    return float(np.linalg.norm(checks.finite_array("A", A) @ O - checks.finite_array("B", B)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -419,9 +415,10 @@ def mstar_series(x, order: int = 3):
 def mstar_series_remainder_bound(x, order: int = 3):
     """A bound on ``|2 artanh(x/2) − mstar_series(x, order)|`` for ``|x| < 2``: the first omitted term
     ``|x|^{2K+3}/(4^{K+1}(2K+3))`` times the geometric factor ``1/(1 − x²/4)``."""
-    x = np.abs(np.asarray(x, dtype=np.float64))
+    x = np.abs(checks.finite_array("x", x, allow_empty=True))
     if np.any(x >= 2):
-        raise ValueError("the series of 2 artanh(x/2) converges only for |x| < 2")
+        raise ValueError("x must satisfy |x| < 2: the series of 2 artanh(x/2) converges only there")
+    order = checks.integer("order", order, low=1)
     K = (order - 1) // 2
     first = x ** (2 * K + 3) / (4.0 ** (K + 1) * (2 * K + 3))
     out = first / (1.0 - x * x / 4.0)
@@ -445,6 +442,7 @@ def logistic_loss_taylor(sign: int = +1, order: int = 4):
 
     if sign not in (1, -1):
         raise ValueError("sign must be +1 (positive pairs) or -1 (negative pairs)")
+    order = checks.integer("order", order, low=0)
     x = sp.symbols("x")
     return sp.series(sp.log(1 + sp.exp(-sign * x)), x, 0, order + 1).removeO()
 
@@ -469,8 +467,12 @@ def synthetic_joint(
     symmetric Gaussian noise ε of
     scale ``noise``. Entries are positive; the table sums to 1.
     """
-    if V < 2:
-        raise ValueError("V must be at least 2")
+    V = checks.integer("V", V, low=2)
+    rank = checks.integer("rank", rank, low=0, high=V)
+    strength = checks.real("strength", strength)
+    noise = checks.nonnegative("noise", noise)
+    zipf = checks.nonnegative("zipf", zipf)
+    decay = checks.positive("decay", decay)
     p = (np.arange(1, V + 1, dtype=np.float64)) ** (-zipf)
     p /= p.sum()
     U, _ = np.linalg.qr(rng.standard_normal((V, max(rank, 1))))
@@ -542,6 +544,9 @@ def gradient_descent_qwem(
     for name, v in (("record_every", record_every), ("max_steps", max_steps)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    init_scale = checks.positive("init_scale", init_scale)  # W = 0 is a stationary point
+    if lr is not None:
+        lr = checks.positive("lr", lr)
     G = A + B
     if lr is None:
         M = target_matrix(P_joint, psi_plus, psi_minus, P_marginal)
