@@ -77,8 +77,8 @@ def test_gram_spectrum_matches_dense_eigh():
     [
         (np.ones((2, 5)), "at least 3"),
         (np.zeros((5, 4)), "all zeros"),
-        (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "non-finite"),
-        (np.ones(5), "2-d"),
+        (np.array([[1.0, np.nan], [0, 1], [1, 1]]), "R must hold finite"),
+        (np.ones(5), "R must be 2-D"),
     ],
 )
 def test_fit_rejects_degenerate_input(bad, msg):

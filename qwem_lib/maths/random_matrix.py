@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..book import config
+from ..book import checks, config
 
 __all__ = [
     "TW1_Q99",
@@ -119,7 +119,7 @@ def mp_pdf(x: np.ndarray | float, sigma2: float, N: float, D: float) -> np.ndarr
     """
     _check_shape(sigma2, N, D)
     scale, y, w = _standard(sigma2, N, D)
-    t = np.asarray(x, dtype=np.float64) / scale
+    t = checks.finite_array("x", x, allow_empty=True) / scale
     a, b = (1 - math.sqrt(y)) ** 2, (1 + math.sqrt(y)) ** 2
     inside = (t > a) & (t < b)
     dens = np.zeros_like(t)
@@ -137,7 +137,7 @@ def mp_cdf(x: np.ndarray | float, sigma2: float, N: float, D: float) -> np.ndarr
     """
     _check_shape(sigma2, N, D)
     scale, y, w = _standard(sigma2, N, D)
-    t = np.asarray(x, dtype=np.float64) / scale
+    t = checks.finite_array("x", x, allow_empty=True) / scale
     sy = math.sqrt(y)
     a, b = (1 - sy) ** 2, (1 + sy) ** 2
     phi = np.arccos(np.clip((t - (1 + y)) / (2 * sy), -1.0, 1.0))
@@ -159,6 +159,7 @@ def bbp_threshold(sigma2: float, N: float, D: float) -> float:
 def spike_eigenvalue(ell: float, sigma2: float, N: float, D: float) -> float:
     """Where the top eigenvalue of ``RRᵀ`` converges for a signal eigenvalue ``ℓ`` (the edge below BBP)."""
     _check_shape(sigma2, N, D)
+    ell = checks.nonnegative("ell", ell)
     c, th2 = N / D, ell / (sigma2 * D)
     if th2 <= math.sqrt(c):
         return mp_support(sigma2, N, D)[1]
@@ -169,6 +170,7 @@ def spike_from_eigenvalue(lam: float, sigma2: float, N: float, D: float) -> floa
     """Invert :func:`spike_eigenvalue`: the signal ``ℓ`` that puts the outlier at ``lam`` (None at or below
     the edge). Solves ``θ⁴ + (1 + c - x)θ² + c = 0`` with ``x = λ/(σ²D)``, larger root."""
     _check_shape(sigma2, N, D)
+    lam = checks.nonnegative("lam", lam)
     c, x = N / D, lam / (sigma2 * D)
     disc = (x - 1 - c) ** 2 - 4 * c
     if x <= (1 + math.sqrt(c)) ** 2 or disc < 0:
@@ -189,8 +191,7 @@ def bbp_overlaps(ell: float, sigma2: float, N: float, D: float) -> dict[str, flo
       ``r̄ = Rᵀ1/N`` give ``cos(v₁, r̄) = s₁⟨u₁, 1/√N⟩ / |Rᵀ1/√N|`` with ``|Rᵀ1/√N|² → σ²D(1 + θ²)``.)
     """
     _check_shape(sigma2, N, D)
-    if not (math.isfinite(ell) and ell >= 0):
-        raise ValueError(f"ell must be a non-negative finite number, got {ell!r}")
+    ell = checks.nonnegative("ell", ell)
     c, th2 = N / D, ell / (sigma2 * D)
     if th2 * th2 <= c:
         return {"left": 0.0, "right": 0.0, "mean": 0.0}
@@ -257,17 +258,15 @@ def gram_spectrum(R: np.ndarray) -> np.ndarray:
 
 
 def checked_rows(R: np.ndarray) -> np.ndarray:
+    """``R`` as a finite float64 (task vectors x dimensions) matrix with at least 3 rows, 1 column and one
+    non-zero entry, else a ``ValueError`` (``TypeError`` for a non-numeric array) that names ``R``."""
     if not isinstance(R, np.ndarray):
         raise TypeError(f"R must be a numpy array, got {type(R).__name__}")
-    if R.ndim != 2:
-        raise ValueError(f"R must be a 2-d (pairs x dimensions) matrix, got shape {R.shape}")
+    R = checks.finite_array("R", R, ndim=2, allow_empty=True)
     if R.shape[0] < 3:
-        raise ValueError(f"need at least 3 task vectors (rows) to fit a bulk, got {R.shape[0]}")
+        raise ValueError(f"R must hold at least 3 task vectors (rows) to fit a bulk, got {R.shape[0]}")
     if R.shape[1] < 1:
         raise ValueError("R has no columns")
-    if not np.all(np.isfinite(R)):
-        raise ValueError("R contains non-finite entries (NaN or inf)")
-    R = np.asarray(R, dtype=np.float64)
     if not np.any(R):
         raise ValueError("R is all zeros: there is no spectrum to fit")
     return R
@@ -308,9 +307,9 @@ def moment_fit_traces(
     With these factors ``σ² D`` is not exactly the mean eigenvalue ``S₁/n``: they differ by a few per cent
     when ``nD`` is of order 10 and by nothing visible for ``nD`` in the hundreds.
     """
-    S1a, S2a = np.asarray(S1, dtype=np.float64), np.asarray(S2, dtype=np.float64)
-    if not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"n must be an integer >= 2, got {n!r}")
+    S1a = checks.positive_array("S1", S1)
+    S2a = checks.positive_array("S2", S2)
+    n = checks.integer("n", n, low=2)
     if center not in ("median", "mean"):
         raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
     den = n * S2a - S1a * S1a
@@ -348,9 +347,12 @@ def moment_fit(eigenvalues: np.ndarray, *, center: str = "median") -> tuple[floa
     eigenvalues of ``ZZᵀ``, Z with as many rows as there are eigenvalues, zeros included), with the exact
     finite-``n`` expectations; ``center="median"`` (default) makes the medians of ``σ²`` and ``d_eff``
     unbiased under the MP model, ``"mean"`` the mean of ``1/d_eff`` (see :func:`moment_fit_traces`)."""
-    lam = np.asarray(eigenvalues, dtype=np.float64)
-    if lam.ndim != 1 or len(lam) < 2 or not np.all(np.isfinite(lam)) or np.any(lam < -1e-9):
-        raise ValueError("eigenvalues must be a 1-d array of >= 2 finite non-negative numbers")
+    lam = checks.finite_array("eigenvalues", eigenvalues, ndim=1)
+    if len(lam) < 2 or np.any(lam < -1e-9):
+        raise ValueError(
+            f"eigenvalues must be a 1-d array of >= 2 non-negative numbers, got {len(lam)} with minimum "
+            f"{float(lam.min()):.3g}"
+        )
     if center not in ("median", "mean"):
         raise ValueError(f"center must be 'median' or 'mean', got {center!r}")
     s2, D = _moments(np.maximum(lam, 0.0), center)
@@ -407,9 +409,7 @@ def _ks(bulk: np.ndarray, sigma2: float, D: float) -> float:
 def mp_ks_distance(eigenvalues: np.ndarray, sigma2: float, D: float) -> float:
     """Two-sided KS distance between the empirical law of ``eigenvalues`` (``n`` of them, zeros included)
     and the MP law of ``n`` rows, ``D`` columns and variance ``sigma2`` (its atom at zero included)."""
-    lam = np.asarray(eigenvalues, dtype=np.float64)
-    if lam.ndim != 1 or len(lam) < 1 or not np.all(np.isfinite(lam)):
-        raise ValueError("eigenvalues must be a non-empty 1-d array of finite numbers")
+    lam = checks.finite_array("eigenvalues", eigenvalues, ndim=1)
     _check_shape(sigma2, len(lam), D)
     return _ks(np.maximum(lam, 0.0), sigma2, D)
 
@@ -524,11 +524,11 @@ def ks_critical_bootstrap(
     depend on σ²), fit each by the same method of moments, and return the ``1 - level`` quantile of their
     KS distances. With two parameters fitted on the same eigenvalues this is much smaller than the
     critical value of a fully specified law (``scipy.stats.kstwo``)."""
-    if not isinstance(n, (int, np.integer)) or n < 3:
-        raise ValueError(f"n must be an integer >= 3, got {n!r}")
-    if not (math.isfinite(d_eff) and d_eff >= 1):
-        raise ValueError(f"d_eff must be a finite number >= 1, got {d_eff!r}")
-    if not (0 < level < 1) or n_boot < 1 / level:
+    n = checks.integer("n", n, low=3)
+    d_eff = checks.real("d_eff", d_eff, low=1)
+    level = checks.fraction("level", level, open_low=True, open_high=True)
+    n_boot = checks.integer("n_boot", n_boot, low=1)
+    if n_boot < 1 / level:
         raise ValueError(f"need 0 < level < 1 and n_boot >= 1/level, got {level!r}, {n_boot!r}")
     rng = np.random.default_rng([config.SEED, 30_003]) if rng is None else rng
     D = max(1, int(round(d_eff)))
@@ -555,6 +555,7 @@ def mean_signflip_test(
     the same spectrum as ``1μᵀ``.
     """
     R = checked_rows(R)
+    n_flip = checks.integer("n_flip", n_flip, low=99)
     N = R.shape[0]
     G = R @ R.T
     T = float(G.sum())
@@ -565,8 +566,6 @@ def mean_signflip_test(
         E[:, 1:] = 1 - 2 * ((codes[:, None] >> np.arange(m)[None, :]) & 1)
         exact = True
     else:
-        if not isinstance(n_flip, (int, np.integer)) or n_flip < 99:
-            raise ValueError(f"n_flip must be an integer >= 99, got {n_flip!r}")
         rng = np.random.default_rng([config.SEED, 30_004]) if rng is None else rng
         E = rng.choice(np.array([-1.0, 1.0]), size=(int(n_flip), N))
         exact = False
@@ -589,9 +588,9 @@ def spiked_matrix(
 
     ``μ`` points along a uniformly random unit direction; returns ``(R, mu)``.
     """
-    col_var = np.asarray(col_var, dtype=np.float64)
-    if N < 1 or col_var.ndim != 1 or np.any(col_var < 0) or ell < 0:
-        raise ValueError("need N >= 1, a 1-d non-negative col_var and ell >= 0")
+    N = checks.integer("N", N, low=1)
+    col_var = checks.positive_array("col_var", col_var, strict=False, ndim=1)
+    ell = checks.nonnegative("ell", ell)
     Z = rng.standard_normal((N, len(col_var))) * np.sqrt(col_var)[None, :]
     u = rng.standard_normal(len(col_var))
     u /= np.linalg.norm(u)

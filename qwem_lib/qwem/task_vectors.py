@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..book import checks
 from ..maths.random_matrix import checked_rows
 
 __all__ = [
@@ -45,8 +46,7 @@ def random_pair_null(
     array (for example a whole SNR curve); the result stacks them, one row per draw."""
     if not isinstance(N, (int, np.integer)) or N < 3:
         raise ValueError(f"N must be an integer >= 3, got {N!r}")
-    if not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws must be a positive integer, got {n_draws!r}")
+    n_draws = checks.positive_int("n_draws", n_draws)
     if not callable(stat):
         raise TypeError("stat must be a function of the task-vector matrix R")
     return np.array(
@@ -59,6 +59,7 @@ def task_snr(R: np.ndarray, *, rtol: float = 1e-10) -> float:
     """The authors' SNR: ``λ_max(R Rᵀ) · rank(R) / Tr(R Rᵀ)``, the top over the mean non-zero eigenvalue (1 for a
     flat spectrum, so 1 for rank one; close to the rank when one eigenvalue dominates)."""
     R = checked_rows(R)
+    rtol = checks.real("rtol", rtol, low=0, high=1, low_open=True, high_open=True)
     s2 = np.linalg.svd(R, compute_uv=False) ** 2
     rank = int((s2 > rtol * s2[0]).sum())
     return float(s2[0] * rank / s2.sum())
@@ -78,8 +79,8 @@ def mean_overlap(R: np.ndarray) -> float:
 
 def truncate(R: np.ndarray, d: int) -> np.ndarray:
     """The first ``d`` embedding columns of R (``R_d`` of the paper)."""
-    if not isinstance(d, (int, np.integer)) or d < 1 or d > R.shape[1]:
-        raise ValueError(f"d must be an integer in [1, {R.shape[1]}], got {d!r}")
+    R = checked_rows(R)
+    d = checks.integer("d", d, low=1, high=R.shape[1])
     return R[:, :d]
 
 
@@ -93,8 +94,9 @@ def task_vector_matrices(
     """
     from .evaluation import analogy_pairs
 
-    W = np.asarray(W)
-    if W.ndim != 2 or W.shape[0] != len(words):
+    W = checks.finite_array("W", W, ndim=2, dtype=None)
+    min_pairs = checks.integer("min_pairs", min_pairs, low=3)
+    if W.shape[0] != len(words):
         raise ValueError(f"W must have one row per word: {len(words)} words, W has shape {W.shape}")
     out = {}
     for name, P in analogy_pairs(words, path).items():
@@ -107,12 +109,11 @@ def random_pair_matrix(
     W: np.ndarray, n: int, rng: np.random.Generator, *, among: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The null model: ``(pairs, R)`` for ``n`` random pairs of distinct words (from ``among`` if given)."""
-    W = np.asarray(W)
+    W = checks.finite_array("W", W, ndim=2, dtype=None)
+    n = checks.integer("n", n, low=1)
     pool = np.arange(W.shape[0]) if among is None else np.unique(np.asarray(among))
-    if n < 1 or len(pool) < 2:
-        raise ValueError(
-            f"need n >= 1 and at least two words to pair, got n={n}, {len(pool)} words"
-        )
+    if len(pool) < 2:
+        raise ValueError(f"among must hold at least two words to pair, got {len(pool)}")
     a = rng.choice(pool, size=n)
     b = rng.choice(pool, size=n)
     same = a == b
@@ -144,10 +145,9 @@ def analogy_margins(
     word except ``a, b, a'``. The analogy is answered correctly exactly when ``target > rival``."""
     from .evaluation import normalize_rows
 
-    items = np.asarray(items)
-    if items.ndim != 2 or items.shape[1] != 4:
-        raise ValueError(f"items must be an (n, 4) array of word ids, got shape {items.shape}")
     Wn = normalize_rows(W)
+    items = _word_ids("items", items, len(Wn), columns=4)
+    batch = checks.integer("batch", batch, low=1)
     target = np.empty(len(items))
     rival = np.empty(len(items))
     for s in range(0, len(items), batch):
@@ -168,13 +168,11 @@ def nearest_neighbour_cosine(W: np.ndarray, ids: np.ndarray, batch: int = 1024) 
     W normalised): ``max_{v ≠ w} cos(v, w)``, the denominator of the paper's Figure 8 ratio."""
     from .evaluation import normalize_rows
 
-    ids = np.asarray(ids)
-    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError("ids must be a 1-d array of word ids")
-    W = np.asarray(W)
-    if W.ndim != 2 or W.shape[0] < 2 or (len(ids) and (ids.min() < 0 or ids.max() >= len(W))):
-        raise ValueError("W must be a 2-d array with >= 2 rows and ids must index its rows")
     Wn = normalize_rows(W).astype(np.float64)
+    if Wn.shape[0] < 2:
+        raise ValueError(f"W must have at least 2 rows (words), got shape {Wn.shape}")
+    ids = _word_ids("ids", ids, len(Wn))
+    batch = checks.integer("batch", batch, low=1)
     out = np.empty(len(ids))
     for s in range(0, len(ids), batch):
         it = ids[s : s + batch]
@@ -184,6 +182,28 @@ def nearest_neighbour_cosine(W: np.ndarray, ids: np.ndarray, batch: int = 1024) 
     return out
 
 
+def _word_ids(name: str, ids: np.ndarray, V: int, columns: int | None = None) -> np.ndarray:
+    """``ids`` as an integer array of word ids in ``0..V-1`` (1-d, or ``(n, columns)``), else a
+    ``ValueError`` naming the argument."""
+    a = np.asarray(ids)
+    if a.size and not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer word ids, got dtype {a.dtype}")
+    want = 1 if columns is None else 2
+    if a.ndim != want or (columns is not None and a.shape[1] != columns):
+        shape = "(n,)" if columns is None else f"(n, {columns})"
+        raise ValueError(f"{name} must be an array of word ids of shape {shape}, got shape {a.shape}")
+    if a.size and (a.min() < 0 or a.max() >= V):
+        raise ValueError(f"{name} must hold word ids in 0..{V - 1}, got {int(a.min())}..{int(a.max())}")
+    return a.astype(np.int64, copy=False)
+
+
 def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
     """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``."""
-    return np.array([task_snr(truncate(R, int(d))) for d in ds])
+    R = checked_rows(R)
+    dims = [
+        checks.integer("ds", d, low=1, high=R.shape[1])
+        for d in np.atleast_1d(np.asarray(ds, dtype=object))
+    ]
+    if not dims:
+        raise ValueError("ds must name at least one dimension d, got none")
+    return np.array([task_snr(truncate(R, d)) for d in dims])
