@@ -63,6 +63,14 @@ def bad_positive(*, none_ok: bool = False) -> st.SearchStrategy:
     )
 
 
+def bad_sample() -> st.SearchStrategy:
+    """Not a subsampling threshold: ``t > 0``, or ``inf`` (documented: keep every token)."""
+    return st.one_of(
+        st.floats(max_value=0.0, allow_nan=False, allow_infinity=False),
+        st.sampled_from([NAN, -INF, "1", None]),
+    )
+
+
 def bad_nonnegative() -> st.SearchStrategy:
     """Not a finite number >= 0."""
     return st.one_of(
@@ -383,7 +391,7 @@ SPECS["batch_loss_grad"] = Spec(
     {"batch": bad_ints()},
 )  # fmt: skip
 spec("growth_matrix", lambda: dict(P_joint=PJ, P_unigram=PU, loss="quartic", reweighting="setting31"),
-     P_joint=bad_array(PJ), P_unigram=bad_array(PU), k=bad_ints(), sample=bad_nonnegative(),
+     P_joint=bad_array(PJ), P_unigram=bad_array(PU), k=bad_ints(), sample=bad_sample(),
      power=bad_real(), loss=st.sampled_from(["", "l2"]))  # fmt: skip
 spec("make_sampler", lambda: dict(ids=np.asarray(CORPUS.ids), V=8, window=3, device="cpu"),
      V=bad_ints(2), window=st.one_of(bad_ints(), st.just(10**9)), stream_vocab=bad_ints(),
@@ -391,13 +399,13 @@ spec("make_sampler", lambda: dict(ids=np.asarray(CORPUS.ids), V=8, window=3, dev
 SPECS["make_tables"] = Spec(
     q.make_tables,
     lambda: dict(model="qwem", P_joint=_pc()[0], P_unigram=_pc()[1], sampler=_sampler()),
-    {"k": bad_ints(), "sample": bad_nonnegative(), "power": bad_real(),
+    {"k": bad_ints(), "sample": bad_sample(), "power": bad_real(),
      "P_joint": bad_array(np.full((8, 8), 1 / 64))},
 )  # fmt: skip
 spec("sgns_growth_matrix", lambda: dict(P_joint=PJ, P_unigram=PU),
-     P_joint=bad_array(PJ), k=bad_ints(), sample=bad_nonnegative(), power=bad_real())  # fmt: skip
+     P_joint=bad_array(PJ), k=bad_ints(), sample=bad_sample(), power=bad_real())  # fmt: skip
 spec("sgns_population_loss", lambda: dict(W=W6, P_joint=PJ, P_unigram=PU),
-     W=bad_array(W6), P_joint=bad_array(PJ), k=bad_ints(), sample=bad_nonnegative())  # fmt: skip
+     W=bad_array(W6), P_joint=bad_array(PJ), k=bad_ints(), sample=bad_sample())  # fmt: skip
 spec("aligned_gd", lambda: dict(lam=LAM_POS, s0_sq=np.full(3, 1e-3), lr=0.1, log_steps=[0, 5, 10]),
      lam=bad_array(LAM_POS), s0_sq=bad_array(np.full(3, 1e-3)), lr=bad_positive(),
      log_steps=st.sampled_from([[10, 5, 0], [-1, 2], [0.5, 1.0], []]))  # fmt: skip
@@ -519,9 +527,9 @@ spec("wide_spectral_embeddings", lambda: dict(corpus=CORPUS, V=8, d=2, window=3,
 
 # untied ---------------------------------------------------------------------------------------------
 spec("balanced_half_time", lambda: dict(sigma=LAM_POS, p0=1e-3),
-     sigma=bad_array(LAM_POS), p0=bad_positive())  # fmt: skip
+     sigma=bad_array(LAM_POS, extra_dim=False), p0=bad_positive())  # fmt: skip
 spec("balanced_product", lambda: dict(t=T_AXIS, sigma=2.0, p0=1e-3),
-     t=bad_array(T_AXIS), sigma=bad_positive(), p0=bad_positive())  # fmt: skip
+     t=bad_array(T_AXIS, extra_dim=False, empty=False), sigma=bad_positive(), p0=bad_positive())  # fmt: skip
 spec("competing_starts", lambda: dict(W0=W6, Wp0=W6B, U=QV[:, :2], Vr=QV[:, :2]),
      W0=bad_array(W6), Wp0=bad_array(W6B), U=bad_array(QV[:, :2]))  # fmt: skip
 spec("offset_overlap", lambda: dict(X=W6), X=bad_array(W6))
@@ -543,10 +551,10 @@ spec(
     "unweighted_masses", lambda: dict(A0=A_UNT, N0=N_UNT), A0=bad_array(A_UNT), N0=bad_array(N_UNT)
 )
 spec("weighted_lowrank", lambda: dict(G=G_UNT, T=T_UNT, d=D, iters=5),
-     G=bad_array(G_UNT), T=bad_array(T_UNT), d=bad_ints(), iters=bad_ints(), tol=bad_positive())  # fmt: skip
+     G=bad_array(G_UNT), T=bad_array(T_UNT), d=bad_ints(), iters=bad_ints(), tol=bad_nonnegative())  # fmt: skip
 spec("word2vec_masses", lambda: dict(P_joint=PJ, P_unigram=PU),
      P_joint=bad_array(PJ), P_unigram=bad_array(PU), k=bad_ints(), power=bad_real(),
-     sample=bad_positive())  # fmt: skip
+     sample=bad_positive(none_ok=True))  # fmt: skip
 
 # contrastive ------------------------------------------------------------------------------------------
 X1 = RNG.standard_normal((20, 3))
@@ -638,25 +646,9 @@ KNOWN_GAPS = {
     "analogy_categories-path",
     "analogy_hits-W",
     "analogy_items-words",
-    "authors_end_time-P_joint",
-    "authors_end_time-decay_at",
-    "authors_end_time-decay_factor",
-    "authors_end_time-lr",
-    "authors_rate_scale-P_joint",
-    "authors_rate_scale-P_unigram",
-    "authors_rate_scale-block",
-    "balanced_half_time-p0",
-    "balanced_half_time-sigma",
-    "balanced_product-p0",
-    "balanced_product-sigma",
-    "balanced_product-t",
-    "batch_loss_grad-batch",
     "category_curves-cat",
     "category_curves-hits",
     "category_curves-weights",
-    "competing_starts-U",
-    "competing_starts-W0",
-    "competing_starts-Wp0",
     "contrastive_loss-Z1",
     "contrastive_loss-kind",
     "count_nonnegative-M",
@@ -668,11 +660,6 @@ KNOWN_GAPS = {
     "eigen_features-top_words",
     "eigen_flow_snapshots-Y0",
     "evaluate_all-W",
-    "growth_matrix-P_joint",
-    "growth_matrix-P_unigram",
-    "growth_matrix-k",
-    "growth_matrix-power",
-    "growth_matrix-sample",
     "half_time-lam",
     "hermite_eigenfunctions-Y",
     "hermite_eigenfunctions-kappa",
@@ -688,15 +675,9 @@ KNOWN_GAPS = {
     "make_encoder-init_scale",
     "make_encoder-n",
     "make_encoder-seed",
-    "make_sampler-stream_vocab",
-    "make_tables-P_joint",
-    "make_tables-k",
-    "make_tables-power",
-    "make_tables-sample",
     "midpoint_ratio-lam",
     "minimise_expected-W0",
     "minimise_expected-stats",
-    "mstar_eigenbasis-r",
     "pair_bootstrap_weights-n_boot",
     "pair_index-items",
     "paired_spearman-x_draws",
@@ -708,31 +689,8 @@ KNOWN_GAPS = {
     "plot_steps-t_max",
     "pmi_from_mstar-x",
     "pmi_series_coefficients-order",
-    "preset_schedule-d",
-    "preset_schedule-horizon",
-    "preset_schedule-large_ratio",
-    "preset_schedule-lr_factor",
-    "preset_schedule-polish",
-    "preset_schedule-sigma_sq_small",
-    "random_start_product-init_scale",
-    "run_ablation-d",
-    "run_ablation-lr_factor",
-    "run_ablation-n_logs",
-    "run_ablation-sigma_sq",
-    "run_preset-d",
-    "run_preset-horizon",
-    "run_preset-lr_factor",
-    "run_preset-sigma_sq_small",
     "sampled_gradient_noise-W",
     "sampled_gradient_noise-exact",
-    "sgns_growth_matrix-P_joint",
-    "sgns_growth_matrix-k",
-    "sgns_growth_matrix-power",
-    "sgns_growth_matrix-sample",
-    "sgns_population_loss-P_joint",
-    "sgns_population_loss-W",
-    "sgns_population_loss-k",
-    "sgns_population_loss-sample",
     "similarity_bootstrap-embeddings",
     "spearman_with_uncertainty-n_boot",
     "spearman_with_uncertainty-n_perm",
@@ -746,11 +704,6 @@ KNOWN_GAPS = {
     "split_gradient_noise-acceptance",
     "split_gradient_noise-block",
     "subsampled_fraction-counts",
-    "text_run_kwargs-P",
-    "tied_sgns_run-d",
-    "tied_sgns_run-horizon",
-    "tied_sgns_run-lr_factor",
-    "tied_sgns_run-sigma_sq",
     "top_eigenpairs-depth",
     "top_eigenpairs-max_cycles",
     "train_contrastive-X1",
@@ -760,26 +713,10 @@ KNOWN_GAPS = {
     "train_contrastive-steps",
     "train_expected-stats",
     "train_factorisation-W0",
-    "train_untied-W0",
-    "train_untied-init_scale",
-    "untied_acquisition_times-modes",
-    "untied_acquisition_times-sigma",
-    "untied_acquisition_times-times",
-    "untied_factorisation_loss-W",
-    "untied_factorisation_loss-Wp",
-    "untied_loss-W",
-    "untied_loss-Wp",
-    "unweighted_masses-A0",
-    "unweighted_masses-N0",
-    "weighted_lowrank-iters",
-    "weighted_lowrank-tol",
     "whiten_views-X1",
     "whiten_views-X2",
     "wide_spectral_embeddings-V",
     "wide_spectral_embeddings-d",
-    "word2vec_masses-P_unigram",
-    "word2vec_masses-power",
-    "word2vec_masses-sample",
     "zipf_fit-counts",
     "zipf_fit-hi",
     "zipf_fit-lo",

@@ -300,11 +300,11 @@ def test_authors_end_time_sums_the_schedule():
     )
     with pytest.raises(ValueError, match="decay_at"):
         q.authors_end_time(P, pu, steps=10, decay_at=11)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="lr must be a number > 0"):
         q.authors_end_time(P, pu, lr=-1.0)
     with pytest.raises(ValueError, match="V × V"):
         q.authors_rate_scale(P[:3], pu)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="P_unigram must hold positive"):
         q.authors_rate_scale(P, np.zeros_like(pu))
     with pytest.raises(TypeError):
         q.authors_rate_scale(np.ones((6, 6), dtype=int), pu)

@@ -44,11 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from ..book import config
+from ..book import checks, config
 from ..book.cache import array_key, atomic_path, read_npz
 from ..maths.linalg import constant_overlap
 from ..qwem.noiseless import TrainingInterrupted, log_schedule
-from ..qwem.pairs import pair_weights, qwem_pair_terms
+from ..qwem.pairs import pair_weights, qwem_pair_terms, statistics
 from ..qwem.trainers import checked_device, initial_embeddings
 
 __all__ = [
@@ -76,27 +76,24 @@ __all__ = [
 # validation
 # ----------------------------------------------------------------------------------------------
 def _square(name: str, M: Any) -> np.ndarray:
-    """``M`` as a finite float64 square matrix, or a clear error."""
-    if isinstance(M, (list, tuple)):
-        M = np.asarray(M, dtype=np.float64)
-    if not isinstance(M, np.ndarray):
-        raise TypeError(f"{name} must be an array, got {type(M).__name__}")
-    if M.dtype.kind not in "fiu":
-        raise TypeError(f"{name} must hold real numbers, got dtype {M.dtype}")
-    M = np.asarray(M, dtype=np.float64)
-    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] < 2:
+    """``M`` as a finite float64 square matrix, V >= 2, or an error that names it."""
+    M = checks.square(name, M)
+    if M.shape[0] < 2:
         raise ValueError(f"{name} must be a square V × V matrix with V >= 2, got shape {M.shape}")
-    if not np.isfinite(M).all():
-        raise ValueError(f"{name} contains NaN or infinite entries")
     return M
 
 
-def _masses(A: Any, N: Any) -> tuple[np.ndarray, np.ndarray]:
-    A, N = _square("A", A), _square("N", N)
+def _masses(A: Any, N: Any, names: tuple[str, str] = ("A", "N")) -> tuple[np.ndarray, np.ndarray]:
+    A, N = _square(names[0], A), _square(names[1], N)
     if A.shape != N.shape:
-        raise ValueError(f"A and N must have the same shape, got {A.shape} and {N.shape}")
-    if (A < 0).any() or (N < 0).any():
-        raise ValueError("the pair masses A and N must be non-negative")
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same shape, got {A.shape} and {N.shape}"
+        )
+    for name, X in zip(names, (A, N)):
+        if (X < 0).any():
+            raise ValueError(
+                f"{name}, a pair mass, must be non-negative, got {float(X[X < 0][0])!r}"
+            )
     return A, N
 
 
@@ -106,17 +103,18 @@ def _rank(d: Any, V: int) -> int:
     return int(d)
 
 
-def _factors(W: Any, Wp: Any, V: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    W = np.asarray(W, dtype=np.float64)
-    Wp = np.asarray(Wp, dtype=np.float64)
-    if W.ndim != 2 or Wp.shape != W.shape:
+def _factors(
+    W: Any, Wp: Any, V: int | None = None, names: tuple[str, str] = ("W", "Wp")
+) -> tuple[np.ndarray, np.ndarray]:
+    W = checks.finite_array(names[0], W, ndim=2)
+    Wp = checks.finite_array(names[1], Wp, ndim=2)
+    if Wp.shape != W.shape:
         raise ValueError(
-            f"W and W′ must be two (V, d) arrays of one shape, got {W.shape}, {Wp.shape}"
+            f"{names[0]} and {names[1]} (W and W′) must be two (V, d) arrays of one shape, got "
+            f"{W.shape}, {Wp.shape}"
         )
     if V is not None and W.shape[0] != V:
-        raise ValueError(f"W has {W.shape[0]} rows, the masses are {V} × {V}")
-    if not (np.isfinite(W).all() and np.isfinite(Wp).all()):
-        raise ValueError("W or W′ contains NaN or infinite entries")
+        raise ValueError(f"{names[0]} has {W.shape[0]} rows, the masses are {V} × {V}")
     return W, Wp
 
 
@@ -136,18 +134,11 @@ def word2vec_masses(
     ``sample=None``), ``N⁰ = k m Qᵀ`` with ``m = A⁰1`` (each positive's centre word keeps its ``k``
     negatives) and ``Q ∝ P_unigram^power``. ``N⁰`` is not symmetric unless ``power = 1`` and ``A⁰1 ∝ P``.
     (:func:`qwem_lib.qwem.pairs.pair_weights` with ``reweighting="word2vec"``.)"""
-    P = _square("P_joint", P_joint)
-    pu = np.asarray(P_unigram, dtype=np.float64)
-    if pu.shape != (P.shape[0],) or not np.isfinite(pu).all() or (pu <= 0).any():
-        raise ValueError(f"P_unigram must be a positive length-{P.shape[0]} vector")
-    if (P < 0).any():
-        raise ValueError("P_joint must be non-negative")
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    if not (math.isfinite(power) and power >= 0):
-        raise ValueError(f"power must be a non-negative number, got {power!r}")
-    if sample is not None and not (math.isfinite(sample) and sample > 0):
-        raise ValueError(f"sample must be positive (or None for no subsampling), got {sample!r}")
+    P, pu = statistics(P_joint, P_unigram)
+    k = checks.positive_int("k", k)
+    power = checks.nonnegative("power", power)
+    if sample is not None:
+        sample = checks.positive("sample", sample)  # None, not inf, says "no subsampling" here
     # ρ = clip(t/P + √(t/P), 0, 1) is exactly 1 at t = ∞: no subsampling
     return pair_weights(
         P,
@@ -172,7 +163,7 @@ def untied_target(A: Any, N: Any) -> tuple[np.ndarray, np.ndarray]:
 def unweighted_masses(A0: Any, N0: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(Ψ∘A⁰, Ψ∘N⁰)`` with ``Ψ = 1/(A⁰ + N⁰)``: the reweighting that makes ``G = 1`` (the untied analogue
     of Setting 3.1; every pair must have positive mass ``A⁰ + N⁰``)."""
-    A0, N0 = _masses(A0, N0)
+    A0, N0 = _masses(A0, N0, ("A0", "N0"))
     S = A0 + N0
     if (S <= 0).any():
         raise ValueError("every pair needs A⁰ + N⁰ > 0 to be reweighted to G = 1")
@@ -252,8 +243,8 @@ def weighted_lowrank(
     if G.shape != T.shape or (G < 0).any():
         raise ValueError("G must be non-negative and of T's shape")
     d = _rank(d, T.shape[0])
-    if not isinstance(iters, (int, np.integer)) or iters < 1:
-        raise ValueError(f"iters must be a positive integer, got {iters!r}")
+    iters = checks.positive_int("iters", iters)
+    tol = checks.nonnegative("tol", tol)
     if init is None:
         W, Wp, _ = svd_factors(T, d)
     else:
@@ -290,10 +281,10 @@ def balanced_product(t: Any, sigma: Any, p0: Any) -> np.ndarray:
     It is Lemma 3.1's sigmoid (:func:`qwem_lib.qwem.theory.aligned_sigmoid`) at half the time."""
     from ..qwem.theory import aligned_sigmoid
 
-    sigma = np.asarray(sigma, dtype=np.float64)
-    if (sigma <= 0).any() or (np.asarray(p0, dtype=np.float64) <= 0).any():
-        raise ValueError("sigma and p0 must be positive")
-    return np.asarray(aligned_sigmoid(sigma, p0, np.asarray(t, dtype=np.float64) / 2.0))
+    sigma = checks.positive_array("sigma", sigma, allow_empty=True)
+    p0 = checks.positive_array("p0", p0, allow_empty=True)
+    t = checks.finite_array("t", t, allow_empty=True)
+    return np.asarray(aligned_sigmoid(sigma, p0, t / 2.0))
 
 
 def balanced_half_time(sigma: Any, p0: Any) -> np.ndarray:
@@ -301,6 +292,10 @@ def balanced_half_time(sigma: Any, p0: Any) -> np.ndarray:
     twice :func:`qwem_lib.qwem.dynamics.half_time` at ``λ = σ``."""
     from ..qwem.dynamics import half_time
 
+    sigma = checks.positive_array("sigma", sigma)
+    p0 = checks.positive_array("p0", p0)
+    if np.any(np.broadcast_to(p0, np.broadcast_shapes(p0.shape, sigma.shape)) >= sigma / 2):
+        raise ValueError("p0 must be below sigma/2 (the half-way product), got p0 >= sigma/2")
     return 2.0 * np.asarray(half_time(sigma, p0), dtype=np.float64)
 
 
@@ -308,9 +303,8 @@ def random_start_product(init_scale: float) -> float:
     """The effective start ``π₀ = σ₀²/2`` of every mode from ``W, W′`` with i.i.d. ``N(0, σ₀²/d)`` entries:
     the growing combination ``c = (Wᵀu + W′ᵀv)/√2`` has ``E‖c‖² = σ₀²`` and, once the decaying one
     ``(Wᵀu − W′ᵀv)/√2`` is gone, ``uᵀWW′ᵀv = ‖c‖²/2``."""
-    if not (math.isfinite(init_scale) and init_scale > 0):
-        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
-    return 0.5 * float(init_scale) ** 2
+    init_scale = checks.positive("init_scale", init_scale)
+    return 0.5 * init_scale**2
 
 
 def competing_starts(W0: Any, Wp0: Any, U: Any, Vr: Any) -> np.ndarray:
@@ -322,10 +316,10 @@ def competing_starts(W0: Any, Wp0: Any, U: Any, Vr: Any) -> np.ndarray:
     in ``R^d``, and mode ``k`` can only grow from what is left. For ``k = d`` of ``d`` modes that leaves
     about ``1/d`` of ``‖c_k‖²``, a delay of ``(2/σ_k) ln d`` — the untied counterpart of the silent
     alignment of Result 3."""
-    W0, Wp0 = _factors(W0, Wp0)
-    U = np.asarray(U, dtype=np.float64)
-    Vr = np.asarray(Vr, dtype=np.float64)
-    if U.ndim != 2 or U.shape[0] != W0.shape[0] or Vr.shape != U.shape:
+    W0, Wp0 = _factors(W0, Wp0, names=("W0", "Wp0"))
+    U = checks.finite_array("U", U, ndim=2)
+    Vr = checks.finite_array("Vr", Vr, ndim=2)
+    if U.shape[0] != W0.shape[0] or Vr.shape != U.shape:
         raise ValueError(f"U and Vr must be two (V, r) arrays, got {U.shape}, {Vr.shape}")
     if U.shape[1] > W0.shape[1]:
         raise ValueError(f"at most d = {W0.shape[1]} modes can compete, got r = {U.shape[1]}")
@@ -346,10 +340,10 @@ def competing_starts(W0: Any, Wp0: Any, U: Any, Vr: Any) -> np.ndarray:
 def untied_acquisition_times(times: Any, modes: Any, sigma: Any, level: float = 0.5) -> np.ndarray:
     """The first logged time at which each mode's product ``π_k(t)`` (columns of ``modes``, shape (T, r))
     reaches ``level·σ_k``, interpolated linearly in ``t`` between logs; NaN if never reached."""
-    times = np.asarray(times, dtype=np.float64)
-    modes = np.asarray(modes, dtype=np.float64)
-    sigma = np.asarray(sigma, dtype=np.float64)
-    if modes.ndim != 2 or modes.shape[0] != times.size or sigma.shape != (modes.shape[1],):
+    times = checks.increasing("times", times)
+    modes = checks.finite_array("modes", modes, ndim=2)
+    sigma = checks.positive_array("sigma", sigma, ndim=1)
+    if modes.shape[0] != times.size or sigma.shape != (modes.shape[1],):
         raise ValueError(f"need times (T,), modes (T, r), sigma (r,); got {times.shape}, "
                          f"{modes.shape}, {sigma.shape}")  # fmt: skip
     if not 0 < level < 1:
@@ -446,8 +440,11 @@ def train_untied(
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
     if not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
-    if not (math.isfinite(init_scale) and init_scale > 0):
-        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
+    checks.positive("init_scale", init_scale)
+    if W0 is not None:
+        W0 = checks.finite_array("W0", W0, shape=(V, d))
+    if Wp0 is not None:
+        Wp0 = checks.finite_array("Wp0", Wp0, shape=(V, d))
     steps = int(steps)
     dev = checked_device(device)
     dt = torch.float64

@@ -264,7 +264,9 @@ def checked_rows(R: np.ndarray) -> np.ndarray:
         raise TypeError(f"R must be a numpy array, got {type(R).__name__}")
     R = checks.finite_array("R", R, ndim=2, allow_empty=True)
     if R.shape[0] < 3:
-        raise ValueError(f"R must hold at least 3 task vectors (rows) to fit a bulk, got {R.shape[0]}")
+        raise ValueError(
+            f"R must hold at least 3 task vectors (rows) to fit a bulk, got {R.shape[0]}"
+        )
     if R.shape[1] < 1:
         raise ValueError("R has no columns")
     if not np.any(R):

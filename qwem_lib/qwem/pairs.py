@@ -161,6 +161,7 @@ def make_sampler(
     ids = as_token_ids(ids)
     V = checks.integer("V", V, low=2)
     window = checks.positive_int("window", window)
+    stream_vocab = checks.positive_int("stream_vocab", stream_vocab)
     stream = _stream_ids(ids, V, oov, stream_vocab).astype(np.int64)
     n = stream.size
     if n <= window or int((stream < V).sum()) < 2:
@@ -218,19 +219,46 @@ def sgns_pair_terms(x, positive: bool):
     return sgns_pair_loss(x, positive), (-torch.sigmoid(-x) if positive else torch.sigmoid(x))
 
 
+def statistics(P_joint: Any, P_unigram: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, p)``: a finite, non-negative V × V joint and a finite, positive length-V unigram as float64,
+    else a ``ValueError`` (``TypeError`` for a non-numeric array) that names the argument."""
+    P = checks.square("P_joint", P_joint)
+    pu = checks.positive_array("P_unigram", P_unigram, ndim=1)
+    if np.any(P < 0):
+        raise ValueError(f"P_joint must hold probabilities (>= 0), got {float(P[P < 0][0])!r}")
+    if pu.shape != (P.shape[0],):
+        raise ValueError(
+            f"P_unigram must have length V = {P.shape[0]} (P_joint is {P.shape}), got shape {pu.shape}"
+        )
+    return P, pu
+
+
+def word2vec_parameters(k: Any, sample: Any, power: Any) -> tuple[int, float, float]:
+    """``(k, sample, power)`` checked: ``k`` negatives a positive integer, the subsampling threshold
+    ``sample`` positive (word2vec's ``t``; 0 would drop every token; ``inf`` keeps every token), the
+    negatives' exponent ``power`` finite."""
+    return (
+        checks.positive_int("k", k),
+        checks.positive("sample", sample, allow_inf=True),
+        checks.real("power", power),
+    )
+
+
 def subsampling_keep(P_unigram: np.ndarray, sample: float = 1e-5) -> np.ndarray:
     """word2vec's keep probability ρ_a = clip(t/P_a + √(t/P_a), 0, 1) with ``t = sample``."""
-    p = np.asarray(P_unigram, dtype=np.float64)
+    p = checks.positive_array("P_unigram", P_unigram)
+    sample = checks.positive("sample", sample, allow_inf=True)
     r = sample / p
     return np.clip(r + np.sqrt(r), 0.0, 1.0)
 
 
 def _sgns_parts(P_joint, P_unigram, k: int, sample: float, power: float):
-    P = np.asarray(P_joint, dtype=np.float64)
-    rho = subsampling_keep(P_unigram, sample)
+    P, pu = statistics(P_joint, P_unigram)
+    k, sample, power = word2vec_parameters(k, sample, power)
+    rho = subsampling_keep(pu, sample)
     Pr = P * np.outer(rho, rho)
     m = Pr.sum(axis=1)
-    Q = np.asarray(P_unigram, dtype=np.float64) ** power
+    Q = pu**power
     Q = Q / Q.sum()
     return Pr, k * np.outer(m, Q)
 
@@ -241,7 +269,10 @@ def sgns_population_loss(
     """The expected SGNS minibatch loss of :func:`train_pairs`:
     ``Σ_ab P_ab r_ab [−log σ(x_ab)] + k Σ_ab m_a Q_b [−log σ(−x_ab)]`` with ``m_a = Σ_b P_ab r_ab``."""
     Pos, Neg = _sgns_parts(P_joint, P_unigram, k, sample, power)
-    X = np.asarray(W, dtype=np.float64) @ np.asarray(W, dtype=np.float64).T
+    W = checks.finite_array("W", W, ndim=2)
+    if W.shape[0] != Pos.shape[0]:
+        raise ValueError(f"W must have V = {Pos.shape[0]} rows, got shape {W.shape}")
+    X = W @ W.T
     return float(np.sum(Pos * np.logaddexp(0.0, -X) + Neg * np.logaddexp(0.0, X)))
 
 
@@ -299,10 +330,10 @@ def pair_weights(
     ``"setting31"``: ``A = Ψ∘P``, ``N = Ψ∘(P_aP_b)`` with ``Ψ = 1/(P + P_aP_b)`` (so ``A + N = 1``);
     ``"word2vec"``: ``A = P∘(ρρᵀ)``, ``N = k m Qᵀ`` with ``m = A1`` and ``Q ∝ P^power``.
     """
-    P = np.asarray(P_joint, dtype=np.float64)
-    pu = np.asarray(P_unigram, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] != P.shape[1] or pu.shape != (P.shape[0],):
-        raise ValueError(f"need a V × V joint and a length-V unigram, got {P.shape} and {pu.shape}")
+    P, pu = statistics(P_joint, P_unigram)
+    k, sample, power = word2vec_parameters(
+        k, sample, power
+    )  # checked whichever reweighting uses them
     if reweighting == "setting31":
         pp = np.outer(pu, pu)
         psi = 1.0 / (P + pp)
@@ -407,11 +438,11 @@ def make_tables(
 
     dt = dtype or torch.float64
     dev = sampler.device
-    P = np.asarray(P_joint, np.float64)
-    pu = np.asarray(P_unigram, np.float64)
+    P, pu = statistics(P_joint, P_unigram)
+    k, sample, power = word2vec_parameters(k, sample, power)
     name, lo, rw = resolve_model(model, loss, reweighting)
-    if P.shape != (sampler.V, sampler.V) or pu.shape != (sampler.V,):
-        raise ValueError(f"statistics of shape {P.shape}, {pu.shape} do not match V={sampler.V}")
+    if P.shape != (sampler.V, sampler.V):
+        raise ValueError(f"P_joint of shape {P.shape} does not match the sampler's V = {sampler.V}")
     if estimator not in ("split", "sampled"):
         raise ValueError(f"estimator must be 'split' or 'sampled', got {estimator!r}")
     base = dict(
@@ -472,6 +503,7 @@ def batch_loss_grad(W, sampler: PairSampler, tables: dict, gen, *, batch: int):
     """
     import torch
 
+    batch = checks.positive_int("batch", batch)
     dt = tables["dtype"]
     a, b, valid = sampler.positive(batch, gen)
     if tables["reweighting"] == "setting31":

@@ -122,6 +122,20 @@ def _sgns_plan(
     )
 
 
+def _schedule_arguments(
+    d: Any, lr_factor: Any, horizon: Any, polish: Any, sigma_sq_small: Any, large_ratio: Any
+) -> tuple[int, float, float, float, float, float]:
+    """The schedule's arguments of :func:`preset_schedule` and :func:`run_preset`, checked."""
+    return (
+        checks.positive_int("d", d),
+        checks.positive("lr_factor", lr_factor),
+        checks.positive("horizon", horizon),
+        checks.nonnegative("polish", polish),
+        checks.positive("sigma_sq_small", sigma_sq_small),
+        checks.positive("large_ratio", large_ratio),
+    )
+
+
 def preset_schedule(
     model: Model,
     P_joint: np.ndarray,
@@ -145,7 +159,14 @@ def preset_schedule(
 
     if init not in ("small", "large"):
         raise ValueError(f"init must be 'small' or 'large', got {init!r}")
+    d, lr_factor, horizon, polish, sigma_sq_small, large_ratio = _schedule_arguments(
+        d, lr_factor, horizon, polish, sigma_sq_small, large_ratio
+    )
     V = P_unigram.shape[0]
+    if d + 2 > V:
+        raise ValueError(
+            f"d must be at most V - 2 = {V - 2} (d + 2 eigenpairs are logged), got {d}"
+        )
     lam, Q = _top_eigs(mstar_from_stats(P_joint, P_unigram), d + 2)
     if lam[d - 1] <= 0:
         raise ValueError(f"M* has fewer than d={d} positive eigenvalues at V={V}")
@@ -244,6 +265,14 @@ PAPER_SCALE_SGD: dict[str, Any] = dict(
 
 def text_run_kwargs(P: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of :func:`run_preset` from a chapter's sizes (built on :data:`TEXT_RUNS`)."""
+    if not isinstance(P, dict):
+        raise checks.ArgumentTypeError(
+            f"P must be a chapter's dict of sizes, got {checks.describe(P)}"
+        )
+    need = ("batch", "lr_factor", "horizon", "polish", "n_logs", "large_ratio", "sigma_sq")
+    missing = [k for k in need if k not in P]
+    if missing:
+        raise ValueError(f"P must hold the sizes {list(need)}; missing {missing}")
     return dict(
         batch=P["batch"],
         lr_factor=P["lr_factor"],
@@ -289,6 +318,9 @@ def run_preset(
     """
     n_logs = checks.integer("n_logs", n_logs, low=2)
     checks.positive_int("batch", batch)
+    _schedule_arguments(
+        d, lr_factor, horizon, polish, sigma_sq_small, large_ratio
+    )  # before the statistics
     c = resolve_corpus(corpus)
     words, P, pu = cooccurrence(c, V)
     sch = preset_schedule(
@@ -390,6 +422,10 @@ def run_ablation(
     shifted. ``reference`` (V × r) is passed to :func:`train_pairs` for the logged overlaps. Returns a
     dict keyed by ``(loss, reweighting)``.
     """
+    d = checks.positive_int("d", d)
+    sigma_sq = checks.positive("sigma_sq", sigma_sq)
+    lr_factor = checks.positive("lr_factor", lr_factor)
+    n_logs = checks.integer("n_logs", n_logs, low=2)
     c = resolve_corpus(corpus)
     if stats is None:
         _, P, pu = cooccurrence(c, V)
@@ -446,6 +482,7 @@ def mstar_eigenbasis(corpus: str | Corpus, V: int, r: int) -> tuple[list, np.nda
     ``r`` eigenvalues must be positive), in float64, columns with their largest entry positive."""
     from .spectral import spectral_embeddings
 
+    r = checks.positive_int("r", r)
     words, E = spectral_embeddings(corpus, V, r, "mstar")
     E = np.asarray(E, dtype=np.float64)
     lam = (E * E).sum(axis=0)
@@ -510,10 +547,10 @@ def tied_sgns_run(
     ``0 → 3t_end/4 → t_end`` (gradient descent has no state but ``W``; the second starts from the first's
     float32 end point), so that what changes over the last quarter can be measured. Both segments are
     cached and resumable (:func:`train_expected`)."""
-    if not (math.isfinite(sigma_sq) and sigma_sq > 0):
-        raise ValueError(f"sigma_sq must be a positive number, got {sigma_sq!r}")
-    if not (math.isfinite(horizon) and horizon > 0):
-        raise ValueError(f"horizon must be a positive number, got {horizon!r}")
+    d = checks.positive_int("d", d)
+    sigma_sq = checks.positive("sigma_sq", sigma_sq)
+    lr_factor = checks.positive("lr_factor", lr_factor)
+    horizon = checks.positive("horizon", horizon)
     c = resolve_corpus(corpus)
     words, P, pu = cooccurrence(c, V)
     w_e, lam, Q = mstar_eigenbasis(c, V, d + 1)
@@ -576,16 +613,15 @@ def authors_rate_scale(P_joint: Any, P_unigram: Any, *, block: int = 1024) -> fl
     their steps at rate ``lr`` is the book's step ``W ← W − η(WWᵀ − M*)W`` at ``η = c·lr`` (and advances
     the book's time by ``2η``). ``ΣG`` is 2 when both tables sum to one. ``‖M*‖²`` is summed in row
     blocks of ``block`` rows (no V × V temporary)."""
-    P = np.asarray(P_joint)
-    pu = np.asarray(P_unigram, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] != P.shape[1] or pu.shape != (P.shape[0],):
-        raise ValueError(f"need a V × V joint and a length-V unigram, got {P.shape} and {pu.shape}")
+    P = np.asarray(P_joint)  # read in row blocks below: a float32 table is not copied whole
     if not np.issubdtype(P.dtype, np.floating):
-        raise TypeError(f"P_joint must be floating point, got {P.dtype}")
-    if not (np.all(np.isfinite(pu)) and np.all(pu > 0)):
-        raise ValueError("P_unigram must be finite and positive")
-    if not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block must be a positive integer, got {block!r}")
+        raise checks.ArgumentTypeError(f"P_joint must be floating point, got dtype {P.dtype}")
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or P.size == 0:
+        raise ValueError(f"P_joint must be a non-empty square V × V table, got shape {P.shape}")
+    pu = checks.positive_array("P_unigram", P_unigram, ndim=1)
+    if pu.shape != (P.shape[0],):
+        raise ValueError(f"P_unigram must have length V = {P.shape[0]}, got shape {pu.shape}")
+    block = checks.positive_int("block", block)
     sum_g, m2 = 0.0, 0.0
     for r in range(0, P.shape[0], int(block)):
         Pb = np.asarray(P[r : r + block], dtype=np.float64)
@@ -614,12 +650,9 @@ def authors_end_time(
     step ``decay_at`` on (``None``: no decay). The defaults are :data:`AUTHORS_QWEM_SMALL`."""
     from .dynamics import FLOW_TIME_SCALE
 
-    if not (math.isfinite(lr) and lr > 0) or not (math.isfinite(decay_factor) and decay_factor > 0):
-        raise ValueError(f"lr and decay_factor must be positive, got {lr!r}, {decay_factor!r}")
-    if not isinstance(steps, (int, np.integer)) or steps < 1:
-        raise ValueError(f"steps must be a positive integer, got {steps!r}")
-    at = int(steps) if decay_at is None else int(decay_at)
-    if not 0 <= at <= steps:
-        raise ValueError(f"decay_at must lie in 0..steps, got {decay_at!r}")
+    lr = checks.positive("lr", lr)
+    decay_factor = checks.positive("decay_factor", decay_factor)
+    steps = checks.positive_int("steps", steps)
+    at = steps if decay_at is None else checks.integer("decay_at", decay_at, low=0, high=steps)
     lr_sum = lr * at + lr * decay_factor * (int(steps) - at)
     return authors_rate_scale(P_joint, P_unigram) * lr_sum / FLOW_TIME_SCALE

@@ -191,9 +191,13 @@ def _word_ids(name: str, ids: np.ndarray, V: int, columns: int | None = None) ->
     want = 1 if columns is None else 2
     if a.ndim != want or (columns is not None and a.shape[1] != columns):
         shape = "(n,)" if columns is None else f"(n, {columns})"
-        raise ValueError(f"{name} must be an array of word ids of shape {shape}, got shape {a.shape}")
+        raise ValueError(
+            f"{name} must be an array of word ids of shape {shape}, got shape {a.shape}"
+        )
     if a.size and (a.min() < 0 or a.max() >= V):
-        raise ValueError(f"{name} must hold word ids in 0..{V - 1}, got {int(a.min())}..{int(a.max())}")
+        raise ValueError(
+            f"{name} must hold word ids in 0..{V - 1}, got {int(a.min())}..{int(a.max())}"
+        )
     return a.astype(np.int64, copy=False)
 
 
