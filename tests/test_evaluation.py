@@ -93,7 +93,7 @@ def test_errors(qfile):
         ev.analogy_accuracy(words, np.ones((3, 2)), qfile)
     with pytest.raises(ValueError, match="one row per word"):
         ev.analogy_accuracy(words, np.ones((4, 2)), qfile)
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="W must hold finite"):
         ev.analogy_accuracy(words, np.full((3, 2), np.nan), qfile)
     with pytest.raises(ValueError):
         ev.analogy_items(words, qfile, "nonsense")

@@ -47,12 +47,7 @@ __all__ = [
 
 
 def _finite_array(name: str, x: Any, ndim: int) -> np.ndarray:
-    a = np.asarray(x, dtype=np.float64)
-    if a.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {a.shape}")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains non-finite entries")
-    return a
+    return checks.finite_array(name, x, ndim=ndim)
 
 
 def lemma_embeddings(Q: Any, lam: Any, s0_sq: Any, t: float) -> np.ndarray:
@@ -69,21 +64,28 @@ def lemma_embeddings(Q: Any, lam: Any, s0_sq: Any, t: float) -> np.ndarray:
         raise ValueError(f"lam has {lam.size} entries for {Q.shape[1]} columns of Q")
     if np.any(lam <= 0):
         raise ValueError("lam must be positive (only positive modes are learned)")
-    s0 = np.broadcast_to(np.asarray(s0_sq, dtype=np.float64), lam.shape)
-    if not np.all(np.isfinite(s0)) or np.any(s0 <= 0):
-        raise ValueError("s0_sq must be positive and finite")
-    if not (np.isfinite(t) and t >= 0):
-        raise ValueError(f"t must be a finite time >= 0, got {t!r}")
-    s2 = np.asarray(aligned_sigmoid(lam, s0, float(t)), dtype=np.float64)
+    s0 = checks.positive_array("s0_sq", s0_sq, ndim=(0, 1))
+    if s0.ndim == 1 and s0.shape != lam.shape:
+        raise ValueError(f"s0_sq must be a scalar or have lam's shape {lam.shape}, got {s0.shape}")
+    s0 = np.broadcast_to(s0, lam.shape)
+    t = checks.nonnegative("t", t)
+    s2 = np.asarray(aligned_sigmoid(lam, s0, t), dtype=np.float64)
     return Q * np.sqrt(s2)
 
 
 def hit_curves(embeddings: Iterable[Any], items: Any, *, rule: str = "add") -> np.ndarray:
     """``(T, n)`` booleans: which of the ``n`` analogy items (rows ``(a, b, a', b')`` of word ids, as
     :func:`qwem_lib.qwem.evaluation.analogy_items`) each of the ``T`` embeddings answers correctly."""
-    out = [analogy_hits(W, items, rule=rule) for W in embeddings]
+    out = []
+    for t, W in enumerate(embeddings):
+        try:
+            out.append(analogy_hits(W, items, rule=rule))
+        except (
+            ValueError
+        ) as exc:  # name the argument the caller passed, and which of its embeddings
+            raise type(exc)(f"embeddings[{t}]: {exc}") from exc
     if not out:
-        raise ValueError("no embeddings given")
+        raise ValueError("embeddings must hold at least one embedding, got none")
     return np.stack(out)
 
 
@@ -94,6 +96,8 @@ def _check_items_cat(items: Any, cat: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
     if cat.shape != (items.shape[0],) or not np.issubdtype(cat.dtype, np.integer):
         raise ValueError(f"cat must be ({items.shape[0]},) integers, got {cat.shape} {cat.dtype}")
+    if items.size and items.min() < 0:
+        raise ValueError(f"items must hold word ids >= 0, got {int(items.min())}")
     return items, cat
 
 
@@ -123,8 +127,7 @@ def pair_bootstrap_weights(
     enters ``m_p`` times, and the analogies built from the draws (every ordered pair of two distinct
     draws) give item ``(p, p')`` the weight ``m_p m_{p'}`` (two draws of the same pair make no analogy, as
     in the protocol). A weighted mean of the hits is then the accuracy on the resampled category."""
-    if not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    n_boot = checks.positive_int("n_boot", n_boot)
     idx, n_pairs = pair_index(items, cat)
     cat = np.asarray(cat)
     rng = config.rng(51_001) if rng is None else rng
@@ -142,13 +145,21 @@ def category_curves(
     """``(T, C)`` accuracy of each category in ``categories`` at each of the ``T`` rows of ``hits``
     (``(T, n)``), optionally weighted per item (``weights`` (n,), e.g. one bootstrap replicate).
     A category whose weights sum to zero gets NaN."""
-    H = np.asarray(hits, dtype=np.float64)
+    H = checks.finite_array("hits", hits, ndim=2)
+    if np.any((H < 0) | (H > 1)):
+        raise ValueError("hits must hold 0/1 (or booleans): which items each row answers")
     cat = np.asarray(cat)
-    if H.ndim != 2 or cat.shape != (H.shape[1],):
-        raise ValueError(f"hits must be (T, n) and cat (n,), got {H.shape} and {cat.shape}")
-    w = np.ones(H.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (H.shape[1],) or np.any(w < 0) or not np.all(np.isfinite(w)):
-        raise ValueError(f"weights must be ({H.shape[1]},) finite and non-negative")
+    if cat.shape != (H.shape[1],) or (cat.size and not np.issubdtype(cat.dtype, np.integer)):
+        raise ValueError(
+            f"cat must be ({H.shape[1]},) integer category numbers, got {cat.shape} {cat.dtype}"
+        )
+    w = (
+        np.ones(H.shape[1])
+        if weights is None
+        else checks.positive_array("weights", weights, strict=False, ndim=1)
+    )
+    if w.shape != (H.shape[1],):
+        raise ValueError(f"weights must have shape ({H.shape[1]},), got {w.shape}")
     out = np.full((H.shape[0], len(categories)), np.nan)
     for j, c in enumerate(categories):
         m = cat == c
@@ -165,13 +176,15 @@ def crossing_times(t: Any, curves: Any, share: float = 0.5, final: Any = None) -
     t = _finite_array("t", t, 1)
     if t.size < 2 or np.any(np.diff(t) <= 0):
         raise ValueError("t must be an increasing grid of at least two times")
-    A = np.asarray(curves, dtype=np.float64)
+    # NaN is documented (a column holding one gets NaN); infinity is not a value a curve takes
+    A = checks.finite_array("curves", curves, ndim=(1, 2), allow_nonfinite=True)
+    if np.any(np.isinf(A)):
+        raise ValueError("curves must hold finite values (or NaN), got inf")
     if A.ndim == 1:
         A = A[:, None]
-    if A.ndim != 2 or A.shape[0] != t.size:
+    if A.shape[0] != t.size:
         raise ValueError(f"curves must be ({t.size}, C), got {A.shape}")
-    if not 0 < share <= 1:
-        raise ValueError(f"share must be in (0, 1], got {share!r}")
+    share = checks.real("share", share, low=0, high=1, low_open=True)
     fin = A[-1] if final is None else np.broadcast_to(np.asarray(final, np.float64), A.shape[1:])
     out = np.full(A.shape[1], np.nan)
     for j in range(A.shape[1]):

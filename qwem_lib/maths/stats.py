@@ -115,8 +115,10 @@ def paired_spearman(x: Any, y: Any, x_draws: Any, y_draws: Any) -> dict[str, flo
     x, y = _finite("x", x, 1), _finite("y", y, 1)
     if x.shape != y.shape or x.size < 3:
         raise ValueError(f"x and y must have the same length >= 3, got {x.shape} and {y.shape}")
-    X, Y = np.asarray(x_draws, dtype=np.float64), np.asarray(y_draws, dtype=np.float64)
-    if X.ndim != 2 or X.shape != Y.shape or X.shape[1] != x.size:
+    # rows holding NaN or inf are documented as skipped: only their kind and shape are checked here
+    X = checks.finite_array("x_draws", x_draws, ndim=2, allow_nonfinite=True)
+    Y = checks.finite_array("y_draws", y_draws, ndim=2, allow_nonfinite=True)
+    if X.shape != Y.shape or X.shape[1] != x.size:
         raise ValueError(
             f"x_draws and y_draws must both be (m, {x.size}), got {X.shape} and {Y.shape}"
         )
@@ -173,9 +175,12 @@ def partial_spearman(
     of ``x`` and ``y`` after each is regressed (least squares, with intercept) on the ranks of ``z``."""
     from scipy.stats import rankdata
 
-    a = [np.asarray(v, dtype=float) for v in (x, y, z)]
-    if any(v.ndim != 1 or len(v) != len(a[0]) for v in a) or len(a[0]) < 4:
-        raise ValueError("need three 1-d sequences of the same length >= 4")
+    a = [checks.finite_array(name, v, ndim=1) for name, v in (("x", x), ("y", y), ("z", z))]
+    if any(len(v) != len(a[0]) for v in a) or len(a[0]) < 4:
+        raise ValueError(
+            "x, y and z must be three 1-d sequences of the same length >= 4, got lengths "
+            f"{[len(v) for v in a]}"
+        )
     rx, ry, rz = (rankdata(v) for v in a)
     Z = np.stack([np.ones_like(rz), rz], axis=1)
     ex = rx - Z @ np.linalg.lstsq(Z, rx, rcond=None)[0]
@@ -206,11 +211,13 @@ def spearman_with_uncertainty(
     """
     from scipy.stats import spearmanr
 
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1 or len(x) < 4:
+    x, y = checks.finite_array("x", x, ndim=1), checks.finite_array("y", y, ndim=1)
+    if x.shape != y.shape or len(x) < 4:
         raise ValueError(
-            f"need two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}"
+            f"x and y must be two 1-d sequences of the same length >= 4, got {x.shape} and {y.shape}"
         )
+    n_boot = checks.positive_int("n_boot", n_boot)
+    n_perm = checks.positive_int("n_perm", n_perm)
     draws: list[np.ndarray | None] = []
     for name, given in (("x_draws", x_draws), ("y_draws", y_draws)):
         dr = None if given is None else np.asarray(given, dtype=float)

@@ -222,7 +222,7 @@ def train_factorisation(
             "¼‖W Wᵀ - M‖² only then); symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
         )
     V = M_np.shape[0]
-    W0_np = np.asarray(W0, dtype=np.float64)
+    W0_np = checks.finite_array("W0", W0, ndim=(2, 3))
     single = W0_np.ndim == 2
     if single:
         W0_np = W0_np[None]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def _questions(path: str | None) -> tuple[tuple[str, tuple[tuple[str, str, str, 
     try:
         st = Path(path).stat()
     except OSError as exc:
-        raise DataError(f"analogy file {path} cannot be read: {exc}") from exc
+        raise DataError(f"path: the analogy file {path} cannot be read: {exc}") from exc
     return _parse_questions(path, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
 
 
@@ -113,6 +113,17 @@ def analogy_categories(
     return [(n, list(q)) for n, q in _questions(str(path) if path else None)]
 
 
+def _check_words(words: Any) -> None:
+    """``words`` must be a non-empty sequence of strings (a vocabulary), not one string."""
+    if isinstance(words, (str, bytes)) or not hasattr(words, "__len__") or len(words) == 0:
+        raise checks.ArgumentTypeError(
+            f"words must be a non-empty sequence of words (strings), got {checks.describe(words)}"
+        )
+    bad = next((w for w in words if not isinstance(w, str)), None)
+    if bad is not None:
+        raise checks.ArgumentTypeError(f"words must hold strings, got {bad!r}")
+
+
 def _index(words: Sequence[str]) -> dict[str, int]:
     return {w: i for i, w in enumerate(words)}
 
@@ -140,6 +151,7 @@ def analogy_items(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(items, category)``: an ``(n, 4)`` int array of word ids ``(a, b, a', b')`` and each item's
     category number, for the given vocabulary and protocol."""
+    _check_words(words)
     idx = _index(words)
     items: list[np.ndarray] = []
     cat_of: list[np.ndarray] = []
@@ -164,14 +176,14 @@ def analogy_items(
     return np.concatenate(items), np.concatenate(cat_of)
 
 
-def _check_embedding(words: Sequence[str], W: np.ndarray) -> np.ndarray:
-    W = np.asarray(W)
-    if W.ndim != 2 or W.shape[0] != len(words):
-        raise ValueError(f"W must have one row per word: {len(words)} words, W has shape {W.shape}")
+def _check_embedding(words: Sequence[str], W: np.ndarray, name: str = "W") -> np.ndarray:
+    W = checks.finite_array(name, W, ndim=2, dtype=None, allow_empty=True)
+    if W.shape[0] != len(words):
+        raise ValueError(
+            f"{name} must have one row per word: {len(words)} words, {name} has shape {W.shape}"
+        )
     if W.shape[0] == 0:
-        raise ValueError("empty vocabulary")
-    if not np.all(np.isfinite(W)):
-        raise ValueError("W contains non-finite entries")
+        raise ValueError(f"{name}: empty vocabulary")
     return W
 
 
@@ -210,11 +222,7 @@ def analogy_hits(W: np.ndarray, items: np.ndarray, *, rule: str = "add") -> np.n
     """Which analogy items ``W`` answers correctly: ``(n,)`` booleans for the rows ``(a, b, a', b')`` of
     ``items`` (word ids, as :func:`analogy_items` returns them), scored as :func:`analogy_accuracy` does
     (3CosAdd or 3CosMul over the whole vocabulary, ``a, b, a'`` excluded)."""
-    W = np.asarray(W)
-    if W.ndim != 2 or W.shape[0] == 0:
-        raise ValueError(f"W must be a non-empty (V, d) array, got shape {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise ValueError("W contains non-finite entries")
+    W = checks.finite_array("W", W, ndim=2, dtype=None)
     items = np.asarray(items)
     if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
         raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
@@ -334,9 +342,9 @@ def similarity_bootstrap(
 
     if not isinstance(n_boot, (int, np.integer)) or isinstance(n_boot, bool) or n_boot < 1:
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    Ws = [_check_embedding(words, W) for W in embeddings]
+    Ws = [_check_embedding(words, W, "embeddings") for W in embeddings]
     if not Ws:
-        raise ValueError("need at least one embedding")
+        raise ValueError("embeddings must hold at least one embedding, got none")
     rho = np.array([similarity_spearman(words, W, dataset)[0] for W in Ws])
     pairs, human = similarity_pairs(words, dataset)
     cos = np.stack(

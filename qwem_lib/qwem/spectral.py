@@ -371,6 +371,8 @@ def top_eigenpairs(
     converge"); which of the two happens on a hard spectrum depends on the BLAS and its threads.
     """
     M, V = _validate(M, d)
+    depth = checks.positive_int("depth", depth)
+    max_cycles = checks.positive_int("max_cycles", max_cycles)
     if method == "auto":
         if V <= 3000:
             method = "eigh"
@@ -502,7 +504,7 @@ def inertia(M: np.ndarray) -> tuple[int, int, int]:
     from scipy.linalg.lapack import _compute_lwork
 
     if not isinstance(M, np.ndarray) or M.dtype.kind != "f":
-        M = np.asarray(M, dtype=np.float64)
+        M = checks.finite_array("M", M, allow_nonfinite=True)  # refuses strings; finiteness below
     if M.ndim == 2 and M.shape == (1, 1):
         v = float(M[0, 0])
         if not np.isfinite(v):
@@ -553,8 +555,15 @@ def eigen_features(
     positive. ``top_words`` restricts the lists to the most frequent words (the paper's Figure 3 reads
     its lists among frequent words).
     """
-    U = np.asarray(U)
-    n = U.shape[0] if top_words is None else min(top_words, U.shape[0])
+    U = checks.finite_array("U", U, ndim=2, dtype=None)
+    if U.shape[0] > len(words):
+        raise ValueError(f"U must have one row per word: {len(words)} words, U has shape {U.shape}")
+    k = checks.positive_int("k", k)
+    n = (
+        U.shape[0]
+        if top_words is None
+        else min(checks.positive_int("top_words", top_words), U.shape[0])
+    )
     out = []
     for col in U[:n].T:
         s = np.sign(col[np.argmax(np.abs(col))]) or 1.0
@@ -603,13 +612,13 @@ def wide_spectral_embeddings(
 
     from .corpus_stats import cooccurrence, target_from_stats
 
+    V = checks.integer("V", V, low=2)
+    d = checks.integer("d", d, low=1, high=V - 1)
     c = resolve_corpus(corpus)
     if method == "auto":
         method = "torch" if config.device_name().startswith("cuda") else "evr"
     if method not in ("evr", "torch"):
         raise ValueError(f"method must be 'auto', 'evr' or 'torch', got {method!r}")
-    if not isinstance(d, (int, np.integer)) or not 1 <= d < V:
-        raise ValueError(f"d must be an integer in [1, V), got d={d!r}, V={V}")
     ckey = counts_key(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
     path = None
     if ckey is not None:
