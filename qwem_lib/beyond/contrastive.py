@@ -32,6 +32,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..book import checks
+
 __all__ = [
     "GaussianAugmentation",
     "view_moments",
@@ -49,16 +51,10 @@ LossKind = Literal["spectral", "logistic", "infonce"]
 
 
 def _as_matrix(name: str, X: Any, ncols: int | None = None) -> np.ndarray:
-    X = np.asarray(X)
-    if X.dtype.kind not in "fiu":
-        raise TypeError(f"{name} must be a real array, got dtype {X.dtype}")
-    if X.ndim != 2 or (ncols is not None and X.shape[1] != ncols):
-        raise ValueError(
-            f"{name} must be a 2-D array{'' if ncols is None else f' with {ncols} columns'}, got {X.shape}"
-        )
-    if not np.isfinite(X).all():
-        raise ValueError(f"{name} has NaN or infinite entries")
-    return X.astype(np.float64)
+    X = checks.finite_array(name, X, ndim=2)
+    if ncols is not None and X.shape[1] != ncols:
+        raise ValueError(f"{name} must be a 2-D array with {ncols} columns, got {X.shape}")
+    return X
 
 
 @dataclass(frozen=True)
@@ -81,9 +77,11 @@ class GaussianAugmentation:
         if U.shape != (n, n) or not np.allclose(U.T @ U, np.eye(n), atol=1e-10):
             raise ValueError("U must be a square orthogonal matrix")
         for name in ("signal", "noise"):
-            v = np.asarray(getattr(self, name), dtype=np.float64)
-            if v.shape != (n,) or not np.isfinite(v).all() or np.any(v < 0):
-                raise ValueError(f"{name} must be {n} finite non-negative variances")
+            v = checks.positive_array(name, getattr(self, name), strict=False, ndim=1)
+            if v.shape != (n,):
+                raise ValueError(
+                    f"{name} must be {n} finite non-negative variances, got shape {v.shape}"
+                )
         if np.any(np.asarray(self.signal) + np.asarray(self.noise) <= 0):
             raise ValueError("every direction needs positive total variance")
 
@@ -167,6 +165,9 @@ def spectral_loss_moments(W: Any, Sigma: Any, C: Any) -> float:
     W = _as_matrix("W", W)
     Sigma = _as_matrix("Sigma", Sigma, W.shape[0])
     C = _as_matrix("C", C, W.shape[0])
+    for name, X in (("Sigma", Sigma), ("C", C)):
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(f"{name} must be a square n × n matrix, got shape {X.shape}")
     G = W.T @ Sigma @ W
     return float(-2.0 * np.trace(W.T @ C @ W) + (G * G).sum())
 
@@ -186,9 +187,19 @@ def contrastive_loss(Z1, Z2, kind: LossKind):
     """
     import torch
 
-    if Z1.shape != Z2.shape or Z1.ndim != 2:
+    if kind not in ("spectral", "logistic", "infonce"):
+        raise ValueError(f"kind must be 'spectral', 'logistic' or 'infonce', got {kind!r}")
+    for name, Z in (("Z1", Z1), ("Z2", Z2)):
+        if not torch.is_tensor(Z) or not torch.is_floating_point(Z):
+            raise checks.ArgumentTypeError(
+                f"{name} must be a floating-point torch tensor, got {type(Z)}"
+            )
+        if not bool(torch.isfinite(Z).all()):
+            raise ValueError(f"{name} must hold finite numbers, got NaN or infinite entries")
+    if Z1.shape != Z2.shape or Z1.ndim != 2 or Z1.shape[0] < 2:
         raise ValueError(
-            f"Z1 and Z2 must be N×d tensors of the same shape, got {tuple(Z1.shape)}, {tuple(Z2.shape)}"
+            f"Z1 and Z2 must be N×d tensors of the same shape, N >= 2, got {tuple(Z1.shape)}, "
+            f"{tuple(Z2.shape)}"
         )
     N = Z1.shape[0]
     pos = (Z1 * Z2).sum(dim=1)
@@ -215,11 +226,12 @@ def make_encoder(n: int, d: int, *, hidden: int | None = None, init_scale: float
     random ReLU features, so that the small-initialisation regime is that of the output."""
     import torch
 
-    for name, v in (("n", n), ("d", d)):
-        if not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if not init_scale > 0:
-        raise ValueError("init_scale must be positive")
+    n = checks.positive_int("n", n)
+    d = checks.positive_int("d", d)
+    if hidden is not None:
+        hidden = checks.positive_int("hidden", hidden)
+    init_scale = checks.positive("init_scale", init_scale)
+    seed = checks.nonnegative_int("seed", seed)
     g = torch.Generator().manual_seed(int(seed))
     if hidden is None:
         lin = torch.nn.Linear(n, d, bias=False).double()
@@ -254,8 +266,15 @@ def train_contrastive(
 
     X1 = _as_matrix("X1", X1)
     X2 = _as_matrix("X2", X2, X1.shape[1])
-    if not lr > 0 or steps < 1 or record_every < 1:
-        raise ValueError("need lr > 0, steps >= 1 and record_every >= 1")
+    if X1.shape != X2.shape or X1.shape[0] < 2:
+        raise ValueError(
+            f"X1 and X2 must hold the same N >= 2 pairs, got shapes {X1.shape} and {X2.shape}"
+        )
+    if kind not in ("spectral", "logistic", "infonce"):
+        raise ValueError(f"kind must be 'spectral', 'logistic' or 'infonce', got {kind!r}")
+    lr = checks.positive("lr", lr)
+    steps = checks.positive_int("steps", steps)
+    record_every = checks.positive_int("record_every", record_every)
     t1 = torch.from_numpy(X1)
     t2 = torch.from_numpy(X2)
     if probe is None:
@@ -298,13 +317,13 @@ def aligned_contrastive_dynamics(
     """
     from scipy.integrate import solve_ivp
 
-    kappa = np.asarray(kappa, dtype=np.float64)
-    a0 = np.asarray(a0, dtype=np.float64)
-    t = np.asarray(t, dtype=np.float64)
-    if kappa.ndim != 1 or a0.shape != kappa.shape or np.any(a0 <= 0):
-        raise ValueError("kappa and a0 must be vectors of the same length, a0 > 0")
-    if t.ndim != 1 or t.size < 2 or t[0] != 0 or np.any(np.diff(t) <= 0):
-        raise ValueError("t must be an increasing grid starting at 0")
+    kappa = checks.finite_array("kappa", kappa, ndim=1)
+    a0 = checks.positive_array("a0", a0, ndim=1)
+    if a0.shape != kappa.shape:
+        raise ValueError(f"a0 must have kappa's length {kappa.size}, got shape {a0.shape}")
+    t = checks.increasing("t", t)
+    if t.size < 2 or t[0] != 0:
+        raise ValueError("t must be an increasing grid of at least two times starting at 0")
     if kind in ("spectral", "infonce_quadratic"):
         from ..qwem.theory import aligned_sigmoid
 
@@ -337,11 +356,16 @@ def hermite_eigenfunctions(
     decreasing eigenvalue.
     """
     Y = _as_matrix("Y", Y)
-    kappa = np.asarray(kappa, dtype=np.float64)
+    kappa = checks.finite_array("kappa", kappa, ndim=1)
     if kappa.shape != (Y.shape[1],):
-        raise ValueError("kappa must have one entry per column of Y")
-    if max_degree not in (1, 2):
-        raise ValueError("max_degree must be 1 or 2")
+        raise ValueError(
+            f"kappa must have one entry per column of Y ({Y.shape[1]}), got {kappa.shape}"
+        )
+    if np.any(np.abs(kappa) > 1):
+        raise ValueError(
+            "kappa must hold correlations in [-1, 1] (the augmentation kernel's eigenvalues)"
+        )
+    max_degree = checks.integer("max_degree", max_degree, low=1, high=2)
     cols, names, eig = [], [], []
     n = Y.shape[1]
     for k in range(n):
