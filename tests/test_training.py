@@ -649,7 +649,7 @@ def test_gradient_noise_validation():
         tr.split_gradient_noise(P, pu, W, batch=0, acceptance=0.5)
     with pytest.raises(ValueError, match="acceptance"):
         tr.split_gradient_noise(P, pu, W, batch=1, acceptance=0.0)
-    with pytest.raises(ValueError, match="do not match"):
+    with pytest.raises(ValueError, match="does not match"):
         tr.split_gradient_noise(P, pu, np.ones((4, 2)), batch=1, acceptance=0.5)
     with pytest.raises(ValueError, match="orthonormal"):
         tr.split_gradient_noise(P, pu, W, batch=1, acceptance=0.5, basis=np.ones((3, 1)))

@@ -12,6 +12,8 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 
+from . import checks
+
 PALETTE = ["#1b6ca8", "#d1495b", "#edae49", "#00798c", "#6c4f9c", "#66a182", "#8d8d8d", "#2e4057"]
 """The book's categorical colours (colour-blind-safe enough for line plots)."""
 
@@ -254,6 +256,14 @@ def plot_steps(
     """Draw the squared singular values ``s_sq`` (T, d) against ``t`` (T,), one colour per mode, with the
     matching ``theory`` curves (T, d) dashed; returns the colours. ``faint`` draws a thin, light
     background run (for comparisons)."""
+    t = checks.increasing("t", t)
+    s_sq = checks.finite_array("s_sq", s_sq, ndim=2)
+    if s_sq.shape[0] != t.size:
+        raise ValueError(f"s_sq must have one row per time ({t.size}), got shape {s_sq.shape}")
+    if theory is not None:
+        theory = checks.finite_array("theory", theory, shape=s_sq.shape)
+    if t_max is not None:
+        t_max = checks.positive("t_max", t_max)
     d = s_sq.shape[1]
     colors = plt.cm.viridis(np.linspace(0, 0.9, d))
     for k in range(d):

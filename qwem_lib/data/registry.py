@@ -277,7 +277,7 @@ def dataset(name: str) -> Dataset:
         return REGISTRY[name]
     except KeyError:
         raise DataError(
-            f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))}"
+            f"unknown dataset name {name!r}; registered: {', '.join(sorted(REGISTRY))}"
         ) from None
 
 

@@ -737,12 +737,14 @@ def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float,
 
     Zipf's law says the slope is close to -1.
     """
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.ndim != 1:
-        raise ValueError(f"counts must be 1-D (counts by rank), got shape {counts.shape}")
-    hi = min(hi, counts.size)
-    if not 1 <= lo < hi:
-        raise ValueError(f"need 1 <= lo < hi <= {counts.size}, got lo={lo}, hi={hi}")
+    counts = checks.positive_array("counts", counts, strict=False, ndim=1)
+    lo = checks.integer("lo", lo, low=1)
+    hi = min(checks.integer("hi", hi, low=2), counts.size)
+    if not lo < hi:
+        raise ValueError(
+            f"lo must be below hi (ranks lo..hi, hi at most len(counts) = {counts.size}), got lo={lo}, "
+            f"hi={hi}"
+        )
     used = counts[lo - 1 : hi]
     if not (np.isfinite(used).all() and (used > 0).all()):
         raise ValueError(

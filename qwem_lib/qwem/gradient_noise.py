@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .pairs import (
-    batch_loss_grad,
-)
+from ..book import checks
+from .pairs import batch_loss_grad, statistics
 
 __all__ = [
     "GradientNoise",
@@ -47,15 +46,12 @@ class GradientNoise:
 def _check_noise_inputs(
     W: Any, batch: Any, basis: Any
 ) -> tuple[np.ndarray, int, np.ndarray | None]:
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or not np.all(np.isfinite(W)):
-        raise ValueError(f"W must be a finite V × d array, got shape {W.shape}")
-    if not isinstance(batch, (int, np.integer)) or isinstance(batch, bool) or batch < 1:
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    W = checks.finite_array("W", W, ndim=2)
+    batch = checks.positive_int("batch", batch)
     Q = None
     if basis is not None:
-        Q = np.asarray(basis, dtype=np.float64)
-        if Q.ndim != 2 or Q.shape[0] != W.shape[0]:
+        Q = checks.finite_array("basis", basis, ndim=2)
+        if Q.shape[0] != W.shape[0]:
             raise ValueError(f"basis must be V × r with V = {W.shape[0]}, got shape {Q.shape}")
         if not np.allclose(Q.T @ Q, np.eye(Q.shape[1]), atol=1e-8):
             raise ValueError("basis must have orthonormal columns")
@@ -84,20 +80,12 @@ def split_gradient_noise(
     columns, e.g. M*'s top eigenvectors) gives the noise and signal inside its span as well.
     """
     W, batch, Q = _check_noise_inputs(W, batch, basis)
-    P = np.asarray(P_joint, dtype=np.float64)
-    pu = np.asarray(P_unigram, dtype=np.float64)
+    P, pu = statistics(P_joint, P_unigram)
     V = W.shape[0]
-    if P.shape != (V, V) or pu.shape != (V,):
-        raise ValueError(
-            f"statistics of shape {P.shape}, {pu.shape} do not match W of shape {W.shape}"
-        )
-    if not (np.all(np.isfinite(P)) and np.all(P >= 0) and np.all(pu > 0)):
-        raise ValueError("P_joint must be finite and non-negative and P_unigram positive")
-    if not (0.0 < float(acceptance) <= 1.0):
-        raise ValueError(f"acceptance must be in (0, 1], got {acceptance!r}")
-    if not (isinstance(block, (int, np.integer)) and block >= 1):
-        raise ValueError(f"block must be a positive integer, got {block!r}")
-    alpha = float(acceptance)
+    if P.shape != (V, V):
+        raise ValueError(f"P_joint of shape {P.shape} does not match W of shape {W.shape}")
+    alpha = checks.real("acceptance", acceptance, low=0, high=1, low_open=True)
+    block = checks.positive_int("block", block)
     n = (W * W).sum(1)
     AW = np.empty_like(W)
     NW = np.empty_like(W)
@@ -158,11 +146,8 @@ def sampled_gradient_noise(
     import torch
 
     W, batch, Q = _check_noise_inputs(W, batch, basis)
-    g = np.asarray(exact, dtype=np.float64)
-    if g.shape != W.shape or not np.all(np.isfinite(g)):
-        raise ValueError(f"exact must be a finite array of W's shape {W.shape}, got {g.shape}")
-    if not isinstance(n_batches, (int, np.integer)) or n_batches < 2:
-        raise ValueError(f"n_batches must be an integer >= 2, got {n_batches!r}")
+    g = checks.finite_array("exact", exact, shape=W.shape)
+    n_batches = checks.integer("n_batches", n_batches, low=2)
     gen = torch.Generator(device=sampler.device).manual_seed(int(seed))
     Wt = torch.as_tensor(W, device=sampler.device, dtype=tables["dtype"])
     full, top = np.empty(int(n_batches)), np.full(int(n_batches), np.nan)

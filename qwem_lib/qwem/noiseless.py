@@ -271,9 +271,12 @@ def _check_expected_inputs(stats: Any, W0: Any, d: Any) -> None:
     used to surface as a LinAlgError seven frames deep."""
     if not isinstance(stats, (tuple, list)) or len(stats) != 2:
         raise ValueError(f"stats must be a pair (P_joint, P_unigram), got {checks.describe(stats)}")
-    for name, a in zip(("P_joint", "P_unigram"), stats):
-        checks.finite_array(name, a, ndim=2 if name == "P_joint" else 1)
-    P, pu = check_stats(*stats)
+    for i, (name, a) in enumerate(zip(("P_joint", "P_unigram"), stats)):
+        checks.finite_array(f"stats[{i}] ({name})", a, ndim=2 if name == "P_joint" else 1)
+    try:
+        P, pu = check_stats(*stats)
+    except ValueError as exc:  # say which argument holds the statistics
+        raise ValueError(f"stats: {exc}") from exc
     if W0 is not None:
         checks.finite_array("W0", W0, ndim=2, shape=(pu.shape[0], checks.positive_int("d", d)))
 
@@ -707,6 +710,7 @@ def minimise_expected(
     """
     import torch
 
+    _check_expected_inputs(stats, W0, d)
     P, pu = (np.asarray(a, dtype=np.float64) for a in stats)
     V = int(pu.shape[0])
     name, lo, rw = resolve_model(model, loss, reweighting)

@@ -380,8 +380,9 @@ def procrustes_distance(A, B) -> float:
 # M* and PMI (Appendix D.1)
 # ----------------------------------------------------------------------------------------------
 def pmi_from_mstar(x):
-    """PMI = log((2 + x)/(2 − x)) = 2 artanh(x/2) for equal reweightings (x = M*_ij ∈ (−2, 2))."""
-    x = np.asarray(x, dtype=np.float64)
+    """PMI = log((2 + x)/(2 − x)) = 2 artanh(x/2) for equal reweightings (x = M*_ij ∈ [−2, 2]; the ends
+    map to ∓∞: x = −2 is a pair never seen)."""
+    x = checks.finite_array("x", x, allow_empty=True, allow_nonfinite=True)
     if np.isnan(x).any() or (np.abs(x) > 2).any():
         raise ValueError(
             "x must hold M* values in [-2, 2] (M* = 2 (P - Q) / (P + Q)); got NaN or |x| > 2 "
@@ -429,6 +430,7 @@ def pmi_series_coefficients(order: int = 7) -> dict[int, Any]:
     """The exact (sympy Rational) Taylor coefficients of log((2 + x)/(2 − x)) at x = 0 up to x^order."""
     import sympy as sp
 
+    order = checks.integer("order", order, low=1)
     x = sp.symbols("x")
     ser = sp.series(sp.log((2 + x) / (2 - x)), x, 0, order + 1).removeO()
     poly = sp.Poly(sp.expand(ser), x)

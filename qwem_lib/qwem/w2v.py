@@ -92,7 +92,9 @@ def subsampled_fraction(counts: np.ndarray, sample: float) -> float:
 
     ``counts`` are the counts of the words gensim keeps (here the top-``V`` words).
     """
-    v = np.asarray(counts, dtype=np.float64)
+    v = checks.positive_array("counts", counts, strict=False, ndim=1)
+    if v.sum() <= 0:
+        raise ValueError("counts must not all be zero")
     return float(1.0 - (subsample_keep_probability(v, sample) * v).sum() / v.sum())
 
 
