@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import atomic_path, read_npz
+from ..book.cache import cached, entry
 from ..data import Corpus
 from .corpus_stats import (
     STREAM_VOCAB,
@@ -465,31 +465,26 @@ def spectral_embeddings(
     # float64 entries before v5 held float32 embeddings; float32 entries are unchanged (their v4 kept)
     version = "v5" if np.dtype(dtype) == np.float64 else "v4"
     if ckey is not None:
-        path = (
-            config.cache_dir()
-            / "spectral"
-            / f"{ckey}-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"
+        path = entry(
+            "spectral", f"{ckey}-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"
         )
-        cached = read_npz(path, ("W",), shapes={"W": (int(V), int(d))}, finite=("W",))
-        if cached is not None:
-            return c.vocab(int(V)), cached["W"]
-    words, C, pu = cooccurrence_table(
-        c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache
-    )
-    in_place = (
-        target == "mstar"
-        and C.flags.c_contiguous
-        and C.flags.writeable
-        and C.itemsize == np.dtype(dtype).itemsize
-    )  # M* in the count table's memory
-    M = target_from_counts(C, pu, target, dtype=dtype, out=C.view(dtype) if in_place else None)
-    del C
-    W, _ = embeddings_from_matrix(M, d, method=method, dtype=dtype)
-    del M
-    if path is not None:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, W=W)
-    return words, W
+
+    def compute() -> dict[str, np.ndarray]:
+        _, C, pu = cooccurrence_table(
+            c, V, window, oov=oov, stream_vocab=stream_vocab, use_cache=use_cache
+        )
+        in_place = (
+            target == "mstar"
+            and C.flags.c_contiguous
+            and C.flags.writeable
+            and C.itemsize == np.dtype(dtype).itemsize
+        )  # M* in the count table's memory
+        M = target_from_counts(C, pu, target, dtype=dtype, out=C.view(dtype) if in_place else None)
+        del C
+        return {"W": embeddings_from_matrix(M, d, method=method, dtype=dtype)[0]}
+
+    out, _ = cached(path, compute, required=("W",), shapes={"W": (int(V), int(d))}, finite=("W",))
+    return c.vocab(int(V)), out["W"]
 
 
 def inertia(M: np.ndarray) -> tuple[int, int, int]:
@@ -622,32 +617,36 @@ def wide_spectral_embeddings(
     ckey = counts_key(c, int(V), int(window), "linear", "authors", 20_000) if use_cache else None
     path = None
     if ckey is not None:
-        path = config.cache_dir() / "task_vectors" / f"{ckey}-d{d}-mstar-{method}-v1.npz"
-        hit = read_npz(
-            path,
-            ("W", "lam"),
-            shapes={"W": (int(V), int(d)), "lam": (int(d),)},
-            finite=("W", "lam"),
-        )
-        if hit is not None:
-            return c.vocab(int(V)), hit["W"], hit["lam"]
-    words, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
-    M = target_from_stats(P, pu, "mstar", dtype=np.float32)
-    del P
-    if method == "evr":
-        lam, U = sl.eigh(
-            M, subset_by_index=(V - d, V - 1), driver="evr", overwrite_a=True, check_finite=False
-        )
-    else:
-        import torch
+        path = entry("task_vectors", f"{ckey}-d{d}-mstar-{method}-v1.npz")
 
-        ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
-        lam, U = ev[V - d :].cpu().numpy(), vec[:, V - d :].cpu().numpy()
-        del ev, vec
-    del M
-    lam, U = lam[::-1].astype(np.float64), U[:, ::-1]
-    W = np.ascontiguousarray(U * np.sqrt(np.maximum(lam, 0.0))[None, :], dtype=np.float32)
-    if path is not None:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, W=W, lam=lam)
-    return words, W, lam
+    def compute() -> dict[str, np.ndarray]:
+        _, P, pu = cooccurrence(c, V, window, use_cache=use_cache)
+        M = target_from_stats(P, pu, "mstar", dtype=np.float32)
+        del P
+        if method == "evr":
+            lam, U = sl.eigh(
+                M,
+                subset_by_index=(V - d, V - 1),
+                driver="evr",
+                overwrite_a=True,
+                check_finite=False,
+            )
+        else:
+            import torch
+
+            ev, vec = torch.linalg.eigh(torch.from_numpy(M).to(config.device()))
+            lam, U = ev[V - d :].cpu().numpy(), vec[:, V - d :].cpu().numpy()
+            del ev, vec
+        del M
+        lam, U = lam[::-1].astype(np.float64), U[:, ::-1]
+        W = np.ascontiguousarray(U * np.sqrt(np.maximum(lam, 0.0))[None, :], dtype=np.float32)
+        return {"W": W, "lam": lam}
+
+    out, _ = cached(
+        path,
+        compute,
+        required=("W", "lam"),
+        shapes={"W": (int(V), int(d)), "lam": (int(d),)},
+        finite=("W", "lam"),
+    )
+    return c.vocab(int(V)), out["W"], out["lam"]
