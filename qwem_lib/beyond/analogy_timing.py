@@ -22,7 +22,6 @@ accuracy as a function of training time. This module holds the pieces:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import atomic_path, read_npz
+from ..book.cache import cached, digest, entry
 from ..qwem.evaluation import analogy_hits
 from ..qwem.theory import aligned_sigmoid
 
@@ -250,10 +249,9 @@ def word2vec_snapshots(
     and with it subsampling and the negative distribution, is built from the whole corpus first. One
     worker thread makes the run reproducible for a seed. Cached under ``cache_dir()/w2v``."""
     import gensim
-    from gensim.models import Word2Vec
 
     from ..qwem.corpus_stats import resolve_corpus
-    from ..qwem.w2v import W2V_DEFAULTS, w2v_corpus_file, w2v_corpus_key
+    from ..qwem.w2v import W2V_DEFAULTS, w2v_corpus_key
 
     f = _finite_array("fractions", fractions, 1)
     if f.size == 0 or np.any(np.diff(f) <= 0) or f[0] <= 0 or not np.isclose(f[-1], 1.0):
@@ -275,15 +273,30 @@ def word2vec_snapshots(
         fractions=f.round(10).tolist(),
         gensim=gensim.__version__,
     )
-    h = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-    out = config.cache_dir() / "w2v" / f"snapshots-{w2v_corpus_key(c, int(V))}-d{d}-{h}.npz"
-    z = (
-        read_npz(out, ("W", "info"), shapes={"W": (f.size, V, d)}, finite=("W",))
-        if use_cache
-        else None
+    h = digest(key)
+    path = (
+        entry("w2v", f"snapshots-{w2v_corpus_key(c, int(V))}-d{d}-{h}.npz") if use_cache else None
     )
-    if z is not None:
-        return words, z["W"], json.loads(str(z["info"]))
+    out, _ = cached(
+        path,
+        lambda: _snapshot_run(c, int(V), words, settings, f, int(epochs), h),
+        required=("W", "info"),
+        shapes={"W": (f.size, V, d)},
+        finite=("W",),
+    )
+    return words, out["W"], json.loads(str(out["info"]))
+
+
+def _snapshot_run(
+    c: Any, V: int, words: list[str], settings: dict, f: np.ndarray, epochs: int, h: str
+) -> dict[str, np.ndarray]:
+    """One gensim run over ``epochs`` passes of the corpus file, with the embeddings of ``words`` kept
+    after each fraction ``f`` of it: ``{"W": (len(f), V, d), "info": JSON}``."""
+    import gensim
+    from gensim.models import Word2Vec
+
+    from ..qwem.w2v import w2v_corpus_file
+
     cfile = w2v_corpus_file(c, int(V))
     lines = cfile.read_text().splitlines() * int(epochs)
     cuts = np.unique(np.clip(np.round(f * len(lines)).astype(int), 1, len(lines)))
@@ -326,7 +339,4 @@ def word2vec_snapshots(
         corpus=c.name,
         V=int(V),
     )
-    if use_cache:
-        with atomic_path(out, ".npz") as tmp:
-            np.savez(tmp, W=W, info=np.array(json.dumps(info)))
-    return words, W, info
+    return {"W": W, "info": np.array(json.dumps(info))}

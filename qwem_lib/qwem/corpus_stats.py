@@ -38,7 +38,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import atomic_path, read_npz
+from ..book.cache import cached
 from ..data import Corpus, DataError, corpus_cache_key, corpus_key, dataset, load_corpus
 
 __all__ = [
@@ -501,23 +501,18 @@ def cooccurrence_table(
     path = (
         cooc_cache_path(c, int(V), int(window), weighting, oov, stream_vocab) if use_cache else None
     )
-    cached = (
-        read_npz(path, ("counts",), shapes={"counts": (int(V), int(V))}, finite=("counts",))
-        if path is not None
-        else None
-    )
-    if cached is not None:
-        counts = cached["counts"]
-    else:
+
+    def compute() -> dict[str, np.ndarray]:
         counts = _count_table(
             np.asarray(c.ids), int(V), int(window), weighting, oov, stream_vocab, CHUNK_TOKENS
         )
-        if path is not None:
-            with atomic_path(path, ".npz") as tmp:
-                np.savez(
-                    tmp,
-                    counts=counts.astype(np.int32, copy=False) if counts.max() < 2**31 else counts,
-                )
+        # int32 where the counts fit (half the file); the caller gets what the file holds
+        return {"counts": counts.astype(np.int32, copy=False) if counts.max() < 2**31 else counts}
+
+    out, _ = cached(
+        path, compute, required=("counts",), shapes={"counts": (int(V), int(V))}, finite=("counts",)
+    )
+    counts = out["counts"]
     if not counts.any():
         raise DataError(f"corpus {c.name!r} has no co-occurring pair among its top {V} words")
     return list(words), counts, c.unigram(int(V))

@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import atomic_path, discard, read_npz
+from ..book.cache import atomic_path, cached, digest, discard, entry
 from ..data import Corpus, DataError
 from .corpus_stats import resolve_corpus, vocabulary_key
 
@@ -105,10 +105,10 @@ def w2v_corpus_key(c: Corpus, V: int) -> str:
     first named), else the corpus's sanitised name with a digest of its ids."""
     key = vocabulary_key(c, V, corpus_version=True)
     if key is None:
-        digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
+        ids_digest = hashlib.sha256(np.ascontiguousarray(c.ids).tobytes()).hexdigest()[:16]
         # the name becomes part of a file name: nothing in it may leave the cache folder ("../../x")
         safe = re.sub(r"[^A-Za-z0-9_.\[\]:-]", "_", c.name).lstrip(".") or "corpus"
-        return f"{safe[:80]}-{digest}-V{V}"
+        return f"{safe[:80]}-{ids_digest}-V{V}"
     return key
 
 
@@ -190,7 +190,6 @@ def train_word2vec(
     seed = config.SEED if seed is None else checks.integer("seed", seed, low=0, high=2**32 - 1)
 
     import gensim
-    from gensim.models import Word2Vec
 
     c = resolve_corpus(corpus)
     words = c.vocab(V)
@@ -206,18 +205,30 @@ def train_word2vec(
         min_count=1,
         hs=0,
     )
-    key_text = json.dumps(
-        dict(settings, corpus=w2v_corpus_key(c, int(V)), gensim=gensim.__version__), sort_keys=True
+    key = digest(dict(settings, corpus=w2v_corpus_key(c, int(V)), gensim=gensim.__version__))
+    path = (
+        entry("w2v", f"model-{w2v_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz")
+        if use_cache
+        else None
     )
-    key = hashlib.sha256(key_text.encode()).hexdigest()[:16]
-    out = (
-        config.cache_dir() / "w2v" / f"model-{w2v_corpus_key(c, int(V))}-d{d}-k{negative}-{key}.npz"
+    out, _ = cached(
+        path,
+        lambda: _train_word2vec(c, int(V), words, settings, verbose),
+        required=("W", "info"),
+        shapes={"W": (V, d)},
+        finite=("W",),
     )
-    cached = (
-        read_npz(out, ("W", "info"), shapes={"W": (V, d)}, finite=("W",)) if use_cache else None
-    )
-    if cached is not None:
-        return list(words), cached["W"], json.loads(str(cached["info"]))
+    return list(words), out["W"], json.loads(str(out["info"]))
+
+
+def _train_word2vec(
+    c: Corpus, V: int, words: list[str], settings: dict, verbose: bool
+) -> dict[str, np.ndarray]:
+    """gensim's word2vec on the corpus file of ``c``'s top ``V`` words: ``{"W", "info"}`` (rows in the
+    order of ``words``; ``info`` the settings and the run's facts as JSON), checked against the corpus."""
+    import gensim
+    from gensim.models import Word2Vec
+
     cfile = w2v_corpus_file(c, int(V))
     if verbose:
         logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO)
@@ -248,7 +259,4 @@ def train_word2vec(
         V=int(V),
         train_tokens=int(model.corpus_total_words),
     )
-    if use_cache:
-        with atomic_path(out, ".npz") as tmp:
-            np.savez(tmp, W=W, info=np.array(json.dumps(info)))
-    return list(words), W, info
+    return {"W": W, "info": np.array(json.dumps(info))}
