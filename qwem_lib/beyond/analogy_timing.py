@@ -169,9 +169,39 @@ def category_curves(
 
 
 def crossing_times(t: Any, curves: Any, share: float = 0.5, final: Any = None) -> np.ndarray:
-    """For each column of ``curves`` (``(T, C)``, values at the increasing times ``t``), the first time it
-    reaches ``share`` of its final value (``final``, by default the last row), by linear interpolation
-    between grid times. NaN where the final value is not positive or NaN, or the curve never gets there."""
+    """For each curve, the first time it reaches ``share`` of its final value.
+
+    Linear interpolation between the grid times. NaN where the final value is not positive or is NaN, where
+    the curve holds a NaN, or where it never gets there.
+
+    Parameters
+    ----------
+    t : array_like, shape (T,)
+        Increasing times, at least two.
+    curves : array_like, shape (T,) or (T, C)
+        The values at those times (finite, or NaN).
+    share : float, default 0.5
+        The share of the final value, in (0, 1].
+    final : float or array_like, shape (C,), optional
+        The values the shares refer to; default the last row of ``curves``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (C,)
+        The crossing times.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` is not an increasing finite grid, ``curves`` holds infinity or has the wrong shape, or
+        ``share`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> crossing_times(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, 0.2, 0.8, 1.0]))
+    array([1.5])
+    """
     t = _finite_array("t", t, 1)
     if t.size < 2 or np.any(np.diff(t) <= 0):
         raise ValueError("t must be an increasing grid of at least two times")

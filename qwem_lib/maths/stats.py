@@ -35,8 +35,33 @@ def gap_se(acc_a: float, acc_b: float, n_a: int, n_b: int | None = None) -> floa
     """Binomial standard error of the difference of two accuracies measured on ``n_a`` and ``n_b`` items.
 
     ``sqrt(a(1-a)/n_a + b(1-b)/n_b)``, treating the items as independent. The analogies of the pairs
-    protocol share words, so they are positively correlated and the true error is larger: use the
-    result with a generous multiple (the book uses :data:`qwem_lib.qwem.evaluation.COMPETITIVE_Z` = 3).
+    protocol share words, so they are positively correlated and the true error is larger: use the result
+    with a generous multiple (the book uses :data:`qwem_lib.qwem.evaluation.COMPETITIVE_Z` = 3) or a paired
+    bootstrap (:func:`bootstrap_gap`).
+
+    Parameters
+    ----------
+    acc_a, acc_b : float
+        The two accuracies, in [0, 1].
+    n_a : int
+        The number of items of the first.
+    n_b : int, optional
+        The number of items of the second; default ``n_a``.
+
+    Returns
+    -------
+    float
+        The standard error.
+
+    Raises
+    ------
+    ValueError
+        If an accuracy is outside [0, 1] or a count is not a positive integer.
+
+    Examples
+    --------
+    >>> round(gap_se(0.6, 0.5, 100), 4)  # sqrt(0.24/100 + 0.25/100)
+    0.07
     """
     return gap_se_named(acc_a, acc_b, n_a, n_b, names=("acc_a", "acc_b", "n_a", "n_b"))
 
@@ -54,12 +79,33 @@ def gap_se_named(
 
 
 def replicate_means(weights: Any, values: Any) -> np.ndarray:
-    """``(m,)`` weighted means of ``values`` (``(n,)``, e.g. the 0/1 hits of ``n`` analogy items), one per
-    row of ``weights`` (``(m, n)``, e.g. :func:`qwem_lib.beyond.analogy_timing.pair_bootstrap_weights`): the
-    statistic on each bootstrap resample, ``weights @ values / weights.sum(axis=1)``.
+    """Weighted means of ``values``, one per row of ``weights``: the statistic on each bootstrap resample.
 
-    Raises ``ValueError`` for mismatched shapes, negative or non-finite weights, a replicate whose weights
-    sum to zero, or non-finite values.
+    ``weights @ values / weights.sum(axis=1)``; for example the 0/1 hits of ``n`` analogy items with the
+    weights of :func:`qwem_lib.beyond.analogy_timing.pair_bootstrap_weights`.
+
+    Parameters
+    ----------
+    weights : array_like, shape (m, n)
+        Non-negative, finite; every row sums to more than zero.
+    values : array_like, shape (n,)
+        Finite values.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+
+    Raises
+    ------
+    ValueError
+        For mismatched shapes, negative or non-finite weights, a replicate whose weights sum to zero, or
+        non-finite values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> replicate_means(np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0]]), np.array([1.0, 0.0, 1.0]))
+    array([0.5, 0.5])
     """
     w = checks.positive_array("weights", weights, strict=False, ndim=2)
     v = checks.finite_array("values", values, ndim=1)

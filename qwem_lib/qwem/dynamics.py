@@ -396,7 +396,34 @@ def aligned_init(vecs: Any, s0: Sequence[float] | np.ndarray, O: Any = None) -> 
 def aligned_singular_values(
     lam: Sequence[float] | np.ndarray, s0_sq: Sequence[float] | np.ndarray, t: Any
 ) -> np.ndarray:
-    """Lemma 3.1's s_k²(t) for every mode: array of shape t.shape + (d,)."""
+    """Lemma 3.1's ``s_k²(t)`` for every mode at once.
+
+    Parameters
+    ----------
+    lam : array_like, shape (d,)
+        The eigenvalues ``λ_k`` (finite).
+    s0_sq : float or array_like, shape (d,)
+        The starts ``s_k²(0)`` (positive).
+    t : array_like
+        The times, any shape (empty allowed).
+
+    Returns
+    -------
+    numpy.ndarray, shape ``t.shape + (d,)``
+        ``s_k²(t)`` (:func:`qwem_lib.qwem.theory.aligned_sigmoid`).
+
+    Raises
+    ------
+    ValueError
+        If an input is not finite or ``s0_sq`` is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.round(aligned_singular_values([2.0, 1.0], 1e-3, np.array([0.0, 5.0])), 3)
+    array([[0.001, 0.001],
+           [1.834, 0.129]])
+    """
     lam = checks.finite_array("lam", lam, ndim=1)
     s0_sq = checks.positive_array("s0_sq", s0_sq, ndim=(0, 1))
     t = checks.finite_array("t", t, allow_empty=True)
@@ -504,9 +531,38 @@ def alignment_distance(proj: np.ndarray, resid_sq: np.ndarray, s_aligned: np.nda
 def learning_times(
     t: np.ndarray, s_sq: np.ndarray, lam: Sequence[float] | np.ndarray, fraction: float = 0.5
 ) -> np.ndarray:
-    """For each mode k the first time s_k²(t) reaches ``fraction``·λ_k (linear interpolation; NaN if never).
+    """For each mode ``k`` the first time ``s_k²(t)`` reaches ``fraction · λ_k``.
 
-    ``t`` (T,), ``s_sq`` (T, d) squared singular values (descending order), ``lam`` (d,).
+    Linear interpolation between the logged times; NaN where a mode never gets there.
+
+    Parameters
+    ----------
+    t : array_like, shape (T,)
+        The logged times, increasing.
+    s_sq : array_like, shape (T, d)
+        The squared singular values at those times (descending order of mode).
+    lam : array_like, shape (d,)
+        The end values ``λ_k`` the fractions refer to.
+    fraction : float, default 0.5
+        The share of ``λ_k`` that marks the step.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,)
+        The step times.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, ``t`` decreases somewhere, or ``fraction`` is not in (0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0.0, 10.0, 1001)
+    >>> s_sq = aligned_singular_values([2.0, 1.0], 1e-3, t)
+    >>> np.round(learning_times(t, s_sq, [2.0, 1.0]), 3)  # :func:`half_time` gives 3.800, 6.907
+    array([3.8  , 6.907])
     """
     t = checks.increasing("t", t, strict=False)
     s_sq = checks.finite_array("s_sq", s_sq, ndim=2, shape=(t.size, None))
@@ -570,7 +626,30 @@ def gap_exponent(lam: Sequence[float] | np.ndarray, d: int) -> float:
 
 
 def half_time(lam: Any, s0_sq: Any) -> Any:
-    """The exact time at which the sigmoid of Lemma 3.1 crosses λ/2: (1/λ) ln((λ − s0²)/s0²) (needs s0² < λ/2)."""
+    """The exact time at which Lemma 3.1's sigmoid crosses ``λ/2``: ``(1/λ) ln((λ − s0²)/s0²)``.
+
+    Parameters
+    ----------
+    lam : float or array_like
+        The eigenvalue(s) (positive).
+    s0_sq : float or array_like
+        The start(s), below ``lam/2`` (the sigmoid starts below its midpoint).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The half time(s), broadcast over the inputs.
+
+    Raises
+    ------
+    ValueError
+        If an input is not positive and finite, or ``s0_sq >= lam/2``.
+
+    Examples
+    --------
+    >>> round(half_time(2.0, 1e-3), 4)  # just below τ = ln(2000)/2 = 3.8005
+    3.8002
+    """
     lam = checks.positive_array("lam", lam)
     s0_sq = checks.positive_array("s0_sq", s0_sq)
     if np.any(s0_sq >= lam / 2):

@@ -21,8 +21,38 @@ __all__ = [
 
 
 def eigen_overlap(A: np.ndarray, B: np.ndarray, k: int | None = None) -> np.ndarray:
-    """The paper's Figure 5 matrix ``(U_aᵀ U_b)²`` of the first ``k`` left singular vectors of ``A`` and
-    ``B`` (the eigen-features of the two embeddings, ordered by singular value). Rows sum to ≤ 1."""
+    """The paper's Figure 5 matrix ``(U_aᵀ U_b)²`` of the first ``k`` left singular vectors of two embeddings.
+
+    The left singular vectors are the embeddings' eigen-features, ordered by singular value; entry
+    ``(i, j)`` is the squared overlap of feature ``i`` of ``A`` with feature ``j`` of ``B``. Rows and columns
+    sum to at most 1.
+
+    Parameters
+    ----------
+    A, B : array_like, shapes (V, a) and (V, b)
+        Finite embeddings of the same ``V`` words.
+    k : int, optional
+        How many features; default ``min(a, b)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k, k)
+        The squared overlaps.
+
+    Raises
+    ------
+    ValueError
+        If ``A`` or ``B`` is not a finite 2-D array, their rows differ, or ``k`` is not in ``1..min(a, b)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # features e1, e2
+    >>> B = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 0.0]])  # features e2, e1
+    >>> eigen_overlap(A, B)
+    array([[0., 1.],
+           [1., 0.]])
+    """
     Ua, Ub = _left_singular_vectors(A, B)
     top = min(Ua.shape[1], Ub.shape[1])
     k = top if k is None else checks.integer("k", k, low=1, high=top)
@@ -59,11 +89,40 @@ def nested_subspace_sines(overlap: np.ndarray) -> np.ndarray:
 
 
 def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
-    """The share of an overlap matrix's mass within ``band`` of a diagonal:
-    ``Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij`` (``offset = 0``: the main diagonal; ``offset = −1``: row i
-    matched with column i + 1, e.g. when the second embedding has one extra leading feature).
+    """The share of an overlap matrix's mass within ``band`` of a diagonal.
 
-    1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no diagonal structure.
+    ``Σ_{|i − j − offset| ≤ band} O_ij / Σ O_ij``: with ``offset = 0`` the main diagonal; with
+    ``offset = −1`` row ``i`` is matched with column ``i + 1`` (when the second embedding has one extra
+    leading feature). 1 for a (banded) diagonal matrix; about ``(2·band + 1)/k`` for a matrix with no
+    diagonal structure.
+
+    Parameters
+    ----------
+    O : array_like, shape (k, k)
+        Squared overlaps (:func:`eigen_overlap`): finite and non-negative, not all zero.
+    band : int, default 0
+        The half-width of the band (non-negative).
+    offset : int, default 0
+        Which diagonal.
+
+    Returns
+    -------
+    float
+        The share, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``O`` is not a finite, square, non-negative matrix with some mass, or ``band`` or ``offset`` is
+        not an integer (``band >= 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> diagonal_dominance(np.array([[0.9, 0.1], [0.1, 0.9]]))
+    0.9
+    >>> diagonal_dominance(np.array([[0.0, 1.0], [1.0, 0.0]]), offset=-1)  # row i with column i + 1
+    0.5
     """
     O = checks.square("O", O)
     if np.any(O < 0):
@@ -78,9 +137,33 @@ def diagonal_dominance(O: np.ndarray, band: int = 0, offset: int = 0) -> float:
 
 
 def without_constant(X: np.ndarray) -> np.ndarray:
-    """``X`` with the constant direction ``1/√V`` projected out of every column (the column means
-    removed): ``(I − 11ᵀ/V) X``. Figure 5's measure is taken on it, so that an offset shared by every
-    word (SGNS's, PPMI's Perron vector) is not counted as a feature (chapters 24 and 26)."""
+    """``X`` with the constant direction ``1/√V`` projected out of every column: ``(I − 11ᵀ/V) X``.
+
+    Figure 5's measure is taken on it, so that an offset shared by every word (SGNS's, PPMI's Perron vector)
+    is not counted as a feature (chapters 24 and 26).
+
+    Parameters
+    ----------
+    X : array_like, shape (V, d)
+        A finite embedding matrix with ``V >= 2`` rows.
+
+    Returns
+    -------
+    numpy.ndarray, shape (V, d)
+        ``X`` with its column means removed.
+
+    Raises
+    ------
+    ValueError
+        Unless ``X`` is a finite V × d matrix with ``V >= 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> without_constant(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    array([[-1., -1.],
+           [ 1.,  1.]])
+    """
     X = checks.finite_array("X", X, ndim=2)
     if X.shape[0] < 2:
         raise ValueError(f"X must be a V × d matrix with V >= 2, got shape {X.shape}")

@@ -78,7 +78,32 @@ def mean_overlap(R: np.ndarray) -> float:
 
 
 def truncate(R: np.ndarray, d: int) -> np.ndarray:
-    """The first ``d`` embedding columns of R (``R_d`` of the paper)."""
+    """The first ``d`` embedding columns of a task-vector matrix (``R_d`` of the paper).
+
+    Parameters
+    ----------
+    R : numpy.ndarray, shape (N, D)
+        Task vectors (rows), finite, at least 3 of them.
+    d : int
+        How many columns to keep, ``1 <= d <= D``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, d)
+
+    Raises
+    ------
+    ValueError
+        If ``R`` is not a valid task-vector matrix or ``d`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> truncate(np.arange(12.0).reshape(3, 4), 2)
+    array([[0., 1.],
+           [4., 5.],
+           [8., 9.]])
+    """
     R = checked_rows(R)
     d = checks.integer("d", d, low=1, high=R.shape[1])
     return R[:, :d]

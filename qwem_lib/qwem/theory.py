@@ -164,10 +164,34 @@ def weight_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
 
 
 def target_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
-    """M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½(Ψ⁺_ij P_ij + Ψ⁻_ij P_iP_j)).
+    """The target of the factorisation: ``M*_ij = (Ψ⁺_ij P_ij − Ψ⁻_ij P_iP_j) / (½(Ψ⁺_ij P_ij + Ψ⁻_ij P_iP_j))``.
 
-    ``P_marginal`` defaults to the row sums of ``P_joint``. The entries lie in [−2, 2]. Raises
-    ``ValueError`` where G_ij = 0 (both terms vanish, so M*_ij is undefined).
+    Parameters
+    ----------
+    P_joint : array_like, shape (V, V)
+        A symmetric joint probability table (finite, non-negative, summing to 1).
+    psi_plus, psi_minus : float or array_like, shape (V, V)
+        The reweightings of the positive and negative terms (finite, non-negative; symmetric arrays).
+    P_marginal : array_like, shape (V,), optional
+        The unigram probabilities; default the row sums of ``P_joint``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (V, V)
+        ``M*``, with entries in ``[−2, 2]``.
+
+    Raises
+    ------
+    ValueError
+        If an input is invalid, or ``G_ij = 0`` somewhere (both terms vanish: ``M*_ij`` is undefined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.3, 0.1], [0.1, 0.5]])  # marginals 0.4, 0.6
+    >>> M = target_matrix(P, 1.0, 1.0)
+    >>> round(float(M[0, 1]), 6)  # 2 (0.1 − 0.24) / (0.1 + 0.24)
+    -0.823529
     """
     A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
     G = A + B
@@ -181,8 +205,35 @@ def target_matrix(P_joint, psi_plus, psi_minus, P_marginal=None) -> np.ndarray:
 
 
 def equal_reweighting(P_joint, P_marginal=None) -> np.ndarray:
-    """The worked reweighting of Setting 3.1: Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j), which gives G = 1 and
-    M* = 2(P_ij − P_iP_j)/(P_ij + P_iP_j)."""
+    """The worked reweighting of Setting 3.1: ``Ψ⁺ = Ψ⁻ = 1/(P_ij + P_iP_j)``.
+
+    It gives ``G = 1`` and ``M* = 2(P_ij − P_iP_j)/(P_ij + P_iP_j)``.
+
+    Parameters
+    ----------
+    P_joint : array_like, shape (V, V)
+        A symmetric joint probability table (finite, non-negative, summing to 1).
+    P_marginal : array_like, shape (V,), optional
+        The unigram probabilities; default the row sums of ``P_joint``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (V, V)
+        ``Ψ``, to pass as both ``psi_plus`` and ``psi_minus``.
+
+    Raises
+    ------
+    ValueError
+        If the tables are not valid probabilities, or ``P_ij + P_iP_j = 0`` somewhere (a zero marginal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.3, 0.1], [0.1, 0.5]])
+    >>> psi = equal_reweighting(P)
+    >>> np.allclose(weight_matrix(P, psi, psi), 1.0)  # G = 1
+    True
+    """
     P = _check_joint(P_joint)
     p = _check_marginal(P_marginal, P)
     S = P + np.outer(p, p)
@@ -194,10 +245,34 @@ def equal_reweighting(P_joint, P_marginal=None) -> np.ndarray:
 
 
 def qwem_loss(W, P_joint, psi_plus, psi_minus, P_marginal=None) -> float:
-    """The QWEM loss Σ_ij [P_ij Ψ⁺_ij (x²/4 − x) + P_iP_j Ψ⁻_ij (x²/4 + x)], x = (WWᵀ)_ij.
+    """The QWEM loss ``Σ_ij [P_ij Ψ⁺_ij (x²/4 − x) + P_iP_j Ψ⁻_ij (x²/4 + x)]``, ``x = (WWᵀ)_ij``.
 
-    Ordered pairs, diagonal included, *without* the ½ of the Taylor expansion (see the module
-    docstring: this is twice the quadratic approximation of the word2vec loss, minus a constant).
+    Ordered pairs, diagonal included, *without* the ½ of the Taylor expansion (see the module docstring:
+    this is twice the quadratic approximation of the word2vec loss, minus a constant).
+
+    Parameters
+    ----------
+    W : array_like, shape (V, d)
+        The embeddings (finite).
+    P_joint, psi_plus, psi_minus, P_marginal
+        As :func:`target_matrix`.
+
+    Returns
+    -------
+    float
+        The loss; :func:`qwem_loss_constant` is its minimum over all symmetric ``WWᵀ``.
+
+    Raises
+    ------
+    ValueError
+        If an input is invalid or ``W`` does not have ``V`` rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.3, 0.1], [0.1, 0.5]])
+    >>> qwem_loss(np.zeros((2, 1)), P, 1.0, 1.0)  # x = 0: every term vanishes
+    0.0
     """
     A, B = _coefficients(P_joint, psi_plus, psi_minus, P_marginal)
     W = _check_W(W, A.shape[0])
@@ -327,11 +402,37 @@ def rank_one_weighted_minimizer(M, g, d: int) -> np.ndarray:
 # Lemma 3.1: the aligned dynamics
 # ----------------------------------------------------------------------------------------------
 def aligned_sigmoid(lam, s0_sq, t):
-    """s²(t) = s0² λ e^{λt} / (λ + s0²(e^{λt} − 1)), the solution of ds²/dt = s²(λ − s²).
+    """Lemma 3.1's sigmoid ``s²(t) = s0² λ e^{λt} / (λ + s0²(e^{λt} − 1))``, the solution of ``ds²/dt = s²(λ − s²)``.
 
-    Vectorised over broadcastable ``lam``, ``s0_sq``, ``t``; overflow-safe for large ``|λt|`` (it is
-    evaluated as s0² / (e^{−λt} + s0²(1 − e^{−λt})/λ), with (1 − e^{−λt})/λ → t at λ = 0).
-    Valid for any real λ (λ < 0 gives decay to 0) and s0² > 0.
+    Vectorised over broadcastable ``lam``, ``s0_sq``, ``t``; overflow-safe for large ``|λt|`` (it is evaluated
+    as ``s0² / (e^{−λt} + s0²(1 − e^{−λt})/λ)``, with ``(1 − e^{−λt})/λ → t`` at ``λ = 0``). Valid for any real
+    ``λ`` (``λ < 0`` decays to 0).
+
+    Parameters
+    ----------
+    lam : float or array_like
+        The eigenvalue(s) ``λ`` (finite).
+    s0_sq : float or array_like
+        The start(s) ``s²(0)`` (positive).
+    t : float or array_like
+        The time(s) (finite), in the paper's units (the flow ``dW/dt = −½∇L``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``s²(t)``, broadcast over the inputs (a float for scalar inputs).
+
+    Raises
+    ------
+    ValueError
+        If an input is not finite, or ``s0_sq`` is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s2 = aligned_sigmoid(2.0, 1e-3, np.array([0.0, characteristic_time(2.0, 1e-3), 50.0]))
+    >>> np.round(s2, 3)  # the start, about λ/2 at τ (exactly λ²/(2λ − s0²)), then λ
+    array([0.001, 1.   , 2.   ])
     """
     lam, s0_sq, t = np.broadcast_arrays(
         checks.finite_array("lam", lam, allow_empty=True),
@@ -350,7 +451,34 @@ def aligned_sigmoid(lam, s0_sq, t):
 
 
 def characteristic_time(lam, s0_sq):
-    """τ = (1/λ) ln(λ / s0²): the time at which s²(t) reaches λ/2 from s0² (for s0² ≪ λ, Lemma 3.1)."""
+    """The characteristic time ``τ = (1/λ) ln(λ / s0²)`` of Lemma 3.1.
+
+    ``s²(τ)`` is close to ``λ/2`` when ``s0² ≪ λ`` (exactly ``λ²/(2λ − s0²)``:
+    :func:`qwem_lib.qwem.dynamics.midpoint_ratio`; the exact crossing is
+    :func:`qwem_lib.qwem.dynamics.half_time`).
+
+    Parameters
+    ----------
+    lam : float or array_like
+        The eigenvalue(s) (positive).
+    s0_sq : float or array_like
+        The start(s) ``s²(0)`` (positive).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``τ``, broadcast over the inputs.
+
+    Raises
+    ------
+    ValueError
+        If ``lam`` or ``s0_sq`` is not positive and finite.
+
+    Examples
+    --------
+    >>> round(characteristic_time(2.0, 1e-3), 4)  # ln(2000)/2
+    3.8005
+    """
     lam = checks.positive_array("lam", lam)
     s0_sq = checks.positive_array("s0_sq", s0_sq)
     out = np.log(lam / s0_sq) / lam
