@@ -538,13 +538,13 @@ def learning_times(
     Parameters
     ----------
     t : array_like, shape (T,)
-        The logged times, increasing.
+        The logged times, non-decreasing.
     s_sq : array_like, shape (T, d)
         The squared singular values at those times (descending order of mode).
     lam : array_like, shape (d,)
         The end values ``λ_k`` the fractions refer to.
     fraction : float, default 0.5
-        The share of ``λ_k`` that marks the step.
+        The share of ``λ_k`` that marks the step, in (0, 1].
 
     Returns
     -------
