@@ -595,7 +595,17 @@ plt.show()
 #   they also say the logistic loss is "replaced by its expansion to fourth order", which is **wrong**. The
 #   expansion is to *second* order in $x = w_i^\top w_j$: the $-x^4/192$ term is dropped (§2). Keeping it
 #   would make the loss unbounded below (exercise 2).
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Write $\Psi^+_{ij} = g\beta_{ij}/P_{ij}$ and $\Psi^-_{ij} = g(1-\beta_{ij})/(P_iP_j)$ with

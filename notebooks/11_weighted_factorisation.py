@@ -489,7 +489,17 @@ plt.show()
 #   printed in §3). The closed-form
 #   picture of chapters 12–13 (one eigenvector at a time) has no analogue here, which is why the paper's
 #   Setting 3.1 is a real restriction rather than a convenience.
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Prove the change of units: show that if $W$ is a stationary point of the rank-one-weighted loss, then

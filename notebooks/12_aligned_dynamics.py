@@ -440,7 +440,17 @@ print(
 # * Aligned initialisation is special: the frame is fixed only because it starts on the eigenbasis. From a
 #   random start (Section 4's control) the frame rotates. Chapter 13 shows that from a *small* random start it
 #   rotates onto the eigenbasis before anything visible happens, so that Lemma 3.1 describes the whole run.
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Repeat Section 3 with `time_scale=1.0` in `q.solve_flow_ivp`. Show that the singular values then follow

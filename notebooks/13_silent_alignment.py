@@ -836,7 +836,17 @@ plt.show()
 #   value (so $\|W\|_F$ is about 3% of its final size), and each
 #   feature is aligned before it is learned. Stopping early or reducing $d$ removes features from the end of the list
 #   and changes none of the others.
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Make two top eigenvalues nearly equal (ratio 0.98). Predict the new exponent $p$ with `q.gap_exponent`, rerun

@@ -489,7 +489,17 @@ prose(
 #   word2vec with $k$ negatives.
 # * Smoothing changes the picture: word2vec's $P_j^{3/4}$ negatives raise $P_iP_j$ for rare words and
 #   soften the tail of PMI; it is one of the engineering tricks that QWEM's reweighting stands in for.
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Show that with $\Psi^- = k\,\Psi^+$ the relation becomes $M^\star = 2\tanh\big((\mathrm{PMI} - \log k)/2\big)$.

@@ -1331,6 +1331,15 @@ if c7 in cats:
 prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.preset()}`.")
 
 # %% [markdown]
+# ## 6. What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Check the exact second moment of section 1 by simulation: $\mathbb E\,\tfrac1N\operatorname{Tr}(ZZ^\top)^2 = D(D+N+1)$

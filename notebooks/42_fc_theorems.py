@@ -818,7 +818,17 @@ rep.below(
 #   Theorem 2.
 # * The paper's sentence about its $\lambda$ satisfying Theorem 2's bound is wrong as printed, right for
 #   the bound's natural extension to $K<n_c^L$ classes.
+
+# %% [markdown]
+# ## 8 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Show that for $K=n_c^L$ the function $H$ becomes $L\log(1+(n_c-1)e^{-\eta t})+\lambda t$, and find

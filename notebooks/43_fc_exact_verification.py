@@ -513,7 +513,17 @@ plt.show()
 #   the authors' conjecture that it is the global minimiser.
 # * What these checks cannot say: the paper's experiments use $K\ll n_c^L$ random classes and a few
 #   samples per class. Chapter 42 measures how far those conditions move the predictions.
+
+# %% [markdown]
+# ## 7 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Show that $\frac12(\|A\|_F^2+\|B\|_F^2)\ge\|A^\top B\|_*$ for all $A,B$ with $d$ rows, and that

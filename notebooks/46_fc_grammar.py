@@ -335,7 +335,17 @@ prose(
 # * The sizes are the book's (segments of 3 instead of 8, 20 classes instead of 100, 12 symbols per level —
 #   the paper does not give its inner alphabet sizes), the right-hand sides are disjoint by construction,
 #   and the optimiser is the book's choice; the paper states no number.
+
+# %% [markdown]
+# ## 5 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. How many distinct sentences can one class generate? Compare with the number of words in a sentence.

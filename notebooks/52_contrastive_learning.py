@@ -558,6 +558,15 @@ prose(f"""* **The spectral loss is QWEM.** For a linear encoder the spectral con
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. **Unwhitened inputs.** Without whitening, $\dot W = -\tfrac18\nabla\mathcal{L}_{\rm spec} = \tfrac12(CW - \Sigma WW^\top\Sigma W)$. Show that

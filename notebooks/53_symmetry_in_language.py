@@ -554,6 +554,15 @@ prose(rf"""* **What holds.** The months' co-occurrence block is more circulant t
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. "may" is mostly a modal verb. Recompute the cyclic $R^2$ of the months block without it, keeping the

@@ -1,6 +1,8 @@
-"""The reader's tables, generated: the README's chapter table and the course plan's sessions.
+"""The reader's tables, generated: the README's chapter table, the course plan's sessions and the developers'
+guide's tables of run times and paper-scale records.
 
-    python tools/reader_tables.py            # rewrite the generated blocks of README.md and INSTRUCTORS.md
+    python tools/reader_tables.py            # rewrite the generated blocks of README.md, INSTRUCTORS.md and
+                                             # CONTRIBUTING.md
     python tools/reader_tables.py --check    # exit 1 if either block is not what this would write
 
 Each chapter's title comes from its own heading (``qwem_lib.book.contents``), its reading time from the
@@ -29,6 +31,8 @@ from qwem_lib.book import contents  # noqa: E402
 TIMINGS = ROOT / "reproduction" / "timings.json"
 README = ROOT / "README.md"
 INSTRUCTORS = ROOT / "INSTRUCTORS.md"
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+PAPER_RECORDS = ROOT / "reproduction" / "records-paper"
 BEGIN, END = "<!-- {name}:begin -->", "<!-- {name}:end -->"
 
 
@@ -329,6 +333,51 @@ def course_table(t: dict, minutes: dict[str, int]) -> str:
 
 
 # -- writing the blocks --------------------------------------------------------------------------
+# -- the developers' guide: run times and paper-scale records ----------------------------------------
+def timing_table(t: dict) -> str:
+    """Every chapter's cold run time at the book preset as ``reproduction/timings.json`` holds it, with
+    how it was measured and the data it reads beyond what ships."""
+    rows = [
+        "| chapter | minutes, empty cache | how it was measured | data beyond what ships |",
+        "|---|---|---|---|",
+    ]
+    for ch in contents.chapters():
+        row = t["chapters"].get(ch.number)
+        if row is None:
+            continue
+        g = t["groups"].get(row.get("group", ""), {})
+        how = row.get("note") or g.get("note") or ""
+        if row.get("measured"):
+            how = f"measured {row['measured']}" + (f"; {how}" if how else "")
+        rows.append(
+            f"| {ch.number} · {ch.title} | {cold_text(t, ch.number)} | {how or '—'} | "
+            f"{data_text(t, [ch.number])} |"
+        )
+    return "\n".join(rows)
+
+
+def paper_records_table(directory: Path = PAPER_RECORDS) -> str:
+    """The committed paper-scale records: chapter, wall time, machine, date, claims and whether each
+    record was executed from the chapter's current source (drift 0: evidence at the paper's size)."""
+    from qwem_lib.book.paper_map import paper_record_drift
+
+    rows = [
+        "| chapter | wall time | machine | date | claims (all held) | current source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in sorted(directory.glob("*.json")):
+        r = json.loads(f.read_text(encoding="utf-8"))
+        differ, cells = paper_record_drift(f.stem)
+        claims = r.get("claims", [])
+        held = "yes" if all(c.get("passed") for c in claims) else "no"
+        current = "yes" if differ == 0 else f"no: {differ} of {cells} code cells changed since"
+        rows.append(
+            f"| {f.stem} | {float(r['wall_s']) / 60:.0f} min | {r['machine']} | {str(r['date'])[:10]} | "
+            f"{len(claims)} ({held}) | {current} |"
+        )
+    return "\n".join(rows)
+
+
 def _block(text: str, name: str) -> tuple[int, int]:
     b, e = BEGIN.format(name=name), END.format(name=name)
     i, j = text.find(b), text.find(e)
@@ -353,6 +402,8 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [
         (README, "chapters", lambda old: chapter_table(readme_summaries(old), t, minutes)),
         (INSTRUCTORS, "sessions", lambda old: course_table(t, minutes)),
+        (CONTRIBUTING, "timings", lambda old: timing_table(t)),
+        (CONTRIBUTING, "paper-records", lambda old: paper_records_table()),
     ]
     stale = []
     for path, name, make in jobs:
