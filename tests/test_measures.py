@@ -179,3 +179,22 @@ def test_brought_directions_by_hand():
         ms.brought_directions(ov, times[:2], np.array([1.0]))
     with pytest.raises(ValueError, match="do not match"):
         ms.brought_directions(ov, times, np.array([1.0, 1.0, 1.0]))
+
+
+# -- overlap measures -----------------------------------------------------------------------------
+def test_eigen_overlap_and_diagonal_dominance():
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.standard_normal((30, 8)))
+    A = Q * np.arange(8, 0, -1)
+    O = ms.eigen_overlap(A, A @ np.diag([1, -1, 1, 1, -1, 1, 1, 1]))
+    np.testing.assert_allclose(O, np.eye(8), atol=1e-10)
+    assert ms.diagonal_dominance(O) == pytest.approx(1.0)
+    R = ms.eigen_overlap(A, rng.standard_normal((30, 8)))
+    assert ms.diagonal_dominance(R) < 0.5
+    assert np.all(R.sum(1) <= 1 + 1e-10)
+    with pytest.raises(ValueError):
+        ms.diagonal_dominance(np.zeros((2, 3)))
+    S = np.eye(4, k=1)  # row i matches column i + 1
+    assert ms.diagonal_dominance(S) == 0.0 and ms.diagonal_dominance(S, offset=-1) == 1.0
+    cos = linalg.principal_cosines(A, A[:, ::-1])
+    np.testing.assert_allclose(cos, 1.0)

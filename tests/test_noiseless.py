@@ -352,7 +352,7 @@ def test_dominance_null_scrambles_the_features_and_keeps_the_subspace():
 
 
 def test_tied_sgns_run_plans_from_the_spectra_and_joins_its_two_segments(tmp_path, monkeypatch):
-    from test_training import tiny_corpus
+    from corpora import tiny_corpus
 
     monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path))
     c = tiny_corpus(n=20_000, types=40, seed=2)

@@ -136,3 +136,15 @@ def test_chapters_draw_through_the_column_rule():
         and re.search(r"plt\.subplots\(|plt\.figure\(|figsize\s*=|set_size_inches", line)
     ]
     assert not bad, f"figures drawn around plotting.figure: {bad}"
+
+
+def test_plot_steps():
+    import numpy as np
+
+    fig, ax = plt.subplots()
+    t = np.linspace(0, 1, 5)
+    colors = plotting.plot_steps(
+        ax, t, np.ones((5, 3)), np.zeros((5, 3)), run_label="run", theory_label="th", t_max=0.5
+    )
+    assert len(colors) == 3 and len(ax.lines) == 6 and ax.get_xlim() == (0.0, 0.5)
+    plt.close(fig)
