@@ -46,3 +46,26 @@ def test_previous_rows_and_survivors_are_read_back(tmp_path, monkeypatch):
 def test_no_report_reads_as_nothing(tmp_path, monkeypatch):
     monkeypatch.setattr(mutation, "REPORT", tmp_path / "absent.md")
     assert mutation._previous_report() == ({}, {})
+
+
+def test_every_test_a_semantic_mutant_names_exists():
+    """A semantic mutant is killed by the tests it names: a test moved or renamed must be renamed there too,
+    or the mutant would be run against nothing."""
+    import re
+
+    root = config.REPO_ROOT
+    missing = []
+    for what, _path, _old, _new, tests in mutation.SEMANTIC:
+        for t in tests:
+            f, _, name = t.partition("::")
+            text = (root / f).read_text(encoding="utf-8") if (root / f).exists() else None
+            if text is None or (name and not re.search(rf"^def {re.escape(name)}\b", text, re.M)):
+                missing.append(f"{what}: {t}")
+    assert not missing, missing
+    # and each mutant's code is still found in its module (else the mutant changes nothing)
+    stale = [
+        what
+        for what, path, old, _new, _t in mutation.SEMANTIC
+        if old not in (root / path).read_text()
+    ]
+    assert not stale, stale

@@ -195,16 +195,25 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
     (
         "spectral: cache key without d",
         "qwem_lib/qwem/spectral.py",
-        '+ f"-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
-        '+ f"-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
+        'f"{ckey}-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
+        'f"{ckey}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
         ["tests/test_hardening.py::test_spectral_cache_key_has_every_input"],
     ),
     (
         "corpus_stats: co-occurrence cache key without the window",
         "qwem_lib/qwem/corpus_stats.py",
-        "-V{V}-w{window}-{weighting}",
-        "-V{V}-{weighting}",
+        '-w{int(window)}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"',
+        '-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"',
         ["tests/test_hardening.py::test_cooccurrence_cache_key_has_every_input"],
+    ),
+    (
+        "corpus_stats: the counts' key (spectral and task-vector names) without the window",
+        "qwem_lib/qwem/corpus_stats.py",
+        'return f"{vocab}-w{int(window)}-{weighting}-{_oov_tag(oov, stream_vocab)}"',
+        'return f"{vocab}-{weighting}-{_oov_tag(oov, stream_vocab)}"',
+        [
+            "tests/test_corpus_stats.py::test_counts_key_changes_with_every_input_and_is_none_for_an_ad_hoc_corpus"
+        ],
     ),
     (
         "trainers: train_pairs cache key without the seed",
@@ -247,7 +256,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/book/cache.py",
         "            tmp.chmod(0o644)\n",
         "",
-        ["tests/test_cache.py", "tests/test_hardening.py::test_atomic_path_leaves_a_readable_file"],
+        ["tests/test_cache.py::test_atomic_path_leaves_a_readable_file"],
     ),
     (
         "cache: atomic_path keeps the temporary file (never moves it onto the target)",
