@@ -531,15 +531,48 @@ def cooccurrence(
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(words, P_joint, P_unigram)`` for the top-``V`` words of a corpus, by the authors' protocol.
 
-    ``oov`` and ``stream_vocab`` choose the out-of-vocabulary rule (default: the authors', see the module
-    docstring).
+    Parameters
+    ----------
+    corpus : str or Corpus
+        A registered corpus name (e.g. ``"enwiki2015_17m"``) or a loaded :class:`~qwem_lib.data.Corpus`.
+    V : int
+        The vocabulary: the ``V`` most frequent words (at most the corpus's number of distinct words).
+    window : int, default 16
+        The context window; at most the corpus length.
+    weighting : {"linear", "flat"}, default "linear"
+        Offset ``j`` counts ``window + 1 − j`` times (the authors') or once.
+    oov : {"authors", "drop", "skip"}, default "authors"
+        The out-of-vocabulary rule (see the module docstring): the authors' removes only tokens outside the
+        top ``stream_vocab`` before windowing.
+    stream_vocab : int, default 20,000
+        The authors' stream vocabulary.
+    use_cache : bool, default True
+        Read and fill the cache (registered corpora only; keyed by every input).
+    dtype : numpy dtype, default float64
+        A floating type for the two tables.
 
-    ``words[i]`` is the ``i``-th most frequent word; ``P_joint`` (``V x V``, symmetric, sums to one) are the
-    weighted windowed co-occurrence probabilities; ``P_unigram`` (``V``, sums to one) the renormalised
-    unigram frequencies of the top-``V`` words. Cached by inputs for registered corpora.
+    Returns
+    -------
+    words : list of str
+        ``words[i]`` is the ``i``-th most frequent word.
+    P_joint : numpy.ndarray, shape (V, V)
+        The weighted windowed co-occurrence probabilities: symmetric, summing to one.
+    P_unigram : numpy.ndarray, shape (V,)
+        The renormalised unigram frequencies of the top-``V`` words, summing to one.
 
-    Raises ``ValueError`` when ``V`` exceeds the corpus vocabulary, and :class:`DataError` for an empty
-    corpus.
+    Raises
+    ------
+    ValueError
+        When ``V`` exceeds the corpus vocabulary, or an argument is out of range.
+    DataError
+        For an empty corpus, or one with no co-occurring pair among its top ``V`` words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> words, P, pu = cooccurrence("enwiki2015_1m7", 100)  # the corpus that ships with the book
+    >>> words[:3], P.shape, bool(np.allclose(P, P.T)), round(float(P.sum()), 9)
+    (['the', 'of', 'and'], (100, 100), True, 1.0)
     """
     dtype = _float_dtype(dtype)
     words, counts, pu = cooccurrence_table(
@@ -633,9 +666,36 @@ def _rowwise(
 
 
 def mstar_from_stats(P_joint: np.ndarray, P_unigram: np.ndarray, *, dtype=np.float64) -> np.ndarray:
-    """QWEM's target with Ψ⁺ = Ψ⁻ = 1/(P_ij + P_i P_j): ``M* = 2 (P_ij - P_i P_j) / (P_ij + P_i P_j)``.
+    """QWEM's target with ``Ψ⁺ = Ψ⁻ = 1/(P_ij + P_i P_j)``: ``M* = 2 (P_ij − P_i P_j) / (P_ij + P_i P_j)``.
 
-    Entries lie in [-2, 2]; a pair that never co-occurs gets exactly -2.
+    Parameters
+    ----------
+    P_joint : numpy.ndarray, shape (V, V)
+        The joint probabilities (:func:`cooccurrence`).
+    P_unigram : numpy.ndarray, shape (V,)
+        The unigram probabilities.
+    dtype : numpy dtype, default float64
+        The precision of ``M*`` (float32 halves the memory at ``V = 10,000``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (V, V)
+        ``M*``; entries lie in ``[−2, 2]``, and a pair that never co-occurs gets exactly ``−2``.
+
+    Raises
+    ------
+    ValueError
+        If the statistics are not valid probabilities of matching shapes.
+    TypeError
+        If ``dtype`` is not a floating type.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.3, 0.1], [0.1, 0.5]])
+    >>> np.round(mstar_from_stats(P, P.sum(axis=1)), 4)  # the same as theory.target_matrix(P, 1, 1)
+    array([[ 0.6087, -0.8235],
+           [-0.8235,  0.3256]])
     """
     return _rowwise(P_joint, P_unigram, lambda P, Q: 2.0 * (P - Q) / (P + Q), dtype)
 

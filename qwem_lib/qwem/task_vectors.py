@@ -66,8 +66,36 @@ def task_snr(R: np.ndarray, *, rtol: float = 1e-10) -> float:
 
 
 def mean_overlap(R: np.ndarray) -> float:
-    """Squared cosine between the mean task vector ``μ̄`` (mean row of R) and the top right singular vector
-    of R (the outlier's direction in embedding space): the share of ``|μ̄|²`` along the outlier."""
+    """Squared cosine between the mean task vector and the top right singular vector of ``R``.
+
+    The mean task vector ``μ̄`` is the mean row of ``R``; the top right singular vector is the outlier's
+    direction in embedding space. The result is the share of ``|μ̄|²`` along the outlier: close to 1 when
+    the outlier is the common mean (the paper's reading of its Figure 6), ``1 − (ℓ_BBP/ℓ)²`` in the large-size
+    limit of a spiked matrix (:func:`qwem_lib.maths.random_matrix.bbp_overlaps`).
+
+    Parameters
+    ----------
+    R : numpy.ndarray, shape (N, D)
+        Task vectors (rows), finite, at least 3, with a non-zero mean.
+
+    Returns
+    -------
+    float
+        The squared cosine, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``R`` is not a valid task-vector matrix or its mean row is zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from qwem_lib.maths.random_matrix import spiked_matrix
+    >>> R, mu = spiked_matrix(40, np.ones(200), ell=4000.0, rng=np.random.default_rng(0))
+    >>> round(mean_overlap(R), 3)  # a strong common mean: the outlier points along it
+    0.999
+    """
     R = checked_rows(R)
     mu = R.mean(axis=0)
     nm = float(np.linalg.norm(mu))

@@ -592,10 +592,43 @@ def synthetic_joint(
 ) -> np.ndarray:
     """A random symmetric co-occurrence table with planted structure, for checks and exercises.
 
-    P_ij ∝ p_ip_j exp(Σ_k a_k u_ik u_jk + ε_ij) with Zipf-like p_i ∝ (i+1)^{−zipf}, ``rank`` random unit
-    unit directions u_k with strengths a_k = strength·decay^k (entries of V·u_ku_kᵀ are O(1)), and
-    symmetric Gaussian noise ε of
-    scale ``noise``. Entries are positive; the table sums to 1.
+    ``P_ij ∝ p_i p_j exp(Σ_k a_k u_ik u_jk + ε_ij)`` with Zipf-like ``p_i ∝ (i+1)^{−zipf}``, ``rank`` random
+    unit directions ``u_k`` with strengths ``a_k = strength·decay^k`` (entries of ``V·u_k u_kᵀ`` are O(1)), and
+    symmetric Gaussian noise ``ε`` of scale ``noise``.
+
+    Parameters
+    ----------
+    V : int
+        The number of words, at least 2.
+    rng : numpy.random.Generator
+        The random stream.
+    rank : int, default 4
+        How many planted directions (0 to ``V``).
+    strength : float, default 1.0
+        The strength of the first direction.
+    noise : float, default 0.2
+        The scale of the noise (non-negative).
+    zipf : float, default 1.0
+        The Zipf exponent of the marginals (non-negative).
+    decay : float, default 0.8
+        The ratio of successive strengths (positive).
+
+    Returns
+    -------
+    numpy.ndarray, shape (V, V)
+        A symmetric table of positive entries that sums to 1.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = synthetic_joint(50, np.random.default_rng(0))
+    >>> P.shape, bool(np.allclose(P, P.T)), bool((P > 0).all()), round(float(P.sum()), 12)
+    ((50, 50), True, True, 1.0)
     """
     V = checks.integer("V", V, low=2)
     rank = checks.integer("rank", rank, low=0, high=V)
