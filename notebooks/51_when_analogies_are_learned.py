@@ -701,6 +701,15 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes.""")
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. **The start sets the clock, not the order?** For $\sigma \to 0$, $\tau_k \approx \lambda_k^{-1}\ln(1/\sigma^2)$: all
