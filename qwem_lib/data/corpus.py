@@ -364,8 +364,34 @@ def load_corpus(name: str, *, use_cache: bool = True) -> Corpus:
     A cold load streams the decompressed files through the compiled tokeniser (:func:`tokenize_files`);
     the ids, words and counts are those of :func:`tokenize_ranked`, so caches written by either agree.
 
-    ``"<name>[:<n>]"`` loads the first ``n`` tokens of a registered corpus as a corpus of their own
-    (:func:`head_corpus`): a smaller corpus for scaling experiments that needs no extra file.
+    Parameters
+    ----------
+    name : str
+        A registered corpus (``qwem_lib.data.REGISTRY``), or ``"<name>[:<n>]"`` (literally with the
+        brackets) for the first ``n`` tokens of one as a corpus of their own (:func:`head_corpus`): a smaller
+        corpus for scaling experiments that needs no extra file.
+    use_cache : bool, default True
+        Read and fill the corpus cache (keyed by the files' checksums).
+
+    Returns
+    -------
+    Corpus
+        ``ids[t]`` is the frequency rank of token ``t`` (0 the most frequent, ties alphabetical); ``words``
+        and ``counts`` in that order.
+
+    Raises
+    ------
+    DataError
+        For an unknown name, an evaluation set, or a missing or corrupt file (the message says which file,
+        where it was looked for and how to get it).
+
+    Examples
+    --------
+    >>> c = load_corpus("enwiki2015_1m7")  # ships with the book
+    >>> c.n_tokens, c.words[:3]
+    (1690808, ['the', 'of', 'and'])
+    >>> load_corpus("enwiki2015_1m7[:1000]").n_tokens
+    1000
     """
     m = _HEAD.fullmatch(name) if isinstance(name, str) else None
     if m:

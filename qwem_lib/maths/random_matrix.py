@@ -458,8 +458,38 @@ def fit_spiked_mp(
          (Johnstone's centring and scale); exact only for equal variances (``level`` must then be 0.01).
     3. Without an outlier the bulk is refitted on all ``N`` eigenvalues.
 
-    ``rng`` seeds the simulated null (default: a fixed stream, so that a fit is reproducible).
-    Raises ``ValueError`` for fewer than 3 rows, an all-zero or non-finite R, or a bulk with no spread.
+    Parameters
+    ----------
+    R : numpy.ndarray, shape (N, d)
+        Task vectors (rows), finite, at least 3, not all zero.
+    level : float, default 0.01
+        The false-alarm rate of the outlier test, in (0, 1).
+    null : {"columns", "tw"}, default "columns"
+    n_null : int, default 200
+        Simulated matrices of the ``"columns"`` null.
+    rng : numpy.random.Generator, optional
+        Seeds the simulated null (default: a fixed stream, so that a fit is reproducible).
+
+    Returns
+    -------
+    SpikedMPFit
+        ``sigma2``, ``d_eff``, the ``outlier`` eigenvalue (or None), the ``spike`` ``ℓ`` it implies, the
+        bulk's KS distance, the BBP threshold, the bulk's upper ``edge``, the null's quantile and the
+        p-value, the eigenvalues.
+
+    Raises
+    ------
+    ValueError
+        For fewer than 3 rows, an all-zero or non-finite R, a bulk with no spread, or an argument out of
+        range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R, mu = spiked_matrix(40, np.ones(200), ell=4000.0, rng=np.random.default_rng(0))
+    >>> fit = fit_spiked_mp(R)
+    >>> bool(fit.outlier > fit.null_quantile), round(fit.sigma2, 1)  # the mean is found; σ² near 1
+    (True, 0.9)
     """
     R = checked_rows(R)
     if not (isinstance(level, float) and 0 < level < 1):

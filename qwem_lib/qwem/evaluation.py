@@ -248,14 +248,39 @@ def analogy_accuracy(
     per_category: bool = False,
     rule: str = "add",
 ):
-    """3CosAdd (``rule="add"``) or 3CosMul (``rule="mul"``) analogy accuracy of ``W`` (rows aligned with
-    ``words``).
+    """3CosAdd (``rule="add"``) or 3CosMul (``rule="mul"``) analogy accuracy of ``W`` (rows aligned with ``words``).
 
     3CosMul answers ``argmax_w cos'(w, b) cos'(w, a') / (cos'(w, a) + 1e-3)`` with ``cos' = (cos + 1)/2``
-    (Levy & Goldberg 2014).
+    (Levy & Goldberg 2014). The whole vocabulary competes; ``a``, ``b`` and ``a'`` are excluded.
 
-    Returns ``(accuracy, n)``; with ``per_category=True`` returns ``(accuracy, n, {category: (acc, n)})``.
-    Raises ``ValueError`` when no analogy has all its words in the vocabulary.
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, in the order of ``W``'s rows.
+    W : array_like, shape (V, d)
+        Finite embeddings; no evaluated word may have an all-zero row.
+    path : str or Path, optional
+        The questions file; default the Google analogy set.
+    protocol : {"pairs", "questions"}, default "pairs"
+        ``"pairs"`` builds the analogies from every ordered pair of two distinct in-vocabulary word pairs
+        of a category (the authors'); ``"questions"`` scores the file's questions whose four words are all
+        in the vocabulary.
+    per_category : bool, default False
+        Also return each category's accuracy and count.
+    rule : {"add", "mul"}, default "add"
+
+    Returns
+    -------
+    (accuracy, n) or (accuracy, n, {category: (accuracy, n)})
+        The share answered correctly and the number of analogies scored.
+
+    Raises
+    ------
+    ValueError
+        If ``W`` does not have one finite row per word, an evaluated word has an all-zero embedding, or no
+        analogy has all its words in the vocabulary.
+    DataError
+        If the questions file cannot be read.
     """
     W = _check_embedding(words, W)
     if rule not in ("add", "mul"):

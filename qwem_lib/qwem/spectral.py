@@ -441,13 +441,50 @@ def spectral_embeddings(
     stream_vocab: int = STREAM_VOCAB,
     use_cache: bool = True,
 ) -> tuple[list[str], np.ndarray]:
-    """svd(target) embeddings of the top-``V`` words of a corpus: ``(words, W)`` with ``W`` of shape (V, d).
+    """svd(target) embeddings of the top-``V`` words of a corpus: ``(words, W)``, ``W = Q_[d] Λ_[d]^{1/2}``.
 
-    ``target`` is ``"mstar"``, ``"pmi"`` or ``"ppmi"``; the statistics follow the authors' protocol
-    (:func:`qwem_lib.qwem.corpus_stats.cooccurrence`; ``oov`` and ``stream_vocab`` choose the out-of-vocabulary
-    rule, the authors' by default). Results for registered corpora are cached by
-    (corpus, V, d, target, window, oov rule, method, dtype); ``dtype`` must be float32 or float64 and is
-    the precision of the target matrix, its eigensolve and the returned ``W`` (float32 by default).
+    The statistics follow the authors' protocol (:func:`qwem_lib.qwem.corpus_stats.cooccurrence`).
+
+    Parameters
+    ----------
+    corpus : str or Corpus
+        A registered corpus name or a loaded corpus.
+    V : int
+        The vocabulary size.
+    d : int
+        The embedding dimension, ``1 <= d < V``.
+    target : {"mstar", "pmi", "ppmi"}, default "mstar"
+        The matrix factorised: QWEM's ``M*``, PMI (unseen pairs at the guard value) or positive PMI.
+    window : int, default 16
+        The context window.
+    method : {"auto", "eigh", "krylov", "eigsh", "torch"}, default "auto"
+        The eigensolver (:func:`top_eigenpairs`).
+    dtype : {numpy.float32, numpy.float64}, default float32
+        The precision of the target matrix, its eigensolve and the returned ``W``.
+    oov, stream_vocab
+        The out-of-vocabulary rule (the authors' by default).
+    use_cache : bool, default True
+        Read and fill the cache (registered corpora; keyed by every input).
+
+    Returns
+    -------
+    words : list of str
+        The top-``V`` words, most frequent first.
+    W : numpy.ndarray, shape (V, d)
+        The embeddings, in ``dtype``; a negative eigenvalue among the top ``d`` gives a zero column.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range (``V`` beyond the vocabulary, ``d >= V``, an unknown target).
+    TypeError
+        If ``dtype`` is not float32 or float64.
+
+    Examples
+    --------
+    >>> words, W = spectral_embeddings("enwiki2015_1m7", 300, 20)
+    >>> W.shape, W.dtype.name
+    ((300, 20), 'float32')
     """
     if np.dtype(dtype) not in (np.dtype(np.float32), np.dtype(np.float64)):
         raise TypeError(
