@@ -576,6 +576,15 @@ prose(f"""* The statistics follow the authors' rules in everything we could chec
 * This chapter ran in {(time.time() - T_START) / 60:.1f} minutes (less when the statistics are cached).""")
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Change the window weighting to flat (`weighting="flat"` in `cooccurrence`). How does the share of

@@ -365,6 +365,15 @@ prose(
 )
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Fit accuracy against $\log N$ for svd($M^\star$) at $V$ = 10,000 (the paper's $V$). At what $N$ would

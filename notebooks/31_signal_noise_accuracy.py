@@ -550,6 +550,15 @@ if P["full"]:
 prose(f"Chapter run time: {time.time() - T_START:.0f} s at preset `{config.preset()}`.")
 
 # %% [markdown]
+# ## 6. What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Show that SNR $\ge 1$, with equality exactly when all non-zero eigenvalues are equal (so a rank-one matrix

@@ -753,7 +753,17 @@ plt.show()
 #   The `paper` preset is the authors' protocol, unchanged.
 # * Uniform frequencies hide the role of LayerNorm: $h$ collapses without it. Chapter 41 shows that with
 #   long-tailed frequencies $h$ no longer collapses fully — and LayerNorm restores it.
+
+# %% [markdown]
+# ## 10 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Set $\lambda_W = \lambda_U = 2\times 10^{-3}$ and predict the new word norm with `fc_thm1_norms` before training.

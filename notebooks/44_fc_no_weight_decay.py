@@ -867,7 +867,17 @@ plt.show()
 #   pictures and the qualitative claims are the paper's, the percentages are not comparable one to one.
 #   Small sets at $K = 200$ leave many tail words unseen, which is why the absolute collapse of (c) is
 #   measured on the seen words (and pinned, not asserted, on all words).
+
+# %% [markdown]
+# ## 6 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Take the trained uniform network of Section 2 and multiply $W$ and $U$ by $c = 2$. By how much does the

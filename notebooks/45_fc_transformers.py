@@ -438,7 +438,17 @@ prose(
 #   latter the book's model has learned is printed in Section 3.
 # * The book's runs are narrower (64 against 512), at $K = 200$, with a 10 times larger learning rate; the
 #   paper states no number to compare with.
+
+# %% [markdown]
+# ## 5 · What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Compute the ratio of the word embeddings at initialisation (independent $\mathcal N(0, 0.02^2)$ entries)

@@ -755,6 +755,15 @@ prose(
 prose(f"Chapter wall time at this preset: {time.time() - T_START:.0f} s.")
 
 # %% [markdown]
+# ## 6 · What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Show that the flow conserves $W^\top W - W'^\top W'$, and find the effective starts of the modes from
