@@ -268,3 +268,40 @@ def test_claim_collapse_records_three_claims(tmp_path, monkeypatch):
             rep, "t.z", "random", fc.collapse_two_ways(Z, lab, n_null=5), assert_full=True
         )
     assert "| a |" in fc.two_ways_table({"a": tw})
+
+
+def test_decay_floor_against_a_loop_and_its_limits():
+    """The floor is the ratio of delta * X0 plus the group means of the learned part, computed here by
+    a plain loop over the groups; a table whose learned part is already collapsed sits at its floor;
+    delta = 0 leaves nothing of the start (floor 0)."""
+    rng = np.random.default_rng(3)
+    labels = np.repeat(np.arange(3), 5)
+    X0 = rng.normal(size=(15, 4))
+    X = 0.6 * X0 + rng.normal(size=(15, 4)) + 4.0 * np.eye(3, 4)[labels]
+    table = 0.6 * X0.copy()
+    for g in range(3):
+        table[labels == g] += (X - 0.6 * X0)[labels == g].mean(axis=0)
+    assert fc.decay_floor(X, X0, 0.6, labels) == pytest.approx(
+        fc.collapse_ratio(table, labels), rel=1e-12
+    )
+    assert fc.decay_floor(table, X0, 0.6, labels) == pytest.approx(
+        fc.collapse_ratio(table, labels), rel=1e-12
+    )
+    assert fc.decay_floor(X, X0, 0.0, labels) == pytest.approx(0.0, abs=1e-12)
+    # a larger remnant of the start holds the ratio higher
+    assert fc.decay_floor(X, X0, 0.9, labels) > fc.decay_floor(X, X0, 0.3, labels)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        ((np.ones((4, 2)), np.ones((3, 2)), 0.5), "X0"),
+        ((np.ones((4, 2)), np.full((4, 2), np.nan), 0.5), "X0"),
+        ((np.ones((4, 2)), np.ones((4, 2)), 1.5), "delta"),
+        ((np.ones((4, 2)), np.ones((4, 2)), float("nan")), "delta"),
+        ((np.ones((4, 2)), np.ones((4, 2)), "0.5"), "delta"),
+    ],
+)
+def test_decay_floor_refuses_bad_inputs(args, match):
+    with pytest.raises(ValueError, match=match):
+        fc.decay_floor(*args, np.array([0, 0, 1, 1]))

@@ -133,5 +133,12 @@ def test_snapshots_initialisation_and_decoupled_decay(tmp_path, monkeypatch):
     np.testing.assert_allclose(r.embeddings[unseen], factor * r.init_embeddings[unseen], rtol=1e-4)
     assert np.abs(r.displacement()[unseen]).max() < 1e-4 * np.abs(r.init_embeddings).max()
     assert np.abs(r.displacement()[~unseen]).max() > 1e-3
+    # the factor at every snapshot: an unseen word's embedding is that factor times its start there too
+    deltas = r.snapshot_decay_factors()
+    assert (
+        deltas.shape == (4,) and deltas[0] == 1.0 and deltas[-1] == pytest.approx(factor, rel=1e-12)
+    )
+    for S, delta in zip(r.snapshots, deltas, strict=True):
+        np.testing.assert_allclose(S[unseen], delta * r.init_embeddings[unseen], rtol=1e-4)
     r2 = tf.train_transformer(d, cfg, n_evals=3, progress=False)
     assert r2.cached and np.array_equal(r2.snapshots, r.snapshots)

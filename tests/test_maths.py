@@ -217,3 +217,206 @@ def test_permutation_null_exhaustive_and_sampled():
     assert null.size == 99 and p == pytest.approx((1 + null.sum()) / 100)
     with pytest.raises(ValueError):
         st.permutation_null(lambda q: 0.0, 2)
+
+
+# -- issue 45: the edges of the statistics' checks, and the rank statistics against independent formulas --
+def test_gap_se_uses_each_sides_own_count():
+    # two different counts: the variance of each side divides by its own n (a formula by hand)
+    assert st.gap_se(0.5, 0.2, 100, 400) == pytest.approx(math.sqrt(0.25 / 100 + 0.16 / 400))
+    assert st.gap_se(0.5, 0.2, 100, 400) != pytest.approx(st.gap_se(0.5, 0.2, 100))
+
+
+def test_replicate_means_accepts_a_row_whose_weights_sum_to_one():
+    # the check refuses rows summing to zero, not rows summing to one (the edge of "> 0")
+    out = st.replicate_means(np.array([[0.5, 0.5, 0.0]]), np.array([1.0, 3.0, 7.0]))
+    np.testing.assert_allclose(out, [2.0])
+
+
+def test_bootstrap_gap_edges():
+    a, b = np.array([0.6, 0.7]), np.array([0.5, 0.5])
+    out = st.bootstrap_gap(0.65, 0.5, a, b)  # two replicates: the fewest accepted
+    assert out["se"] == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="paired replicates"):
+        st.bootstrap_gap(0.65, 0.5, a[:1], b[:1])  # one replicate
+    with pytest.raises(ValueError, match="paired replicates"):
+        st.bootstrap_gap(0.65, 0.5, np.r_[a, 0.8], b)  # shapes differ, both large enough
+    # the quantiles' bounds are inclusive at 0 and 1; equal quantiles are refused
+    full = st.bootstrap_gap(0.65, 0.5, a, b, quantiles=(0.0, 1.0))
+    assert (full["lo"], full["hi"]) == pytest.approx((0.1, 0.2))
+    for bad in ((0.5, 0.5), (0.1, 1.5), (-0.1, 0.9)):
+        with pytest.raises(ValueError, match="quantiles"):
+            st.bootstrap_gap(0.65, 0.5, a, b, quantiles=bad)
+
+
+def test_paired_spearman_edges_and_skipped_rows():
+    rng = np.random.default_rng(8)
+    x = np.array([1.0, 2.0, 3.0])  # three units: the fewest accepted
+    X, Y = x + rng.normal(size=(50, 3)), x + rng.normal(size=(50, 3))
+    assert st.paired_spearman(x, x, X, Y)["m"] <= 50
+    with pytest.raises(ValueError, match="length >= 3"):
+        st.paired_spearman(x[:2], x[:2], X[:, :2], Y[:, :2])
+    with pytest.raises(ValueError, match="same length"):
+        st.paired_spearman(np.arange(4.0), np.arange(5.0), X, Y)  # both long enough, lengths differ
+    with pytest.raises(ValueError, match=r"\(m, 3\)"):
+        st.paired_spearman(x, x, X, Y[:, :2])
+    x8 = np.arange(8.0)
+    X8, Y8 = x8 + rng.normal(size=(20, 8)), x8 + rng.normal(size=(20, 8))
+    Y8[4, 1] = np.nan  # a row non-finite in y_draws only is skipped too
+    X8[7, 0] = np.inf
+    out = st.paired_spearman(x8, x8, X8, Y8)
+    assert out["m"] == 18
+    ok = np.r_[np.arange(4), np.arange(5, 7), np.arange(8, 20)]
+    ref = np.quantile([spearmanr(a, b).statistic for a, b in zip(X8[ok], Y8[ok])], [0.025, 0.975])
+    assert (out["lo"], out["hi"]) == pytest.approx(tuple(ref))
+    # one finite row is enough; none is refused
+    X1, Y1 = np.full((3, 8), np.nan), np.full((3, 8), np.nan)
+    X1[0], Y1[0] = x8, x8[::-1]
+    one = st.paired_spearman(x8, x8, X1, Y1)
+    assert one["m"] == 1 and one["lo"] == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="no finite"):
+        st.paired_spearman(x8, x8, np.full((3, 8), np.nan), Y1)
+
+
+def test_permutation_null_edges_ties_and_defaults():
+    # exhaustive up to and including exhaustive_up_to: every order, the identity among them
+    null, p = st.permutation_null(lambda q: float(q[0] == 0), 4, exhaustive_up_to=4)
+    assert null.size == 24 and null.dtype == np.float64 and p == pytest.approx(6 / 24)
+    # ties count as "at least as high", exhaustively and by sampling: a constant statistic has p = 1
+    assert st.permutation_null(lambda q: 1, 5)[1] == 1.0
+    null, p = st.permutation_null(lambda q: 1, 9, n_perm=50)
+    assert p == 1.0 and null.dtype == np.float64
+    # a null value a hair below the observed one (within 1e-12) still counts as a tie
+    _, p = st.permutation_null(lambda q: 1.0 - 5e-13, 9, observed=1.0, n_perm=10)
+    assert p == 1.0
+    _, p = st.permutation_null(lambda q: 1.0 - 5e-12, 9, observed=1.0, n_perm=10)
+    assert p == pytest.approx(1 / 11)
+    # the sampled orders are permutations; the default generator is default_rng(0); 10,000 by default
+    seen = []
+    null, _ = st.permutation_null(lambda q: seen.append(np.sort(q)) or 0.0, 9)
+    assert null.size == 10_000 and all(np.array_equal(s, np.arange(9)) for s in seen[:50])
+    a = st.permutation_null(lambda q: float(q[0]), 9, n_perm=30)[0]
+    b = st.permutation_null(lambda q: float(q[0]), 9, n_perm=30, rng=np.random.default_rng(0))[0]
+    np.testing.assert_array_equal(a, b)
+    # sizes at their edges
+    assert st.permutation_null(lambda q: 0.0, 3)[0].size == 6
+    assert st.permutation_null(lambda q: 0.0, 9, n_perm=1)[0].size == 1
+    with pytest.raises(ValueError, match="n_perm"):
+        st.permutation_null(lambda q: 0.0, 9, n_perm=0)
+
+
+def _partial_by_formula(x, y, z):
+    """The first-order partial correlation from the three pairwise Spearman correlations (an identity
+    for least squares on z's ranks with an intercept)."""
+    rxy, rxz, ryz = (spearmanr(a, b).statistic for a, b in ((x, y), (x, z), (y, z)))
+    return (rxy - rxz * ryz) / math.sqrt((1 - rxz**2) * (1 - ryz**2))
+
+
+def test_partial_spearman_against_the_formula():
+    rng = np.random.default_rng(11)
+    for n in (4, 9, 40):  # four units: the fewest accepted
+        z = rng.normal(size=n)
+        x = z + rng.normal(size=n)
+        y = -z + 0.5 * x + rng.normal(size=n)
+        assert st.partial_spearman(x, y, z) == pytest.approx(
+            _partial_by_formula(x, y, z), rel=1e-10
+        )
+    # x and y driven only by z: their raw ρ is high, the partial one is not
+    z = np.arange(60.0)
+    x, y = z + rng.normal(0, 6.0, 60), z + rng.normal(0, 6.0, 60)
+    assert spearmanr(x, y).statistic > 0.8 and abs(st.partial_spearman(x, y, z)) < 0.3
+    with pytest.raises(ValueError, match="length >= 4"):
+        st.partial_spearman([1.0, 2, 3], [3.0, 1, 2], [1.0, 2, 3])
+    # x with z's ranks (a monotone function of z): refused, not a correlation of rounding errors
+    with pytest.raises(ValueError, match="function of z"):
+        st.partial_spearman(z + rng.normal(0, 0.01, 60), rng.normal(size=60), z)
+    with pytest.raises(ValueError, match="function of z"):
+        st.partial_spearman(rng.normal(size=60), np.exp(z / 10), z)
+
+
+def test_spearman_with_uncertainty_against_scipy_and_an_exact_permutation_test():
+    import itertools
+
+    rng = np.random.default_rng(12)
+    x, y = rng.normal(size=6), rng.normal(size=6)
+    out = st.spearman_with_uncertainty(
+        x, y, n_boot=200, n_perm=20_000, rng=np.random.default_rng(1)
+    )
+    assert out["rho"] == pytest.approx(spearmanr(x, y).statistic, abs=1e-12) and out["n"] == 6
+    # the exact one-sided p over all 720 orders of y's ranks (ties of ρ counted as "at least")
+    rx, ry = np.argsort(np.argsort(x)), np.argsort(np.argsort(y))
+    r0 = np.corrcoef(rx, ry)[0, 1]
+    exact = np.mean([np.corrcoef(rx, p)[0, 1] >= r0 - 1e-12 for p in itertools.permutations(ry)])
+    assert out["p"] == pytest.approx(exact, abs=0.015)  # 20,000 draws: SE ≤ 0.0036
+    assert out["lo"] <= out["rho"] <= out["hi"]
+    # monotone data: every resample with spread has ρ = 1; anti-monotone: p = 1
+    m = np.arange(10.0)
+    mono = st.spearman_with_uncertainty(m, m**3, n_boot=100, n_perm=500)
+    assert mono["lo"] == pytest.approx(1.0) and mono["hi"] == pytest.approx(1.0)
+    assert mono["p"] == pytest.approx(1 / 501)
+    assert st.spearman_with_uncertainty(m, -m, n_boot=20, n_perm=200)["p"] == 1.0
+    # the same call twice gives the same numbers (the default generator is seeded)
+    assert st.spearman_with_uncertainty(x, y, n_boot=50, n_perm=50) == st.spearman_with_uncertainty(
+        x, y, n_boot=50, n_perm=50
+    )
+
+
+def test_spearman_with_uncertainty_draws_add_the_units_own_noise():
+    rng = np.random.default_rng(13)
+    x = np.arange(12.0)
+    y = x + rng.normal(0, 1.0, 12)
+    plain = st.spearman_with_uncertainty(x, y, n_boot=1000, n_perm=10, rng=np.random.default_rng(2))
+    noisy = st.spearman_with_uncertainty(
+        x, y, n_boot=1000, n_perm=10, rng=np.random.default_rng(2),
+        x_draws=x + rng.normal(0, 4.0, (300, 12)), y_draws=y + rng.normal(0, 4.0, (300, 12)),
+    )  # fmt: skip
+    assert noisy["rho"] == plain["rho"]  # the point estimate does not use the draws
+    assert noisy["hi"] - noisy["lo"] > 1.5 * (plain["hi"] - plain["lo"])
+    # draws that repeat the point estimates change nothing but the random stream
+    same = st.spearman_with_uncertainty(
+        x, y, n_boot=2000, n_perm=10, x_draws=np.tile(x, (5, 1)), y_draws=np.tile(y, (5, 1))
+    )
+    assert same["lo"] == pytest.approx(plain["lo"], abs=0.08)
+    assert same["hi"] == pytest.approx(plain["hi"], abs=0.08)
+    for bad in (np.ones((3, 11)), np.ones(12), np.full((3, 12), np.nan)):
+        with pytest.raises(ValueError, match="x_draws"):
+            st.spearman_with_uncertainty(x, y, x_draws=bad)
+        with pytest.raises(ValueError, match="y_draws"):
+            st.spearman_with_uncertainty(x, y, y_draws=bad)
+    with pytest.raises(ValueError, match="length >= 4"):
+        st.spearman_with_uncertainty(x[:3], y[:3])
+    with pytest.raises(ValueError, match="same length"):
+        st.spearman_with_uncertainty(x[:5], y[:6])
+
+
+# -- issue 45: the linear-algebra helpers at their checks' edges ------------------------------------------------
+def test_eig_desc_symmetry_tolerance_is_absolute_and_scaled():
+    # np.allclose's relative part is no help at a zero entry: there only the scaled absolute tolerance acts
+    unit = np.array([[1.0, 0.0], [1.5e-12, 1.0]])  # scale 1: atol 1e-12
+    with pytest.raises(ValueError, match="symmetric"):
+        la.eig_desc(unit)
+    with pytest.raises(ValueError, match="symmetric"):
+        la.eig_desc(np.array([[1.0, 0.0], [5e-9, 1.0]]))
+    big = np.array([[1e3, 0.0], [5e-10, 1e3]])  # scale 1e3: atol 1e-9, so 5e-10 is rounding
+    lam, _ = la.eig_desc(big)
+    np.testing.assert_allclose(lam, [1e3, 1e3])
+
+
+def test_principal_cosines_never_exceed_one_and_refuse_vectors():
+    A = np.random.default_rng(21).normal(size=(40, 6))
+    cos = la.principal_cosines(A, A @ np.random.default_rng(22).normal(size=(6, 6)))
+    assert cos.max() <= 1.0 and cos.min() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="A"):
+        la.principal_cosines(A[:, 0], A)
+    with pytest.raises(ValueError, match="B"):
+        la.principal_cosines(A, A[:, 0])
+
+
+def test_constant_overlap_and_unit_rows_at_their_edges():
+    # two rows: the fewest accepted; the constant vector itself has overlap one
+    assert la.constant_overlap(np.array([[1.0], [1.0]])) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="V >= 2"):
+        la.constant_overlap(np.array([[1.0, 2.0]]))
+    with pytest.raises(ValueError, match="X"):
+        la.unit_rows(np.ones(3))  # a vector, not a 2-D array; the message names X
+    with pytest.raises(ValueError, match="W"):
+        la.unit_rows(np.full((2, 2), np.nan), name="W")

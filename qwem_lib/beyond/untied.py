@@ -289,7 +289,34 @@ def balanced_product(t: Any, sigma: Any, p0: Any) -> np.ndarray:
 
 def balanced_half_time(sigma: Any, p0: Any) -> np.ndarray:
     """``t½ = (2/σ) ln((σ − π₀)/π₀)``: when :func:`balanced_product` reaches ``σ/2`` (needs ``π₀ < σ/2``);
-    twice :func:`qwem_lib.qwem.dynamics.half_time` at ``λ = σ``."""
+    twice :func:`qwem_lib.qwem.dynamics.half_time` at ``λ = σ``.
+
+    Parameters
+    ----------
+    sigma : float or array
+        The target's singular value(s), positive.
+    p0 : float or array
+        The initial product(s) ``π₀``, positive and below ``sigma/2`` (broadcast with ``sigma``).
+
+    Returns
+    -------
+    array
+        The half-times.
+
+    Raises
+    ------
+    ValueError
+        For a non-positive value or ``p0 >= sigma/2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = balanced_half_time(2.0, 1e-4)
+    >>> bool(np.isclose(t, np.log((2.0 - 1e-4) / 1e-4)))
+    True
+    >>> bool(np.isclose(balanced_product(t, 2.0, 1e-4), 1.0))  # half of sigma
+    True
+    """
     from ..qwem.dynamics import half_time
 
     sigma = checks.positive_array("sigma", sigma)

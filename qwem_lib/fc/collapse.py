@@ -50,6 +50,7 @@ __all__ = [
     "collapse_stats",
     "concept_means",
     "collapse_ratio",
+    "decay_floor",
     "concept_mean_angles",
     "simplex_angle",
     "word_norms",
@@ -152,6 +153,41 @@ def collapse_ratio(X: np.ndarray, labels: np.ndarray) -> float:
             "all vectors are identical)"
         )
     return float(within / between)
+
+
+def decay_floor(X: np.ndarray, X0: np.ndarray, delta: float, labels: np.ndarray) -> float:
+    """The full ratio ``X`` would keep if what training added to it were perfectly collapsed.
+
+    Under decoupled weight decay (AdamW) an initial table ``X0`` survives in the trained ``X`` as
+    ``delta * X0`` (``delta = (1 - lr * weight_decay) ** steps``); the rest, ``D = X - delta * X0``, is
+    what the gradients added. Replacing every row of ``D`` by its group's mean gives the table
+    ``delta * X0 + mean_g(D)``: its :func:`collapse_ratio` is the floor that the initialisation alone
+    holds the ratio at. ``delta = 0`` gives 0 (nothing of the start is left).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X0 = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, -1.0]])
+    >>> labels = np.array([0, 0, 1, 1])
+    >>> X = 0.5 * X0 + np.array([[3.0, 0.0], [3.0, 0.0], [-3.0, 0.0], [-3.0, 0.0]])
+    >>> round(decay_floor(X, X0, 0.5, labels), 4)  # within 0.5, between 6
+    0.0833
+    """
+    X, labels = _check_labels(X, labels)
+    X0 = np.asarray(X0, dtype=float)
+    if X0.shape != X.shape:
+        raise ValueError(
+            f"X0 (the initial table) must have the shape of X {X.shape}, got {X0.shape}"
+        )
+    if not np.isfinite(X0).all():
+        raise ValueError("X0 (the initial table) has NaN or infinite entries")
+    if not (isinstance(delta, (int, float, np.floating)) and 0.0 <= float(delta) <= 1.0):
+        raise ValueError(f"delta (the decay factor) must be a number in [0, 1], got {delta!r}")
+    start = float(delta) * X0
+    groups, inv = np.unique(labels, return_inverse=True)
+    learned = X - start
+    means = np.stack([learned[inv == g].mean(0) for g in range(groups.size)])
+    return collapse_ratio(start + means[inv], labels)
 
 
 def simplex_angle(nc: int) -> float:

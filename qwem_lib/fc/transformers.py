@@ -236,6 +236,12 @@ class TransformerResult:
         steps = int(self.history["step"][-1])
         return float((1.0 - self.config.lr * self.config.weight_decay) ** steps)
 
+    def snapshot_decay_factors(self) -> np.ndarray:
+        """:attr:`decay_factor` at every evaluation point: ``(1 - lr * weight_decay) ** step``, one per
+        row of ``snapshots`` (the first, at step 0, is 1)."""
+        steps = np.asarray(self.history["step"], dtype=float)
+        return np.asarray((1.0 - self.config.lr * self.config.weight_decay) ** steps)
+
     def displacement(self) -> np.ndarray:
         """The learned part of the embeddings, ``E - decay_factor * E0``: what the gradients moved,
         with the decayed initialisation (which carries no information about the task) removed."""

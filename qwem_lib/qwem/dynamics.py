@@ -344,8 +344,40 @@ def solve_flow_ivp(
 ) -> np.ndarray:
     """Reference solution of dW/dt = c (M − WWᵀ)W by :func:`scipy.integrate.solve_ivp` (DOP853).
 
-    For small V·d only (the state is the flattened V×d matrix). Returns W at ``t_eval``, shape
-    (T, V, d). Raises ``RuntimeError`` if the solver fails.
+    For small V·d only (the state is the flattened V×d matrix).
+
+    Parameters
+    ----------
+    M : (V, V) array
+        The target.
+    W0 : (V, d) array
+        The start.
+    t_eval : (T,) increasing array
+        The times at which ``W`` is returned (the first is the start's time).
+    time_scale : float
+        ``c`` in ``dW/dt = c (M − WWᵀ)W``.
+    rtol, atol : float
+        The solver's tolerances.
+
+    Returns
+    -------
+    (T, V, d) array
+        ``W`` at ``t_eval``.
+
+    Raises
+    ------
+    ValueError
+        For a bad argument (named in the message); ``RuntimeError`` if the solver fails.
+
+    Examples
+    --------
+    With ``V = d = 1`` and ``M = λ`` the flow is the logistic equation of Lemma 3.1:
+
+    >>> import numpy as np
+    >>> W = solve_flow_ivp(np.array([[2.0]]), np.array([[0.1]]), [0.0, 3.0], time_scale=1.0)
+    >>> s2 = aligned_sigmoid(2.0, 0.01, 3.0 * 2)  # s² with time t = 2·c·t_flow
+    >>> bool(np.isclose(W[-1, 0, 0] ** 2, s2, rtol=1e-8))
+    True
     """
     from scipy.integrate import solve_ivp
 
@@ -454,7 +486,35 @@ def matched_initial_singular_values(W0: Any, vecs: Any) -> tuple[np.ndarray, np.
     relative to the diagonal as e^{−(λ_j − λ_k)t/2}: the row space rotates onto diag(L_kk e^{λ_k t/2}) Rᵀ.
     Hence s_k(0) = L_kk (the part of a_k orthogonal to a_1 … a_{k−1}) and the right rotation is R.
 
-    Returns (s0 of shape (d,), R of shape (d, d)); E[s_k(0)²] = σ²(d − k + 1) for W0 ~ N(0, σ²).
+    Parameters
+    ----------
+    W0 : (V, d) array
+        The start.
+    vecs : (V, d) array
+        Orthonormal eigenvectors ``q_1 … q_d`` of the target, in the order of their eigenvalues.
+
+    Returns
+    -------
+    s0 : (d,) array
+        The matched initial singular values, ``E[s_k(0)²] = σ²(d − k + 1)`` for ``W0 ~ N(0, σ²)``.
+    R : (d, d) array
+        The right rotation (orthogonal).
+
+    Raises
+    ------
+    ValueError
+        For a non-finite ``W0`` or ``vecs`` of another shape.
+
+    Examples
+    --------
+    An aligned start ``W0 = Q diag(s) Oᵀ`` is matched by itself:
+
+    >>> import numpy as np
+    >>> Q = np.linalg.qr(np.random.default_rng(1).normal(size=(6, 3)))[0]
+    >>> O = np.linalg.qr(np.random.default_rng(2).normal(size=(3, 3)))[0]
+    >>> s0, R = matched_initial_singular_values(Q @ np.diag([3.0, 2.0, 1.0]) @ O.T, Q)
+    >>> np.round(s0, 12).tolist(), bool(np.allclose(np.abs(R.T @ O), np.eye(3)))
+    ([3.0, 2.0, 1.0], True)
     """
     W0 = checks.finite_array("W0", W0, ndim=2)
     vecs = checks.finite_array("vecs", vecs, ndim=2)

@@ -315,6 +315,44 @@ def run_preset(
       ``d``, which drain at that gap; the authors also divide the rate by 10 for their last quarter).
 
     Identical inputs give the identical cached run, so chapter 24 reuses chapter 23's models.
+
+    Parameters
+    ----------
+    model : {"qwem", "sgns"}
+        The loss trained (as :func:`train_pairs`).
+    corpus : str or Corpus
+        A registered corpus name or a loaded corpus.
+    V, d : int
+        Vocabulary size and embedding dimension.
+    init : {"small", "large"}
+        The start: σ² = ``sigma_sq_small`` per direction, or ``s² ≈ large_ratio·λ_d``.
+    batch : int
+        Positive pairs per SGD step (50,000).
+    lr_factor, horizon, polish : float
+        The schedule: ``lr = lr_factor/λ₁`` for ``horizon`` characteristic times of mode ``d``, then
+        ``lr/10`` for ``polish`` relaxation times of the subspace (0.1, 3, 3).
+    sigma_sq_small, large_ratio : float
+        The two starts' scales (1e-8, 0.1).
+    n_logs : int
+        Logged steps (at least 2; 200).
+    seed : int
+        Seed of the start and the sampler.
+    progress : bool
+        A progress bar.
+    device : torch device or None
+        Where to train (None: :func:`config.device`).
+
+    Returns
+    -------
+    PresetRun
+        The trained run with M*'s eigenpairs (and the growth matrix's, for SGNS), the start's σ² and
+        the schedule it followed.
+
+    Raises
+    ------
+    ValueError
+        For a bad size, scale or schedule argument, named in the message, before the corpus statistics
+        are computed.
     """
     n_logs = checks.integer("n_logs", n_logs, low=2)
     checks.positive_int("batch", batch)

@@ -369,6 +369,38 @@ def top_eigenpairs(
     (:class:`EigenConvergenceWarning`); see :func:`_krylov`. ``method="eigsh"`` (ARPACK) either returns
     pairs that meet the same residual test, recomputed here, or raises ``RuntimeError`` ("did not
     converge"); which of the two happens on a hard spectrum depends on the BLAS and its threads.
+
+    Parameters
+    ----------
+    M : (V, V) array
+        Symmetric matrix (float32 or float64).
+    d : int
+        How many of the largest eigenvalues (``1 <= d <= V``).
+    method : {"auto", "eigh", "krylov", "eigsh", "torch"}
+        ``"auto"``: dense ``eigh`` up to V = 3,000, else torch on a GPU or the block Krylov method.
+    depth, tol, max_cycles, seed
+        The Krylov method's block depth, residual tolerance (None: from the dtype), restart cycles and
+        start seed.
+
+    Returns
+    -------
+    lam : (d,) array
+        The eigenvalues, descending.
+    U : (V, d) array
+        Orthonormal eigenvectors, ``M @ U ≈ U * lam``.
+
+    Raises
+    ------
+    ValueError
+        For a non-square, non-finite or non-symmetric ``M``, or ``d`` outside ``1..V``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.diag([3.0, -5.0, 1.0, 2.0])
+    >>> lam, U = top_eigenpairs(M, 2)  # largest algebraic, not largest in magnitude
+    >>> lam.tolist(), np.abs(U[:, 0]).argmax().item()
+    ([3.0, 2.0], 0)
     """
     M, V = _validate(M, d)
     depth = checks.positive_int("depth", depth)

@@ -255,7 +255,30 @@ def _word_ids(name: str, ids: np.ndarray, V: int, columns: int | None = None) ->
 
 
 def snr_curve(R: np.ndarray, ds: Sequence[int]) -> np.ndarray:
-    """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``."""
+    """:func:`task_snr` of ``R_d`` for each ``d`` in ``ds``.
+
+    Parameters
+    ----------
+    R : (N, D) array
+        The task vectors of one category (one per row), in the embedding of the largest dimension.
+    ds : sequence of int
+        The dimensions ``d <= D``; ``R_d`` keeps the first ``d`` columns.
+
+    Returns
+    -------
+    (len(ds),) array
+        The signal-to-noise ratio at each ``d``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.random.default_rng(0).normal(size=(30, 8)) + np.r_[4.0, np.zeros(7)]
+    >>> snr = snr_curve(R, [1, 4, 8])
+    >>> snr.shape, float(snr[0])  # one column: rank one, a flat spectrum
+    ((3,), 1.0)
+    >>> bool(snr[-1] > 2)  # eight columns: the common direction dominates the spectrum
+    True
+    """
     R = checked_rows(R)
     dims = [
         checks.integer("ds", d, low=1, high=R.shape[1])

@@ -204,23 +204,85 @@ def train_pairs(
 ) -> TrainResult:
     """Train tied embeddings ``W`` (V × d) by minibatch SGD on pairs sampled from ``corpus``.
 
-    ``model="qwem"``: the Setting-3.1 QWEM loss (module docstring); ``model="sgns"``: word2vec's loss
-    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. ``loss``
-    (``"quartic"`` | ``"logistic"``) and ``reweighting`` (``"setting31"`` | ``"word2vec"``), when given,
-    replace the corresponding half of ``model`` (:func:`resolve_model`): the four runs of the ablation
-    of chapter 25; their expected loss is :func:`population_loss`. Each step draws ``batch`` positive
-    pairs and ``batch`` (Setting 3.1) or ``k·batch`` (word2vec's reweighting) negative pairs.
-    ``W(0) = init_scale/√d · N(0, 1)`` (the authors' init; the projection of ``W(0)`` on any unit
-    vector then has squared norm ≈ ``init_scale²``). Learning rate ``lr``, multiplied by
-    ``decay_factor`` from step ``decay_at·steps`` on (if given). ``reference`` (V × r, e.g. M*'s top
-    eigenvectors) gives the logged principal-angle cosines. ``stats`` = ``(P_joint, P_unigram)`` of the
-    same stream (computed with :func:`cooccurrence` if not given; QWEM needs them for Ψ). ``estimator``
-    (QWEM only; the mixed runs sample every term): ``"split"`` computes the corpus-free quadratic
-    part ¼‖WWᵀ‖² exactly and samples the
-    linear part (:func:`split_loss_grad`); ``"sampled"`` samples every term (:func:`pair_loss_grad`).
+    ``model="qwem"`` is the Setting-3.1 QWEM loss (module docstring); ``model="sgns"`` word2vec's loss
+    with ``k`` negatives from ``P^power`` and subsampling ``sample`` as pair weights. ``loss`` and
+    ``reweighting``, when given, replace the corresponding half of ``model`` (:func:`resolve_model`):
+    the four runs of chapter 25's ablation, whose expected loss is :func:`population_loss`. The run is
+    cached under ``config.cache_dir()/training``, keyed by every input that changes it.
 
-    Raises ``ValueError`` for bad hyper-parameters (non-positive lr, d > V, …) and
-    :class:`~qwem_lib.data.DataError` for an empty corpus.
+    The optional keyword arguments, by what they set:
+
+    ====================  ==================  ================================================================
+    group                 argument            meaning (default)
+    ====================  ==================  ================================================================
+    minibatches           ``batch``           positive pairs per step (50,000); as many negatives (Setting
+                                              3.1) or ``k·batch`` (word2vec's reweighting)
+    start                 ``init_scale``      ``W(0) = init_scale/√d · N(0, 1)``, the authors' start (1e-6)
+    start                 ``seed``            seed of ``W(0)`` and of the sampler (0)
+    schedule              ``decay_at``        fraction of ``steps`` after which the rate is multiplied by
+                                              ``decay_factor`` (None: constant rate)
+    schedule              ``decay_factor``    that factor (0.1)
+    logs                  ``log_steps``       the steps to log (None: ``n_logs`` evenly spaced)
+    logs                  ``n_logs``          number of logs when ``log_steps`` is None (200)
+    logs                  ``reference``       V × r reference vectors (e.g. M*'s eigenvectors) for the
+                                              logged overlaps and principal-angle cosines (None)
+    word2vec's loss       ``k``               negatives per positive pair (1)
+    word2vec's loss       ``sample``          subsampling threshold of the pair weights (1e-5)
+    word2vec's loss       ``power``           negatives drawn from ``P^power`` (0.75)
+    pair stream           ``window``          context window, each side (16)
+    pair stream           ``oov``             out-of-vocabulary rule ("authors": only words beyond the
+                                              top ``stream_vocab`` are removed before windowing)
+    pair stream           ``stream_vocab``    that vocabulary (20,000)
+    pair stream           ``stats``           ``(P_joint, P_unigram)`` of the same stream (None: computed
+                                              by :func:`cooccurrence`; QWEM needs them for Ψ)
+    estimator             ``estimator``       QWEM only: ``"split"`` computes the corpus-free quadratic
+                                              part ¼‖WWᵀ‖² exactly and samples the linear part
+                                              (:func:`split_loss_grad`); ``"sampled"`` samples every term
+                                              (:func:`pair_loss_grad`)
+    ablation              ``loss``            ``"quartic"`` or ``"logistic"`` (None: from ``model``)
+    ablation              ``reweighting``     ``"setting31"`` or ``"word2vec"`` (None: from ``model``)
+    hardware              ``device``          torch device (None: :func:`config.device`)
+    hardware              ``dtype``           torch dtype (None: float64 on the CPU, float32 on CUDA)
+    running               ``use_cache``       read and write the cache (True)
+    running               ``progress``        a progress bar (True)
+    ====================  ==================  ================================================================
+
+    Parameters
+    ----------
+    corpus : str or Corpus
+        A registered corpus name or a loaded :class:`~qwem_lib.data.Corpus`.
+    V, d : int
+        Vocabulary size (the ``V`` most frequent words, ``V >= 2``) and embedding dimension (``d <= V``).
+    model : {"qwem", "sgns"}
+        The loss and reweighting together (default ``"qwem"``).
+    steps : int
+        SGD steps (keyword only, required).
+    lr : float
+        Learning rate η > 0 (keyword only, required); the time axis is ``t = 2 Σ η``.
+
+    Returns
+    -------
+    TrainResult
+        ``W``, ``W(0)``, the logged steps, times, singular values, overlaps, cosines and minibatch
+        losses, wall time and pairs per second.
+
+    Raises
+    ------
+    ValueError
+        For a bad hyper-parameter (non-positive ``lr``, ``d > V``, an unknown ``model`` …), named in
+        the message.
+    DataError
+        For an empty corpus.
+
+    Examples
+    --------
+    >>> import qwem_lib as q
+    >>> r = q.train_pairs("enwiki2015_1m7", 100, 4, steps=20, lr=0.01, batch=2_000,
+    ...                   init_scale=1e-3, n_logs=4, use_cache=False, progress=False)
+    >>> r.W.shape, r.sv.shape[1]
+    ((100, 4), 4)
+    >>> bool(r.sv[-1, 0] > r.sv[0, 0])  # the first mode has started to grow
+    True
     """
     import torch
 
