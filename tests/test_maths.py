@@ -420,3 +420,106 @@ def test_constant_overlap_and_unit_rows_at_their_edges():
         la.unit_rows(np.ones(3))  # a vector, not a 2-D array; the message names X
     with pytest.raises(ValueError, match="W"):
         la.unit_rows(np.full((2, 2), np.nan), name="W")
+
+
+# -- issue 45, second round: what the first mutation run of maths.stats / maths.linalg left alive -----------
+def test_the_statistics_refuse_arrays_of_the_wrong_dimension():
+    v, M = np.arange(6.0), np.ones((3, 6))
+    for call, name, ndim in (
+        (lambda: st.bootstrap_gap(0.5, 0.4, M, M), "draws_a", 1),
+        (lambda: st.bootstrap_gap(0.5, 0.4, v, M), "draws_b", 1),
+        (lambda: st.paired_spearman(M, v, M, M), "x", 1),
+        (lambda: st.paired_spearman(v, M, M, M), "y", 1),
+        (lambda: st.paired_spearman(v, v, v, M), "x_draws", 2),
+        (lambda: st.paired_spearman(v, v, M, v), "y_draws", 2),
+        (lambda: st.spearman_with_uncertainty(M, v), "x", 1),
+        (lambda: st.spearman_with_uncertainty(v, M), "y", 1),
+    ):
+        with pytest.raises(ValueError, match=rf"^{name} must be {ndim}-D"):
+            call()
+    with pytest.raises((ValueError, TypeError), match=r"^y_draws\b"):
+        st.paired_spearman(v, v, M, np.array([["a"] * 6] * 3))
+
+
+def test_error_messages_say_what_is_wrong():
+    with pytest.raises(ValueError, match="n must be an integer >= 3"):
+        st.permutation_null(lambda q: 0.0, 2)
+    with pytest.raises(ValueError, match=r"need weights \(m, n\)"):
+        st.replicate_means(np.ones((2, 3)), np.ones(4))
+    with pytest.raises(ValueError, match=r"^A and B must have the same number of rows"):
+        la.principal_cosines(np.ones((4, 2)), np.ones((5, 2)))
+    with pytest.raises(ValueError, match="zero_rows must be 'raise' or 'keep'"):
+        la.unit_rows(np.ones((2, 2)), zero_rows="drop")
+    with pytest.raises(ValueError, match=r"^X must be 2-D"):
+        la.unit_rows(np.ones(3))
+
+
+def test_permutation_null_keeps_a_float_null_and_uses_the_given_generator():
+    null, _ = st.permutation_null(lambda q: int(q[0] == 0), 4)  # an integer statistic, exhaustive
+    assert null.dtype == np.float64
+    a = st.permutation_null(lambda q: float(q[0]), 9, n_perm=30, rng=np.random.default_rng(5))[0]
+    b = st.permutation_null(lambda q: float(q[0]), 9, n_perm=30)[0]
+    assert not np.array_equal(a, b)
+
+
+def test_partial_spearman_refuses_a_constant_sequence():
+    z = np.arange(10.0)
+    with pytest.raises(ValueError, match="function of z"):
+        st.partial_spearman(np.ones(10), np.random.default_rng(3).normal(size=10), z)
+
+
+def test_spearman_with_uncertainty_defaults_and_generator():
+    from qwem_lib.book import config
+
+    rng = np.random.default_rng(14)
+    x, y = rng.normal(size=8), rng.normal(size=8)
+    default = st.spearman_with_uncertainty(x, y)
+    assert default == st.spearman_with_uncertainty(
+        x, y, n_boot=2000, n_perm=10_000, rng=np.random.default_rng([config.SEED, 30_002])
+    )
+    assert default != st.spearman_with_uncertainty(x, y, rng=np.random.default_rng(1))
+    m = np.arange(8.0)
+    assert st.spearman_with_uncertainty(m, m)["p"] == pytest.approx(1 / 10_001)
+    four = st.spearman_with_uncertainty(
+        m[:4], m[:4] ** 2, n_boot=50, n_perm=50
+    )  # four units: accepted
+    assert four["n"] == 4
+
+
+def test_spearman_with_uncertainty_resamples_every_unit_and_every_replicate():
+    # unit 0 alone breaks the monotone order: resamples that never draw it would all give ρ = 1
+    x, y = np.arange(5.0), np.array([4.0, 0.0, 1.0, 2.0, 3.0])
+    out = st.spearman_with_uncertainty(x, y, n_boot=400, n_perm=10, rng=np.random.default_rng(3))
+    assert out["lo"] < 0.9
+    # two replicates per unit, the order itself and its reverse: each unit draws its own replicate, so
+    # the resampled orders are mixed (never all one replicate, which would give ρ = ±1 exactly)
+    u = np.arange(12.0)
+    both = np.stack([u, u[::-1]])
+    for kw in (dict(x_draws=both), dict(y_draws=both)):
+        r = st.spearman_with_uncertainty(
+            u, u, n_boot=400, n_perm=10, rng=np.random.default_rng(4), **kw
+        )
+        assert -0.999 < r["lo"] < 0 < r["hi"] < 0.999
+    # each side's draws widen the interval on their own
+    y2 = u + rng_normal(15, 12)
+    plain = st.spearman_with_uncertainty(u, y2, n_boot=800, n_perm=10, rng=np.random.default_rng(5))
+    for kw in (
+        dict(x_draws=u + 5 * rng_normal(16, (200, 12))),
+        dict(y_draws=y2 + 5 * rng_normal(17, (200, 12))),
+    ):
+        r = st.spearman_with_uncertainty(
+            u, y2, n_boot=800, n_perm=10, rng=np.random.default_rng(5), **kw
+        )
+        assert r["hi"] - r["lo"] > 1.5 * (plain["hi"] - plain["lo"])
+    # values of any scale: small spreads are spreads (a resample is skipped only when one side is constant)
+    small = st.spearman_with_uncertainty(u * 1e-3, y2 * 1e-3, n_boot=100, n_perm=10)
+    assert np.isfinite(small["lo"]) and np.isfinite(small["hi"])
+    # the draws' names in their messages
+    with pytest.raises(ValueError, match=r"\bx_draws must"):
+        st.spearman_with_uncertainty(u, u, x_draws=np.ones((2, 5)))
+    with pytest.raises(ValueError, match=r"\by_draws must"):
+        st.spearman_with_uncertainty(u, u, y_draws=np.ones((2, 5)))
+
+
+def rng_normal(seed, size):
+    return np.random.default_rng(seed).normal(size=size)

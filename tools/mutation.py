@@ -22,6 +22,7 @@ date, machine, the mutation score of each module and every surviving mutant with
                                                           # below qwem_lib, or its file)
     .venv/bin/python tools/mutation.py --semantic         # only the semantic mutants
     .venv/bin/python tools/mutation.py --report           # only rewrite the report from the results so far
+    .venv/bin/python tools/mutation.py --fresh maths.stats  # forget a module's results (after adding tests)
 
 Exit status 1 when a mutant survives without a written reason (or a semantic mutant survives), 2 when a
 module's unmutated tests fail or a semantic mutant's text is not found once in its file.
@@ -745,6 +746,12 @@ def main(argv: list[str]) -> int:
     ap.add_argument("modules", nargs="*", help="modules to run (default: every core module)")
     ap.add_argument("--semantic", action="store_true", help="only the semantic mutants")
     ap.add_argument("--report", action="store_true", help="only rewrite the report")
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="forget the chosen modules' earlier results first (mutmut re-tests a mutant only when its "
+        "function changed, so tests added since would not be tried on the old survivors)",
+    )
     args = ap.parse_args(argv)
     mods = modules()
     status = 0
@@ -758,6 +765,8 @@ def main(argv: list[str]) -> int:
                 return 2
             chosen = {by_name[a]: mods[by_name[a]] for a in args.modules}
         for module, tests in chosen.items():
+            if args.fresh:
+                shutil.rmtree(WORK / slug(module), ignore_errors=True)
             if run_module(module, tests) != 0:
                 status = 2
     if args.semantic or (not args.report and not args.modules):

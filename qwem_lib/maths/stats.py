@@ -262,7 +262,8 @@ def partial_spearman(
     # a residual at round-off level means x (or y) is a function of z's ranks: refuse it rather than
     # return the correlation of rounding errors
     for r, e in ((rx, ex), (ry, ey)):
-        if not np.linalg.norm(e) > 1e-9 * np.linalg.norm(r - r.mean()):
+        scale = np.linalg.norm(r - r.mean())  # 0 for a constant sequence: then e is rounding too
+        if scale == 0 or not np.linalg.norm(e) > 1e-9 * scale:
             raise ValueError("x or y is a function of z's ranks: no partial correlation")
     return float(ex @ ey / (np.linalg.norm(ex) * np.linalg.norm(ey)))
 
