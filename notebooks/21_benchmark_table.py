@@ -642,6 +642,15 @@ prose(
 )
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Add svd of the *shifted* PPMI, $\max(\mathrm{PMI} - \log k, 0)$ with $k = 5$ (Levy & Goldberg). Where

@@ -164,6 +164,11 @@ del psi
 # the **noiseless trainer** (`q.train_expected`): full-batch gradient descent on the exact expected loss of
 # the same minibatches, from the same $W(0)$, at the same learning rate, for the same steps. It is the
 # infinite-batch limit of the SGD run, so the difference between the two is what the minibatch noise does.
+#
+# This chapter compares **gradient descent with SGD's own step** with Lemma 3.1, which describes the
+# gradient *flow*. That is deliberate: the noiseless run is SGD's twin, so it keeps SGD's discrete steps. The
+# cost is a small bias of the steps against the flow (the check below allows for it: "discrete steps").
+# Chapter 25's Section 9 integrates the flow itself, with a stiff-safe integrator, where the flow is what is meant.
 
 # %%
 small = q.run_preset("qwem", corpus, V, d, init="small", **RUN)
@@ -1221,6 +1226,15 @@ rep.below(
     bound=0.01,
     kind="consistency",
 )
+
+# %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
 
 # %% [markdown]
 # ## Exercises

@@ -889,6 +889,15 @@ prose(
 # and 64 components, ours $\min(64, d)$; its SGNS and QWEM are trained for 4M steps on 2.0B tokens.
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. A rotation $O$ changes no cosine between rows of $W$. Check that every benchmark score of

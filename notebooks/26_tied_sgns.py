@@ -1251,6 +1251,15 @@ prose(
 # pairs, and the few hundred WS353 pairs give wide intervals.
 
 # %% [markdown]
+# ## What this chapter found
+#
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. How much of tied SGNS's analogy score sits in its weaker modes? Keep only the top half of its
