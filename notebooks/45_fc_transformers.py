@@ -590,8 +590,8 @@ plotting.label(ax, "A.4: the language model trained longer", "AdamW step", "with
 plt.show()
 
 # %% [markdown]
-# **Figure 45.3** — The language model of Section 3 trained for `lm_long_epochs` epochs over its 100,000
-# sentences: after every epoch, the full within/between ratio of its word embeddings (circles), the floor
+# **Figure 45.3** — The language model of Section 3 trained for `lm_long_epochs` epochs over its training
+# set: after every epoch, the full within/between ratio of its word embeddings (circles), the floor
 # its decayed initialisation alone would hold it at (triangles), the ratio in the plane of the picture
 # (squares) and the smallest ratio of the shuffled-label null (crosses); diamonds: the full ratio of the
 # same model trained on fresh sentences at every step (the control below); dotted: the threshold 0.1;
