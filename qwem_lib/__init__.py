@@ -4,7 +4,7 @@ The rooms (CONTRIBUTING.md, "Where things live"; the import contracts in pyproje
 
 ``book`` — the book's own machinery, below everything
     ``config`` (presets, device, seeds, cache directory), ``cache`` (atomic writes, checked
-    reads), ``report`` (assert-and-record claims, the
+    reads), ``loop`` (the one training loop of every trainer), ``report`` (assert-and-record claims, the
     report), ``paper_map`` (the papers' statements and verdicts), ``plotting`` (the visual style)
 ``data`` — the data's path, one way: registry → sources → files (acquire, verify) → tokenizer → corpus
     (tokenise, cache)

@@ -45,9 +45,10 @@ from typing import Any
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import array_key, atomic_path, read_npz
+from ..book.cache import Checkpoint, array_key, read_npz, save_npz
+from ..book.loop import Logs, run_steps
 from ..maths.linalg import constant_overlap
-from ..qwem.noiseless import TrainingInterrupted, log_schedule
+from ..qwem.noiseless import log_schedule
 from ..qwem.pairs import pair_weights, qwem_pair_terms, statistics
 from ..qwem.trainers import checked_device, initial_embeddings
 
@@ -456,7 +457,7 @@ def train_untied(
     three. float64 throughout. Cached under ``config.cache_dir()/noiseless`` keyed by every input;
     checkpoints every ``checkpoint_s`` seconds (and on ``KeyboardInterrupt``) are resumed by the same
     call; ``stop_after`` stops after that many steps with a checkpoint (raising
-    :class:`~qwem_lib.qwem.noiseless.TrainingInterrupted`).
+    :class:`~qwem_lib.book.loop.TrainingInterrupted`).
     """
     import torch
 
@@ -508,7 +509,7 @@ def train_untied(
     blob = json.dumps(cfg, sort_keys=True).encode()
     stem = f"untied-V{V}-d{d}-{hashlib.sha256(blob).hexdigest()[:16]}"
     root = config.cache_dir() / "noiseless"
-    path, ckpt = root / f"{stem}.npz", root / f"{stem}.ckpt.npz"
+    path = root / f"{stem}.npz"
     z = read_npz(path, _FIELDS) if use_cache else None
     if z is not None:
         return UntiedRun(**{f: z[f] for f in _FIELDS[:-1]}, seconds=float(z["seconds"]),
@@ -539,21 +540,15 @@ def train_untied(
         X = W @ Wp.T
         return float((0.25 * Gt * X * X - D * X).sum())
 
-    logs: dict[str, list] = {"steps": [], "sv": [], "modes": [], "loss": [], "imb": []}
+    logs = Logs("steps", "sv", "modes", "loss", "imb")
+    ckpt = Checkpoint(path if use_cache else None, ("W", "Wp", "step", "seconds", "log_steps"))
     start, spent = 0, 0.0
-    c = read_npz(ckpt, ("W", "Wp", "step", "seconds", "log_steps", "sv", "modes", "loss", "imb")) \
-        if use_cache else None  # fmt: skip
-    if c is not None:
-        start, spent = int(c["step"]), float(c["seconds"])
-        W = torch.as_tensor(c["W"], device=dev)
-        Wp = torch.as_tensor(c["Wp"], device=dev)
-        logs = {
-            "steps": [int(s) for s in c["log_steps"]],
-            "sv": list(c["sv"]),
-            "modes": list(c["modes"]),
-            "loss": [float(x) for x in c["loss"]],
-            "imb": [float(x) for x in c["imb"]],
-        }
+    cp = ckpt.load()
+    if cp is not None:
+        start, spent = int(cp["step"]), float(cp["seconds"])
+        W = torch.as_tensor(cp["W"], device=dev)
+        Wp = torch.as_tensor(cp["Wp"], device=dev)
+        logs.restore(cp, "log_")
 
     def record(s: int) -> None:
         Ra = torch.linalg.qr(W)[1]
@@ -567,52 +562,30 @@ def train_untied(
         logs["loss"].append(loss_value(W, Wp))
         logs["imb"].append(float(torch.linalg.norm(W.T @ W - Wp.T @ Wp)))
 
-    def save_checkpoint(step: int, seconds: float) -> None:
-        if not use_cache:
-            return
-        with atomic_path(ckpt, ".npz") as tmp:
-            np.savez(
-                tmp, W=W.cpu().numpy(), Wp=Wp.cpu().numpy(), step=step, seconds=seconds,
-                log_steps=np.asarray(logs["steps"], np.int64), sv=np.asarray(logs["sv"]),
-                modes=np.asarray(logs["modes"]), loss=np.asarray(logs["loss"]),
-                imb=np.asarray(logs["imb"]),
-            )  # fmt: skip
+    def advance(s: int) -> None:
+        nonlocal W, Wp
+        gW, gWp = grads(W, Wp)
+        W = W - float(lr) * gW
+        Wp = Wp - float(lr) * gWp
+        if not bool(torch.isfinite(W).all() and torch.isfinite(Wp).all()):
+            raise FloatingPointError(
+                f"untied: W became non-finite at step {s + 1}; lower the learning rate (lr={lr})"
+            )
 
-    log_set = set(int(s) for s in log_steps)
     t0 = time.time()
-    last_save = t0
-    it: Any = range(start, steps)
-    if progress:
-        from tqdm.auto import tqdm
 
-        it = tqdm(it, desc=f"untied {label} V={V} d={d}", mininterval=5.0)
-    s = start
-    try:
-        with torch.no_grad():
-            if start == 0 and 0 in log_set:
-                record(0)
-            for s in it:
-                if stop_after is not None and s >= stop_after:
-                    save_checkpoint(s, spent + time.time() - t0)
-                    raise TrainingInterrupted(f"stopped after {s} of {steps} steps")
-                gW, gWp = grads(W, Wp)
-                W = W - float(lr) * gW
-                Wp = Wp - float(lr) * gWp
-                if not bool(torch.isfinite(W).all() and torch.isfinite(Wp).all()):
-                    raise FloatingPointError(
-                        f"untied: W became non-finite at step {s + 1}; lower the learning rate "
-                        f"(lr={lr})"
-                    )
-                if s + 1 in log_set:
-                    record(s + 1)
-                if checkpoint_s is not None and time.time() - last_save > checkpoint_s:
-                    save_checkpoint(s + 1, spent + time.time() - t0)
-                    last_save = time.time()
-    except KeyboardInterrupt:
-        save_checkpoint(s, spent + time.time() - t0)
-        raise
+    def save(step: int) -> None:
+        ckpt.save(dict(W=W.cpu().numpy(), Wp=Wp.cpu().numpy(), step=step,
+                       seconds=spent + time.time() - t0, **logs.saved("log_")))  # fmt: skip
+
+    with torch.no_grad():
+        run_steps(
+            advance, start=start, stop=steps, log_at=log_steps, record=record, save=save,
+            checkpoint_s=checkpoint_s, stop_after=stop_after,
+            desc=f"untied {label} V={V} d={d}" if progress else None,
+        )  # fmt: skip
     seconds = spent + time.time() - t0
-    st = np.asarray(logs["steps"], dtype=np.int64)
+    st = logs.arrays()["steps"]
     res = UntiedRun(
         W=W.cpu().numpy(),
         Wp=Wp.cpu().numpy(),
@@ -628,7 +601,6 @@ def train_untied(
         config=cfg,
     )
     if use_cache:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, **{f: getattr(res, f) for f in _FIELDS})
-        ckpt.unlink(missing_ok=True)
+        save_npz(path, {f: getattr(res, f) for f in _FIELDS})
+        ckpt.clear()
     return res

@@ -7,6 +7,8 @@ papers' statements, and the visual style.
     argument checks whose messages name the argument, its value and what is expected
 ``cache``
     atomic writes and checked reads of the cache folder
+``loop``
+    the one training loop of the book's trainers: steps, logs on a schedule, checkpoints, a clean stop
 ``report``
     assert-and-record claims; aggregation into REPRODUCTION.md and claims.json
 ``paper_map``
@@ -19,4 +21,4 @@ papers' statements, and the visual style.
     how a value is printed in the report and the map
 """
 
-from . import cache, checks, config, contents, formatting, paper_map, plotting, report  # noqa: F401
+from . import cache, checks, config, contents, formatting, loop, paper_map, plotting, report  # noqa: F401

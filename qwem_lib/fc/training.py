@@ -26,7 +26,8 @@ import numpy as np
 import torch
 
 from ..book import checks, config
-from ..book.cache import atomic_path, read_npz
+from ..book.cache import Checkpoint, read_npz, save_npz
+from ..book.loop import Logs, run_steps
 from .data import FCData
 from .networks import FCNet
 
@@ -186,8 +187,8 @@ def train_fc(
     later call with the same data and configuration continues from the last checkpoint instead of
     starting again (the result is the same as an uninterrupted run's; the checkpoint is removed once
     the result is complete). It does not change the cache key. ``_interrupt_after`` (epochs; for the
-    tests only) stops after that many epochs of this call, as a killed process would, raising
-    ``InterruptedError``.
+    tests only) stops after that many epochs of this call, as a killed process would (without saving),
+    raising :class:`~qwem_lib.book.loop.TrainingInterrupted` (an ``InterruptedError``).
     """
     if checkpoint_every is not None and (
         int(checkpoint_every) != checkpoint_every or checkpoint_every < 1
@@ -226,24 +227,24 @@ def train_fc(
         )
 
     with cpu_threads(threads, dev):
-        ckpt = path.with_name(path.stem + ".ckpt.npz") if checkpoint_every else None
-        res = _train(data, cfg, dev, progress, desc, ckpt, checkpoint_every, _interrupt_after)
-    if ckpt is not None and ckpt.exists():
-        ckpt.unlink()
+        resumable = path if checkpoint_every else None  # its checkpoint lies beside the result
+        res = _train(data, cfg, dev, progress, desc, resumable, checkpoint_every, _interrupt_after)
+    Checkpoint(resumable).clear()
     if cache:
         # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
         arrays: dict[str, Any] = {f"h_{k}": v for k, v in res.history.items()}
         if cfg.ln_affine:
             arrays.update(ln_gain=res.ln_gain, ln_bias=res.ln_bias)
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(
-                tmp,
+        save_npz(
+            path,
+            dict(
                 embeddings=res.embeddings,
                 features=res.features,
                 U=res.U,
                 seconds=res.seconds,
                 **arrays,
-            )
+            ),
+        )
     return res
 
 
@@ -420,11 +421,13 @@ def _train(
     dev,
     progress: bool,
     desc: str,
-    ckpt: Path | None = None,
+    resumable: Path | None = None,
     checkpoint_every: int | None = None,
     interrupt_after: int | None = None,
 ) -> FCResult:
-    from tqdm import tqdm
+    """The training of :func:`train_fc` (no cache): ``resumable`` is the path of the result whose
+    checkpoint (:class:`~qwem_lib.book.cache.Checkpoint`) is saved every ``checkpoint_every`` epochs and
+    resumed from; ``None`` saves none."""
 
     torch.manual_seed(config.SEED + cfg.seed)
     task = data.task
@@ -460,7 +463,7 @@ def _train(
         "norm_std",
         "u_norm_mean",
     )
-    hist: dict[str, list[float]] = {k: [] for k in keys}
+    hist = Logs(*keys)
     n = xtr.shape[0]
     steps_per_epoch = -(-n // cfg.batch)
 
@@ -488,40 +491,25 @@ def _train(
             hist[k].append(float(v))
         net.train()
 
-    t0, start, spent = time.time(), 1, 0.0
-    z = read_npz(ckpt, ("E", "U", "gen_state", "epoch", "seconds")) if ckpt is not None else None
+    # steps of this loop are epochs: step s trains epoch s + 1
+    ckp = Checkpoint(resumable, ("E", "U", "gen_state", "epoch", "seconds"))
+    t0, start, spent = time.time(), 0, 0.0
+    z = ckp.load()
     if z is not None:  # resume: weights, generator and history as they were after epoch z["epoch"]
         E.copy_(torch.as_tensor(z["E"]))
         U.copy_(torch.as_tensor(z["U"]))
         for k, v in affine.items():
             v.copy_(torch.as_tensor(z[k]))
         gen.set_state(torch.as_tensor(z["gen_state"]))
-        for k in keys:
-            hist[k] = [float(v) for v in z[f"h_{k}"]]
-        start, spent = int(z["epoch"]) + 1, float(z["seconds"])
-    else:
-        record(0)
+        hist.restore(z, "h_")
+        start, spent = int(z["epoch"]), float(z["seconds"])
 
     def save(epoch: int) -> None:
-        assert ckpt is not None  # only called with a checkpoint path
-        # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
-        arrays: dict[str, Any] = {f"h_{k}": np.asarray(v) for k, v in hist.items()}
-        arrays.update({k: v.cpu().numpy() for k, v in affine.items()})
-        with atomic_path(ckpt, ".npz") as tmp:
-            np.savez(
-                tmp,
-                E=E.cpu().numpy(),
-                U=U.cpu().numpy(),
-                gen_state=gen.get_state().numpy(),
-                epoch=epoch,
-                seconds=spent + time.time() - t0,
-                **arrays,
-            )
+        arrays = {k: v.cpu().numpy() for k, v in affine.items()}
+        ckp.save(dict(E=E.cpu().numpy(), U=U.cpu().numpy(), gen_state=gen.get_state().numpy(),
+                      epoch=epoch, seconds=spent + time.time() - t0, **hist.saved("h_"), **arrays))  # fmt: skip
 
-    bar = tqdm(range(start, cfg.epochs + 1), desc=desc, disable=not progress, mininterval=2.0)
-    for epoch in bar:
-        if interrupt_after is not None and epoch - start >= interrupt_after:
-            raise InterruptedError(f"stopped after epoch {epoch - 1} (a test of the checkpoints)")
+    def advance(s: int) -> None:
         perm = torch.randperm(n, generator=gen).to(dev)
         sgd_epoch(
             E,
@@ -537,13 +525,15 @@ def _train(
             matmul_dtype=mm_dtype,
             **affine,
         )
-        if epoch % cfg.eval_every == 0 or epoch == cfg.epochs:
-            record(epoch)
-            bar.set_postfix(
-                test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}"
-            )
-        if ckpt is not None and epoch % checkpoint_every == 0 and epoch < cfg.epochs:
-            save(epoch)
+
+    run_steps(
+        advance, start=start, stop=cfg.epochs,
+        log_at=[0, *range(cfg.eval_every, cfg.epochs + 1, cfg.eval_every), cfg.epochs],
+        record=record, save=save if resumable is not None else None, checkpoint_every=checkpoint_every,
+        stop_after=None if interrupt_after is None else start + interrupt_after, save_on_stop=False,
+        desc=desc if progress else None, mininterval=2.0,
+        postfix=lambda: dict(test_acc=f"{hist['test_acc'][-1]:.3f}", norm=f"{hist['norm_mean'][-1]:.3f}"),
+    )  # fmt: skip
     seconds = spent + time.time() - t0
     ln: dict[str, Any] = (
         {
@@ -558,7 +548,7 @@ def _train(
         net.embeddings(),
         net.word_features(),
         net.u(),
-        {k: np.asarray(v) for k, v in hist.items()},
+        hist.arrays(),
         seconds,
         **ln,
     )

@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import array_key, atomic_path, read_npz
+from ..book.cache import Checkpoint, array_key, read_npz, save_npz
+from ..book.loop import Logs, TrainingInterrupted, run_steps
 from .corpus_stats import check_stats
 from .pairs import (
     LOSSES,
@@ -55,11 +56,6 @@ __all__ = [
     "eigen_flow",
     "aligned_gd",
 ]
-
-
-class TrainingInterrupted(RuntimeError):
-    """A noiseless run stopped before its last step; its checkpoint is in the cache and the same call
-    resumes it (raised by ``stop_after``, and after saving on ``KeyboardInterrupt``)."""
 
 
 def _start(V: int, d: int, init_scale: float, seed: int, W0: np.ndarray | None, dev: Any) -> Any:
@@ -393,17 +389,10 @@ def train_expected(
     blob = json.dumps(cfg, sort_keys=True, default=str).encode()
     stem = f"{name}-V{V}-d{d}-{hashlib.sha256(blob).hexdigest()[:16]}"
     root = config.cache_dir() / "noiseless"
-    path, ckpt = root / f"{stem}.npz", root / f"{stem}.ckpt.npz"
-    fields = ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "sps")
-    z = read_npz(path, fields) if use_cache else None
-    if z is not None:
-        return TrainResult(
-            W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"],
-            overlap=z["overlap"], cosines=z["cosines"], loss=z["loss"], seconds=float(z["seconds"]),
-            pairs_per_s=float("nan"), config=cfg, cached=True, seconds_per_step=float(z["sps"]),
-            gradients=int(z["grads"]) if "grads" in z else steps,
-            observed=z["observed"] if "observed" in z else np.zeros(0),
-        )  # fmt: skip
+    path = root / f"{stem}.npz"
+    hit = read_npz(path, _RESULT_FIELDS) if use_cache else None
+    if hit is not None:
+        return TrainResult.from_arrays(hit, cfg, gradients=steps)
     W0_np = W.to(torch.float32).cpu().numpy()
     # the gradient's V × V tables and its two extreme eigenvalues are the same for every start: a series
     # of runs of one loss (seeds, tolerances) builds them once
@@ -422,17 +411,14 @@ def train_expected(
         else torch.as_tensor(np.linalg.qr(np.asarray(reference, np.float64))[0], device=dev)
     )
     obs = None if observe is None else torch.as_tensor(observe, device=dev, dtype=dt)
-    logs: dict[str, list] = {"steps": [], "sv": [], "ov": [], "loss": [], "obs": []}
+    logs = Logs("steps", "sv", "ov", "loss", "obs")
+    ckpt = Checkpoint(path if use_cache else None, ("W", "step", "seconds", "log_steps"))
     start, spent = 0, 0.0
-    c = read_npz(ckpt, ("W", "step", "seconds", "log_steps", "sv", "loss")) if use_cache else None
+    c = ckpt.load()
     if c is not None:
         start, spent = int(c["step"]), float(c["seconds"])
         W = torch.as_tensor(c["W"], device=dev)
-        logs["steps"] = [int(s) for s in c["log_steps"]]
-        logs["sv"] = list(c["sv"])
-        logs["loss"] = [float(x) for x in c["loss"]]
-        logs["ov"] = list(c["ov"]) if "ov" in c else []
-        logs["obs"] = [float(x) for x in c["obs"]] if "obs" in c else []
+        logs.restore(c, "log_")
 
     def record(s: int, Wl: Any) -> None:
         if method == "rkc":
@@ -452,42 +438,42 @@ def train_expected(
         if log_loss and not math.isfinite(logs["loss"][-1]):
             raise FloatingPointError(
                 f"{name}: the expected loss became {logs['loss'][-1]} at step {s}; "
-                f"lower the learning rate (lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, "
-                f"stable only for lr < 2/|λ_min| = {2 / max(abs(eg.lam_min), 1e-300):.3g})"
+                f"{_lower_lr(lr, eg)}"
             )
 
     def save_checkpoint(step: int, seconds: float, Ws: Any, extra: dict[str, Any]) -> None:
-        if not use_cache:
-            return
-        # typed Any: numpy's stub for np.savez types **kwds as its bool allow_pickle argument
-        more: dict[str, Any] = {"ov": np.asarray(logs["ov"])} if logs["ov"] else {}
-        if logs["obs"]:
-            more["obs"] = np.asarray(logs["obs"])
-        with atomic_path(ckpt, ".npz") as tmp:
-            np.savez(
-                tmp, W=Ws.cpu().numpy(), step=step, seconds=seconds,
-                log_steps=np.asarray(logs["steps"], np.int64), sv=np.asarray(logs["sv"]),
-                loss=np.asarray(logs["loss"]), **more, **extra,
-            )  # fmt: skip
+        ckpt.save(
+            {"W": Ws.cpu().numpy(), "step": step, "seconds": seconds, **logs.saved("log_"), **extra}
+        )
 
     t0 = time.time()
+    desc = f"{label or name} V={V} d={d}" if progress else None
     if method == "rkc":
         W, grads = _flow_rkc(
             eg, W, log_steps, lr=float(lr), rtol=float(rtol), dtype=dt, record=record, ckpt=c,
             save=save_checkpoint, spent=spent, checkpoint_s=checkpoint_s, stop_after=stop_after,
-            desc=f"flow {label or name} V={V} d={d}" if progress else None,
+            desc=None if desc is None else "flow " + desc,
         )  # fmt: skip
         sps = (time.time() - t0) / max(grads, 1)
     else:
-        W = _descend(
-            eg, W, log_steps, start=start, steps=steps, lr=float(lr), name=name, record=record,
-            save=save_checkpoint, spent=spent, checkpoint_s=checkpoint_s, stop_after=stop_after,
-            desc=f"noiseless {label or name} V={V} d={d}" if progress else None,
+
+        def advance(s: int) -> None:
+            W.sub_(float(lr) * eg.grad(W))
+            if not bool(torch.isfinite(W).all()):
+                raise FloatingPointError(
+                    f"{name}: W became non-finite at step {s + 1}; {_lower_lr(lr, eg)} in the linear phase"
+                )
+
+        run_steps(
+            advance, start=start, stop=steps, log_at=log_steps, record=lambda s: record(s, W),
+            save=lambda s: save_checkpoint(s, spent + time.time() - t0, W, {}),
+            checkpoint_s=checkpoint_s, stop_after=stop_after,
+            desc=None if desc is None else "noiseless " + desc,
         )  # fmt: skip
         grads = steps
         sps = (time.time() - t0) / max(steps - start, 1)
     seconds = spent + time.time() - t0
-    steps_arr = np.asarray(logs["steps"], dtype=np.int64)
+    steps_arr = logs.arrays()["steps"]
     ov, cos = logged_overlaps(logs["ov"], len(steps_arr), d)
     res = TrainResult(
         W=W.to(torch.float32).cpu().numpy(),
@@ -506,14 +492,21 @@ def train_expected(
         observed=np.asarray(logs["obs"], dtype=np.float64),
     )
     if use_cache:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(
-                tmp, W=res.W, W0=res.W0, steps=res.steps, times=res.times, sv=res.sv,
-                overlap=res.overlap, cosines=res.cosines, loss=res.loss, seconds=res.seconds,
-                sps=res.seconds_per_step, grads=res.gradients, observed=res.observed,
-            )  # fmt: skip
-        ckpt.unlink(missing_ok=True)
+        save_npz(path, res.to_arrays())
+        ckpt.clear()
     return res
+
+
+#: the arrays a cached noiseless run must hold (``grads`` and ``observed`` may be absent in older entries)
+_RESULT_FIELDS = ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "sps")
+
+
+def _lower_lr(lr: float, eg: ExpectedGradient) -> str:
+    """The advice of a diverged run: which learning rates are stable for this gradient."""
+    return (
+        f"lower the learning rate (lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, stable only for lr < "
+        f"2/|λ_min| = {2 / max(abs(eg.lam_min), 1e-300):.3g})"
+    )
 
 
 def _left_singular(W: Any) -> tuple[Any, Any]:
@@ -528,60 +521,6 @@ def _left_singular(W: Any) -> tuple[Any, Any]:
     sv = ev.sqrt()
     U = (W @ Vr) / torch.where(sv > 0, sv, torch.ones_like(sv))
     return U, sv
-
-
-def _descend(
-    eg: ExpectedGradient,
-    W: Any,
-    log_steps: np.ndarray,
-    *,
-    start: int,
-    steps: int,
-    lr: float,
-    name: str,
-    record: Callable[[int, Any], None],
-    save: Callable[..., None],
-    spent: float,
-    checkpoint_s: float | None,
-    stop_after: int | None,
-    desc: str | None,
-) -> Any:
-    """The loop of :func:`train_expected`'s gradient descent: ``W ← W − lr·∇L`` from step ``start`` to
-    ``steps``, ``record`` at the logged steps, ``save`` every ``checkpoint_s`` seconds and on interruption."""
-    import torch
-
-    log_set = set(int(s) for s in log_steps)
-    t0 = time.time()
-    last_save = t0
-    it: Any = range(start, steps)
-    if desc is not None:
-        from tqdm.auto import tqdm
-
-        it = tqdm(it, desc=desc, mininterval=5.0)
-    s = start
-    try:
-        if start == 0 and 0 in log_set:
-            record(0, W)
-        for s in it:
-            if stop_after is not None and s >= stop_after:
-                save(s, spent + time.time() - t0, W, {})
-                raise TrainingInterrupted(f"stopped after {s} of {steps} steps")
-            W -= lr * eg.grad(W)
-            if not bool(torch.isfinite(W).all()):
-                raise FloatingPointError(
-                    f"{name}: W became non-finite at step {s + 1}; lower the learning rate "
-                    f"(lr={lr}, lr·κ₁ = {lr * eg.kappa1:.3g}, stable only for lr < 2/|λ_min| = "
-                    f"{2 / max(abs(eg.lam_min), 1e-300):.3g} in the linear phase)"
-                )
-            if s + 1 in log_set:
-                record(s + 1, W)
-            if checkpoint_s is not None and time.time() - last_save > checkpoint_s:
-                save(s + 1, spent + time.time() - t0, W, {})
-                last_save = time.time()
-    except KeyboardInterrupt:
-        save(s, spent + time.time() - t0, W, {})
-        raise
-    return W
 
 
 def _flow_rkc(
@@ -789,9 +728,8 @@ def minimise_expected(
 
     def save_checkpoint(seconds: float) -> None:
         if use_cache:
-            with atomic_path(ckpt, ".npz") as tmp:
-                np.savez(tmp, W=W.cpu().numpy(), evals=np.asarray(logs["evals"]),
-                         loss=np.asarray(logs["loss"]), gn=np.asarray(logs["gn"]), seconds=seconds)  # fmt: skip
+            save_npz(ckpt, dict(W=W.cpu().numpy(), evals=np.asarray(logs["evals"]),
+                                loss=np.asarray(logs["loss"]), gn=np.asarray(logs["gn"]), seconds=seconds))  # fmt: skip
 
     bar = None
     if progress:
@@ -846,10 +784,9 @@ def minimise_expected(
         config=cfg,
     )  # fmt: skip
     if use_cache:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(tmp, W=res.W, W0=res.W0, evaluations=res.evaluations, loss=res.loss,
-                     grad_norm=res.grad_norm, converged=res.converged, stop=res.stop,
-                     seconds=res.seconds)  # fmt: skip
+        save_npz(path, dict(W=res.W, W0=res.W0, evaluations=res.evaluations, loss=res.loss,
+                            grad_norm=res.grad_norm, converged=res.converged, stop=res.stop,
+                            seconds=res.seconds))  # fmt: skip
         ckpt.unlink(missing_ok=True)
     return res
 

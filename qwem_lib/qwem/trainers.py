@@ -19,14 +19,15 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..book import checks, config
-from ..book.cache import array_key, atomic_path, read_npz
+from ..book.cache import array_key, read_npz, save_npz
+from ..book.loop import Logs, run_steps
 from ..data import Corpus, DataError
 from .corpus_stats import STREAM_VOCAB, OOVRule, cooccurrence, resolve_corpus
 from .pairs import (
@@ -86,6 +87,33 @@ class TrainResult:
     seconds_per_step: float = float("nan")
     gradients: int = 0
     observed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    #: the arrays of a cache entry (``pps``, ``sps``, ``grads``: ``pairs_per_s``, ``seconds_per_step``,
+    #: ``gradients``); entries written before the last three existed lack them and read as the defaults
+    FIELDS = ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps", "sps",
+              "grads", "observed")  # fmt: skip
+
+    def to_arrays(self) -> dict[str, Any]:
+        """The run as the arrays of its cache entry (:meth:`from_arrays` reads them back)."""
+        return dict(
+            W=self.W, W0=self.W0, steps=self.steps, times=self.times, sv=self.sv, overlap=self.overlap,
+            cosines=self.cosines, loss=self.loss, seconds=self.seconds, pps=self.pairs_per_s,
+            sps=self.seconds_per_step, grads=self.gradients, observed=self.observed,
+        )  # fmt: skip
+
+    @classmethod
+    def from_arrays(
+        cls, z: Mapping[str, np.ndarray], config: dict, *, cached: bool = True, gradients: int = 0
+    ) -> TrainResult:
+        """The run a cache entry holds (``gradients``: the value when the entry has no ``grads``)."""
+        return cls(
+            W=z["W"], W0=z["W0"], steps=z["steps"], times=z["times"], sv=z["sv"], overlap=z["overlap"],
+            cosines=z["cosines"], loss=z["loss"], seconds=float(z["seconds"]),
+            pairs_per_s=float(z["pps"]) if "pps" in z else float("nan"), config=config, cached=cached,
+            seconds_per_step=float(z["sps"]) if "sps" in z else float("nan"),
+            gradients=int(z["grads"]) if "grads" in z else gradients,
+            observed=z["observed"] if "observed" in z else np.zeros(0),
+        )  # fmt: skip
 
 
 def check_hparams(
@@ -332,29 +360,9 @@ def train_pairs(
             raise TypeError("stats must be a pair (P_joint, P_unigram)")
         cfg["stats"] = array_key(*(np.asarray(a, dtype=np.float64) for a in stats))
     path = _cache_file(cfg) if use_cache else None
-    z = (
-        read_npz(
-            path,
-            ("W", "W0", "steps", "times", "sv", "overlap", "cosines", "loss", "seconds", "pps"),
-        )
-        if path is not None
-        else None
-    )
-    if z is not None:  # the cached run, read whole
-        return TrainResult(
-            W=z["W"],
-            W0=z["W0"],
-            steps=z["steps"],
-            times=z["times"],
-            sv=z["sv"],
-            overlap=z["overlap"],
-            cosines=z["cosines"],
-            loss=z["loss"],
-            seconds=float(z["seconds"]),
-            pairs_per_s=float(z["pps"]),
-            config=cfg,
-            cached=True,
-        )
+    hit = read_npz(path, TrainResult.FIELDS[:10]) if path is not None else None
+    if hit is not None:  # the cached run, read whole
+        return TrainResult.from_arrays(hit, cfg, cached=True)
 
     sampler = make_sampler(
         np.asarray(c.ids), V, window, oov=oov, stream_vocab=stream_vocab, device=dev
@@ -387,56 +395,47 @@ def train_pairs(
         loss=loss,
         reweighting=reweighting,
     )
-
-    def step_grad(W):
-        return batch_loss_grad(W, sampler, tables, gen, batch=batch)
-
     W0 = W.to(torch.float32).cpu().numpy()
-    logs: dict[str, list] = {"steps": [], "sv": [], "ov": [], "loss": []}
-    log_set = set(int(s) for s in log_steps)
+    logs = Logs("steps", "sv", "ov", "loss")
+    last = {"loss": float("nan")}  # the minibatch loss of the last step (NaN before the first)
 
-    def record(s, W, loss):
-        Wd = W.to(torch.float64)
+    def record(s: int) -> None:
+        U, sv, _ = torch.linalg.svd(W.to(torch.float64), full_matrices=False)
         logs["steps"].append(s)
-        U, sv, _ = torch.linalg.svd(Wd, full_matrices=False)
         logs["sv"].append(sv.cpu().numpy())
         if ref is not None:
             logs["ov"].append((ref.T @ U).cpu().numpy())
-        logs["loss"].append(float(loss))
+        logs["loss"].append(float(last["loss"]))
 
     lrs = np.full(steps, float(lr))
     if decay_at is not None:
         lrs[int(round(decay_at * steps)) :] *= decay_factor
-    t0 = time.time()
-    it = range(steps)
-    if progress:
-        from tqdm.auto import tqdm
 
-        it = tqdm(it, desc=f"{name} V={V} d={d}", mininterval=2.0)
-    batch_loss = float("nan")
+    def advance(s: int) -> None:
+        batch_loss, G = batch_loss_grad(W, sampler, tables, gen, batch=batch)
+        if not torch.isfinite(batch_loss):
+            raise FloatingPointError(
+                f"{name}: the loss became {float(batch_loss)} at step {s}; lower the "
+                f"learning rate (lr={lr})"
+            )
+        W.sub_(float(lrs[s]) * G)
+        last["loss"] = batch_loss
+
+    t0 = time.time()
     with torch.no_grad():
-        if 0 in log_set:
-            record(0, W, batch_loss)
-        for s in it:
-            batch_loss, G = step_grad(W)
-            if not torch.isfinite(batch_loss):
-                raise FloatingPointError(
-                    f"{name}: the loss became {float(batch_loss)} at step {s}; lower the "
-                    f"learning rate (lr={lr})"
-                )
-            W -= float(lrs[s]) * G
-            if s + 1 in log_set:
-                record(s + 1, W, batch_loss)
+        run_steps(
+            advance, start=0, stop=steps, log_at=log_steps, record=record,
+            desc=f"{name} V={V} d={d}" if progress else None, mininterval=2.0,
+        )  # fmt: skip
     seconds = time.time() - t0
     per_step = batch * (2 if reweighting == "setting31" else 1 + k)
-    steps_arr = np.asarray(logs["steps"], dtype=np.int64)
-    times = np.concatenate([[0.0], sgd_time(lrs)])[steps_arr]
+    steps_arr = logs.arrays()["steps"]
     ov, cos = logged_overlaps(logs["ov"], len(steps_arr), d)
     res = TrainResult(
         W=W.to(torch.float32).cpu().numpy(),
         W0=W0,
         steps=steps_arr,
-        times=times,
+        times=np.concatenate([[0.0], sgd_time(lrs)])[steps_arr],
         sv=np.asarray(logs["sv"]),
         overlap=ov,
         cosines=cos,
@@ -446,20 +445,7 @@ def train_pairs(
         config=cfg,
     )
     if path is not None:
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(
-                tmp,
-                W=res.W,
-                W0=res.W0,
-                steps=res.steps,
-                times=res.times,
-                sv=res.sv,
-                overlap=res.overlap,
-                cosines=res.cosines,
-                loss=res.loss,
-                seconds=res.seconds,
-                pps=res.pairs_per_s,
-            )
+        save_npz(path, res.to_arrays())
     return res
 
 
