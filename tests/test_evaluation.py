@@ -316,3 +316,307 @@ def test_score_rows_formats_each_embedding_with_its_errors_and_the_papers_row():
         q.score_rows("L", hits, {"a": draws["a"]}, sim, {"a": "svd_mstar", "b": "word2vec"})
     with pytest.raises(ValueError):
         q.score_rows("L", hits, draws, {"men": sim["men"]}, {"a": "svd_mstar", "b": "word2vec"})
+
+
+# --- edges that catch wrong code (issue 45: mutation testing) -------------------------------------------
+
+
+def _brute_force_hits(W, items, rule):
+    """Each analogy answered by a plain loop in float64: cosines of unit rows, a, b, a' excluded."""
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    out = []
+    for a, b, a2, b2 in items:
+        if rule == "add":
+            s = Wn @ (Wn[b] - Wn[a] + Wn[a2])
+        else:
+            c = (Wn @ Wn[[a, b, a2]].T + 1.0) / 2.0
+            s = c[:, 1] * c[:, 2] / (c[:, 0] + 1e-3)
+        s[[a, b, a2]] = -np.inf
+        out.append(int(np.argmax(s)) == b2)
+    return np.array(out)
+
+
+def _all_items(V, n, rng):
+    """n analogy items over V words with four distinct ids each."""
+    return np.array([rng.choice(V, 4, replace=False) for _ in range(n)], dtype=np.int64)
+
+
+def test_analogy_hits_is_a_brute_force_loop_for_both_rules():
+    rng = np.random.default_rng(11)
+    W = rng.standard_normal((30, 5))
+    items = _all_items(30, 200, rng)
+    for rule in ("add", "mul"):
+        hits = ev.analogy_hits(W, items, rule=rule)
+        assert hits.dtype == bool and hits.shape == (200,)
+        np.testing.assert_array_equal(hits, _brute_force_hits(W, items, rule))
+    # the default rule is 3CosAdd, and the two rules disagree here (so the default is tested)
+    np.testing.assert_array_equal(ev.analogy_hits(W, items), _brute_force_hits(W, items, "add"))
+    assert (_brute_force_hits(W, items, "add") != _brute_force_hits(W, items, "mul")).any()
+    # batches of any size give the same answers (the first batch's rows are not repeated)
+    Wn = ev.normalize_rows(W)
+    for batch in (1, 7, 199, 200, 5000):
+        np.testing.assert_array_equal(
+            ev._analogy_hits(Wn, items, batch=batch), _brute_force_hits(W, items, "add")
+        )
+    assert ev.analogy_hits(W, np.zeros((0, 4), np.int64)).shape == (0,)
+
+
+def test_3cosmul_uses_shifted_cosines_and_its_small_constant():
+    """Words almost opposite to a make 3CosMul's denominator small: there the shift (cos + 1)/2 and the
+    constant 1e-3 decide the answer, and a scorer with (cos + 1)/3, or 3e-3, answers differently."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(4)
+    W = np.vstack([a, rng.standard_normal((5, 4)), -a + 0.05 * rng.standard_normal((34, 4))])
+    items = np.array([[0, b, a2, t] for b in range(1, 6) for a2 in range(1, 6) if a2 != b
+                      for t in range(6, 40)], dtype=np.int64)  # fmt: skip
+
+    def mul(shift, eps):
+        Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+        ans = []
+        for x, y, z, _ in items:
+            c = (Wn @ Wn[[x, y, z]].T + 1.0) / shift
+            s = c[:, 1] * c[:, 2] / (c[:, 0] + eps)
+            s[[x, y, z]] = -np.inf
+            ans.append(int(np.argmax(s)))
+        return np.array(ans)
+
+    right = mul(2.0, 1e-3) == items[:, 3]
+    np.testing.assert_array_equal(ev.analogy_hits(W, items, rule="mul"), right)
+    assert ((mul(3.0, 1e-3) == items[:, 3]) != right).any()  # the control: the test can tell
+    assert ((mul(2.0, 3e-3) == items[:, 3]) != right).any()
+
+
+@pytest.mark.parametrize(
+    "items, match",
+    [
+        (np.zeros((3, 3), np.int64), r"\(n, 4\)"),
+        (np.zeros(4, np.int64), r"\(n, 4\)"),
+        (np.zeros((2, 4, 1), np.int64), r"\(n, 4\)"),
+        (np.zeros((3, 4)), "integer"),
+        (np.array([[0, 1, 2, -1]]), "outside 0..5"),
+        (np.array([[0, 1, 2, 6]]), "outside 0..5"),
+    ],
+)
+def test_analogy_hits_refuses_bad_items(items, match):
+    W = np.random.default_rng(0).standard_normal((6, 3))
+    with pytest.raises(ValueError, match=match):
+        ev.analogy_hits(W, items)
+
+
+def test_analogy_hits_edges_of_its_checks():
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((6, 3))
+    assert ev.analogy_hits(W, np.array([[0, 1, 2, 5]])).shape == (1,)  # the last id is allowed
+    assert ev.analogy_hits(W, np.array([[0, 1, 2, 3]], dtype=np.int32)).shape == (1,)
+    with pytest.raises(ValueError, match="W must be 2-D"):
+        ev.analogy_hits(W[None], np.array([[0, 1, 2, 3]]))
+    with pytest.raises(ValueError, match="rule"):
+        ev.analogy_hits(W, np.array([[0, 1, 2, 3]]), rule="ADD")
+    Z = W.copy()
+    Z[4] = 0.0  # a zero row no item uses is fine; one it uses is refused, by id
+    assert ev.analogy_hits(Z, np.array([[0, 1, 2, 3]])).shape == (1,)
+    with pytest.raises(ValueError, match=r"all-zero embedding \(ids \[4\]\)"):
+        ev.analogy_hits(Z, np.array([[0, 1, 4, 3]]))
+    with pytest.raises(ValueError, match="finite"):
+        ev.analogy_hits(np.full((6, 3), np.inf), np.array([[0, 1, 2, 3]]))
+
+
+def test_normalize_rows_is_float32_unit_rows_keeping_zero_rows():
+    W = np.array([[3.0, 4.0], [0.0, 0.0], [-2.0, 0.0]])
+    Wn = ev.normalize_rows(W)
+    assert Wn.dtype == np.float32
+    np.testing.assert_allclose(Wn, [[0.6, 0.8], [0.0, 0.0], [-1.0, 0.0]], rtol=1e-6)
+
+
+def test_analogy_items_and_pairs_by_hand(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "oslo", "cat", "cats", "dog"]
+    pairs = ev.analogy_pairs(words, qfile)
+    # the capitals' distinct pairs in order of first appearance; 'oslo norway' is out (no 'norway');
+    # the plural category has one pair (dog, dogs is out), so the pairs protocol has no analogy there
+    assert pairs["capitals"].tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert pairs["plural"].tolist() == [[7, 8]]
+    items, cat = ev.analogy_items(words, qfile, "pairs")
+    assert items.tolist() == [[a, b, c, d] for (a, b) in ([0, 1], [2, 3], [4, 5])
+                              for (c, d) in ([0, 1], [2, 3], [4, 5]) if (a, b) != (c, d)]  # fmt: skip
+    assert cat.tolist() == [0] * 6
+    items, cat = ev.analogy_items(words, qfile, "questions")
+    assert items.tolist() == [[0, 1, 2, 3], [0, 1, 4, 5], [2, 3, 4, 5]] and cat.tolist() == [
+        0,
+        0,
+        0,
+    ]
+    empty, ecat = ev.analogy_items(["zzz"], qfile)
+    assert empty.shape == (0, 4) and empty.dtype == np.int64 and ecat.shape == (0,)
+    assert ev.analogy_pairs(["zzz"], qfile) == {}
+    cats = ev.analogy_categories(qfile)
+    assert [n for n, _ in cats] == ["capitals", "plural"]
+    assert cats[0][1][0] == ("paris", "france", "rome", "italy")  # lowercased
+    for bad in ("paris", b"paris", [], ["paris", 3], 5):
+        with pytest.raises(TypeError, match="words"):
+            ev.analogy_items(bad, qfile)
+
+
+def test_the_questions_file_is_read_again_when_it_changes(tmp_path):
+    p = tmp_path / "q.txt"
+    p.write_text(": one\na b c d\n")
+    assert [n for n, _ in ev.analogy_categories(p)] == ["one"]
+    p.write_text(": two\na b c d\n: three\ne f g h\n")
+    assert [n for n, _ in ev.analogy_categories(p)] == ["two", "three"]
+    for text, match in (
+        ("a b c d\n", "category"),
+        ("\n\n", "no categories"),
+        (": c\na b c d e\n", "four"),
+    ):
+        p.write_text(text)
+        with pytest.raises(DataError, match=match):
+            ev.analogy_categories(p)
+    p.write_bytes(b": c\n\xff\xfe b c d\n")
+    with pytest.raises(DataError, match="UTF-8"):
+        ev.analogy_categories(p)
+    with pytest.raises(DataError, match="cannot be read"):
+        ev.analogy_categories(tmp_path / "missing.txt")
+
+
+def test_embedding_checks_name_the_argument(qfile):
+    words = ["paris", "france", "rome", "italy", "berlin", "germany"]
+    W = exact_embedding(words)
+    with pytest.raises(
+        ValueError, match=r"W must have one row per word: 6 words, W has shape \(5, 12\)"
+    ):
+        ev.analogy_accuracy(words, W[:5], qfile)
+    with pytest.raises(ValueError, match="W must be 2-D"):
+        ev.analogy_accuracy(words, W[:, :, None], qfile)
+    with pytest.raises(ValueError, match="embeddings must have one row per word"):
+        ev.similarity_bootstrap(words, [W[:5]], "men")
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        ev._check_embedding([], np.zeros((0, 3)))
+    W0 = W.copy()
+    W0[[0, 2, 4]] = 0.0  # three zero rows are named, with no ellipsis
+    with pytest.raises(
+        ValueError,
+        match=r"^3 evaluated word\(s\) have an all-zero embedding \('paris', 'rome', 'berlin'\);",
+    ):
+        ev.analogy_accuracy(words, W0, qfile)
+    many = [f"w{i}" for i in range(8)]
+    with pytest.raises(ValueError, match=r"^7 evaluated .*'w4', …\)"):
+        ev._check_rows_nonzero(many, np.vstack([np.zeros((7, 2)), np.ones((1, 2))]), np.arange(8))
+
+
+def test_similarity_rows_and_pairs_from_a_file(monkeypatch):
+    lines = ["# a comment", "", "Tiger cat 7.35", "book paper 7.46", "cat Dog 8.0", "tiger zzz 1.0"]
+    monkeypatch.setattr(ev, "read_lines", lambda name: lines)
+    assert ev._similarity_rows("ws353") == [
+        ("tiger", "cat", 7.35),
+        ("book", "paper", 7.46),
+        ("cat", "dog", 8.0),
+        ("tiger", "zzz", 1.0),
+    ]
+    pairs, scores = ev.similarity_pairs(["cat", "dog", "tiger", "book"], "men")
+    assert pairs.tolist() == [[2, 0], [0, 1]] and scores.tolist() == [7.35, 8.0]
+    assert pairs.dtype == np.int64 and scores.dtype == np.float64
+    monkeypatch.setattr(ev, "read_lines", lambda name: ["a b"])
+    with pytest.raises(DataError, match="'a b' is not 'word word score'"):
+        ev._similarity_rows("men")
+    with pytest.raises(ValueError, match="'men' or 'ws353'"):
+        ev._similarity_rows("MEN")
+
+
+def test_similarity_spearman_against_scipy_and_its_refusals(monkeypatch):
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(10)]
+    rows = [(words[a], words[b], float(rng.random())) for a in range(10) for b in range(a + 1, 10)]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    W = rng.standard_normal((10, 3))
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    cos = [Wn[int(a[1:])] @ Wn[int(b[1:])] for a, b, _ in rows]
+    rho, n = ev.similarity_spearman(words, W, "men")
+    assert n == 45 and rho == pytest.approx(
+        spearmanr(cos, [s for *_, s in rows]).statistic, abs=1e-12
+    )
+    assert ev.similarity_spearman(words[:3], W[:3], "men")[1] == 3  # three pairs are enough
+    with pytest.raises(
+        ValueError, match=r"^only 1 pairs of 'men' have both words in the vocabulary of 2"
+    ):
+        ev.similarity_spearman(words[:2], W[:2], "men")
+    Z = W.copy()
+    Z[1] = 0.0
+    with pytest.raises(ValueError, match="all-zero"):
+        ev.similarity_spearman(words, Z, "men")
+    with pytest.raises(ValueError, match="undefined on these 45 pairs"):
+        ev.similarity_spearman(words, np.ones((10, 3)), "men")
+
+
+def test_similarity_bootstrap_defaults(monkeypatch):
+    rng0 = np.random.default_rng(2)
+    words = [f"w{i}" for i in range(8)]
+    rows = [(words[a], words[b], float(rng0.random())) for a in range(8) for b in range(a + 1, 8)]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    A = rng0.standard_normal((8, 3))
+    rho, draws, n = ev.similarity_bootstrap(words, [A], "men")
+    assert draws.shape == (1000, 1) and n == 28  # the default: 1000 draws
+    _, same, _ = ev.similarity_bootstrap(words, [A], "men", rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(draws, same)  # the default generator is seeded with 0
+    for bad in (1.5, True, -3, "10"):
+        with pytest.raises(ValueError, match="n_boot"):
+            ev.similarity_bootstrap(words, [A], "men", n_boot=bad)
+    assert ev.similarity_bootstrap(words, [A], "men", n_boot=1)[1].shape == (1, 1)
+    assert ev.similarity_bootstrap(words, [A], "men", n_boot=np.int64(2))[1].shape == (2, 1)
+
+
+def test_evaluate_all_is_the_four_scores(monkeypatch):
+    calls = []
+    monkeypatch.setattr(
+        ev, "analogy_accuracy", lambda w, W, protocol: calls.append(protocol) or (0.5, len(w))
+    )
+    monkeypatch.setattr(ev, "similarity_spearman", lambda w, W, ds: calls.append(ds) or (0.25, 3))
+    out = ev.evaluate_all(["a", "b"], np.ones((2, 2)))
+    assert out == {
+        "analogy": (0.5, 2),
+        "analogy_questions": (0.5, 2),
+        "men": (0.25, 3),
+        "ws353": (0.25, 3),
+    }
+    assert calls == ["pairs", "questions", "men", "ws353"]
+
+
+def test_competitive_margin_by_hand():
+    se = np.sqrt(0.6 * 0.4 / 400 + 0.7 * 0.3 / 100)  # two independent binomial errors
+    assert ev.competitive_margin(0.6, 0.7, 400, 100) == pytest.approx(3.0 * se, rel=1e-12)
+    assert ev.competitive_margin(0.6, 0.7, 400, 100, z=2.0) == pytest.approx(2.0 * se, rel=1e-12)
+    assert ev.competitive_margin(0.6, 0.7, 400, 100, rerun_spread=0.5) == 0.5
+    assert ev.competitive_margin(0.6, 0.7, 400, 100, rerun_spread=0.0) == pytest.approx(3.0 * se)
+    assert ev.COMPETITIVE_Z == 3.0
+    for bad in dict(z=0.0), dict(z=-1.0), dict(rerun_spread=-1e-9):
+        with pytest.raises(ValueError):
+            ev.competitive_margin(0.6, 0.7, 400, 100, **bad)
+    # is_competitive: exactly at the margin is competitive, just below it is not
+    m = ev.competitive_margin(0.6, 0.7, 400, 100)
+    assert ev.is_competitive(0.7 - m, 0.7, 400, 100)[0] is True
+    ok, m2 = ev.is_competitive(0.6, 0.7, 400, 100, z=1.0)
+    assert m2 == pytest.approx(se) and ok is False  # 0.1 below with one standard error of 0.052
+    assert ev.is_competitive(0.6, 0.7, 400, 100, rerun_spread=0.2) == (True, 0.2)  # 0.2 > 3 SE
+
+
+def test_method_embeddings_dispatch(monkeypatch):
+    import qwem_lib.qwem.spectral as sp
+    import qwem_lib.qwem.w2v as w2v
+
+    seen = []
+    monkeypatch.setattr(sp, "spectral_embeddings",
+                        lambda corpus, V, d, target, **kw: seen.append(("svd", corpus, V, d, target, kw)) or (["x"], np.ones((1, d))))  # fmt: skip
+    monkeypatch.setattr(w2v, "train_word2vec",
+                        lambda corpus, V, d, negative, **kw: seen.append(("w2v", corpus, V, d, negative, kw)) or (["y"], np.zeros((1, d)), None))  # fmt: skip
+    for t in ("mstar", "pmi", "ppmi"):
+        words, W = ev.method_embeddings(f"svd_{t}", "C", 10, 3, seed=2)
+        assert words == ["x"] and W.shape == (1, 3)
+        assert seen[-1] == ("svd", "C", 10, 3, t, {"seed": 2})
+    words, W = ev.method_embeddings("w2v_k5", "C", 10, 4, workers=1)
+    assert (
+        words == ["y"] and W.shape == (1, 4) and seen[-1] == ("w2v", "C", 10, 4, 5, {"workers": 1})
+    )
+    assert ev.method_embeddings("w2v_k1", "C", 10, 4)[0] == ["y"] and seen[-1][4] == 1
+    for bad in ("svd_glove", "glove", "SVD_mstar"):
+        with pytest.raises(ValueError, match="unknown method"):
+            ev.method_embeddings(bad, "C", 10, 3)

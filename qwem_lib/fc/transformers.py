@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from ..book import config
-from ..book.cache import atomic_path, read_npz
+from ..book.cache import read_npz, save_npz
 from .data import FCData
 from .training import cpu_threads
 
@@ -317,16 +317,8 @@ def train_transformer(
         assert res.init_embeddings is not None and res.snapshots is not None  # set by the training
         # dict[str, Any]: numpy's stub also matches **kwds against savez's bool allow_pickle
         history: dict[str, Any] = {f"h_{k}": v for k, v in res.history.items()}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_path(path, ".npz") as tmp:
-            np.savez(
-                tmp,
-                embeddings=res.embeddings,
-                init_embeddings=res.init_embeddings,
-                snapshots=res.snapshots,
-                seconds=res.seconds,
-                **history,
-            )
+        save_npz(path, dict(embeddings=res.embeddings, init_embeddings=res.init_embeddings,
+                            snapshots=res.snapshots, seconds=res.seconds, **history))  # fmt: skip
     return (res, model) if return_model else res
 
 
