@@ -138,3 +138,40 @@ def test_a_planted_upward_or_sideways_import_breaks_the_layer_contract(
     ]  # the contracts' names and their offending chains
     assert contract in broken, broken
     assert f"{importer} -> {target} (l." in broken.split(contract, 1)[1], broken
+
+
+# -- no function too long to read (issue 40) ---------------------------------------------------------
+MAX_FUNCTION_LINES = 120
+"""The most lines of code (its docstring not counted) a function of the library may have."""
+
+
+def _long_functions(source: str, limit: int) -> list[tuple[str, int]]:
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0]
+            doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            start = first.end_lineno + 1 if doc and len(node.body) > 1 else first.lineno
+            lines = node.end_lineno - start + 1
+            if lines > limit:
+                out.append((node.name, lines))
+    return out
+
+
+def test_no_library_function_is_longer_than_the_limit():
+    long = {
+        str(p.relative_to(ROOT)): found
+        for p in sorted((ROOT / "qwem_lib").rglob("*.py"))
+        if (found := _long_functions(p.read_text(encoding="utf-8"), MAX_FUNCTION_LINES))
+    }
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines of code: {long}; split them"
+
+
+def test_the_length_check_counts_code_not_the_docstring():
+    body = "\n".join(f"    x{i} = {i}" for i in range(5))
+    doc = '    """' + "\n".join(["doc"] * 50) + '"""\n'
+    assert _long_functions(f"def f():\n{doc}{body}\n", 5) == []
+    assert _long_functions(f"def f():\n{doc}{body}\n    y = 1\n", 5) == [("f", 6)]
+    assert _long_functions(f"async def g():\n{body}\n", 4) == [("g", 5)]

@@ -38,7 +38,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -425,6 +425,63 @@ class UntiedRun:
 _FIELDS = ("W", "Wp", "W0", "Wp0", "steps", "times", "sv", "modes", "loss", "imbalance", "seconds")
 
 
+def _untied_gradient(
+    A: np.ndarray, N: np.ndarray, dev: Any, dt: Any
+) -> tuple[Callable[[Any, Any], tuple[Any, Any]], Callable[[Any, Any], float]]:
+    """``(grads, loss)`` of the quartic untied loss with masses ``A``, ``N`` as torch functions of
+    ``(W, W′)``: ``grads`` gives ``(∇_W L, ∇_{W′} L)`` with ``C = ½ G∘X − D`` (``G = A + N``, ``D = A − N``,
+    ``X = WW′ᵀ``) as ``(C W′, Cᵀ W)``, and ``loss`` the value ``Σ ¼ G X² − D X``. A constant ``G`` is never
+    formed as a matrix (nor is ``X`` then): the products go through the ``d × d`` Gram matrices."""
+    import torch
+
+    G = A + N
+    g_const = float(G.flat[0]) if np.allclose(G, G.flat[0], rtol=1e-12, atol=0.0) else None
+    D = torch.as_tensor(A - N, device=dev, dtype=dt)
+    Gt = torch.as_tensor(G if g_const is None else np.zeros((1, 1)), device=dev, dtype=dt)
+
+    def grads(W: Any, Wp: Any) -> tuple[Any, Any]:
+        if g_const is not None:  # C = (g/2) X − D, never forming X
+            return (0.5 * g_const) * (W @ (Wp.T @ Wp)) - D @ Wp, (0.5 * g_const) * (
+                Wp @ (W.T @ W)
+            ) - D.T @ W
+        C = 0.5 * Gt * (W @ Wp.T) - D
+        return C @ Wp, C.T @ W
+
+    def loss_value(W: Any, Wp: Any) -> float:
+        if g_const is not None:
+            GW, GWp = W.T @ W, Wp.T @ Wp
+            return float(0.25 * g_const * (GW * GWp).sum() - (W * (D @ Wp)).sum())
+        X = W @ Wp.T
+        return float((0.25 * Gt * X * X - D * X).sum())
+
+    return grads, loss_value
+
+
+def _record_untied(
+    logs: Logs,
+    s: int,
+    W: Any,
+    Wp: Any,
+    ref: tuple[Any, Any] | None,
+    loss: Callable[[Any, Any], float],
+) -> None:
+    """Log step ``s`` of :func:`train_untied`: the singular values of ``WW′ᵀ`` (from the two R factors,
+    never forming the V × V product), the mode strengths ``u_kᵀW W′ᵀv_k`` of ``ref = (U, V)`` (empty
+    without one), the loss and the imbalance ``‖WᵀW − W′ᵀW′‖_F``."""
+    import torch
+
+    Ra = torch.linalg.qr(W)[1]
+    Rb = torch.linalg.qr(Wp)[1]
+    logs["steps"].append(s)
+    logs["sv"].append(torch.linalg.svdvals(Ra @ Rb.T).cpu().numpy())
+    if ref is not None:
+        logs["modes"].append(((ref[0].T @ W) * (ref[1].T @ Wp)).sum(1).cpu().numpy())
+    else:
+        logs["modes"].append(np.zeros(0))
+    logs["loss"].append(loss(W, Wp))
+    logs["imb"].append(float(torch.linalg.norm(W.T @ W - Wp.T @ Wp)))
+
+
 def train_untied(
     A: Any,
     N: Any,
@@ -515,30 +572,12 @@ def train_untied(
         return UntiedRun(**{f: z[f] for f in _FIELDS[:-1]}, seconds=float(z["seconds"]),
                          config=cfg, cached=True)  # fmt: skip
     W0_np, Wp0_np = W.cpu().numpy().copy(), Wp.cpu().numpy().copy()
-    G = A + N
-    g_const = float(G.flat[0]) if np.allclose(G, G.flat[0], rtol=1e-12, atol=0.0) else None
-    D = torch.as_tensor(A - N, device=dev, dtype=dt)
-    Gt = torch.as_tensor(G if g_const is None else np.zeros((1, 1)), device=dev, dtype=dt)
+    grads, loss_value = _untied_gradient(A, N, dev, dt)
     ref_t = (
         None
         if reference is None
         else (torch.as_tensor(Ur, device=dev), torch.as_tensor(Vr, device=dev))
     )
-
-    def grads(W: Any, Wp: Any) -> tuple[Any, Any]:
-        if g_const is not None:  # C = (g/2) X − D, never forming X
-            return (0.5 * g_const) * (W @ (Wp.T @ Wp)) - D @ Wp, (0.5 * g_const) * (
-                Wp @ (W.T @ W)
-            ) - D.T @ W
-        C = 0.5 * Gt * (W @ Wp.T) - D
-        return C @ Wp, C.T @ W
-
-    def loss_value(W: Any, Wp: Any) -> float:
-        if g_const is not None:
-            GW, GWp = W.T @ W, Wp.T @ Wp
-            return float(0.25 * g_const * (GW * GWp).sum() - (W * (D @ Wp)).sum())
-        X = W @ Wp.T
-        return float((0.25 * Gt * X * X - D * X).sum())
 
     logs = Logs("steps", "sv", "modes", "loss", "imb")
     ckpt = Checkpoint(path if use_cache else None, ("W", "Wp", "step", "seconds", "log_steps"))
@@ -551,16 +590,7 @@ def train_untied(
         logs.restore(cp, "log_")
 
     def record(s: int) -> None:
-        Ra = torch.linalg.qr(W)[1]
-        Rb = torch.linalg.qr(Wp)[1]
-        logs["steps"].append(s)
-        logs["sv"].append(torch.linalg.svdvals(Ra @ Rb.T).cpu().numpy())
-        if ref_t is not None:
-            logs["modes"].append(((ref_t[0].T @ W) * (ref_t[1].T @ Wp)).sum(1).cpu().numpy())
-        else:
-            logs["modes"].append(np.zeros(0))
-        logs["loss"].append(loss_value(W, Wp))
-        logs["imb"].append(float(torch.linalg.norm(W.T @ W - Wp.T @ Wp)))
+        _record_untied(logs, s, W, Wp, ref_t, loss_value)
 
     def advance(s: int) -> None:
         nonlocal W, Wp

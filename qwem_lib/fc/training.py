@@ -415,6 +415,28 @@ def steps_per_second(
         torch.set_num_threads(old)
 
 
+def _measure(net: FCNet, train: tuple[Any, Any], test: tuple[Any, Any]) -> tuple[float, ...]:
+    """What :func:`train_fc` logs of ``net``, in evaluation mode: train accuracy, test accuracy, train loss,
+    test loss (on ``(x, y)`` pairs), the mean and standard deviation of the word representations' norms,
+    and the mean norm of the linear layer's ``K·L`` blocks ``u`` (``d`` weights each)."""
+    net.eval()
+    tr_acc, tr_loss = _evaluate(net, *train)
+    te_acc, te_loss = _evaluate(net, *test)
+    with torch.no_grad():
+        norms = net.represent(net.embed.weight).norm(dim=1)
+        un = net.linear.weight.reshape(net.K, net.L, net.d).norm(dim=2)
+    net.train()
+    return (
+        tr_acc,
+        te_acc,
+        tr_loss,
+        te_loss,
+        norms.mean().item(),
+        norms.std().item(),
+        un.mean().item(),
+    )
+
+
 def _train(
     data: FCData,
     cfg: FCTrainConfig,
@@ -468,28 +490,9 @@ def _train(
     steps_per_epoch = -(-n // cfg.batch)
 
     def record(epoch: int) -> None:
-        net.eval()
-        tr_acc, tr_loss = _evaluate(net, xev, yev)
-        te_acc, te_loss = _evaluate(net, xte, yte)
-        with torch.no_grad():
-            norms = net.represent(net.embed.weight).norm(dim=1)
-            un = net.linear.weight.reshape(task.K, task.L, cfg.d).norm(dim=2)
-        for k, v in zip(
-            keys,
-            (
-                epoch,
-                epoch * steps_per_epoch,
-                tr_acc,
-                te_acc,
-                tr_loss,
-                te_loss,
-                norms.mean().item(),
-                norms.std().item(),
-                un.mean().item(),
-            ),
-        ):
+        row = (epoch, epoch * steps_per_epoch, *_measure(net, (xev, yev), (xte, yte)))
+        for k, v in zip(keys, row):
             hist[k].append(float(v))
-        net.train()
 
     # steps of this loop are epochs: step s trains epoch s + 1
     ckp = Checkpoint(resumable, ("E", "U", "gen_state", "epoch", "seconds"))

@@ -166,6 +166,39 @@ def _record_grid(times: np.ndarray, dt: float) -> list[tuple[int, float]]:
     return out
 
 
+def _flow_inputs(
+    M: Any, W0: Any, times: Any, dt: float, method: str, time_scale: float, time_unit: Any
+) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray, float, float, np.ndarray]:
+    """:func:`train_factorisation`'s inputs, checked: ``(M, W0 as (B, V, d), single, times, dt,
+    time_scale, unit (B,))`` (``single``: ``W0`` was one ``(V, d)`` matrix)."""
+    M_np = checks.square("M", M)
+    if not np.allclose(M_np, M_np.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(M_np).max()))):
+        raise ValueError(
+            "M must be symmetric (the flow dW/dt = c (M - W Wᵀ) W is the gradient flow of "
+            "¼‖W Wᵀ - M‖² only then); symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
+        )
+    V = M_np.shape[0]
+    W0_np = checks.finite_array("W0", W0, ndim=(2, 3))
+    single = W0_np.ndim == 2
+    if single:
+        W0_np = W0_np[None]
+    if W0_np.ndim != 3 or W0_np.shape[1] != V:
+        raise ValueError(f"W0 must have shape (V, d) or (B, V, d) with V={V}, got {np.shape(W0)}")
+    B = W0_np.shape[0]
+    W0_np = checks.finite_array("W0", W0_np)
+    times = checks.increasing("times", times)
+    if times[0] < 0:
+        raise ValueError(f"times must start at a value >= 0, got {float(times[0])!r}")
+    dt = checks.positive("dt", dt)
+    time_scale = checks.positive("time_scale", time_scale)
+    if method not in ("rk4", "gd"):
+        raise ValueError(f"method must be 'rk4' or 'gd', got {method!r}")
+    unit = np.broadcast_to(np.asarray(time_unit, dtype=np.float64), (B,)).copy()
+    if np.any(unit <= 0):
+        raise ValueError("time_unit must be positive")
+    return M_np, W0_np, single, times, dt, time_scale, unit
+
+
 def train_factorisation(
     M: Any,
     W0: Any,
@@ -215,31 +248,10 @@ def train_factorisation(
 
     dev = device if device is not None else config.device()
     dtype = dtype if dtype is not None else torch.float64
-    M_np = checks.square("M", M)
-    if not np.allclose(M_np, M_np.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(M_np).max()))):
-        raise ValueError(
-            "M must be symmetric (the flow dW/dt = c (M - W Wᵀ) W is the gradient flow of "
-            "¼‖W Wᵀ - M‖² only then); symmetrise it, e.g. 0.5 * (M + M.T), if that is what you mean"
-        )
-    V = M_np.shape[0]
-    W0_np = checks.finite_array("W0", W0, ndim=(2, 3))
-    single = W0_np.ndim == 2
-    if single:
-        W0_np = W0_np[None]
-    if W0_np.ndim != 3 or W0_np.shape[1] != V:
-        raise ValueError(f"W0 must have shape (V, d) or (B, V, d) with V={V}, got {np.shape(W0)}")
-    B, _, d = W0_np.shape
-    W0_np = checks.finite_array("W0", W0_np)
-    times = checks.increasing("times", times)
-    if times[0] < 0:
-        raise ValueError(f"times must start at a value >= 0, got {float(times[0])!r}")
-    dt = checks.positive("dt", dt)
-    time_scale = checks.positive("time_scale", time_scale)
-    if method not in ("rk4", "gd"):
-        raise ValueError(f"method must be 'rk4' or 'gd', got {method!r}")
-    unit = np.broadcast_to(np.asarray(time_unit, dtype=np.float64), (B,)).copy()
-    if np.any(unit <= 0):
-        raise ValueError("time_unit must be positive")
+    M_np, W0_np, single, times, dt, time_scale, unit = _flow_inputs(
+        M, W0, times, dt, method, time_scale, time_unit
+    )
+    B, V, d = W0_np.shape
 
     Mt = torch.as_tensor(M_np, dtype=dtype, device=dev)
     W = torch.as_tensor(W0_np, dtype=dtype, device=dev).clone()  # (B, V, d)

@@ -16,7 +16,7 @@ import math
 import numbers
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -342,12 +342,7 @@ def train_expected(
     """
     import torch
 
-    if method not in ("gd", "rkc"):
-        raise ValueError(
-            f"method must be 'gd' (gradient descent) or 'rkc' (the flow), got {method!r}"
-        )
-    if method == "rkc" and not (isinstance(rtol, float | int) and 0 < rtol < 1):
-        raise ValueError(f"rtol must be a tolerance in (0, 1), got {rtol!r}")
+    _check_method(method, rtol)
     _check_expected_inputs(stats, W0, d)
     P, pu = (np.asarray(a, dtype=np.float64) for a in stats)
     V = int(pu.shape[0])
@@ -380,9 +375,7 @@ def train_expected(
     if method == "rkc":  # gradient descent's keys stay as they were (its cached runs stay valid)
         cfg.update(method="rkc", rtol=float(rtol))
     if observe is not None:
-        observe = np.asarray(observe, dtype=np.float64)
-        if observe.shape != (V, V) or not np.all(np.isfinite(observe)):
-            raise ValueError(f"observe must be a finite {V} × {V} array, got shape {observe.shape}")
+        observe = checks.finite_array("observe", observe, shape=(V, V))
         cfg["observe"] = hashlib.sha256(observe.tobytes()).hexdigest()[:16]
     if not log_loss:
         cfg["log_loss"] = False
@@ -394,17 +387,10 @@ def train_expected(
     if hit is not None:
         return TrainResult.from_arrays(hit, cfg, gradients=steps)
     W0_np = W.to(torch.float32).cpu().numpy()
-    # the gradient's V × V tables and its two extreme eigenvalues are the same for every start: a series
-    # of runs of one loss (seeds, tolerances) builds them once
-    eg_key = (cfg["stats"], lo, rw, k, sample, power, int(deflate), str(dev), str(dt))
-    if _LAST_GRADIENT.get("key") != eg_key:
-        _LAST_GRADIENT.clear()
-        _LAST_GRADIENT["eg"] = expected_gradient(
-            P, pu, loss=lo, reweighting=rw, k=k, sample=sample, power=power, device=dev, dtype=dt,
-            deflate=deflate,
-        )  # fmt: skip
-        _LAST_GRADIENT["key"] = eg_key
-    eg = _LAST_GRADIENT["eg"]
+    eg = _shared_gradient(
+        cfg["stats"], P, pu, loss=lo, reweighting=rw, k=k, sample=sample, power=power, device=dev,
+        dtype=dt, deflate=deflate,
+    )  # fmt: skip
     ref = (
         None
         if reference is None
@@ -420,26 +406,10 @@ def train_expected(
         W = torch.as_tensor(c["W"], device=dev)
         logs.restore(c, "log_")
 
-    def record(s: int, Wl: Any) -> None:
-        if method == "rkc":
-            # the flow's logs from the d × d Gram matrix (float64): on a GPU a tall SVD costs more than a
-            # gradient at V = 10,000; gradient descent keeps its SVD, so its cached numbers stay the same
-            U, sv = _left_singular(Wl)
-        else:
-            U, sv, _ = torch.linalg.svd(Wl, full_matrices=False)
-        logs["steps"].append(s)
-        logs["sv"].append(sv.cpu().numpy())
-        if ref is not None:
-            logs["ov"].append((ref.T @ U).cpu().numpy())
-        if obs is not None:
-            Wt = Wl.to(dt)
-            logs["obs"].append(float((Wt * (obs @ Wt)).sum(dtype=torch.float64)))
-        logs["loss"].append(eg.loss(Wl) if log_loss else float("nan"))
-        if log_loss and not math.isfinite(logs["loss"][-1]):
-            raise FloatingPointError(
-                f"{name}: the expected loss became {logs['loss'][-1]} at step {s}; "
-                f"{_lower_lr(lr, eg)}"
-            )
+    record = _expected_recorder(
+        logs, eg, gram=method == "rkc", ref=ref, observe=obs, dtype=dt, log_loss=log_loss,
+        name=name, lr=lr,
+    )  # fmt: skip
 
     def save_checkpoint(step: int, seconds: float, Ws: Any, extra: dict[str, Any]) -> None:
         ckpt.save(
@@ -456,17 +426,9 @@ def train_expected(
         )  # fmt: skip
         sps = (time.time() - t0) / max(grads, 1)
     else:
-
-        def advance(s: int) -> None:
-            W.sub_(float(lr) * eg.grad(W))
-            if not bool(torch.isfinite(W).all()):
-                raise FloatingPointError(
-                    f"{name}: W became non-finite at step {s + 1}; {_lower_lr(lr, eg)} in the linear phase"
-                )
-
-        run_steps(
-            advance, start=start, stop=steps, log_at=log_steps, record=lambda s: record(s, W),
-            save=lambda s: save_checkpoint(s, spent + time.time() - t0, W, {}),
+        W = _descend(
+            eg, W, log_steps, start=start, steps=steps, lr=float(lr), name=name, record=record,
+            save=lambda s, Ws: save_checkpoint(s, spent + time.time() - t0, Ws, {}),
             checkpoint_s=checkpoint_s, stop_after=stop_after,
             desc=None if desc is None else "noiseless " + desc,
         )  # fmt: skip
@@ -521,6 +483,103 @@ def _left_singular(W: Any) -> tuple[Any, Any]:
     sv = ev.sqrt()
     U = (W @ Vr) / torch.where(sv > 0, sv, torch.ones_like(sv))
     return U, sv
+
+
+def _check_method(method: str, rtol: float) -> None:
+    """:func:`train_expected`'s ``method`` is ``"gd"`` or ``"rkc"``, and the flow's ``rtol`` in (0, 1)."""
+    if method not in ("gd", "rkc"):
+        raise ValueError(
+            f"method must be 'gd' (gradient descent) or 'rkc' (the flow), got {method!r}"
+        )
+    if method == "rkc" and not (isinstance(rtol, float | int) and 0 < rtol < 1):
+        raise ValueError(f"rtol must be a tolerance in (0, 1), got {rtol!r}")
+
+
+def _expected_recorder(
+    logs: Logs,
+    eg: ExpectedGradient,
+    *,
+    gram: bool,
+    ref: Any,
+    observe: Any,
+    dtype: Any,
+    log_loss: bool,
+    name: str,
+    lr: float,
+) -> Callable[[int, Any], None]:
+    """:func:`train_expected`'s ``record(s, W)``: appends to ``logs`` the step, ``W``'s singular values, the
+    overlaps of the orthonormal ``ref`` with its left singular vectors (None: none), ``⟨O, WWᵀ⟩`` for the
+    matrix ``observe`` (None: none) and the exact expected loss (NaN unless ``log_loss``; a non-finite one
+    raises). ``gram``: the singular vectors from the d × d Gram matrix (the flow's; on a GPU a tall SVD
+    costs more than a gradient at V = 10,000); otherwise by SVD (gradient descent's: its cached numbers
+    stay the same)."""
+    import torch
+
+    def record(s: int, Wl: Any) -> None:
+        if gram:
+            U, sv = _left_singular(Wl)
+        else:
+            U, sv, _ = torch.linalg.svd(Wl, full_matrices=False)
+        logs["steps"].append(s)
+        logs["sv"].append(sv.cpu().numpy())
+        if ref is not None:
+            logs["ov"].append((ref.T @ U).cpu().numpy())
+        if observe is not None:
+            Wt = Wl.to(dtype)
+            logs["obs"].append(float((Wt * (observe @ Wt)).sum(dtype=torch.float64)))
+        logs["loss"].append(eg.loss(Wl) if log_loss else float("nan"))
+        if log_loss and not math.isfinite(logs["loss"][-1]):
+            raise FloatingPointError(
+                f"{name}: the expected loss became {logs['loss'][-1]} at step {s}; {_lower_lr(lr, eg)}"
+            )
+
+    return record
+
+
+def _shared_gradient(stats_key: str, P: np.ndarray, pu: np.ndarray, **kw: Any) -> ExpectedGradient:
+    """:func:`expected_gradient` of ``(P, pu)`` with ``kw``, built once for a series of calls: the
+    gradient's V × V tables and its two extreme eigenvalues are the same for every start, so a series of
+    runs of one loss (seeds, tolerances) reuses the last one built (``stats_key``: the statistics' key)."""
+    key = (stats_key, *(str(kw[k]) for k in sorted(kw)))
+    if _LAST_GRADIENT.get("key") != key:
+        _LAST_GRADIENT.clear()
+        _LAST_GRADIENT["eg"] = expected_gradient(P, pu, **kw)
+        _LAST_GRADIENT["key"] = key
+    return _LAST_GRADIENT["eg"]
+
+
+def _descend(
+    eg: ExpectedGradient,
+    W: Any,
+    log_steps: np.ndarray,
+    *,
+    start: int,
+    steps: int,
+    lr: float,
+    name: str,
+    record: Callable[[int, Any], None],
+    save: Callable[[int, Any], None],
+    checkpoint_s: float | None,
+    stop_after: int | None,
+    desc: str | None,
+) -> Any:
+    """The loop of :func:`train_expected`'s gradient descent (:func:`~qwem_lib.book.loop.run_steps`):
+    ``W ← W − lr·∇L`` in place from step ``start`` to ``steps``, ``record(s, W)`` at the logged steps,
+    ``save(s, W)`` every ``checkpoint_s`` seconds and on a stop. Returns ``W``."""
+    import torch
+
+    def advance(s: int) -> None:
+        W.sub_(lr * eg.grad(W))
+        if not bool(torch.isfinite(W).all()):
+            raise FloatingPointError(
+                f"{name}: W became non-finite at step {s + 1}; {_lower_lr(lr, eg)} in the linear phase"
+            )
+
+    run_steps(
+        advance, start=start, stop=steps, log_at=log_steps, record=lambda s: record(s, W),
+        save=lambda s: save(s, W), checkpoint_s=checkpoint_s, stop_after=stop_after, desc=desc,
+    )  # fmt: skip
+    return W
 
 
 def _flow_rkc(
@@ -605,6 +664,18 @@ class MinimiseResult:
     config: dict = field(default_factory=dict)
     cached: bool = False
 
+    #: the arrays of a cache entry, named as the fields
+    FIELDS = ("W", "W0", "evaluations", "loss", "grad_norm", "converged", "stop", "seconds")
+
+    @classmethod
+    def from_arrays(cls, z: Mapping[str, np.ndarray], config: dict) -> MinimiseResult:
+        """The run a cache entry holds."""
+        return cls(
+            W=z["W"], W0=z["W0"], evaluations=z["evaluations"], loss=z["loss"],
+            grad_norm=z["grad_norm"], converged=bool(z["converged"]), stop=str(z["stop"]),
+            seconds=float(z["seconds"]), config=config, cached=True,
+        )  # fmt: skip
+
 
 def minimise_expected(
     stats: tuple[np.ndarray, np.ndarray],
@@ -680,14 +751,9 @@ def minimise_expected(
     family = f"min-{name}-V{V}-d{d}-{hashlib.sha256(fam.encode()).hexdigest()[:16]}"
     root = config.cache_dir() / "noiseless"
     path, ckpt = root / f"{stem}.npz", root / f"{family}-b{int(max_evals)}.ckpt.npz"
-    fields = ("W", "W0", "evaluations", "loss", "grad_norm", "converged", "stop", "seconds")
-    z = read_npz(path, fields) if use_cache else None
+    z = read_npz(path, MinimiseResult.FIELDS) if use_cache else None
     if z is not None:
-        return MinimiseResult(
-            W=z["W"], W0=z["W0"], evaluations=z["evaluations"], loss=z["loss"],
-            grad_norm=z["grad_norm"], converged=bool(z["converged"]), stop=str(z["stop"]),
-            seconds=float(z["seconds"]), config=cfg, cached=True,
-        )  # fmt: skip
+        return MinimiseResult.from_arrays(z, cfg)
     W0_np = W.cpu().numpy().copy()
     eg = expected_gradient(
         P, pu, loss=lo, reweighting=rw, k=k, sample=sample, power=power, device=dev, dtype=dt
@@ -699,15 +765,7 @@ def minimise_expected(
     # Row preconditioning: L-BFGS works on Z = r∘W (row a scaled by r_a), r_a² ∝ the total weight of
     # word a's pairs. A rare word's row has a curvature smaller by its weight, which alone would make the
     # problem as ill-conditioned as the word frequencies are spread; in Z the rows weigh alike.
-    if precondition:
-        from .pairs import pair_weights
-
-        An, Nn = pair_weights(P, pu, rw, k=k, sample=sample, power=power)
-        D = (An + Nn).sum(axis=0) + (An + Nn).sum(axis=1)
-        del An, Nn
-        r_np = np.sqrt(np.maximum(D / D.mean(), 1e-12))
-    else:
-        r_np = np.ones(V)
+    r_np = _row_scales(P, pu, rw, k=k, sample=sample, power=power) if precondition else np.ones(V)
     r = torch.as_tensor(r_np, device=dev, dtype=torch.float64)[:, None]
 
     def measure(X) -> tuple[float, float]:
@@ -742,21 +800,10 @@ def minimise_expected(
     while logs["gn"][-1] > tol and logs["evals"][-1] < max_evals:
         if stop_after is not None and logs["evals"][-1] >= stop_after:
             raise TrainingInterrupted(f"stopped after {logs['evals'][-1]} evaluations")
-        x = (W * r).requires_grad_(True)
-        opt = torch.optim.LBFGS(
-            [x], lr=1.0, max_iter=int(block), max_eval=min(int(block) * 5 // 4,
-            int(max_evals) - logs["evals"][-1]), tolerance_grad=0.0, tolerance_change=0.0,
-            history_size=int(history), line_search_fn="strong_wolfe",
+        W, n = _lbfgs_block(
+            eg, W, r, kappa, max_iter=int(block), history=int(history),
+            max_eval=min(int(block) * 5 // 4, int(max_evals) - logs["evals"][-1]),
         )  # fmt: skip
-
-        def closure(x=x):
-            v, g = eg.value_and_grad(x.detach() / r)
-            x.grad = g / (kappa * r)
-            return torch.tensor(v / kappa, dtype=torch.float64, device=dev)
-
-        opt.step(closure)
-        n = int(opt.state[opt._params[0]]["func_evals"])
-        W = x.detach() / r
         if not bool(torch.isfinite(W).all()):
             raise FloatingPointError(
                 f"L-BFGS: W became non-finite in the block ending at {n} evaluations"
@@ -784,11 +831,53 @@ def minimise_expected(
         config=cfg,
     )  # fmt: skip
     if use_cache:
-        save_npz(path, dict(W=res.W, W0=res.W0, evaluations=res.evaluations, loss=res.loss,
-                            grad_norm=res.grad_norm, converged=res.converged, stop=res.stop,
-                            seconds=res.seconds))  # fmt: skip
+        save_npz(path, {f: getattr(res, f) for f in MinimiseResult.FIELDS})
         ckpt.unlink(missing_ok=True)
     return res
+
+
+def _row_scales(
+    P: np.ndarray, pu: np.ndarray, reweighting: Any, *, k: int, sample: float, power: float
+) -> np.ndarray:
+    """:func:`minimise_expected`'s row preconditioner ``r``: ``r_a² ∝`` the total weight of word ``a``'s
+    pairs (:func:`~qwem_lib.qwem.pairs.pair_weights`, row and column sums), normalised to mean 1 and floored
+    at ``10⁻⁶``, so that in ``Z = r∘W`` a rare word's row has the curvature of a frequent one's."""
+    from .pairs import pair_weights
+
+    An, Nn = pair_weights(P, pu, reweighting, k=k, sample=sample, power=power)
+    D = (An + Nn).sum(axis=0) + (An + Nn).sum(axis=1)
+    del An, Nn
+    return np.sqrt(np.maximum(D / D.mean(), 1e-12))
+
+
+def _lbfgs_block(
+    eg: ExpectedGradient,
+    W: Any,
+    r: Any,
+    kappa: float,
+    *,
+    max_iter: int,
+    max_eval: int,
+    history: int,
+) -> tuple[Any, int]:
+    """One block of :func:`minimise_expected`: torch's L-BFGS (strong Wolfe line search) on ``L/κ₁`` in
+    the preconditioned variable ``Z = r∘W``, from ``W``, for at most ``max_iter`` iterations and
+    ``max_eval`` evaluations. Returns the new ``W`` and the evaluations spent."""
+    import torch
+
+    x = (W * r).requires_grad_(True)
+    opt = torch.optim.LBFGS(
+        [x], lr=1.0, max_iter=max_iter, max_eval=max_eval, tolerance_grad=0.0, tolerance_change=0.0,
+        history_size=history, line_search_fn="strong_wolfe",
+    )  # fmt: skip
+
+    def closure() -> Any:
+        v, g = eg.value_and_grad(x.detach() / r)
+        x.grad = g / (kappa * r)
+        return torch.tensor(v / kappa, dtype=torch.float64, device=W.device)
+
+    opt.step(closure)
+    return x.detach() / r, int(opt.state[opt._params[0]]["func_evals"])
 
 
 def _budget_checkpoint(root: Any, family: str, max_evals: int, block: int) -> dict | None:

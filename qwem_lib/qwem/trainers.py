@@ -19,7 +19,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -396,38 +396,13 @@ def train_pairs(
         reweighting=reweighting,
     )
     W0 = W.to(torch.float32).cpu().numpy()
-    logs = Logs("steps", "sv", "ov", "loss")
-    last = {"loss": float("nan")}  # the minibatch loss of the last step (NaN before the first)
-
-    def record(s: int) -> None:
-        U, sv, _ = torch.linalg.svd(W.to(torch.float64), full_matrices=False)
-        logs["steps"].append(s)
-        logs["sv"].append(sv.cpu().numpy())
-        if ref is not None:
-            logs["ov"].append((ref.T @ U).cpu().numpy())
-        logs["loss"].append(float(last["loss"]))
-
     lrs = np.full(steps, float(lr))
     if decay_at is not None:
         lrs[int(round(decay_at * steps)) :] *= decay_factor
-
-    def advance(s: int) -> None:
-        batch_loss, G = batch_loss_grad(W, sampler, tables, gen, batch=batch)
-        if not torch.isfinite(batch_loss):
-            raise FloatingPointError(
-                f"{name}: the loss became {float(batch_loss)} at step {s}; lower the "
-                f"learning rate (lr={lr})"
-            )
-        W.sub_(float(lrs[s]) * G)
-        last["loss"] = batch_loss
-
-    t0 = time.time()
-    with torch.no_grad():
-        run_steps(
-            advance, start=0, stop=steps, log_at=log_steps, record=record,
-            desc=f"{name} V={V} d={d}" if progress else None, mininterval=2.0,
-        )  # fmt: skip
-    seconds = time.time() - t0
+    logs, seconds = _sgd(
+        W, lambda: batch_loss_grad(W, sampler, tables, gen, batch=batch), lrs, log_steps, ref,
+        name=name, desc=f"{name} V={V} d={d}" if progress else None,
+    )  # fmt: skip
     per_step = batch * (2 if reweighting == "setting31" else 1 + k)
     steps_arr = logs.arrays()["steps"]
     ov, cos = logged_overlaps(logs["ov"], len(steps_arr), d)
@@ -447,6 +422,50 @@ def train_pairs(
     if path is not None:
         save_npz(path, res.to_arrays())
     return res
+
+
+def _sgd(
+    W: Any,
+    loss_grad: Callable[[], tuple[Any, Any]],
+    lrs: np.ndarray,
+    log_steps: np.ndarray,
+    ref: Any,
+    *,
+    name: str,
+    desc: str | None,
+) -> tuple[Logs, float]:
+    """The loop of :func:`train_pairs` (:func:`~qwem_lib.book.loop.run_steps`): ``W ← W − lrs[s]·G`` in
+    place, ``(loss, G) = loss_grad()`` a minibatch's loss and gradient, for ``s < len(lrs)``; logs the
+    steps, singular values, overlaps with the orthonormal ``ref`` (None: none) and the last minibatch loss
+    (NaN at step 0) at ``log_steps``. Returns the logs and the seconds spent."""
+    import torch
+
+    logs = Logs("steps", "sv", "ov", "loss")
+    last = {"loss": float("nan")}  # the minibatch loss of the last step (NaN before the first)
+
+    def record(s: int) -> None:
+        U, sv, _ = torch.linalg.svd(W.to(torch.float64), full_matrices=False)
+        logs["steps"].append(s)
+        logs["sv"].append(sv.cpu().numpy())
+        if ref is not None:
+            logs["ov"].append((ref.T @ U).cpu().numpy())
+        logs["loss"].append(float(last["loss"]))
+
+    def advance(s: int) -> None:
+        batch_loss, G = loss_grad()
+        if not torch.isfinite(batch_loss):
+            raise FloatingPointError(
+                f"{name}: the loss became {float(batch_loss)} at step {s}; lower the "
+                f"learning rate (lr={lrs[0]})"
+            )
+        W.sub_(float(lrs[s]) * G)
+        last["loss"] = batch_loss
+
+    t0 = time.time()
+    with torch.no_grad():
+        run_steps(advance, start=0, stop=len(lrs), log_at=log_steps, record=record, desc=desc,
+                  mininterval=2.0)  # fmt: skip
+    return logs, time.time() - t0
 
 
 def initial_embeddings(V: int, d: int, init_scale: float, gen) -> Any:
