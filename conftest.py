@@ -87,6 +87,19 @@ def data_env(monkeypatch, tmp_path):
     data.REGISTRY.update(before)
 
 
+@pytest.fixture
+def tiny(data_env):
+    """A registered Zipfian corpus of 3,000 tokens over 14 words, in an empty data folder and cache
+    (``data_env``)."""
+    # tests/corpora.py: tests/ is on the path once the test module that asks for this fixture is imported
+    from corpora import register_text, zipf_text
+
+    from qwem_lib import data
+
+    register_text(data_env, "hard_tiny", zipf_text())
+    return data.load_corpus("hard_tiny")
+
+
 def pytest_configure(config):
     """Plain ``pytest`` re-executes every notebook: nbval in lax mode, in this environment.
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import lzma
+
 import numpy as np
 
-from qwem_lib.data import Corpus
+from qwem_lib import data
+from qwem_lib.data import Corpus, Dataset, FileSpec
 
 
 def zipf_corpus(
@@ -45,3 +49,32 @@ def tiny_corpus(n=3000, types=12, seed=0) -> Corpus:
     ids = rank[ids].astype(np.int32)
     counts = np.bincount(ids, minlength=types)
     return Corpus("tiny-test", ids, [f"w{i}" for i in range(types)], counts)
+
+
+def zipf_text(n: int = 3000, types: int = 14, seed: int = 8) -> str:
+    """A Zipfian text of ``n`` tokens over ``types`` words ``wa, wb, ...`` (seeded)."""
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{chr(97 + i)}" for i in range(types)]
+    p = 1.0 / np.arange(1, types + 1)
+    return " " + " ".join(vocab[i] for i in rng.choice(types, size=n, p=p / p.sum()))
+
+
+def register_text(root, name: str, text: str, *, content_sha: bool = False) -> Dataset:
+    """Register ``text`` as the one-file corpus ``name`` (xz-compressed under ``root/corpus/``), with its
+    checksums (and the checksum of its content when ``content_sha``)."""
+    rel = f"corpus/{name}.txt.xz"
+    f = root / rel
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_bytes(lzma.compress(text.encode()))
+    spec = FileSpec(
+        rel,
+        hashlib.sha256(f.read_bytes()).hexdigest(),
+        f.stat().st_size,
+        content_sha256=hashlib.sha256(text.encode()).hexdigest() if content_sha else None,
+    )
+    return data.register(Dataset(name, "corpus", "test", (spec,)))
+
+
+def unregistered_zipf(n: int = 4000, types: int = 14, seed: int = 8) -> Corpus:
+    """A Zipfian corpus built in memory (registered nowhere): :func:`zipf_corpus` with words ``wa, wb, ...``."""
+    return zipf_corpus("inputs-unregistered", n=n, types=types, seed=seed, prefix="w")

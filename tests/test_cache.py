@@ -432,7 +432,7 @@ def test_clearing_a_checkpoint_that_is_not_there_is_no_error(tmp_path):
     assert not ck.path.exists()
 
 
-# -- moved from test_hardening.py (the cache's own tests live here) --------------------------------------------
+# -- the cache's faults: read-only folders, a full disk --------------------------------------------
 def test_atomic_path_leaves_a_readable_file(tmp_path):
     old = os.umask(0o022)
     try:
@@ -506,3 +506,62 @@ def test_an_orphan_removed_by_another_writer_meanwhile_is_no_error(tmp_path, mon
     monkeypatch.setattr(Path, "glob", lambda self, pat: iter([gone]))
     cache._remove_orphans(tmp_path / "entry.npz")
     assert not gone.exists()
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_read_only_cache_subfolder_falls_back(tiny, monkeypatch):
+    """A read-only cache/cooc/ (only a read-only top folder used to fall back): computed, not cached."""
+    from qwem_lib.book import cache
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
+
+    real_mkstemp = cache.tempfile.mkstemp
+
+    def refuse(*a, dir=None, **k):
+        if dir is not None and os.path.basename(str(dir)) == "cooc":
+            raise PermissionError(13, "Permission denied", str(dir))
+        return real_mkstemp(*a, dir=dir, **k)
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    with pytest.warns(RuntimeWarning, match="not cached"):
+        _, C, _ = cooccurrence_table("hard_tiny", 6, 2)
+    _, ref, _ = cooccurrence_table("hard_tiny", 6, 2, use_cache=False)
+    assert np.array_equal(C, ref)
+
+
+def test_full_disk_says_where_and_leaves_no_partial_entry(tiny, monkeypatch):
+    import errno
+
+    from qwem_lib.book import config
+    from qwem_lib.qwem import spectral
+
+    def full(file, **arrays):
+        with open(file, "wb") as f:
+            f.write(b"PK partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
+
+    cooccurrence_table("hard_tiny", 6, 2)  # the counts are cached; the spectral entry will not fit
+    monkeypatch.setattr(spectral.np, "savez", full)
+    with pytest.raises(OSError, match="no space left .* in .*spectral"):
+        spectral.spectral_embeddings("hard_tiny", 6, 2, window=2)
+    left = list((config.cache_dir() / "spectral").iterdir())
+    assert left == []  # no entry, no temporary file
+
+
+def test_read_npz_checks_shape_and_finiteness(tmp_path):
+    from qwem_lib.book.cache import read_npz
+
+    f = tmp_path / "entry.npz"
+    np.savez(f, W=np.ones((4, 2)))
+    assert read_npz(f, ("W",), shapes={"W": (4, 2)}, finite=("W",)) is not None
+    assert read_npz(f, ("W",), shapes={"W": (None, 2)}) is not None
+    with pytest.warns(RuntimeWarning, match=r"W has shape \(4, 2\), the request needs \(5, 2\)"):
+        assert read_npz(f, ("W",), shapes={"W": (5, 2)}) is None
+    assert not f.exists()  # removed: the caller recomputes
+    np.savez(f, W=np.full((4, 2), np.nan))
+    with pytest.warns(RuntimeWarning, match="NaN or infinite"):
+        assert read_npz(f, ("W",), finite=("W",)) is None
+    assert not f.exists()

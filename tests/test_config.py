@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from qwem_lib import config
+from qwem_lib import config, data
 
 
 def test_preset_default_and_validation(monkeypatch):
@@ -74,3 +74,16 @@ def test_device_setting_is_validated(monkeypatch):
         monkeypatch.setenv("QWEM_DEVICE", "cuda")
         with pytest.raises(ValueError, match="sees no CUDA device"):
             config.device_name()
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_empty_cache_dir_variable_is_unset(monkeypatch, tmp_path):
+    from qwem_lib.book import config
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("QWEM_CACHE_DIR", "")
+    assert config.cache_dir() == config.REPO_ROOT / ".cache"
+    monkeypatch.setenv("QWEM_DATA_DIR", "")
+    assert data.data_dir() == config.REPO_ROOT / "data"

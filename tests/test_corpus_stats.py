@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import time
+
 import numpy as np
 import pytest
+from corpora import unregistered_zipf
 
 from qwem_lib.data import Corpus, DataError
 from qwem_lib.qwem import corpus_stats as cs
@@ -438,3 +442,151 @@ def test_counts_key_changes_with_every_input_and_is_none_for_an_ad_hoc_corpus():
     adhoc = Corpus("not_registered", c.ids[:1000], c.words, c.counts)
     assert cs.counts_key(adhoc, **base) is None
     assert cs.vocabulary_key(adhoc, 300) is None
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_cooccurrence_cache_key_has_every_input(tiny):
+    from qwem_lib.qwem.corpus_stats import cooccurrence_table
+
+    base = dict(V=8, window=3, weighting="linear", oov="authors", stream_vocab=20_000)
+    variants = [
+        ("V", 9),
+        ("window", 2),
+        ("weighting", "flat"),
+        ("oov", "drop"),
+        ("stream_vocab", 9),
+    ]
+    _, C0, _ = cooccurrence_table("hard_tiny", **base)
+    for key, value in variants:
+        kw = {**base, key: value}
+        _, fresh, _ = cooccurrence_table("hard_tiny", **kw, use_cache=False)
+        assert fresh.shape != C0.shape or not np.array_equal(fresh, C0), key
+        for _ in range(2):  # filled, then read back
+            _, cached, _ = cooccurrence_table("hard_tiny", **kw)
+            assert np.array_equal(cached, fresh), f"changing {key} returned a stale cache entry"
+
+
+def test_count_table_never_overflows_int32():
+    """The int32 accumulator is used only when the bound 2 Σw max n proves the counts fit."""
+    from qwem_lib.qwem.corpus_stats import cooccurrence_counts
+
+    n, W = 4000, 1000  # one word repeated: the diagonal count is 3.7e9 > 2^31
+    C = cooccurrence_counts(np.zeros(n, dtype=np.int32), 1, W)
+    exact = 2 * sum(sum(W + 1 - j for j in range(1, min(W, n - 1 - t) + 1)) for t in range(n))
+    assert exact > 2**31
+    assert int(C[0, 0]) == exact
+
+
+def test_window_must_be_a_true_integer():
+    from qwem_lib.qwem.corpus_stats import cooccurrence_counts
+
+    with pytest.raises(ValueError, match="window"):
+        cooccurrence_counts(np.array([0, 1, 0, 1]), 2, True)
+    with pytest.raises(ValueError, match="window"):
+        cooccurrence_counts(np.array([0, 1, 0, 1]), 2, np.True_)
+
+
+def test_uint64_ids():
+    from qwem_lib.qwem.corpus_stats import as_token_ids, cooccurrence_counts
+
+    ids = np.array([0, 1, 2, 0, 1], dtype=np.uint64)
+    assert np.array_equal(
+        cooccurrence_counts(ids, 3, 2), cooccurrence_counts(ids.astype(np.int64), 3, 2)
+    )
+    with pytest.raises(ValueError, match="negative id cast"):
+        as_token_ids(np.array([0, 2**64 - 1], dtype=np.uint64))  # -1 cast to uint64
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, bool])
+def test_integer_dtype_refused_on_every_target_path(dtype):
+    """The old finding (an integer target rounds M* to zero) was fixed in spectral_embeddings only."""
+    from qwem_lib.qwem import corpus_stats as cs
+
+    P = np.full((3, 3), 1 / 9)
+    pu = np.full(3, 1 / 3)
+    C = np.full((3, 3), 4)
+    for call in (
+        lambda: cs.mstar_from_stats(P, pu, dtype=dtype),
+        lambda: cs.pmi_from_stats(P, pu, dtype=dtype),
+        lambda: cs.ppmi_from_stats(P, pu, dtype=dtype),
+        lambda: cs.target_from_stats(P, pu, "mstar", dtype=dtype),
+        lambda: cs.target_from_counts(C, pu, "mstar", dtype=dtype),
+        lambda: cs.target_from_counts(C, pu, "pmi", dtype=dtype),
+    ):
+        with pytest.raises(TypeError, match="dtype"):
+            call()
+
+
+def test_float16_target_from_counts_is_refused_clearly():
+    from qwem_lib.qwem.corpus_stats import target_from_counts, target_from_stats
+
+    C, pu = np.full((3, 3), 4), np.full(3, 1 / 3)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        target_from_counts(C, pu, "mstar", dtype=np.float16)
+    M16 = target_from_stats(C / C.sum(), pu, "mstar", dtype=np.float16)  # NumPy path: fine
+    assert M16.dtype == np.float16
+
+
+def test_cooccurrence_integer_dtype_refused(tiny):
+    from qwem_lib.qwem.corpus_stats import cooccurrence
+
+    with pytest.raises(TypeError, match="dtype"):
+        cooccurrence("hard_tiny", 5, 2, dtype=np.int64)
+
+
+def test_zipf_fit_refuses_zero_or_negative_counts():
+    from qwem_lib.qwem.corpus_stats import zipf_fit
+
+    c = 1000.0 / np.arange(1, 50)
+    slope, _ = zipf_fit(c, 1, 40)
+    assert slope == pytest.approx(-1.0, abs=1e-9)
+    for bad in (0.0, -3.0, np.nan):
+        d = c.copy()
+        d[10] = bad
+        with pytest.raises(
+            ValueError, match="counts must (be finite and positive|hold non-negative|hold finite)"
+        ):
+            zipf_fit(d, 1, 40)
+
+
+@pytest.mark.parametrize("value", ["1e9", "lots", "-5", "0", "2_000_000_000"])
+def test_max_table_bytes_variable(value):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QWEM_MAX_TABLE_BYTES=value)
+    code = (
+        "import qwem_lib\nfrom qwem_lib.qwem import corpus_stats as cs\n"
+        "try:\n    cs.check_table_size(100_000, 8)\nexcept Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr  # import qwem_lib never fails on it
+    if value in ("1e9", "2_000_000_000"):
+        assert out.stdout.startswith("MemoryError") and "set by QWEM_MAX_TABLE_BYTES" in out.stdout
+    else:
+        assert out.stdout.startswith("ValueError") and "QWEM_MAX_TABLE_BYTES" in out.stdout
+
+
+def test_cooccurrence_refuses_a_window_wider_than_the_corpus_at_once():
+    """Before issue 41, window=10**9 allocated np.arange(10**9) and more, without end."""
+    from qwem_lib.qwem.corpus_stats import cooccurrence, cooccurrence_counts
+    from qwem_lib.qwem.pairs import make_sampler
+
+    c = unregistered_zipf(n=500)
+    t0 = time.perf_counter()
+    for window in (10**9, 500, 2**62):
+        with pytest.raises(ValueError, match=r"window must be an integer in \[1, 499\]"):
+            cooccurrence(c, 10, window, use_cache=False)
+    with pytest.raises(ValueError, match="window"):
+        cooccurrence_counts(np.asarray(c.ids), 10, 10**9)
+    with pytest.raises(DataError, match="window"):
+        make_sampler(np.asarray(c.ids), 10, 10**9, device="cpu")
+    assert time.perf_counter() - t0 < 5.0  # refused, not attempted
+    # the widest window the corpus allows still counts, and equals the brute-force count of one pair
+    _, P, _ = cooccurrence(
+        unregistered_zipf(n=3), 2, 2, weighting="flat", oov="skip", use_cache=False
+    )
+    assert np.isclose(P.sum(), 1.0)

@@ -3,10 +3,12 @@
 import hashlib
 import lzma
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
+from corpora import register_text
 
 from qwem_lib import data
 from qwem_lib.data import DataError, Dataset, FileSpec
@@ -293,3 +295,193 @@ def test_damaged_npz_cache_is_discarded(tmp_path):
     with pytest.warns(RuntimeWarning, match="lacks"):
         assert read_npz(p, ("W",)) is None
     assert read_npz(tmp_path / "absent.npz") is None
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_verify_memo_notices_a_replaced_file(data_env):
+    ds = register_text(data_env, "hard_memo", " aa bb cc")
+    (path,) = data.fetch("hard_memo")
+    data.fetch("hard_memo")  # memoised
+    st = path.stat()
+    with open(path, "r+b") as f:  # same size, other bytes (corrupt the last byte)
+        f.seek(st.st_size - 1)
+        b = f.read(1)
+        f.seek(st.st_size - 1)
+        f.write(bytes([b[0] ^ 0xFF]))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the old mtime, as `cp -p` would
+    assert path.stat().st_size == st.st_size
+    with pytest.raises(DataError, match="checksum"):
+        data.files.verify(ds, ds.files[0], path)
+    with pytest.raises(DataError, match="checksum"):
+        data.fetch("hard_memo")
+
+
+def test_content_hash_fallback_needs_the_right_content(data_env):
+    rel = "corpus/hard_xz.txt.xz"
+    f = data_env / rel
+    f.parent.mkdir(parents=True)
+    f.write_bytes(lzma.compress(b" other text"))
+    ds = data.register(
+        Dataset(
+            "hard_xz",
+            "corpus",
+            "test",
+            (
+                FileSpec(
+                    rel,
+                    "0" * 64,
+                    f.stat().st_size,
+                    content_sha256=hashlib.sha256(b" the text").hexdigest(),
+                ),
+            ),
+        )
+    )
+    with pytest.raises(DataError, match="checksum"):
+        data.files.verify(ds, ds.files[0], f)
+
+
+def test_corpus_cache_checks_counts_sum_to_tokens(tiny):
+    from qwem_lib.book import config
+    from qwem_lib.data.corpus import corpus_cache_key
+
+    cdir = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_tiny"))
+    counts = np.load(cdir / "counts.npy")
+    bad = counts.copy()
+    bad[-1] += 1  # one count off: ids, words and counts still have matching sizes
+    np.save(cdir / "counts.npy", bad)
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        c = data.load_corpus("hard_tiny")
+    assert np.array_equal(c.counts, counts) and int(c.counts.sum()) == c.n_tokens
+
+
+def test_head_corpus_breaks_ties_alphabetically():
+    from qwem_lib.data.corpus import head_corpus, tokenize_ranked
+
+    text = "zeta alpha zeta zeta zeta zeta alpha alpha mu"
+    ids, words, counts = tokenize_ranked([text])
+    c = data.Corpus("t", ids, words, counts)
+    assert words[:2] == ["zeta", "alpha"]  # whole-corpus ranks are not alphabetical
+    for n in range(2, len(ids) + 1):
+        h = head_corpus(c, n)
+        ref_ids, ref_words, ref_counts = tokenize_ranked([" ".join(text.split()[:n])])
+        assert h.words == ref_words and np.array_equal(h.ids, ref_ids), n
+        assert np.array_equal(h.counts, ref_counts)
+
+
+def test_truncated_words_file_is_not_used(data_env):
+    register_text(data_env, "hard_zebra", " zebra ant ant bee bee bee")
+    good = data.load_corpus("hard_zebra")
+    assert good.words[-1] == "zebra"
+    from qwem_lib.book import config
+    from qwem_lib.data.corpus import corpus_cache_key
+
+    f = config.cache_dir() / "corpus" / corpus_cache_key(data.dataset("hard_zebra")) / "words.txt"
+    f.write_bytes(f.read_bytes()[:-3])  # "zebra" -> "ze": same number of lines
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        again = data.load_corpus("hard_zebra")
+    assert again.words == good.words
+    meta = f.parent / "meta.json"
+    meta.unlink()  # a cache written before meta.json existed is upgraded, not rebuilt
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert data.load_corpus("hard_zebra").words == good.words
+    assert meta.exists()
+
+
+def test_corpus_cache_survives_an_ascii_locale(data_env):
+    """Words with non-ASCII bytes (decoded to U+FFFD) used to make the cache unreadable under LANG=C."""
+    import subprocess
+    import sys
+
+    register_text(data_env, "hard_locale", " caf\u00e9 caf\u00e9 tea")
+    code = (
+        "import warnings, sys; warnings.simplefilter('error');"
+        "from qwem_lib import data; from qwem_lib.data import Dataset, FileSpec;"
+        f"data.register(Dataset('hard_locale', 'corpus', 't', {data.dataset('hard_locale').files!r}));"
+        "c = data.load_corpus('hard_locale'); print(len(c.words))"
+    )
+    env = dict(
+        os.environ, LC_ALL="C", LANG="C", PYTHONCOERCECLOCALE="0", PYTHONUTF8="0", QWEM_OFFLINE="1"
+    )
+    for _ in range(2):  # the first run writes the cache, the second reads it
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    assert "\ufffd" in data.load_corpus("hard_locale").words[0]
+
+
+def test_text8_zip_content_checked_by_verify(data_env):
+    import zipfile
+
+    rel = "corpus/t8.zip"
+    f = data_env / rel
+    f.parent.mkdir(parents=True)
+    with zipfile.ZipFile(f, "w") as z:
+        z.writestr("t8", " other words")
+    ds = data.register(
+        Dataset(
+            "hard_t8",
+            "corpus",
+            "test",
+            (FileSpec(rel, None, f.stat().st_size),),
+            extract="t8",
+            content_sha256=hashlib.sha256(b" the words").hexdigest(),
+        )
+    )
+    with pytest.raises(DataError, match="other text"):
+        data.files.verify(ds, ds.files[0], f)
+
+
+def test_read_only_data_folder_keeps_analogies_working(data_env, monkeypatch):
+    """Derived files (gensim's copy of the analogy file) go to the cache: a read-only data folder is only
+    read. Writes into it are refused here as a read-only file system would (the tests may run as root)."""
+    from qwem_lib.book import cache
+    from qwem_lib.qwem.evaluation import analogy_categories
+
+    ro = data_env / "ro"
+    ro.mkdir()
+    monkeypatch.setenv("QWEM_DATA_DIR", str(ro))
+    real_mkstemp = cache.tempfile.mkstemp
+
+    def refuse(*a, dir=None, **k):
+        if dir is not None and (ro == Path(dir) or ro in Path(dir).parents):
+            raise OSError(30, "Read-only file system", str(dir))
+        return real_mkstemp(*a, dir=dir, **k)
+
+    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    assert len(analogy_categories()) == 14
+    assert not any(ro.iterdir())
+
+
+def test_gensim_copy_goes_to_the_cache_not_the_data_folder(data_env):
+    from qwem_lib.book import config
+
+    (path,) = data.fetch("google_analogy")
+    assert config.cache_dir() in path.parents or "gensim" in str(path)
+    assert not (data_env / "eval").exists()
+
+
+def test_data_dir_naming_a_file_is_an_error(data_env, monkeypatch):
+    f = data_env / "not-a-folder.txt"
+    f.write_text("x")
+    monkeypatch.setenv("QWEM_DATA_DIR", str(f))
+    with pytest.raises(DataError, match="QWEM_DATA_DIR.*not a folder"):
+        data.data_dir()
+    with pytest.raises(DataError, match="not a folder"):
+        data.fetch("google_analogy")
+
+
+def test_missing_data_dir_warns_naming_the_folder_and_the_copy_used(data_env, monkeypatch):
+    missing = data_env / "no-such-folder"
+    monkeypatch.setenv("QWEM_DATA_DIR", str(missing))
+    with pytest.warns(
+        RuntimeWarning, match=r"no-such-folder.*does not exist; using .*questions-words"
+    ):
+        (path,) = data.fetch("google_analogy")
+    assert missing not in path.parents
+    # an existing data folder that lacks the file uses the same copy without a word
+    monkeypatch.setenv("QWEM_DATA_DIR", str(data_env))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert data.fetch("google_analogy") == [path]

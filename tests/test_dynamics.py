@@ -317,3 +317,20 @@ def test_step_sharpness_validation():
         step_sharpness(t, t[:, None], [0.0])
     with pytest.raises(ValueError):
         sigmoid_sharpness(1.0, 0.6)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_train_factorisation_checks_M():
+    from qwem_lib.qwem.dynamics import train_factorisation
+
+    M = np.array([[2.0, 0.5], [0.0, 1.0]])
+    W0 = np.full((2, 1), 1e-3)
+    kw = dict(times=[0.0, 1.0], dt=0.1, progress=False, device="cpu")
+    with pytest.raises(ValueError, match="symmetric"):
+        train_factorisation(M, W0, **kw)
+    with pytest.raises(ValueError, match="NaN"):
+        train_factorisation(np.array([[np.nan, 0], [0, 1.0]]), W0, **kw)
+    tr = train_factorisation(0.5 * (M + M.T), W0, **kw)
+    assert np.isfinite(tr.sv).all()

@@ -604,10 +604,17 @@ def test_method_embeddings_dispatch(monkeypatch):
     import qwem_lib.qwem.w2v as w2v
 
     seen = []
-    monkeypatch.setattr(sp, "spectral_embeddings",
-                        lambda corpus, V, d, target, **kw: seen.append(("svd", corpus, V, d, target, kw)) or (["x"], np.ones((1, d))))  # fmt: skip
-    monkeypatch.setattr(w2v, "train_word2vec",
-                        lambda corpus, V, d, negative, **kw: seen.append(("w2v", corpus, V, d, negative, kw)) or (["y"], np.zeros((1, d)), None))  # fmt: skip
+
+    def fake_svd(corpus, V, d, target, **kw):
+        seen.append(("svd", corpus, V, d, target, kw))
+        return ["x"], np.ones((1, d))
+
+    def fake_w2v(corpus, V, d, negative, **kw):
+        seen.append(("w2v", corpus, V, d, negative, kw))
+        return ["y"], np.zeros((1, d)), None
+
+    monkeypatch.setattr(sp, "spectral_embeddings", fake_svd)
+    monkeypatch.setattr(w2v, "train_word2vec", fake_w2v)
     for t in ("mstar", "pmi", "ppmi"):
         words, W = ev.method_embeddings(f"svd_{t}", "C", 10, 3, seed=2)
         assert words == ["x"] and W.shape == (1, 3)
@@ -620,3 +627,67 @@ def test_method_embeddings_dispatch(monkeypatch):
     for bad in ("svd_glove", "glove", "SVD_mstar"):
         with pytest.raises(ValueError, match="unknown method"):
             ev.method_embeddings(bad, "C", 10, 3)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def _cosmul_answers(W, items, eps):
+    """3CosMul's answer to each (a, b, a') by a plain loop over the vocabulary."""
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    out = []
+    for a, b, a2 in items[:, :3]:
+        best, arg = -np.inf, -1
+        for w in range(len(W)):
+            if w in (a, b, a2):
+                continue
+            cs = [(float(Wn[w] @ Wn[x]) + 1.0) / 2.0 for x in (a, b, a2)]
+            s = cs[1] * cs[2] / (cs[0] + eps)
+            if s > best:
+                best, arg = s, w
+        out.append(arg)
+    return np.array(out)
+
+
+def test_3cosmul_uses_levy_goldberg_epsilon():
+    from qwem_lib.qwem.evaluation import _analogy_hits, normalize_rows
+
+    rng = np.random.default_rng(5)
+    V = 40
+    W = rng.standard_normal((V, 3))
+    W[20:] = -W[:20] + 1e-4 * rng.standard_normal((20, 3))  # near-antipodes: cos'(w, a) ~ 0
+    abc = np.array([rng.choice(V, 3, replace=False) for _ in range(400)])
+    ans = _cosmul_answers(W, abc, 1e-3)
+    assert (
+        ans != _cosmul_answers(W, abc, 1e-6)
+    ).any()  # the epsilon matters here: the test can tell
+    items = np.concatenate([abc, ans[:, None]], axis=1)
+    assert _analogy_hits(normalize_rows(W).astype(np.float64), items, rule="mul").all()
+
+
+def test_similarity_spearman_on_constant_embeddings(monkeypatch):
+    from qwem_lib.qwem import evaluation as ev
+
+    words = ["a", "b", "c", "d", "e"]
+    rows = [("a", "b", 1.0), ("c", "d", 2.0), ("a", "e", 3.0), ("b", "c", 4.0)]
+    monkeypatch.setattr(ev, "_similarity_rows", lambda name: rows)
+    W = np.random.default_rng(0).standard_normal((5, 3))
+    rho, n = ev.similarity_spearman(words, W, "men")
+    assert np.isfinite(rho) and n == 4
+    with pytest.raises(ValueError, match="undefined"):
+        ev.similarity_spearman(words, np.ones((5, 3)), "men")
+
+
+def test_analogy_file_edited_or_not_utf8(tmp_path):
+    from qwem_lib.qwem.evaluation import analogy_accuracy
+
+    words = ["a", "b", "c", "d", "e", "f"]
+    W = np.eye(6)[:, :5] + 0.01
+    f = tmp_path / "q.txt"
+    f.write_text(": one\na b c d\n")
+    assert analogy_accuracy(words, W, f, protocol="questions")[1] == 1
+    f.write_text(": one\na b c d\na b e f\n")  # edited between two calls
+    assert analogy_accuracy(words, W, f, protocol="questions")[1] == 2
+    f.write_bytes(b": one\na b c \xff\n")
+    with pytest.raises(DataError, match="not UTF-8"):
+        analogy_accuracy(words, W, f, protocol="questions")

@@ -313,3 +313,41 @@ def test_checkpointed_run_resumes_to_the_uninterrupted_result(tmp_path, monkeypa
     assert fc.train_fc(data, cfg, progress=False).cached
     with pytest.raises(ValueError, match="checkpoint_every"):
         fc.train_fc(data, cfg, progress=False, checkpoint_every=0)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_fc_cache_key_has_the_device_and_keeps_cpu_keys():
+    from qwem_lib import fc
+    from qwem_lib.fc.training import _cache_path
+
+    task = fc.make_dataset(fc.make_task(nc=2, nw=2, L=3, K=2, seed=0), nspl=2, seed=0)
+    cfg = fc.FCTrainConfig(epochs=1, d=4)
+    cpu = _cache_path(task, cfg, "cpu")
+    assert (
+        _cache_path(task, cfg) == cpu
+    )  # the default is the CPU's key, as before the device was keyed
+    assert _cache_path(task, cfg, "cuda") != cpu
+    assert _cache_path(task, cfg, "cuda:1") == _cache_path(
+        task, cfg, "cuda"
+    )  # the kind, not the index
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("wd_W", float("nan")),
+        ("wd_U", -1.0),
+        ("init_scale", float("nan")),
+        ("init_scale", -1e-3),
+        ("lr", float("inf")),
+        ("d", 2.5),
+        ("seed", -1),
+    ],
+)
+def test_fc_config_refuses_nan_and_negative_settings(field, value):
+    from qwem_lib import fc
+
+    with pytest.raises((ValueError, TypeError), match=field):
+        fc.FCTrainConfig(epochs=1, **{field: value})

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from qwem_lib import fc
+from qwem_lib.fc.collapse import collapse_stats, direction_cosines
 
 
 def _brute_ratio(X, labels):
@@ -305,3 +306,21 @@ def test_decay_floor_against_a_loop_and_its_limits():
 def test_decay_floor_refuses_bad_inputs(args, match):
     with pytest.raises(ValueError, match=match):
         fc.decay_floor(*args, np.array([0, 0, 1, 1]))
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_collapse_metrics_refuse_undefined_inputs():
+    X = np.array([[1.0, 0.0], [1.0, 0.1], [-1.0, 0.0], [-1.0, 0.1]])
+    labels = np.array([0, 0, 1, 1])
+    collapse_stats(X, labels)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        collapse_stats(bad, labels)
+    with pytest.raises(ValueError, match="same mean"):
+        collapse_stats(np.ones((4, 2)), labels)  # identical vectors: 0 / 0
+    Z = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])  # group 0's mean is zero
+    with pytest.raises(ValueError, match="zero"):
+        direction_cosines(Z, labels)

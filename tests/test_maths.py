@@ -523,3 +523,23 @@ def test_spearman_with_uncertainty_resamples_every_unit_and_every_replicate():
 
 def rng_normal(seed, size):
     return np.random.default_rng(seed).normal(size=size)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_gap_se_uses_each_side_s_own_count():
+    from qwem_lib.maths.stats import gap_se
+
+    assert gap_se(0.5, 0.2, 100, 400) == pytest.approx(np.sqrt(0.25 / 100 + 0.16 / 400), rel=1e-12)
+    assert gap_se(0.2, 0.5, 400, 100) == pytest.approx(np.sqrt(0.16 / 400 + 0.25 / 100), rel=1e-12)
+
+
+def test_eig_desc_refuses_a_nonsymmetric_matrix():
+    from qwem_lib.maths.linalg import eig_desc
+
+    M = np.array([[1.0, 2.0], [0.0, 1.0]])
+    with pytest.raises(ValueError, match="symmetric"):
+        eig_desc(M)
+    lam, _ = eig_desc(0.5 * (M + M.T))
+    assert np.allclose(lam, [2.0, 0.0])

@@ -357,3 +357,20 @@ def test_logistic_split_gradient_matches_autograd():
     (G2,) = torch.autograd.grad(L2, Wr)
     assert math.isclose(float(loss), float(L2.detach()), rel_tol=1e-12)
     np.testing.assert_allclose(G.numpy(), G2.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_subsampling_keep_matches_gensim_formula():
+    """ρ = √(t/P) + t/P (word2vec), the same as gensim's keep probability on counts."""
+    from qwem_lib import subsampling_keep
+    from qwem_lib.qwem.w2v import subsample_keep_probability
+
+    counts = np.array([5000.0, 800.0, 120.0, 30.0, 7.0, 1.0])
+    P = counts / counts.sum()
+    for t in (1e-5, 1e-3, 2e-2):
+        assert np.allclose(
+            subsampling_keep(P, t), subsample_keep_probability(counts, t), rtol=1e-12
+        )
+    assert subsampling_keep(np.array([1e-3]), 1e-5)[0] == pytest.approx(0.11, rel=1e-12)

@@ -411,3 +411,16 @@ def test_found_with_labels_lists_those_claims_in_order_and_refuses_unknown_ids(r
     assert lines[1] == "  held    B: 3 (> 1)"
     with pytest.raises(ValueError, match="t.zzz"):
         rep.found({"t.zzz": "missing"})
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_relative_tolerance_is_relative_to_the_target(monkeypatch, tmp_path):
+    from qwem_lib.book.report import Report
+
+    monkeypatch.setenv("QWEM_REPORT_DIR", str(tmp_path))
+    rep = Report("99_hard", quiet=True)
+    rep.close("h.ok", "s", value=1.5, target=1.0, tol=0.6, rel=True, kind="record")
+    with pytest.raises(AssertionError, match="h.bad"):  # |2 - 1| = 1 > 0.6 * |1|
+        rep.close("h.bad", "s", value=2.0, target=1.0, tol=0.6, rel=True, kind="record")

@@ -197,3 +197,31 @@ def test_offline_default_uses_the_shipped_files(empty_data, monkeypatch):
     assert ws == config.cache_dir() / "data" / "eval" / "wordsim353" / "wordsim353.tsv"
     assert not (empty_data / "eval").exists()
     assert len(data.read_lines("ws353")) == 355  # two '#' header lines and 353 pairs
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_normaliser_tags_do_not_span_lines():
+    from qwem_lib.data.sources import normalise
+
+    assert normalise("a <b\nc> d") == "a b c d"
+    assert normalise("a <b c> d") == "a d"
+
+
+def test_bad_source_file_is_removed_and_refetched(data_env, monkeypatch):
+    from qwem_lib.data import sources
+
+    src = sources.SourceFile("AA/wiki_00", 5, hashlib.sha256(b"hello").hexdigest())
+    origin = data_env / "origin"
+    (origin / "AA").mkdir(parents=True)
+    (origin / "AA" / "wiki_00").write_bytes(b"hello")
+    monkeypatch.setenv("QWEM_SOURCE_URL", origin.as_uri() + "/")
+    local = data.data_dir() / sources.LOCAL_FOLDER / src.path
+    local.parent.mkdir(parents=True)
+    local.write_bytes(b"jello")  # corrupt, same size
+    with pytest.raises(DataError, match="removed"):
+        sources.fetch_source(src, download=False)
+    assert not local.exists()  # as the message says
+    local.write_bytes(b"jello")
+    assert sources.fetch_source(src, download=True).read_bytes() == b"hello"

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from corpora import register_text, unregistered_zipf
 
 from qwem_lib.data import Corpus
 from qwem_lib.maths.linalg import subspace_overlap
@@ -394,3 +397,134 @@ def test_compiled_symmetry_check_agrees_with_the_numpy_reference(V, dtype):
     bad = M.copy()
     bad[1, 2] += 10 * np.finfo(dtype).eps * np.abs(M).max()  # rounding-level asymmetry is accepted
     sp._check_symmetric_finite(bad)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_spectral_cache_key_has_every_input(tiny):
+    from qwem_lib.qwem.spectral import spectral_embeddings
+
+    base = dict(V=8, d=2, target="mstar", window=3, method="eigh", dtype=np.float64, oov="authors")
+    variants = [
+        ("V", 9),
+        ("d", 3),
+        ("target", "pmi"),
+        ("window", 2),
+        ("method", "krylov"),
+        ("dtype", np.float32),
+        ("oov", "drop"),
+        ("stream_vocab", 9),
+    ]
+    _, W0 = spectral_embeddings("hard_tiny", **base)  # fills the cache
+    _, again = spectral_embeddings("hard_tiny", **base)
+    assert np.array_equal(again, W0)
+    for key, value in variants:
+        kw = {**base, key: value}
+        _, fresh = spectral_embeddings("hard_tiny", **kw, use_cache=False)
+        assert fresh.shape != W0.shape or not np.array_equal(fresh, W0), key  # the test can tell
+        with warnings.catch_warnings():
+            # an entry of another input found under this key would be caught by read_npz's shape check
+            # and discarded with a warning: the key itself must tell the entries apart
+            warnings.filterwarnings(
+                "error", message="cache entry .* is damaged", category=RuntimeWarning
+            )
+            _, cached = spectral_embeddings("hard_tiny", **kw)
+            assert np.array_equal(cached, fresh), f"changing {key} returned a stale cache entry"
+            _, twice = spectral_embeddings("hard_tiny", **kw)  # now from the cache
+            assert np.array_equal(twice, fresh), key
+
+
+@pytest.mark.parametrize("V", [40, 520])  # the NumPy path and the compiled one (V >= 512)
+def test_symmetry_tolerance_follows_the_dtype(V):
+    from qwem_lib.qwem.spectral import top_eigenpairs
+
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((V, V))
+    M = 0.5 * (A + A.T)
+    top_eigenpairs(M, 2, method="eigh")  # exactly symmetric: accepted
+    M[0, 1] += 1e-9 * np.abs(M).max()  # far above float64 rounding, far below float32's
+    with pytest.raises(ValueError, match="not symmetric"):
+        top_eigenpairs(M, 2, method="eigh")
+    top_eigenpairs(M.astype(np.float32), 2, method="eigh")  # in float32 it is rounding
+
+
+def test_eigen_features_respects_top_words():
+    from qwem_lib.qwem.spectral import eigen_features
+
+    rng = np.random.default_rng(2)
+    words = [f"w{i}" for i in range(30)]
+    U = rng.standard_normal((30, 3))
+    U[25:] *= 100  # rare words with huge entries: they would win every list
+    feats = eigen_features(words, U, k=2, top_words=5)
+    for top, bottom in feats:
+        assert set(top) | set(bottom) <= set(words[:5])
+    assert any(w not in words[:5] for t, b in eigen_features(words, U, k=2) for w in t + b)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e8, 1e-8])
+def test_inertia_zero_tolerance_is_relative(scale):
+    from qwem_lib.qwem.spectral import inertia
+
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((7, 5))
+    C = rng.standard_normal((7, 1))
+    M = scale * (B @ B.T - C @ C.T)  # rank 6: five positive, one negative, one zero eigenvalue
+    assert inertia(M) == (5, 1, 1)
+
+
+def test_inertia_of_nonfinite_matrices():
+    from qwem_lib.qwem.spectral import inertia
+
+    for bad in ([[np.nan]], [[np.inf]], [[1.0, np.nan], [np.nan, 1.0]], [[np.inf, 0], [0, 1.0]]):
+        with pytest.raises(ValueError, match="NaN or infinite"):
+            inertia(np.array(bad))
+
+
+def test_krylov_cycle_and_depth_arguments():
+    from qwem_lib.qwem.spectral import top_eigenpairs
+
+    M = np.diag(np.arange(10.0))
+    lam, _ = top_eigenpairs(M, 2, method="krylov")
+    assert np.allclose(lam, [9, 8])
+    bad = (({"max_cycles": 0}, "max_cycles"), ({"depth": 0}, "depth"), ({"depth": 1}, "depth"))
+    for kw, name in bad:
+        with pytest.raises(ValueError, match=name):
+            top_eigenpairs(M, 2, method="krylov", **kw)
+
+
+@pytest.mark.parametrize("bad", ["shape", "nan"])
+def test_spectral_cache_hit_of_wrong_shape_or_nan_is_recomputed(data_env, bad):
+    from qwem_lib.qwem.spectral import spectral_embeddings
+
+    rng = np.random.default_rng(3)
+    vocab = [f"w{chr(97 + i)}" for i in range(14)]
+    p = 1.0 / np.arange(1, 15)
+    register_text(
+        data_env,
+        "inputs_tiny",
+        " " + " ".join(vocab[i] for i in rng.choice(14, 3000, p=p / p.sum())),
+    )
+    _, W = spectral_embeddings("inputs_tiny", 8, 2, window=3)
+    (entry,) = (data_env / "cache" / "spectral").glob("*.npz")
+    np.savez(entry, W=np.zeros((8, 3)) if bad == "shape" else np.full((8, 2), np.nan))
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        _, again = spectral_embeddings("inputs_tiny", 8, 2, window=3)
+    assert np.array_equal(again, W)
+
+
+def test_spectral_embeddings_in_the_dtype_asked():
+    from qwem_lib.qwem.spectral import embeddings_from_matrix, spectral_embeddings
+
+    c = unregistered_zipf()
+    for dt in (np.float32, np.float64):
+        _, W = spectral_embeddings(c, 8, 2, window=3, dtype=dt, use_cache=False)
+        assert W.dtype == dt
+    _, W64 = spectral_embeddings(c, 8, 2, window=3, dtype=np.float64, use_cache=False)
+    _, W32 = spectral_embeddings(c, 8, 2, window=3, dtype=np.float32, use_cache=False)
+    assert (
+        np.abs(np.abs(W64) - np.abs(W32)).max() < 1e-4
+    )  # the same embeddings, to float32's precision
+    M = np.diag([3.0, 2.0, 1.0])
+    assert embeddings_from_matrix(M, 2)[0].dtype == np.float32  # the documented default
+    assert embeddings_from_matrix(M, 2, dtype=np.float64)[0].dtype == np.float64

@@ -483,3 +483,38 @@ def test_aligned_sigmoid_at_zero_rate_and_after_overflow():
     assert isinstance(th.aligned_sigmoid(1.0, 0.5, 1.0), float)
     with pytest.raises(ValueError, match="s0_sq must hold positive numbers"):
         th.aligned_sigmoid(1.0, 0.0, 1.0)
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_qwem_loss_refuses_nan_W():
+    from qwem_lib.qwem import theory
+
+    P = np.full((3, 3), 1 / 9)
+    psi = np.ones((3, 3))
+    W = np.ones((3, 2))
+    assert np.isfinite(theory.qwem_loss(W, P, psi, psi))
+    W[1, 1] = np.nan
+    with pytest.raises(ValueError, match="W must hold finite"):
+        theory.qwem_loss(W, P, psi, psi)
+
+
+def test_pmi_from_mstar_domain():
+    from qwem_lib.qwem.theory import mstar_from_pmi, pmi_from_mstar
+
+    assert pmi_from_mstar(mstar_from_pmi(1.3)) == pytest.approx(1.3)
+    assert pmi_from_mstar(-2.0) == -np.inf  # an unseen pair: documented
+    for bad in (2.5, -3.0, np.nan, [0.0, 2.1]):
+        with pytest.raises(ValueError, match=r"\[-2, 2\]"):
+            pmi_from_mstar(bad)
+
+
+def test_gradient_descent_record_every():
+    from qwem_lib.qwem.theory import gradient_descent_qwem
+
+    P = np.array([[0.3, 0.1], [0.1, 0.5]])
+    psi = np.ones((2, 2))
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="record_every"):
+            gradient_descent_qwem(P, psi, psi, 1, record_every=bad, max_steps=5)

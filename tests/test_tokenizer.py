@@ -254,3 +254,27 @@ def test_enwiki_1m7_streaming_equals_the_reference_path():
         (c.ids, c.words, c.counts),
         data.tokenize_ranked([data.corpus._read_text(ds, p) for p in paths]),
     )
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_tokenizer_id_buffer_holds_every_token():
+    """The densest chunks ('a a a', a carried token then ' a a') fill the id buffer exactly."""
+    from qwem_lib.data.corpus import tokenize_ranked
+    from qwem_lib.data.tokenizer import tokenize_chunks
+
+    rng = np.random.default_rng(4)
+    cases = [[b"a b a"], [b"x", b" a b"], [b"x", b" a b "], [b"ab", b"c"], [b"a", b"", b"b"]]
+    for _ in range(200):
+        s = bytes(rng.choice([ord("a"), ord("b"), ord(" ")], size=int(rng.integers(1, 12))))
+        cuts = np.sort(rng.integers(0, len(s) + 1, size=int(rng.integers(0, 4))))
+        cases.append([s[i:j] for i, j in zip([0, *cuts], [*cuts, len(s)])])
+    for chunks in cases:
+        text = b"".join(chunks)
+        if not text.split():
+            continue
+        ids, words, counts = tokenize_chunks([chunks])
+        r_ids, r_words, r_counts = tokenize_ranked([text.decode()])
+        assert words == r_words and np.array_equal(ids, r_ids), chunks
+        assert np.array_equal(counts, r_counts), chunks

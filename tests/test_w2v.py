@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from corpora import unregistered_zipf
 
+from qwem_lib import data
 from qwem_lib.data import Corpus, DataError
 from qwem_lib.qwem import w2v
 
@@ -116,3 +118,69 @@ def test_word2vec_learns_planted_topics(tmp_path, monkeypatch):
     same = np.array([[topic[a] == topic[b] for b in words] for a in words])
     off = ~np.eye(n_words, dtype=bool)
     assert cos[same & off].mean() > cos[~same].mean() + 0.3
+
+
+# -- inputs, caches and faults ------------------------------------------------------------------
+
+
+def test_w2v_corpus_file_stays_in_the_cache(data_env):
+    from qwem_lib.book import config
+    from qwem_lib.data.corpus import tokenize_ranked
+    from qwem_lib.qwem.w2v import w2v_corpus_file
+
+    ids, words, counts = tokenize_ranked([" a b a c a b"])
+    p = w2v_corpus_file(data.Corpus("../../escape", ids, words, counts), 3)
+    assert config.cache_dir().resolve() in p.resolve().parents
+    assert p.read_text() == "a b a c a b\n"
+
+
+def test_w2v_corpus_file_cut_is_rewritten_and_non_ascii_words_are_written(data_env):
+    """A cut corpus file used to be trained on (and the model cached); a word holding U+FFFD (a corpus
+    with non-ASCII bytes) raised UnicodeEncodeError."""
+    from qwem_lib.data.corpus import tokenize_ranked
+    from qwem_lib.qwem.w2v import w2v_corpus_file
+
+    text = " caf\ufffd tea caf\ufffd milk tea caf\ufffd" * 3
+    ids, words, counts = tokenize_ranked([text])
+    c = data.Corpus("hard_w2v", ids, words, counts)
+    p = w2v_corpus_file(c, 2)  # "milk" (3 of 18 tokens) is out of the top 2
+    full = p.read_bytes()
+    assert full.decode("utf-8").split() == [w for w in text.split() if w != "milk"]
+    p.write_bytes(full[:-5])  # a copy cut short
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        assert w2v_corpus_file(c, 2).read_bytes() == full
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [
+        (dict(window=0), "window"),
+        (dict(window=-3), "window"),
+        (dict(window=10**9), "window"),
+        (dict(epochs=0), "epochs"),
+        (dict(epochs=1.5), "epochs"),
+        (dict(sample=-1.0), "sample"),
+        (dict(sample=float("nan")), "sample"),
+        (dict(sample=2.0), "sample"),
+        (dict(workers=0), "workers"),
+        (dict(negative=0), "negative"),
+        (dict(seed=-1), "seed"),
+    ],
+)
+def test_train_word2vec_refuses_bad_numbers_before_gensim(tmp_path, monkeypatch, kw, name):
+    """Before issue 41, window=0 killed the process (SIGFPE inside gensim) and sample=-1 trained and
+    cached a meaningless model."""
+    from qwem_lib.qwem.w2v import train_word2vec
+
+    monkeypatch.setenv("QWEM_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises((ValueError, TypeError), match=name):
+        train_word2vec(unregistered_zipf(), 10, 4, **{"epochs": 1, "workers": 1, **kw})
+    assert not (tmp_path / "cache" / "w2v").exists()  # refused before anything was written
+
+
+@pytest.mark.parametrize("V, d", [(10, 0), (10, 10), (1, 1), (10, 2.5)])
+def test_train_word2vec_refuses_bad_sizes(V, d):
+    from qwem_lib.qwem.w2v import train_word2vec
+
+    with pytest.raises((ValueError, TypeError), match="V|d"):
+        train_word2vec(unregistered_zipf(), V, d, epochs=1, workers=1)

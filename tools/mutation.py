@@ -161,7 +161,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/maths/linalg.py",
         '        raise ValueError("M must be symmetric")',
         "        pass",
-        ["tests/test_hardening.py::test_eig_desc_refuses_a_nonsymmetric_matrix"],
+        ["tests/test_maths.py::test_eig_desc_refuses_a_nonsymmetric_matrix"],
     ),
     # restructured code: a resample drawn in the wrong loop, a restart that forgets its locked block
     (
@@ -183,14 +183,14 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/fc/theory.py",
         "        mid = 0.5 * (lo + hi)\n        pos = h(mid) > 0",
         "        mid = np.log(0.5 * (np.exp(lo) + np.exp(hi)))\n        pos = h(mid) > 0",
-        ["tests/test_hardening_fc.py::test_thm2_solve_at_tiny_weight_decay"],
+        ["tests/test_fc_theory.py::test_thm2_solve_at_tiny_weight_decay"],
     ),
     (
         "fc.theory: φ bisection cut to 30 iterations",
         "qwem_lib/fc/theory.py",
         "iters: int = 200, *, log: bool = False",
         "iters: int = 30, *, log: bool = False",
-        ["tests/test_hardening_fc.py::test_thm2_solve_at_tiny_weight_decay"],
+        ["tests/test_fc_theory.py::test_thm2_solve_at_tiny_weight_decay"],
     ),
     # cache keys that omit an input (mutmut does not edit an f-string's fields or a key's set of entries)
     (
@@ -198,14 +198,14 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/qwem/spectral.py",
         'f"{ckey}-d{d}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
         'f"{ckey}-{target}-{method}-{np.dtype(dtype).name}-{version}.npz"',
-        ["tests/test_hardening.py::test_spectral_cache_key_has_every_input"],
+        ["tests/test_spectral.py::test_spectral_cache_key_has_every_input"],
     ),
     (
         "corpus_stats: co-occurrence cache key without the window",
         "qwem_lib/qwem/corpus_stats.py",
         '-w{int(window)}-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"',
         '-{weighting}-{_oov_tag(oov, stream_vocab)}-v1.npz"',
-        ["tests/test_hardening.py::test_cooccurrence_cache_key_has_every_input"],
+        ["tests/test_corpus_stats.py::test_cooccurrence_cache_key_has_every_input"],
     ),
     (
         "corpus_stats: the counts' key (spectral and task-vector names) without the window",
@@ -221,7 +221,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/qwem/trainers.py",
         "        seed=seed,\n        device=dev.type,",
         "        device=dev.type,",
-        ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
+        ["tests/test_trainers.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
         "noiseless: minimise_expected's cache key without the row scaling",
@@ -235,7 +235,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/qwem/trainers.py",
         'cfg["stats"] = array_key(*(np.asarray(a, dtype=np.float64) for a in stats))',
         "pass",
-        ["tests/test_hardening_training.py::test_train_pairs_cache_key_has_every_input"],
+        ["tests/test_trainers.py::test_train_pairs_cache_key_has_every_input"],
     ),
     (
         "noiseless: train_expected's flow key without the tolerance",
@@ -249,7 +249,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/data/files.py",
         "key = (str(path), size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)",
         "key = (str(path), size, 0, 0, 0)",
-        ["tests/test_hardening.py::test_verify_memo_notices_a_replaced_file"],
+        ["tests/test_data.py::test_verify_memo_notices_a_replaced_file"],
     ),
     # the cache writer (atomic_path is a @contextmanager, which mutmut does not mutate)
     (
@@ -294,7 +294,7 @@ SEMANTIC: list[tuple[str, str, str, str, list[str]]] = [
         "qwem_lib/data/sources.py",
         '_TAG = re.compile(r"<[^<>\\n]{0,200}>")',
         '_TAG = re.compile(r"<[^<>]{0,200}>")',
-        ["tests/test_hardening.py::test_normaliser_tags_do_not_span_lines"],
+        ["tests/test_sources.py::test_normaliser_tags_do_not_span_lines"],
     ),
 ]
 

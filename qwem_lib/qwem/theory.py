@@ -556,7 +556,7 @@ def mstar_from_pmi(pmi):
     """The inverse map M* = 2 tanh(PMI/2) (PMI = −∞ gives −2).
 
     Test oracle: no chapter calls it; the tests use it to check :func:`pmi_from_mstar` and the M* built from
-    counts (``tests/test_theory.py``, ``tests/test_hardening.py``)."""
+    counts (``tests/test_theory.py``)."""
     pmi = np.asarray(pmi, dtype=np.float64)
     out = 2.0 * np.tanh(pmi / 2.0)
     return out if out.ndim else float(out)
