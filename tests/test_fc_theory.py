@@ -281,7 +281,9 @@ def test_thm2_solve_refuses_a_lambda_beyond_float64():
     with pytest.raises(
         ValueError, match="too small"
     ):  # L mu / (lam nc) overflows (issue 27: 1e-200
-        fc_theory.fc_thm2_solve(mu, 3, 3, 5e-324)  # solves, see test_thm2_solve_at_tiny_weight_decay)
+        fc_theory.fc_thm2_solve(
+            mu, 3, 3, 5e-324
+        )  # solves, see test_thm2_solve_at_tiny_weight_decay)
 
 
 def test_nc_is_explicit_and_checked():
