@@ -141,9 +141,36 @@ def pair_bootstrap_weights(
 def category_curves(
     hits: Any, cat: Any, categories: Sequence[int], weights: Any = None
 ) -> np.ndarray:
-    """``(T, C)`` accuracy of each category in ``categories`` at each of the ``T`` rows of ``hits``
-    (``(T, n)``), optionally weighted per item (``weights`` (n,), e.g. one bootstrap replicate).
-    A category whose weights sum to zero gets NaN."""
+    """The accuracy of each analogy category along a run: one curve per category.
+
+    Parameters
+    ----------
+    hits : array_like, shape (T, n)
+        0/1 (or booleans): which of the ``n`` items each of the ``T`` logged states answers.
+    cat : array_like of int, shape (n,)
+        The category number of each item.
+    categories : sequence of int
+        The categories to give curves for, in that order.
+    weights : array_like, shape (n,), optional
+        Non-negative item weights (e.g. one bootstrap replicate's counts); default 1 each.
+
+    Returns
+    -------
+    ndarray, shape (T, len(categories))
+        The weighted share of each category's items answered at each state; NaN for a category whose
+        weights sum to zero.
+
+    Raises
+    ------
+    ValueError
+        For hits that are not 0/1, categories not one integer per item, or bad weights.
+
+    Examples
+    --------
+    >>> hits = [[0, 0, 1], [1, 1, 1]]
+    >>> category_curves(hits, [0, 0, 1], [0, 1, 2]).tolist()
+    [[0.0, 1.0, nan], [1.0, 1.0, nan]]
+    """
     H = checks.finite_array("hits", hits, ndim=2)
     if np.any((H < 0) | (H > 1)):
         raise ValueError("hits must hold 0/1 (or booleans): which items each row answers")

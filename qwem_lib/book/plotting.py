@@ -253,9 +253,35 @@ def plot_steps(
     t_max: float | None = None,
     faint: bool = False,
 ) -> np.ndarray:
-    """Draw the squared singular values ``s_sq`` (T, d) against ``t`` (T,), one colour per mode, with the
-    matching ``theory`` curves (T, d) dashed; returns the colours. ``faint`` draws a thin, light
-    background run (for comparisons)."""
+    """Draw the squared singular values of a run against time, one colour per mode, with theory dashed.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    t : ndarray, shape (T,)
+        The times.
+    s_sq : ndarray, shape (T, d)
+        The squared singular values, one column per mode.
+    theory : ndarray, shape (T, d), optional
+        The matching theory curves, drawn dashed in the same colours.
+    run_label, theory_label : str
+        The legend entries of the run and of the theory (none for the theory when empty).
+    t_max : float, optional
+        The right end of the time axis.
+    faint : bool, default False
+        A thin, light background run (for comparisons).
+
+    Returns
+    -------
+    ndarray
+        The colours of the ``d`` modes, for other curves of the same modes.
+
+    Raises
+    ------
+    ValueError
+        If ``t`` is not increasing, ``s_sq`` has not one finite row per time, ``theory`` has not the shape
+        of ``s_sq``, or ``t_max`` is not positive.
+    """
     t = checks.increasing("t", t)
     s_sq = checks.finite_array("s_sq", s_sq, ndim=2)
     if s_sq.shape[0] != t.size:

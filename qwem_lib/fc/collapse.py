@@ -103,7 +103,33 @@ class CollapseStats:
 
 
 def collapse_stats(X: np.ndarray, labels: np.ndarray) -> CollapseStats:
-    """The shared collapse metric of the rows of ``X`` grouped by ``labels`` (at least two groups)."""
+    """The shared collapse metric of the rows of ``X`` grouped by ``labels``.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Finite vectors, one per row.
+    labels : array_like, shape (n,)
+        The group of each row; at least two groups.
+
+    Returns
+    -------
+    CollapseStats
+        The within/between ratio (:func:`collapse_ratio`), the median cosine of a row to its group's
+        mean direction (:func:`direction_cosines`), ``n`` and the number of groups.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D and finite, ``labels`` has not one entry per row, or there is one group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = collapse_stats(np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 2.0], [0.0, 2.0]]), [0, 0, 1, 1])
+    >>> s.ratio, s.cos_median, s.collapsed
+    (0.0, 1.0, True)
+    """
     X, labels = _check_labels(X, labels)
     ngroups = np.unique(labels).size
     return CollapseStats(
@@ -134,10 +160,36 @@ def concept_means(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def collapse_ratio(X: np.ndarray, labels: np.ndarray) -> float:
-    """Within-group spread over between-group distance.
+    """Within-group spread over between-group distance: the book's collapse ratio.
 
-    ``sqrt(mean_i ||x_i - m_{g(i)}||^2) / mean_{g != g'} ||m_g - m_{g'}||``: 0 for a perfect collapse
-    onto the group means; of order 1 or more when the groups are not separated.
+    ``sqrt(mean_i ||x_i - m_{g(i)}||^2) / mean_{g != g'} ||m_g - m_{g'}||``, with ``m_g`` the mean of group
+    ``g``: 0 for a perfect collapse onto the group means; of order 1 or more when the groups are not
+    separated. A table counts as collapsed below :data:`COLLAPSED_RATIO`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Finite vectors, one per row.
+    labels : array_like, shape (n,)
+        The group of each row; at least two groups.
+
+    Returns
+    -------
+    float
+        The ratio, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D and finite, ``labels`` has not one entry per row, there is one group, or every
+        group has the same mean (the ratio is then undefined).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0], [-1.0, 0.0], [4.0, 0.0], [6.0, 0.0]])
+    >>> collapse_ratio(X, [0, 0, 1, 1])  # spread 1 around means 0 and 5
+    0.2
     """
     X, labels = _check_labels(X, labels)
     groups, inv = np.unique(labels, return_inverse=True)
@@ -211,7 +263,26 @@ def concept_mean_angles(means: np.ndarray) -> np.ndarray:
 
 
 def word_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of every row."""
+    """Euclidean norm of every row.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+
+    Returns
+    -------
+    ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D.
+
+    Examples
+    --------
+    >>> word_norms([[3.0, 4.0], [0.0, 1.0]]).tolist()
+    [5.0, 1.0]
+    """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"expected a 2-D array, got shape {X.shape}")
@@ -396,7 +467,34 @@ def collapse_two_ways(
     n_null: int = 20,
     seed: int = 0,
 ) -> TwoWays:
-    """:class:`TwoWays` of the rows of ``X`` grouped by ``labels`` (``center`` as for the picture)."""
+    """The collapse of the rows of ``X`` measured two ways: in the plane a figure shows, and in full.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, d)
+        Finite vectors, one per row.
+    labels : array_like, shape (n,)
+        The group of each row; at least two groups.
+    center : bool, default False
+        Remove the mean row before finding the top-two PCA plane (as the figure does); the paper's
+        figures use uncentred PCA.
+    n_null : int, default 20
+        Shuffled-label permutations for the null (:func:`shuffled_ratios`).
+    seed : int, default 0
+        Seed of the permutations.
+
+    Returns
+    -------
+    TwoWays
+        The full ratio (:func:`collapse_ratio`), the 2-D ratio in the top-two PCA plane
+        (:func:`plane_ratio`), the share of the within-group variance that plane shows, the null's median
+        and minimum ratios, the median cosine to the group mean, ``n`` and the number of groups.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D and finite, or ``labels`` has not one entry per row.
+    """
     X, labels = _check_labels(X, labels)
     full, plane = shuffled_ratios(X, labels, n_null, seed, center)
     return TwoWays(
@@ -438,8 +536,30 @@ def claim_collapse(
       (default: at the ``paper`` preset only), else recorded with what this size reaches. A chapter
       asserts it at its own size only where it said so before the run (the uniform tasks).
 
-    ``rep`` is the chapter's :class:`qwem_lib.book.report.Report`. The statements carry the visible share and
-    the null, so the record says everything a reader needs to judge the picture.
+    The statements carry the visible share and the null, so the record says everything a reader needs to
+    judge the picture.
+
+    Parameters
+    ----------
+    rep : Report
+        The chapter's :class:`qwem_lib.book.report.Report`.
+    cid : str
+        The claim id; the three claims are ``cid + ".plane"``, ``cid + ".null"`` and ``cid``.
+    what : str
+        What the vectors are, for the statements (e.g. "h's word embeddings").
+    tw : TwoWays
+        Their collapse measured two ways (:func:`collapse_two_ways`).
+    assert_full : bool, optional
+        Assert the full ratio below :data:`COLLAPSED_RATIO`; default: at the ``paper`` preset only.
+    assert_plane : bool, default True
+        Assert the 2-D ratio (else record it).
+    paper : optional
+        The paper's value, recorded beside the full ratio.
+
+    Raises
+    ------
+    AssertionError
+        When an asserted claim fails (after it is recorded, as every ``Report`` check does).
     """
     from ..book import config
 

@@ -123,10 +123,40 @@ def make_task(
     seed: int | np.random.Generator = 0,
     distinct: bool = True,
 ) -> FCTask:
-    """Draw a task: K latent variables uniformly from ``{0..nc-1}^L`` (mutually distinct by default).
+    """Draw a Feature Collapse task: ``K`` latent variables, sequences of ``L`` concepts.
 
-    ``mu`` is ``"uniform"``, ``"zipf"`` (``∝ 1/beta``) or an explicit length-``sc`` vector.
-    Raises ``ValueError`` on inconsistent sizes or frequencies.
+    Parameters
+    ----------
+    nc : int
+        Concepts (``>= 2``).
+    nw : int
+        Words; a multiple of ``nc`` (``sc = nw/nc`` words a concept).
+    L : int
+        Sentence length.
+    K : int
+        Classes: latent variables drawn uniformly from ``{0..nc-1}^L``.
+    mu : {"uniform", "zipf"} or array_like, default "uniform"
+        The frequencies of the ``sc`` words within a concept: uniform, Zipf (``∝ 1/β``, β the rank) or an
+        explicit vector summing to 1.
+    seed : int or numpy.random.Generator, default 0
+    distinct : bool, default True
+        Draw mutually distinct latent variables.
+
+    Returns
+    -------
+    FCTask
+
+    Raises
+    ------
+    ValueError
+        On a non-positive size, ``nw`` not a multiple of ``nc``, frequencies that are not a distribution of
+        length ``sc``, or more distinct latent variables asked than there are sequences.
+
+    Examples
+    --------
+    >>> task = make_task(nc=3, nw=12, L=2, K=4, mu="zipf", seed=0)
+    >>> task.sc, task.latents.shape, round(float(task.mu[0]), 3)
+    (4, (4, 2), 0.48)
     """
     for name, v in (("nc", nc), ("nw", nw), ("L", L), ("K", K)):
         if not isinstance(v, (int, np.integer)) or v < 1:
@@ -204,9 +234,35 @@ class FCData:
 
 
 def make_dataset(task: FCTask, nspl: int, n_test: int = 5, seed: int = 0) -> FCData:
-    """Training set (``nspl`` sentences per latent variable) and test set (``n_test`` fresh ones each).
+    """A training set and a test set of sentences drawn from ``task``.
 
-    The two sets come from independent streams derived from ``seed``.
+    Parameters
+    ----------
+    task : FCTask
+        The task (:func:`make_task`).
+    nspl : int
+        Training sentences per latent variable (the paper's ``n_spl``).
+    n_test : int, default 5
+        Fresh test sentences per latent variable.
+    seed : int, default 0
+        The two sets come from independent streams derived from it.
+
+    Returns
+    -------
+    FCData
+        ``x_train`` (K·nspl, L) and ``y_train`` (K·nspl,), ``x_test`` (K·n_test, L) and ``y_test``.
+
+    Raises
+    ------
+    ValueError
+        If ``nspl`` or ``n_test`` is not a positive integer.
+
+    Examples
+    --------
+    >>> task = make_task(nc=3, nw=12, L=2, K=4, seed=0)
+    >>> data = make_dataset(task, nspl=5, n_test=2, seed=1)
+    >>> data.x_train.shape, data.y_test.shape
+    ((20, 2), (8,))
     """
     if not isinstance(n_test, (int, np.integer)) or n_test < 1:
         raise ValueError(f"n_test must be a positive integer, got {n_test!r}")
@@ -218,7 +274,22 @@ def make_dataset(task: FCTask, nspl: int, n_test: int = 5, seed: int = 0) -> FCD
 
 
 def word_concepts(task: FCTask) -> np.ndarray:
-    """Concept of every token id: ``(nw,)`` array ``token // sc``."""
+    """The concept of every word: ``token // sc`` for the ``nw`` token ids (``sc = nw/nc`` words a concept).
+
+    Parameters
+    ----------
+    task : FCTask
+
+    Returns
+    -------
+    ndarray, shape (nw,)
+        Integers in ``0..nc-1``.
+
+    Examples
+    --------
+    >>> word_concepts(make_task(nc=2, nw=6, L=1, K=2, seed=0)).tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
     return np.arange(task.nw) // task.sc
 
 

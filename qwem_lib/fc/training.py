@@ -170,25 +170,59 @@ def train_fc(
     checkpoint_every: int | None = None,
     _interrupt_after: int | None = None,
 ) -> FCResult:
-    """Train ``h`` or ``h*`` on ``data`` by minibatch SGD with separate weight decays for W and U.
+    """Train ``h`` (``cfg.layer_norm=False``) or ``h*`` on ``data`` by minibatch SGD with separate weight
+    decays for the embeddings ``W`` and the linear weights ``U``.
 
-    One epoch = one pass over a fresh random permutation of the training set in minibatches of
-    ``cfg.batch`` (the last, shorter one included). Train/test accuracy and loss (cross-entropy only,
+    One epoch is one pass over a fresh random permutation of the training set in minibatches of
+    ``cfg.batch`` (the last, shorter one included). Train and test accuracy and loss (cross-entropy only,
     without the penalty) and the word-norm statistics are recorded every ``cfg.eval_every`` epochs and
-    at the end. Seeded by ``cfg.seed``. With ``cache=True`` the result is stored under
-    ``config.cache_dir()/fc`` keyed by the data and every hyper-parameter, and reloaded on a re-run.
+    at the end. Seeded by ``cfg.seed``: the same data and configuration give the same weights.
 
-    ``threads`` is the number of CPU threads torch uses during training (restored afterwards). The
-    default 1 is deliberate: these matrix products are small, and on a shared machine extra OpenMP
-    threads spin-wait and can slow training down several-fold. ``None`` keeps torch's setting.
+    Parameters
+    ----------
+    data : FCData
+        The training and test sentences (:func:`~qwem_lib.fc.data.make_dataset`).
+    cfg : FCTrainConfig
+        Epochs, width ``d``, LayerNorm, learning rate, batch, the two weight decays, the initial scale,
+        the evaluation schedule, the seed and the products' precision (defaults: the paper's).
+    device : str or torch.device, optional
+        Default: the book's device (``QWEM_DEVICE``; a GPU when present).
+    cache : bool, default True
+        Store the result under ``config.cache_dir()/fc``, keyed by the data, every hyper-parameter and
+        the device, and read it back on a re-run.
+    progress : bool, default True
+        A progress bar labelled ``desc``.
+    desc : str, default "train"
+    threads : int or None, default 1
+        CPU threads torch uses during training (restored afterwards). 1 is deliberate: these products
+        are small, and on a shared machine extra OpenMP threads spin-wait and can slow training down
+        several-fold. ``None`` keeps torch's setting.
+    checkpoint_every : int, optional
+        Epochs between checkpoints (the weights, the minibatch generator's state and the history, next to
+        the cached result): a later call with the same data and configuration continues from the last one,
+        to the same result as an uninterrupted run's. It does not change the cache key.
+    _interrupt_after : int, optional
+        For the tests only: stop after that many epochs of this call, as a killed process would (without
+        saving), raising :class:`~qwem_lib.book.loop.TrainingInterrupted` (an ``InterruptedError``).
 
-    ``checkpoint_every`` (epochs) makes a long run resumable: the weights, the minibatch generator's
-    state and the history so far are written next to the cached result every that many epochs, and a
-    later call with the same data and configuration continues from the last checkpoint instead of
-    starting again (the result is the same as an uninterrupted run's; the checkpoint is removed once
-    the result is complete). It does not change the cache key. ``_interrupt_after`` (epochs; for the
-    tests only) stops after that many epochs of this call, as a killed process would (without saving),
-    raising :class:`~qwem_lib.book.loop.TrainingInterrupted` (an ``InterruptedError``).
+    Returns
+    -------
+    FCResult
+        The word representations, the embedding table, the linear weights, the history and the wall time.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``checkpoint_every``, ``threads`` or device.
+
+    Examples
+    --------
+    >>> from qwem_lib import fc
+    >>> data = fc.make_dataset(fc.make_task(nc=3, nw=12, L=2, K=4, seed=0), nspl=5, seed=1)
+    >>> r = fc.train_fc(data, fc.FCTrainConfig(epochs=4, d=6, batch=5, eval_every=2), device="cpu",
+    ...                 cache=False, progress=False)
+    >>> r.features.shape, r.history["epoch"].tolist()
+    ((12, 6), [0.0, 2.0, 4.0])
     """
     if checkpoint_every is not None and (
         int(checkpoint_every) != checkpoint_every or checkpoint_every < 1

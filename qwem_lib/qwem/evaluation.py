@@ -219,9 +219,34 @@ def _analogy_hits(
 
 
 def analogy_hits(W: np.ndarray, items: np.ndarray, *, rule: str = "add") -> np.ndarray:
-    """Which analogy items ``W`` answers correctly: ``(n,)`` booleans for the rows ``(a, b, a', b')`` of
-    ``items`` (word ids, as :func:`analogy_items` returns them), scored as :func:`analogy_accuracy` does
-    (3CosAdd or 3CosMul over the whole vocabulary, ``a, b, a'`` excluded)."""
+    """Which analogy items ``W`` answers correctly, scored as :func:`analogy_accuracy` does.
+
+    Parameters
+    ----------
+    W : array_like, shape (V, d)
+        Finite embeddings; no word an item uses may have an all-zero row.
+    items : array_like of int, shape (n, 4)
+        Word ids ``(a, b, a', b')`` in ``0..V-1`` (as :func:`analogy_items` returns them).
+    rule : {"add", "mul"}, default "add"
+        3CosAdd or 3CosMul over the whole vocabulary, ``a``, ``b`` and ``a'`` excluded.
+
+    Returns
+    -------
+    ndarray of bool, shape (n,)
+        Whether the best-scoring word is ``b'``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``W``, ``items`` or ``rule``, or an item word with an all-zero embedding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> W = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 2.0], [-1.0, 0.0]])
+    >>> analogy_hits(W, np.array([[0, 1, 2, 3], [0, 1, 2, 4]])).tolist()
+    [True, False]
+    """
     W = checks.finite_array("W", W, ndim=2, dtype=None)
     items = np.asarray(items)
     if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
@@ -390,7 +415,26 @@ def similarity_bootstrap(
 
 
 def evaluate_all(words: Sequence[str], W: np.ndarray) -> dict[str, tuple[float, int]]:
-    """All four scores of the benchmark table: ``{"analogy", "analogy_questions", "men", "ws353"}``."""
+    """All four scores of the benchmark table for one embedding.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, in the order of ``W``'s rows.
+    W : array_like, shape (V, d)
+
+    Returns
+    -------
+    dict
+        ``{"analogy": (accuracy, n), "analogy_questions": (accuracy, n), "men": (rho, n),
+        "ws353": (rho, n)}``: :func:`analogy_accuracy` with the authors' ``"pairs"`` protocol and with the
+        file's questions, and :func:`similarity_spearman` on MEN and WordSim353.
+
+    Raises
+    ------
+    ValueError, DataError
+        As :func:`analogy_accuracy` and :func:`similarity_spearman` do.
+    """
     return {
         "analogy": analogy_accuracy(words, W, protocol="pairs"),
         "analogy_questions": analogy_accuracy(words, W, protocol="questions"),
@@ -467,7 +511,30 @@ PAPER_FIG3B: dict[str, dict[str, float]] = {
 
 
 def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[str], np.ndarray]:
-    """``(words, W)`` for one of :data:`METHODS` (cached by inputs in the library that computes it)."""
+    """The embeddings of one method of the benchmark table.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHODS`: ``"svd_mstar"``, ``"svd_pmi"``, ``"svd_ppmi"`` (closed forms,
+        :func:`~qwem_lib.qwem.spectral.spectral_embeddings`) or ``"w2v_k1"``, ``"w2v_k5"`` (gensim's SGNS
+        with that many negatives, :func:`~qwem_lib.qwem.w2v.train_word2vec`).
+    corpus : str or Corpus
+    V, d : int
+        Vocabulary size and embedding dimension.
+    **kw
+        Passed on to the function that computes them.
+
+    Returns
+    -------
+    (words, W)
+        The ``V`` words and their ``(V, d)`` embeddings (cached by inputs where they are computed).
+
+    Raises
+    ------
+    ValueError
+        For an unknown method.
+    """
     from .spectral import spectral_embeddings
     from .w2v import train_word2vec
 
