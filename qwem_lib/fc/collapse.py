@@ -613,5 +613,17 @@ def claim_collapse(
 
 
 def two_ways_table(rows: dict[str, TwoWays]) -> str:
-    """A Markdown table of :class:`TwoWays` (one row per named set of vectors) for ``report.prose``."""
+    """A Markdown table of the collapse of several sets of vectors, for ``report.prose``.
+
+    Parameters
+    ----------
+    rows : dict of str to TwoWays
+        Each set's name and its collapse (:func:`collapse_two_ways`), in the order of the rows.
+
+    Returns
+    -------
+    str
+        :attr:`TwoWays.HEADER` and one row per set: the 2-D ratio, the full ratio, the within-group
+        variance the plane shows, the two nulls and the two verdicts.
+    """
     return "\n".join([TwoWays.HEADER] + [tw.row(name) for name, tw in rows.items()])

@@ -294,7 +294,23 @@ def word_concepts(task: FCTask) -> np.ndarray:
 
 
 def word_counts(data: FCData) -> np.ndarray:
-    """How many times every token id occurs in the training set: ``(nw,)`` int array."""
+    """How many times every word occurs in the training set.
+
+    Parameters
+    ----------
+    data : FCData
+
+    Returns
+    -------
+    ndarray of int, shape (nw,)
+        The count of each token id in ``data.x_train`` (0 for a word never drawn).
+
+    Examples
+    --------
+    >>> data = make_dataset(make_task(nc=3, nw=12, L=2, K=4, seed=0), nspl=5, seed=1)
+    >>> int(word_counts(data).sum()) == data.x_train.size
+    True
+    """
     return np.bincount(data.x_train.ravel(), minlength=data.task.nw)
 
 

@@ -149,8 +149,34 @@ def analogy_pairs(words: Sequence[str], path: str | Path | None = None) -> dict[
 def analogy_items(
     words: Sequence[str], path: str | Path | None = None, protocol: Protocol = "pairs"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(items, category)``: an ``(n, 4)`` int array of word ids ``(a, b, a', b')`` and each item's
-    category number, for the given vocabulary and protocol."""
+    """The analogy items of a questions file that a vocabulary can answer.
+
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary (word ``i`` has id ``i``).
+    path : str or Path, optional
+        The questions file; default the Google analogy set.
+    protocol : {"pairs", "questions"}, default "pairs"
+        ``"pairs"``: every ordered pair of two distinct in-vocabulary word pairs of a category (the
+        authors'); ``"questions"``: the file's questions whose four words are in the vocabulary.
+
+    Returns
+    -------
+    items : ndarray of int, shape (n, 4)
+        Word ids ``(a, b, a', b')``.
+    category : ndarray of int, shape (n,)
+        Each item's category number, in the file's order.
+
+    Raises
+    ------
+    TypeError
+        If ``words`` is not a non-empty sequence of strings.
+    ValueError
+        For an unknown protocol.
+    DataError
+        If the questions file cannot be read or parsed.
+    """
     _check_words(words)
     idx = _index(words)
     items: list[np.ndarray] = []
