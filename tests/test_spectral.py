@@ -528,3 +528,58 @@ def test_spectral_embeddings_in_the_dtype_asked():
     M = np.diag([3.0, 2.0, 1.0])
     assert embeddings_from_matrix(M, 2)[0].dtype == np.float32  # the documented default
     assert embeddings_from_matrix(M, 2, dtype=np.float64)[0].dtype == np.float64
+
+
+# -- wide embeddings: thousands of columns by a dense solve ----------------------------------------
+
+
+def test_wide_spectral_embeddings_are_the_top_eigenpairs_of_mstar(tiny, data_env):
+    """W = Q Λ^{1/2} from the top d eigenpairs of M* (float32), checked against numpy's eigh of M* built
+    from the same counts; negative eigenvalues give zero columns; both solvers agree; the cache keys
+    the method and returns what was computed."""
+    from qwem_lib.qwem.corpus_stats import cooccurrence, target_from_stats
+
+    c, tmp_path = tiny, data_env / "cache"
+    words, W, lam = sp.wide_spectral_embeddings(c, 10, 7, window=4)
+    _, P, pu = cooccurrence(c, 10, 4, use_cache=False)
+    ev, Q = np.linalg.eigh(target_from_stats(P, pu, "mstar").astype(np.float64))
+    ev, Q = ev[::-1][:7], Q[:, ::-1][:, :7]
+    assert words == c.vocab(10) and W.shape == (10, 7) and W.dtype == np.float32
+    np.testing.assert_allclose(lam, ev, rtol=1e-4, atol=1e-5 * abs(ev).max())
+    assert (ev < 0).any(), "the test needs a negative eigenvalue among the top d"
+    np.testing.assert_allclose(
+        W.astype(np.float64) @ W.T, (Q * np.maximum(ev, 0)) @ Q.T, atol=1e-4 * ev.max()
+    )
+    assert np.all(W[:, lam < 0] == 0)  # a negative eigenvalue's column is zero
+    assert np.all(np.diff(lam) <= 0)
+    w2, W2 = sp.spectral_embeddings(c, 10, 4, "mstar", window=4, method="eigh", dtype=np.float64)
+    np.testing.assert_allclose(
+        W[:, :4] @ W[:, :4].T, W2 @ W2.T, atol=1e-4
+    )  # the Krylov path's answer
+    _, Wt, lam_t = sp.wide_spectral_embeddings(c, 10, 7, window=4, method="torch")
+    np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-4)
+    np.testing.assert_allclose(lam_t, lam, rtol=1e-4, atol=1e-5)
+    entries = sorted(p.name for p in (tmp_path / "task_vectors").glob("*.npz"))
+    assert (
+        len(entries) == 2
+        and any("-evr-" in e for e in entries)
+        and any("-torch-" in e for e in entries)
+    )
+    _, W_again, lam_again = sp.wide_spectral_embeddings(
+        c, 10, 7, window=4, method="evr"
+    )  # a cache hit
+    np.testing.assert_array_equal(W_again, W)
+    np.testing.assert_array_equal(lam_again, lam)
+    _, W_auto, _ = sp.wide_spectral_embeddings(
+        c, 10, 7, window=4, use_cache=False
+    )  # "auto" is evr on a CPU
+    np.testing.assert_array_equal(W_auto, W)
+    _, W5, lam5 = sp.wide_spectral_embeddings(c, 10, 5, window=4)  # d is keyed
+    assert W5.shape == (10, 5) and len(list((tmp_path / "task_vectors").glob("*.npz"))) == 3
+    np.testing.assert_allclose(lam5, lam[:5], rtol=1e-5)
+    _, W3, _ = sp.wide_spectral_embeddings(c, 10, 7, window=3)  # the window is keyed
+    assert not np.allclose(W3 @ W3.T, W @ W.T, atol=1e-3)
+    for bad in (dict(d=10), dict(d=0), dict(V=1, d=1), dict(method="lanczos")):
+        kw = {"V": 10, "d": 4, **bad}
+        with pytest.raises(ValueError, match="method|d|V"):
+            sp.wide_spectral_embeddings(c, kw.pop("V"), kw.pop("d"), window=4, **kw)

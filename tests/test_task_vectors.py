@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from qwem_lib.maths import random_matrix as rm
-from qwem_lib.qwem import spectral as sp
 from qwem_lib.qwem import task_vectors as tv
 
 
@@ -101,29 +100,3 @@ def test_analogy_margins_agree_with_analogy_accuracy():
     cos = Wn @ qv / np.linalg.norm(qv)
     others = [i for i in range(60) if i not in (a, b, a2, b2)]
     assert t[0] == pytest.approx(cos[b2]) and r[0] == pytest.approx(cos[others].max())
-
-
-def test_wide_spectral_embeddings_match_the_dense_spectral_path():
-    from qwem_lib.data import Corpus
-
-    rng = np.random.default_rng(11)
-    ids = np.minimum(rng.zipf(1.3, 4000) - 1, 11).astype(np.int64)
-    c = Corpus(
-        "tiny-unregistered-tv", ids, [f"w{i}" for i in range(12)], np.bincount(ids, minlength=12)
-    )
-    words, W, lam = sp.wide_spectral_embeddings(c, 10, 4, window=4)
-    w2, W2 = sp.spectral_embeddings(c, 10, 4, "mstar", window=4, method="eigh", dtype=np.float64)
-    assert words == w2 and W.shape == (10, 4)
-    np.testing.assert_allclose(
-        W @ W.T, W2 @ W2.T, atol=1e-4
-    )  # same Gram matrix: equal up to column signs
-    assert np.all(np.diff(lam) <= 0)
-    _, Wt, lam_t = sp.wide_spectral_embeddings(
-        c, 10, 4, window=4, method="torch"
-    )  # torch on config.device()
-    np.testing.assert_allclose(Wt @ Wt.T, W @ W.T, atol=1e-4)
-    np.testing.assert_allclose(lam_t, lam, rtol=1e-4, atol=1e-5)
-    with pytest.raises(ValueError):
-        sp.wide_spectral_embeddings(c, 10, 10, window=4)
-    with pytest.raises(ValueError, match="method"):
-        sp.wide_spectral_embeddings(c, 10, 4, window=4, method="lanczos")
