@@ -363,3 +363,179 @@ def test_zero_threshold_ignores_a_position_every_latent_shares():
         )
     zall = fc_all_latents(3, 2)
     assert fc_zero_threshold(np.concatenate([zall, zall[:1]]), mu, nc=3) > 0
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def _risk_and_grad_norm(risk, W, U):
+    """The risk and the Euclidean norm of its full gradient at (W, U), by torch autograd afresh."""
+    import torch
+
+    Wt = torch.as_tensor(W, dtype=torch.float64).requires_grad_(True)
+    Ut = torch.as_tensor(U, dtype=torch.float64).requires_grad_(True)
+    f = risk(Wt, Ut)
+    gW, gU = torch.autograd.grad(f, (Wt, Ut))
+    return float(f), math.sqrt(float((gW**2).sum()) + float((gU**2).sum()))
+
+
+def test_minimise_exact_reports_its_own_minimum_truthfully(monkeypatch):
+    """The returned risk and gradient norm are those of the returned weights (recomputed here), the
+    start is seeded (same seed, same answer; another seed, another start), and ``evals`` counts the
+    risk evaluations of the L-BFGS phases."""
+    z = fc_all_latents(2, 3)
+    risk = ExactRisk(z, [0.6, 0.4], 0.01, nc=2)
+    calls = {"n": 0}
+    original = ExactRisk.__call__
+
+    def counted(self, W, U):
+        calls["n"] += 1
+        return original(self, W, U)
+
+    monkeypatch.setattr(ExactRisk, "__call__", counted)
+    out = fc_minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
+    n_calls = calls["n"]
+    assert set(out) == {"risk", "grad_norm", "W", "U", "evals"}
+    assert out["W"].shape == (4, 3) and out["U"].shape == (8, 3, 3)
+    f, gn = _risk_and_grad_norm(risk, out["W"], out["U"])
+    assert out["risk"] == pytest.approx(f, rel=1e-14)
+    assert out["grad_norm"] == pytest.approx(gn, rel=1e-10)
+    assert out["grad_norm"] > 0  # a W-only or U-only norm, or a difference of the two, would differ
+    # the evaluations outside the two L-BFGS phases: a gradient after each phase, and one at the end
+    assert out["evals"] == n_calls - 3
+    again = fc_minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
+    np.testing.assert_array_equal(again["W"], out["W"])
+    other = fc_minimise_exact(risk, 3, seed=5, max_iter=1, polish_iter=0)
+    start = fc_minimise_exact(risk, 3, seed=4, max_iter=1, polish_iter=0)
+    assert not np.allclose(other["W"], start["W"])
+
+
+def test_minimise_exact_starts_at_init_scale_times_a_seeded_normal():
+    """With no iteration the answer is the start: init_scale · N(0, 1) from torch's generator seeded with
+    ``seed``, W drawn first, then U."""
+    import torch
+
+    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
+    out = fc_minimise_exact(risk, 2, seed=3, init_scale=0.25, max_iter=1, polish_iter=0, tol=1e300)
+    g = torch.Generator().manual_seed(3)
+    W0 = 0.25 * torch.randn(4, 2, generator=g, dtype=torch.float64)
+    U0 = 0.25 * torch.randn(4, 2, 2, generator=g, dtype=torch.float64)
+    np.testing.assert_array_equal(out["W"], W0.numpy())
+    np.testing.assert_array_equal(out["U"], U0.numpy())
+
+
+def test_minimise_exact_polish_keeps_only_an_improvement(monkeypatch):
+    """The polish's steps are kept only if they lower the gradient without raising the risk: a polish
+    that makes things worse (here: its optimiser replaced by one that scales the weights up) is undone."""
+    import torch
+
+    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.05, nc=2)
+    plain = fc_minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=0)
+    real = torch.optim.LBFGS
+
+    class Worse(real):
+        def step(self, closure):
+            if self.defaults["line_search_fn"] is None:  # the polish
+                with torch.no_grad():
+                    for p in self.param_groups[0]["params"]:
+                        p.mul_(3.0)
+                return closure()
+            return super().step(closure)
+
+    monkeypatch.setattr(torch.optim, "LBFGS", Worse)  # fc.theory imports torch where it uses it
+    undone = fc_minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=10)
+    np.testing.assert_array_equal(undone["W"], plain["W"])
+    np.testing.assert_array_equal(undone["U"], plain["U"])
+
+
+def test_equiangular_gram_matrix_and_its_options():
+    for nc, d in ((2, 2), (3, 2), (4, 3), (5, 7)):
+        F = fc_equiangular(nc, d)  # default: not mean-zero, so d = nc - 1 is enough
+        G = np.full((nc, nc), -1.0 / (nc - 1)) + np.eye(nc) * (1 + 1.0 / (nc - 1))
+        np.testing.assert_allclose(F.T @ F, G, atol=1e-12)
+        np.testing.assert_allclose(F.sum(1), 0.0, atol=1e-12)  # F 1 = 0
+    Fz = fc_equiangular(3, 3, mean_zero=True)
+    np.testing.assert_allclose(Fz.sum(0), 0.0, atol=1e-12)  # every column orthogonal to 1_d
+    np.testing.assert_allclose(Fz.T @ Fz, fc_equiangular(3, 2).T @ fc_equiangular(3, 2), atol=1e-12)
+    assert np.abs(fc_equiangular(3, 3).sum(0)).max() > 1e-3  # without mean_zero the columns are not
+    Fr = fc_equiangular(3, 4, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(
+        Fr.T @ Fr, G[:3, :3] if False else fc_equiangular(3, 4).T @ fc_equiangular(3, 4), atol=1e-12
+    )
+    assert not np.allclose(Fr, fc_equiangular(3, 4))  # a random rotation
+    with pytest.raises(ValueError, match=r"d=2 is too small for 3 mean-zero equiangular"):
+        fc_equiangular(3, 2, mean_zero=True)
+    with pytest.raises(ValueError, match=r"d=2 is too small for 4 equiangular"):
+        fc_equiangular(4, 2)
+    for bad in (dict(nc=1, d=3), dict(nc=3, d=1)):
+        with pytest.raises(
+            ValueError,
+            match=rf"{next(k for k, v in bad.items() if v == 1)} must be an integer >= 2",
+        ):
+            fc_equiangular(**bad)
+
+
+def test_layernorm_is_the_population_standardisation_in_numpy_and_torch():
+    import torch
+
+    X = np.random.default_rng(2).standard_normal((5, 6)) * 3 + 1
+    Y = (X - X.mean(1, keepdims=True)) / X.std(1, ddof=0, keepdims=True)
+    np.testing.assert_allclose(fc_layernorm(X), Y, rtol=1e-12)
+    np.testing.assert_allclose(fc_layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12)
+    np.testing.assert_allclose(fc_layernorm(X[None]), Y[None], rtol=1e-12)  # rows: the last axis
+    assert fc_layernorm([[1, 2, 3]]).dtype == np.float64
+
+
+def test_collapse_weights_by_hand_and_the_type_ii_check():
+    F = fc_equiangular(3, 2)
+    z = np.array([[0, 2], [1, 0]])
+    W, U = fc_collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5)
+    np.testing.assert_allclose(W, 2.0 * F[:, [0, 0, 1, 1, 2, 2]].T)
+    np.testing.assert_allclose(U[0, 1], 0.5 * F[:, 2])
+    np.testing.assert_allclose(U[1, 0], 0.5 * F[:, 1])
+    with pytest.raises(
+        ValueError, match="mean-zero equiangular"
+    ):  # F 1 = 0, but its columns are not mean-zero
+        fc_collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5, layernorm=True)
+    Fz = fc_equiangular(3, 3, mean_zero=True)
+    W2, _ = fc_collapse_weights(Fz, z, 2, word_norm=math.sqrt(3), u_norm=1.0, layernorm=True)
+    np.testing.assert_allclose(
+        fc_layernorm(W2), math.sqrt(3) * Fz[:, [0, 0, 1, 1, 2, 2]].T, atol=1e-12
+    )
+    big = 1e6 * Fz
+    big[:, 0] += 1e-5  # a column sum of 3e-5 is round-off at this scale (relative 1e-11): accepted
+    fc_collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+    big[:, 0] += 1e-3  # relative 1e-9: refused
+    with pytest.raises(ValueError, match="mean-zero"):
+        fc_collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+
+
+def test_all_latents_and_hamming_counts_by_hand():
+    z = fc_all_latents(2, 1)
+    assert z.tolist() == [[0], [1]] and z.dtype == np.int64
+    z3 = fc_all_latents(3, 2)
+    assert z3.shape == (9, 2) and z3[5].tolist() == [1, 2]
+    counts = fc_hamming_counts(z3)
+    assert counts.dtype.kind in "iu" and counts.shape == (9, 3)
+    np.testing.assert_array_equal(
+        counts[0], [1, 4, 4]
+    )  # itself; 2+2 at distance 1; 4 at distance 2
+    with pytest.raises(ValueError, match="L must be an integer >= 1"):
+        fc_all_latents(2, 0)
+
+
+def test_theorem_1_tau_to_full_precision():
+    """tau, the root of H', to 1e-13 against a root found in 50-digit arithmetic (a looser root finder,
+    e.g. brentq's default tolerance 2e-12, fails this)."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 50
+    nc, nw, L, K, lam = 3, 30, 4, 20, 1e-3
+    a = mp.mpf(K) / nc**L
+    eta = mp.mpf(nc) / (nc - 1) / mp.sqrt(nw * K * L)
+
+    def dH(t):
+        s = (nc - 1) * mp.exp(-eta * t)
+        return eta * (-a * L * (1 + s) ** (L - 1) * s / (1 + a * ((1 + s) ** L - 1))) + lam
+
+    tau = mp.findroot(dH, fc_thm1_tau(nc, nw, L, K, lam))
+    assert fc_thm1_tau(nc, nw, L, K, lam) == pytest.approx(float(tau), rel=1e-13)

@@ -415,13 +415,17 @@ def fc_equiangular(
             f"d={d} is too small for {nc} {'mean-zero ' if mean_zero else ''}equiangular vectors"
         )
     S = np.sqrt(nc / (nc - 1)) * (np.eye(nc) - 1.0 / nc)  # nc x nc, columns equiangular in R^nc
-    # orthonormal basis of the target subspace: d-dim space, orthogonal to 1_d if mean_zero
+    # the columns of S span the (nc-1)-dimensional hyperplane orthogonal to 1: their coordinates C in an
+    # orthonormal basis E of it, placed in nc-1 orthonormal directions of R^d (orthogonal to 1_d too if
+    # mean_zero), so that F^T F = C^T C = S^T S
+    E, _ = np.linalg.qr(S[:, : nc - 1])
+    C = E.T @ S  # (nc-1) x nc
     G = rng.standard_normal((d, d)) if rng is not None else np.eye(d)
     if mean_zero:
         G = np.concatenate([np.ones((d, 1)), G], axis=1)
     Q, _ = np.linalg.qr(G)
-    basis = Q[:, 1 : nc + 1] if mean_zero else Q[:, :nc]
-    return basis @ S
+    basis = Q[:, 1:nc] if mean_zero else Q[:, : nc - 1]
+    return basis @ C
 
 
 def fc_layernorm(W):
