@@ -583,3 +583,150 @@ def test_wide_spectral_embeddings_are_the_top_eigenpairs_of_mstar(tiny, data_env
         kw = {"V": 10, "d": 4, **bad}
         with pytest.raises(ValueError, match="method|d|V"):
             sp.wide_spectral_embeddings(c, kw.pop("V"), kw.pop("d"), window=4, **kw)
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def _eig_counts(M, tol_rel=1e-12):
+    ev = np.linalg.eigvalsh(np.asarray(M, dtype=np.float64))
+    tol = tol_rel * max(1.0, float(np.abs(ev).max()))
+    return int((ev > tol).sum()), int((np.abs(ev) <= tol).sum()), int((ev < -tol).sum())
+
+
+def test_inertia_matches_the_eigenvalues_on_indefinite_matrices():
+    """Sylvester's inertia from the Bunch-Kaufman factor against numpy's eigenvalues, on matrices whose
+    factorisation needs 2x2 pivots (zero diagonals, indefinite). (An exactly singular matrix's zero
+    eigenvalue is a round-off question for any factorisation: exact zeros are tested on diagonal
+    matrices below.)"""
+    rng = np.random.default_rng(3)
+    cases = [
+        np.array([[0.0, 1.0], [1.0, 0.0]]),
+        np.array([[0.0, 2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, -1.0]]),
+    ]
+    for n in (3, 6, 17, 40):
+        for _ in range(6):
+            A = rng.standard_normal((n, n))
+            S = A + A.T
+            S[np.arange(n), np.arange(n)] *= rng.random() < 0.5  # some with a zero diagonal
+            cases.append(S)
+    for S in cases:
+        assert sp.inertia(S) == _eig_counts(S), S
+        assert sp.inertia(S.astype(np.float32)) == _eig_counts(S, 1e-12), S.shape
+        assert sp.count_nonnegative(S) == sum(_eig_counts(S)[:2])
+    assert sp.count_nonnegative(np.diag([1.0, 0.0, -1.0])) == 2  # a zero eigenvalue counts
+
+
+def test_inertia_scalar_lists_and_its_relative_zero_tolerance():
+    assert sp.inertia(np.array([[0.5]])) == (1, 0, 0)
+    assert sp.inertia(np.array([[0.0]])) == (0, 1, 0)
+    assert sp.inertia(np.array([[-0.5]])) == (0, 0, 1)
+    assert sp.inertia([[2.0, 0.0], [0.0, -3.0]]) == (1, 0, 1)  # a nested list, and integers
+    assert sp.inertia(np.array([[2, 0], [0, 0]])) == (1, 1, 0)
+    # the zero band is 1e-12 * max(1, max|eigenvalue|): 1.5e-12 is positive beside 0.5, zero beside 2
+    assert sp.inertia(np.diag([0.5, 1.5e-12, -0.5])) == (2, 0, 1)
+    assert sp.inertia(np.diag([2.0, 1.5e-12, -0.5])) == (1, 1, 1)
+    assert sp.inertia(np.diag([0.5, -1.5e-12, -0.5])) == (1, 0, 2)
+    assert sp.inertia(np.diag([2.0, -2e-12, -0.5])) == (1, 1, 1)  # exactly at the band: zero
+    for bad in (np.array([[np.nan]]), np.array([[1.0, np.inf], [np.inf, 1.0]])):
+        with pytest.raises(ValueError, match="finite"):
+            sp.inertia(bad)
+
+
+def test_inertia_leaves_its_input_unchanged():
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((9, 9))
+    for S in (
+        np.asfortranarray(A + A.T),
+        np.ascontiguousarray(A + A.T),
+        np.asfortranarray((A + A.T).astype(np.float32)),
+    ):
+        before = S.copy()
+        sp.inertia(S)
+        np.testing.assert_array_equal(S, before)
+
+
+def test_block_diag_eigs_of_two_by_two_pivots_by_hand():
+    """The eigenvalues of [[a, b], [b, c]] are (a+c)/2 ± hypot((a-c)/2, b); a 1x1 pivot is itself."""
+    diag, off = np.array([3.0, 1.0, -2.0]), np.array([2.0, 0.0, 0.0])
+    ev = sp._block_diag_eigs(diag, off, np.array([-1, -1, 3]))
+    np.testing.assert_allclose(
+        ev[:2], np.linalg.eigvalsh([[3.0, 2.0], [2.0, 1.0]])[::-1], rtol=1e-14
+    )
+    assert ev[2] == -2.0
+    np.testing.assert_array_equal(
+        sp._block_diag_eigs(diag, off, np.array([1, 2, 3])), diag
+    )  # 1x1 only
+    # a negative pivot on the last row cannot open a 2x2 block
+    np.testing.assert_array_equal(
+        sp._block_diag_eigs(np.array([1.0, 5.0]), np.array([0.0, 0.0]), np.array([1, -2])),
+        [1.0, 5.0],
+    )
+    f32 = sp._block_diag_eigs(
+        np.array([1e-30, 1.0], np.float32), np.array([1e20, 0.0], np.float32), np.array([-1, -1])
+    )
+    assert np.isfinite(f32).all() and f32.dtype == np.float64  # no float32 overflow in b**2
+
+
+def test_check_eigsh_answer_at_its_tolerances():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((12, 12))
+    M = A + A.T
+    lam, U = np.linalg.eigh(M)
+    lam, U = lam[-3:], U[:, -3:]
+    sp._check_eigsh_answer(M, lam, U, None)  # exact pairs pass
+    for dtype, ok, bad in ((np.float64, 3e-9, 3e-7), (np.float32, 3e-5, 3e-3)):
+        Mt, Ut = M.astype(dtype), U.astype(dtype)
+        sp._check_eigsh_answer(Mt, lam, Ut, None)
+        with pytest.raises(RuntimeError, match="did not converge"):
+            sp._check_eigsh_answer(
+                Mt, lam * (1 + bad), Ut, None
+            )  # eigenvalues off by `bad`: residual too big
+        sp._check_eigsh_answer(Mt, lam * (1 + ok / 10), Ut, None)
+    with pytest.raises(RuntimeError):
+        sp._check_eigsh_answer(M, lam * (1 + 1e-6), U, None)  # default float64 tolerance 1e-8
+    sp._check_eigsh_answer(M, lam * (1 + 1e-6), U, 1e-4)  # an explicit tolerance is used
+    with pytest.raises(RuntimeError):
+        sp._check_eigsh_answer(
+            M, lam, U * 1.2, 1e-1
+        )  # residual 0, but not orthonormal (0.44 > 0.1)
+    with pytest.raises(RuntimeError):
+        sp._check_eigsh_answer(M, np.array([lam[0], np.nan, lam[2]]), U, None)
+
+
+def test_eigen_features_by_hand():
+    words = ["a", "b", "c", "d", "e"]
+    U = np.array([[0.1, -0.9], [0.5, 0.2], [-0.3, 0.1], [0.2, 0.0], [0.0, 0.3]])
+    out = sp.eigen_features(words, U, 2)
+    # column 0: largest |entry| 0.5 is positive, kept; column 1: -0.9 largest, so the column is flipped
+    assert out[0] == (["b", "d"], ["c", "e"])
+    assert out[1] == (["a", "d"], ["e", "b"])
+    assert (
+        len(sp.eigen_features(words, U)) == 2 and len(sp.eigen_features(words, U)[0][0]) == 5
+    )  # k=10 > 5
+    top = sp.eigen_features(words, U, 1, top_words=3)  # only the three most frequent words compete
+    assert top[0] == (["b"], ["c"])
+    assert sp.eigen_features(words, U, 1, top_words=99)[0] == (["b"], ["c"])  # capped at the rows
+    assert sp.eigen_features(words, np.zeros((5, 1)), 1)[0][0] in (
+        ["a"],
+        ["e"],
+    )  # a zero column is fine
+    assert len(sp.eigen_features(words + ["f"], U, 1)) == 2  # more words than rows: fine
+    with pytest.raises(
+        ValueError, match=r"U must have one row per word: 4 words, U has shape \(5, 2\)"
+    ):
+        sp.eigen_features(words[:4], U, 1)
+    with pytest.raises(ValueError, match="U must be 2-D"):
+        sp.eigen_features(words, U[:, 0], 1)
+    with pytest.raises(ValueError, match="k must be"):
+        sp.eigen_features(words, U, 0)
+    with pytest.raises(ValueError, match="top_words must be"):
+        sp.eigen_features(words, U, 1, top_words=0)
+
+
+def test_warm_up_kernels_returns_the_seconds_it_took():
+    import time
+
+    t0 = time.perf_counter()
+    s = sp.warm_up_kernels()
+    assert 0.0 < s <= time.perf_counter() - t0
