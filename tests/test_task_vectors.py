@@ -100,3 +100,144 @@ def test_analogy_margins_agree_with_analogy_accuracy():
     cos = Wn @ qv / np.linalg.norm(qv)
     others = [i for i in range(60) if i not in (a, b, a2, b2)]
     assert t[0] == pytest.approx(cos[b2]) and r[0] == pytest.approx(cos[others].max())
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def test_random_pair_matrix_draws_distinct_pairs_from_the_pool():
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((7, 3)).astype(np.float32)
+    P, R = tv.random_pair_matrix(W, 400, np.random.default_rng(1))
+    assert P.shape == (400, 2) and R.shape == (400, 3) and R.dtype == np.float64
+    assert (P[:, 0] != P[:, 1]).all() and set(P.ravel()) == set(
+        range(7)
+    )  # every word, never a self-pair
+    np.testing.assert_array_equal(R, W[P[:, 1]].astype(np.float64) - W[P[:, 0]].astype(np.float64))
+    P2, _ = tv.random_pair_matrix(W, 300, np.random.default_rng(2), among=[5, 2, 2, 5])
+    assert (
+        set(P2.ravel()) == {2, 5} and (P2[:, 0] != P2[:, 1]).all()
+    )  # two words: always (2,5) or (5,2)
+    P3, _ = tv.random_pair_matrix(W, 1, np.random.default_rng(3), among=[0, 1])
+    assert P3.shape == (1, 2)
+    with pytest.raises(ValueError, match="among must hold at least two words to pair, got 1"):
+        tv.random_pair_matrix(W, 5, rng, among=[3, 3])
+    with pytest.raises(ValueError, match="n must be"):
+        tv.random_pair_matrix(W, 0, rng)
+
+
+def test_random_pair_null_stacks_one_statistic_per_draw():
+    W = np.random.default_rng(0).standard_normal((9, 4))
+    null = tv.random_pair_null(
+        W, 3, 5, lambda R: [R.shape[0], R.sum()], np.random.default_rng(4), among=[1, 2, 3]
+    )
+    assert null.shape == (5, 2) and null.dtype == np.float64 and (null[:, 0] == 3).all()
+    rng = np.random.default_rng(4)
+    again = [tv.random_pair_matrix(W, 3, rng, among=[1, 2, 3])[1].sum() for _ in range(5)]
+    np.testing.assert_allclose(
+        null[:, 1], again
+    )  # the same draws, in order, from the same generator
+    for N in (2, 2.0, "3"):
+        with pytest.raises(ValueError, match="N must be an integer >= 3"):
+            tv.random_pair_null(W, N, 5, np.sum, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="stat must be"):
+        tv.random_pair_null(W, 3, 5, 1.0, np.random.default_rng(0))
+
+
+def test_task_snr_and_its_rank_tolerance():
+    R = np.diag([3.0, 1.0, 1.0])  # eigenvalues of R R^T: 9, 1, 1
+    assert tv.task_snr(R) == pytest.approx(9 * 3 / 11)
+    R2 = np.diag([3.0, 1.0, 1e-6])  # the third eigenvalue 1e-12 is within rtol 1e-10 of 9: rank 2
+    assert tv.task_snr(R2) == pytest.approx(9 * 2 / (10 + 1e-12))
+    assert tv.task_snr(R2, rtol=1e-14) == pytest.approx(9 * 3 / (10 + 1e-12))
+    assert tv.task_snr(np.diag([3.0, 3.0, 3.0])) == pytest.approx(1.0)  # flat
+    for rtol in (0.0, 1.0, 2.0, -1e-3):
+        with pytest.raises(ValueError, match="rtol"):
+            tv.task_snr(R, rtol=rtol)
+
+
+def test_mean_overlap_by_hand_and_its_zero_mean_check():
+    R = np.array([[2.0, 0.0], [2.0, 0.0], [2.0, 1e-9]])
+    assert tv.mean_overlap(R) == pytest.approx(1.0)
+    R2 = np.array([[1.0, 3.0], [1.0, -3.0], [1.0, 0.0]])  # mean (1, 0); top direction (0, 1)
+    assert tv.mean_overlap(R2) == pytest.approx(0.0, abs=1e-20)
+    with pytest.raises(ValueError, match="mean task vector is zero"):
+        tv.mean_overlap(np.array([[1.0, 2.0], [-1.0, -2.0], [0.0, 0.0]]))
+    tiny_mean = np.array([[1e6, 0.0], [-1e6, 0.0], [3e-7, 0.0]])  # |mean| 1e-7 <= 1e-12 * 1e6: zero
+    with pytest.raises(ValueError, match="zero"):
+        tv.mean_overlap(tiny_mean)
+    tiny_mean[2, 0] = 3e-5  # |mean| 1e-5 > 1e-6: a direction
+    assert tv.mean_overlap(tiny_mean) == pytest.approx(1.0)
+
+
+def test_truncate_keeps_the_first_columns_and_checks_d():
+    R = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(tv.truncate(R, 4), R)
+    for d in (0, 5):
+        with pytest.raises(ValueError, match="d must be"):
+            tv.truncate(R, d)
+
+
+def test_task_vector_matrices_by_hand(tmp_path):
+    p = tmp_path / "q.txt"
+    p.write_text(": caps\na b c d\ne f a b\n: two\na c e g\n")
+    words = list("abcdefg")
+    W = np.arange(14.0).reshape(7, 2).astype(np.float32)
+    out = tv.task_vector_matrices(words, W, p)
+    assert set(out) == {"caps"}  # 'two' has 2 pairs, below min_pairs = 3
+    P, R = out["caps"]
+    assert P.tolist() == [[0, 1], [2, 3], [4, 5]] and R.dtype == np.float64
+    np.testing.assert_array_equal(R, W[P[:, 1]].astype(np.float64) - W[P[:, 0]])
+    assert set(tv.task_vector_matrices(words, W, p, min_pairs=3)) == {"caps"}  # exactly 3 is enough
+    assert tv.task_vector_matrices(words, W, p, min_pairs=4) == {}
+    with pytest.raises(ValueError, match="W must have one row per word: 7 words"):
+        tv.task_vector_matrices(words, W[:6], p)
+    with pytest.raises(ValueError, match="min_pairs"):
+        tv.task_vector_matrices(words, W, p, min_pairs=2)
+
+
+def test_parallelogram_cosines_by_hand():
+    W = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [-1.0, 3.0]])
+    c = tv.parallelogram_cosines(W, np.array([[0, 1, 2, 3], [0, 1, 2, 2]]))
+    q = W[1] / np.sqrt(2) - W[0] + W[2]
+    q = q / np.linalg.norm(q)
+    np.testing.assert_allclose(c, [q @ W[3] / np.linalg.norm(W[3]), q @ W[2]], rtol=1e-6)
+    assert np.isfinite(tv.parallelogram_cosines(W, np.array([[0, 0, 1, 2]]))).all()
+
+
+def test_analogy_margins_and_nearest_neighbours_by_hand():
+    W = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.0, 2.0], [-1.0, 0.2], [0.6, 0.8]])
+    items = np.array([[0, 1, 2, 3], [0, 1, 2, 4]])
+    t, r = tv.analogy_margins(W, items)
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    q = Wn[1] - Wn[0] + Wn[2]
+    q /= np.linalg.norm(q)
+    np.testing.assert_allclose(t, [q @ Wn[3], q @ Wn[4]], rtol=1e-6)
+    np.testing.assert_allclose(r, [max(q @ Wn[4], q @ Wn[5]), max(q @ Wn[3], q @ Wn[5])], rtol=1e-6)
+    for batch in (1, 2):
+        t2, r2 = tv.analogy_margins(W, items, batch=batch)
+        np.testing.assert_array_equal(t2, t)
+        np.testing.assert_array_equal(r2, r)
+    nn = tv.nearest_neighbour_cosine(W, [0, 3, 5])
+    C = Wn @ Wn.T
+    np.fill_diagonal(C, -np.inf)
+    np.testing.assert_allclose(nn, C[[0, 3, 5]].max(axis=1), rtol=1e-6)
+    np.testing.assert_array_equal(tv.nearest_neighbour_cosine(W, [0, 3, 5], batch=1), nn)
+    np.testing.assert_allclose(tv.nearest_neighbour_cosine(W[:2], [0, 1]), [C[0, 1]] * 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        tv.nearest_neighbour_cosine(W[:1], [0])
+    with pytest.raises(ValueError, match=r"ids must hold word ids in 0\.\.5, got 0\.\.6"):
+        tv.nearest_neighbour_cosine(W, [0, 6])
+    with pytest.raises(ValueError, match=r"ids must be an array of word ids of shape \(n,\)"):
+        tv.nearest_neighbour_cosine(W, [[0, 1]])
+    with pytest.raises(
+        ValueError,
+        match=r"items must be an array of word ids of shape \(n, 4\), got shape \(2, 3\)",
+    ):
+        tv.analogy_margins(W, items[:, :3])
+    with pytest.raises(ValueError, match="integer word ids"):
+        tv.analogy_margins(W, items.astype(float))
+    for bad in (0, 1.5):
+        with pytest.raises(ValueError, match="batch"):
+            tv.nearest_neighbour_cosine(W, [0], batch=bad)
+    assert tv.nearest_neighbour_cosine(W, np.array([5], dtype=np.int32)).shape == (1,)
