@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -566,12 +568,21 @@ def test_similarity_bootstrap_defaults(monkeypatch):
 
 
 def test_evaluate_all_is_the_four_scores(monkeypatch):
-    calls = []
-    monkeypatch.setattr(
-        ev, "analogy_accuracy", lambda w, W, protocol: calls.append(protocol) or (0.5, len(w))
-    )
-    monkeypatch.setattr(ev, "similarity_spearman", lambda w, W, ds: calls.append(ds) or (0.25, 3))
-    out = ev.evaluate_all(["a", "b"], np.ones((2, 2)))
+    words, W, calls = ["a", "b"], np.ones((2, 2)), []
+
+    def fake_analogy(w, E, protocol):
+        calls.append(protocol)
+        assert w is words and E is W
+        return 0.5, len(w)
+
+    def fake_similarity(w, E, ds):
+        calls.append(ds)
+        assert w is words and E is W
+        return 0.25, 3
+
+    monkeypatch.setattr(ev, "analogy_accuracy", fake_analogy)
+    monkeypatch.setattr(ev, "similarity_spearman", fake_similarity)
+    out = ev.evaluate_all(words, W)
     assert out == {
         "analogy": (0.5, 2),
         "analogy_questions": (0.5, 2),
@@ -691,3 +702,76 @@ def test_analogy_file_edited_or_not_utf8(tmp_path):
     f.write_bytes(b": one\na b c \xff\n")
     with pytest.raises(DataError, match="not UTF-8"):
         analogy_accuracy(words, W, f, protocol="questions")
+
+
+def test_more_edges_of_the_protocols_and_messages(tmp_path, monkeypatch):
+    p = tmp_path / "q.txt"
+    p.write_text(": one\na b a b\n: two\ne f g h\ne f a b\n")
+    words = list("abcdefgh")
+    # the first category has one pair only (no analogy); the second still counts
+    items, cat = ev.analogy_items(words, p, "pairs")
+    assert len(items) == 6 and cat.tolist() == [1] * 6 and cat.dtype == np.int64
+    assert ev.analogy_items(["zzz"], p)[1].dtype == np.int64
+    # rule="add" is what analogy_accuracy scores by default, on a W where 3CosAdd and 3CosMul disagree
+    rng = np.random.default_rng(11)
+    W = rng.standard_normal((8, 3))
+    qs = ev.analogy_items(words, p, "questions")[0]
+    pa = tmp_path / "many.txt"
+    pa.write_text(
+        ": all\n"
+        + "\n".join(" ".join(words[i] for i in row) for row in _all_items(8, 60, rng))
+        + "\n"
+    )
+    its = ev.analogy_items(words, pa, "questions")[0]
+    add, mul = _brute_force_hits(W, its, "add"), _brute_force_hits(W, its, "mul")
+    assert (add != mul).any() and len(qs) == 3
+    assert ev.analogy_accuracy(words, W, pa, protocol="questions")[0] == pytest.approx(add.mean())
+    assert ev.analogy_accuracy(words, W, pa, protocol="questions", rule="mul")[0] == pytest.approx(
+        mul.mean()
+    )
+    # six zero rows: the message names five and adds an ellipsis; five: all five, no ellipsis
+    many = [f"w{i}" for i in range(8)]
+    for nz, tail in ((6, ", …)"), (5, "'w4')")):
+        Z = np.vstack([np.zeros((nz, 2)), np.ones((8 - nz, 2))])
+        with pytest.raises(ValueError, match=re.escape(tail)):
+            ev._check_rows_nonzero(many, Z, np.arange(8))
+    Z = np.random.default_rng(0).standard_normal((10, 2))
+    Z[:6] = 0.0
+    with pytest.raises(ValueError, match=re.escape("(ids [0, 1, 2, 3, 4])")):
+        ev.analogy_hits(Z, np.array([[0, 1, 2, 3], [4, 5, 6, 7]]))
+    with pytest.raises(TypeError, match="got 'paris'"):
+        ev.analogy_items("paris", p)
+    # the competitive rule includes its boundary: a gap exactly equal to the margin is competitive
+    assert ev.is_competitive(0.5, 0.75, 10**12, rerun_spread=0.25) == (True, 0.25)
+    # similarity pairs: none in the vocabulary gives an empty integer array
+    monkeypatch.setattr(ev, "read_lines", lambda name: ["x y 1.0"])
+    pairs, scores = ev.similarity_pairs(["a"], "men")
+    assert pairs.shape == (0, 2) and pairs.dtype == np.int64 and scores.dtype == np.float64
+
+
+def test_the_datasets_reach_the_functions_that_read_them(monkeypatch):
+    """similarity_spearman and similarity_bootstrap read the set they are asked for (a fake that answers
+    only for 'ws353' would fail if another name reached it)."""
+    rows = [(f"w{a}", f"w{b}", float(a * 7 % 5 + b)) for a in range(6) for b in range(a + 1, 6)]
+
+    def only_ws353(dataset):
+        assert dataset == "ws353", dataset
+        return rows
+
+    monkeypatch.setattr(ev, "_similarity_rows", only_ws353)
+    words = [f"w{i}" for i in range(6)]
+    W = np.random.default_rng(1).standard_normal((6, 3))
+    rho, n = ev.similarity_spearman(words, W, "ws353")
+    rho_b, draws, n_b = ev.similarity_bootstrap(words, [W], "ws353", n_boot=3)
+    assert n == n_b == 15 and rho_b[0] == rho
+
+
+@pytest.mark.skipif(not _have_real_data(), reason="the Google analogy set is not available")
+def test_the_default_questions_file_is_the_google_set():
+    cats = ev.analogy_categories()
+    words = sorted({w for _, qs in cats[:2] for q in qs for w in q})
+    pairs = ev.analogy_pairs(words)
+    assert set(pairs) == {cats[0][0], cats[1][0]}
+    W = np.random.default_rng(0).standard_normal((len(words), 8))
+    acc, n, per = ev.analogy_accuracy(words, W, per_category=True)
+    assert set(per) == {cats[0][0], cats[1][0]} and sum(m for _, m in per.values()) == n
