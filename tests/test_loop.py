@@ -49,16 +49,29 @@ def test_checkpoints_every_k_steps_never_after_the_last():
 
 
 def test_checkpoints_by_time(monkeypatch):
-    clock = iter(np.arange(0.0, 100.0, 1.0))  # each call to time.time() is one second later
-    monkeypatch.setattr(loop.time, "time", lambda: float(next(clock)))
+    """A save when more than checkpoint_s seconds have passed since the last one (or the start): with a clock
+    that moves one second at each reading, checkpoint_s=2 saves after steps 3 and 6 (a save at exactly 2
+    seconds, or at every step, would give other steps)."""
+
+    def ticking(start: float = 0.0):
+        clock = iter(np.arange(start, start + 100.0, 1.0))
+        monkeypatch.setattr(loop.time, "time", lambda: float(next(clock)))
+
+    ticking()
     c = Counter()
-    run_steps(c.advance, start=0, stop=8, save=c.save, checkpoint_s=1.5)
-    assert c.saves and all(n == state for n, state in c.saves)
-    gaps = np.diff([0] + [n for n, _ in c.saves])
-    assert (gaps >= 1).all() and len(c.saves) < 8  # not every step: only when 1.5 s have passed
+    run_steps(c.advance, start=0, stop=8, save=c.save, checkpoint_s=2.0)
+    assert c.saves == [(3, 3), (6, 6)]
+    ticking(1e9)  # the clock's origin does not matter, only the time since the last save
+    d = Counter()
+    run_steps(d.advance, start=0, stop=8, save=d.save, checkpoint_s=2.0)
+    assert d.saves == [(3, 3), (6, 6)]
+    ticking()
     e = Counter()
-    run_steps(e.advance, start=0, stop=8, save=e.save, checkpoint_s=None)
-    assert e.saves == []
+    run_steps(e.advance, start=0, stop=4, save=e.save, checkpoint_s=0.0)  # 0 s: after every step
+    assert e.saves == [(1, 1), (2, 2), (3, 3)]
+    f = Counter()
+    run_steps(f.advance, start=0, stop=8, save=f.save, checkpoint_s=None)
+    assert f.saves == []
 
 
 def test_a_requested_stop_saves_then_raises_and_the_run_resumes_to_the_same_end():
@@ -145,3 +158,50 @@ def test_logs_round_trip_through_a_checkpoint():
         Logs("a", "a")
     with pytest.raises(ValueError, match="distinct"):
         Logs()
+
+
+def test_an_empty_run_and_a_first_step_interrupted():
+    c = Counter(3)
+    assert (
+        run_steps(c.advance, start=3, stop=3, log_at=[3], record=c.record) == 3 and c.records == []
+    )
+    d = Counter(2)
+
+    def advance(s: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_steps(advance, start=2, stop=5, save=d.save)
+    assert d.saves == [(2, 2)]  # nothing done in this call: the state of its start is saved
+
+
+def test_the_progress_bar_shows_the_postfix_after_each_record():
+    c, shown = Counter(), []
+
+    def postfix() -> dict[str, str]:
+        shown.append(c.n)
+        return {"n": str(c.n)}
+
+    run_steps(
+        c.advance, start=0, stop=6, log_at=[2, 4], record=c.record, desc="test", postfix=postfix
+    )
+    assert shown == [2, 4]
+    shown.clear()
+    run_steps(
+        Counter().advance, start=0, stop=6, log_at=[2], record=lambda n: None, postfix=postfix
+    )
+    assert shown == []  # no bar, no postfix
+
+
+def test_logs_arrays_keep_their_types():
+    logs = Logs("steps", "loss")
+    a = logs.arrays()
+    assert a["steps"].dtype == np.int64 and a["steps"].shape == (0,)  # even when empty
+    logs["steps"].append(3)
+    logs["loss"].append(1.5)
+    a = logs.arrays()
+    assert (
+        a["steps"].dtype == np.int64
+        and a["loss"].tolist() == [1.5]
+        and a["loss"].dtype == np.float64
+    )
