@@ -390,3 +390,104 @@ def test_mp_ks_distance_matches_scipy_kstest():
     assert rm.mp_ks_distance(lam, s2, D) == pytest.approx(ref, abs=1e-12)
     with pytest.raises(ValueError):
         rm.mp_ks_distance(np.array([]), 1.0, 3.0)
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def test_bbp_overlaps_match_a_simulated_spiked_matrix():
+    """The three large-size overlaps against their empirical values on R = 1 mu^T + Z (N = 400, D = 800,
+    theta^2 = 2, so c = 1/2), averaged over four draws; each formula is at least 0.07 away from every
+    other candidate the tests would have to tell apart."""
+    N, D, sigma2 = 400, 800, 1.0
+    ell = 2.0 * sigma2 * D
+    got = rm.bbp_overlaps(ell, sigma2, N, D)
+    assert got == pytest.approx({"left": 3.5 / 5.0, "right": 3.5 / 6.0, "mean": 1 - 0.5 / 4})
+    emp = {"left": [], "right": [], "mean": []}
+    for seed in range(4):
+        R, mu = rm.spiked_matrix(N, np.full(D, sigma2), ell, np.random.default_rng(seed))
+        U, s, Vt = np.linalg.svd(R, full_matrices=False)
+        rbar = R.mean(axis=0)
+        emp["left"].append((U[:, 0] @ np.ones(N) / math.sqrt(N)) ** 2)
+        emp["right"].append((Vt[0] @ mu / np.linalg.norm(mu)) ** 2)
+        emp["mean"].append((Vt[0] @ rbar / np.linalg.norm(rbar)) ** 2)
+    for k, v in emp.items():
+        assert np.mean(v) == pytest.approx(got[k], abs=0.03), k
+    # at and below the threshold theta^4 = c every overlap is 0; just above it they are small and positive
+    at = 2.0 * 100  # N = D = 100 (c = 1), sigma2 = 2: theta^2 = 1 exactly at ell = sigma2 * D
+    assert rm.bbp_overlaps(at, 2.0, 100, 100) == {"left": 0.0, "right": 0.0, "mean": 0.0}
+    assert rm.bbp_overlaps(0.5 * at, 2.0, 100, 100) == {"left": 0.0, "right": 0.0, "mean": 0.0}
+    above = rm.bbp_overlaps(1.01 * at, 2.0, 100, 100)
+    assert all(0 < v < 0.05 for v in above.values())
+
+
+def test_column_deff_by_hand_and_at_large_size():
+    """d_eff from the columns' sample variances with the Gaussian corrections of the docstring, computed by
+    hand on a 3 x 2 matrix; and near (sum s^2)^2 / sum s^4 for many rows of known column variances."""
+    R = np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 4.0]])
+    v = np.array([4.0, 3.0])  # sample variances (ddof 1) of the two columns
+    B = (16.0 + 9.0) * 2 / 4
+    A = 49.0 - 2.0 * B / 2
+    assert rm.column_deff(R) == pytest.approx(A / B, rel=1e-14)
+    assert v.sum() == 7.0
+    s2 = np.array([1.0, 1.0, 4.0, 0.25, 2.0])
+    Z = np.random.default_rng(0).standard_normal((20000, 5)) * np.sqrt(s2)
+    assert rm.column_deff(Z + 3.0) == pytest.approx(s2.sum() ** 2 / (s2**2).sum(), rel=0.02)
+    with pytest.raises(ValueError, match="constant"):
+        rm.column_deff(np.ones((4, 3)))
+
+
+def test_column_deff_corrections_remove_the_small_sample_bias():
+    """At N = 4 rows the naive (Σŝ²)²/Σŝ⁴ is biased low; the corrected numerator and denominator are
+    unbiased, so over many draws the ratio of their means is d_eff (checked through the estimator's value
+    times the corrected denominator, which the function's formula pins down)."""
+    s2 = np.array([1.0, 2.0, 3.0])
+    truth = s2.sum() ** 2 / (s2**2).sum()
+    rng = np.random.default_rng(5)
+    vals = [rm.column_deff(rng.standard_normal((4, 3)) * np.sqrt(s2)) for _ in range(4000)]
+    naive = []
+    rng = np.random.default_rng(5)
+    for _ in range(4000):
+        v = (rng.standard_normal((4, 3)) * np.sqrt(s2)).var(axis=0, ddof=1)
+        naive.append(v.sum() ** 2 / (v**2).sum())
+    assert np.median(vals) > np.median(
+        naive
+    )  # the correction raises the estimate towards the truth
+    assert abs(np.median(vals) - truth) < abs(np.median(naive) - truth)
+
+
+def test_mean_signflip_test_by_hand():
+    """Three equal rows (D = 1): T = 9; the four sign patterns (first sign fixed) give 9, 1, 1, 1, so the
+    exact p-value is 1/4 (the identity pattern ties with T and counts), z = (9 - 3)/sqrt(12)."""
+    out = rm.mean_signflip_test(np.ones((3, 1)))
+    assert out["T"] == 9.0 and out["exact"] is True
+    assert out["p"] == 0.25 and out["min_p"] == 0.25
+    assert out["z"] == pytest.approx(6 / math.sqrt(12))
+    # orthogonal rows: every pattern gives the same T: p = 1 and z undefined
+    flat = rm.mean_signflip_test(np.eye(4))
+    assert flat["p"] == 1.0 and math.isnan(flat["z"]) and flat["min_p"] == 1 / 8
+    # 12 rows are still enumerated (2^11 patterns); 13 are sampled, with the default 9,999 draws
+    R12 = np.random.default_rng(0).standard_normal((12, 3)) + 0.2
+    assert rm.mean_signflip_test(R12)["exact"] is True
+    assert rm.mean_signflip_test(R12)["min_p"] == 1 / 2**11
+    R13 = np.random.default_rng(0).standard_normal((13, 3)) + 0.2
+    s = rm.mean_signflip_test(R13)
+    assert s["exact"] is False and s["min_p"] == 1 / 10_000
+    assert rm.mean_signflip_test(R13) == s  # the default generator is seeded
+    from qwem_lib.book import config
+
+    same = rm.mean_signflip_test(R13, rng=np.random.default_rng([config.SEED, 30_004]))
+    assert same == s
+    other = rm.mean_signflip_test(R13, rng=np.random.default_rng(1))
+    assert other["p"] != s["p"] or other["z"] != s["z"]
+    # the Monte Carlo p-value: (1 + #{T(eps) >= T}) / (1 + n_flip), checked against a loop
+    rng = np.random.default_rng(7)
+    got = rm.mean_signflip_test(R13, n_flip=99, rng=np.random.default_rng(7))
+    E = rng.choice(np.array([-1.0, 1.0]), size=(99, 13))
+    T = float(np.sum(R13.sum(0) ** 2))
+    Tf = np.array([np.sum((e @ R13) ** 2) for e in E])
+    assert got["T"] == pytest.approx(T)
+    assert got["p"] == pytest.approx((1 + np.sum(Tf >= T - 1e-9 * T)) / 100)
+    assert got["z"] == pytest.approx((T - Tf.mean()) / Tf.std())
+    with pytest.raises(ValueError, match="n_flip"):
+        rm.mean_signflip_test(R13, n_flip=98)
