@@ -539,3 +539,35 @@ def test_theorem_1_tau_to_full_precision():
 
     tau = mp.findroot(dH, fc_thm1_tau(nc, nw, L, K, lam))
     assert fc_thm1_tau(nc, nw, L, K, lam) == pytest.approx(float(tau), rel=1e-13)
+
+
+def test_hamming_counts_in_chunks_match_brute_force():
+    """More than 512 latents are counted in blocks of 512 rows: every row of every block, against the
+    full distance matrix."""
+    z = fc_all_latents(3, 6)  # 729 latents
+    d = (z[:, None, :] != z[None, :, :]).sum(-1)
+    want = np.stack([(d == r).sum(1) for r in range(7)], axis=1)
+    got = fc_hamming_counts(z)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, want)
+
+
+def test_thm2_weight_decay_bounds_are_strict():
+    mu = [0.5, 0.3, 0.2]
+    bound = fc_thm2_lambda_bound(mu, 3, 2)
+    assert bound == pytest.approx(math.sqrt(2 * 0.38 / 27))
+    fc_thm2_solve(mu, 3, 2, bound * (1 - 1e-6))  # just inside: solves
+    for lam in (bound, 0.0, -1e-3, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="lam"):
+            fc_thm2_solve(mu, 3, 2, lam)
+    assert fc_thm2_lambda_bound([1.0], 2, 1) == pytest.approx(math.sqrt(1 / 4))  # L = 1 is allowed
+
+
+def test_zero_threshold_by_hand():
+    """Two latents differing in their one position: the centred concept matrix has sigma_max = 1, so the
+    threshold is sqrt(sum mu^2) / K. Two identical latents: the gradient at the origin vanishes, so the
+    threshold is 0 (a floor under sigma_max would give a positive one)."""
+    assert fc_zero_threshold(np.array([[0], [1]]), [0.6, 0.4], nc=2) == pytest.approx(
+        math.sqrt(0.52) / 2
+    )
+    assert fc_zero_threshold(np.array([[1], [1]]), [0.6, 0.4], nc=2) == 0.0
