@@ -334,3 +334,92 @@ def test_train_factorisation_checks_M():
         train_factorisation(np.array([[np.nan, 0], [0, 1.0]]), W0, **kw)
     tr = train_factorisation(0.5 * (M + M.T), W0, **kw)
     assert np.isfinite(tr.sv).all()
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def test_train_factorisation_against_an_independent_integrator_and_its_records():
+    """RK4 against scipy's adaptive RK45 at tight tolerance on dW/dt = c (M - W W^T) W, with every
+    record field checked against its definition: singular values, projections on a basis, the residual
+    outside it, left overlaps, the matrices, flow times and the info dictionary."""
+    from scipy.integrate import solve_ivp
+
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((6, 6))
+    M = A @ A.T / 6
+    W0 = 0.1 * rng.standard_normal((6, 2))
+    times = np.array([0.0, 0.5, 1.0, 2.0])
+    basis = np.linalg.qr(rng.standard_normal((6, 3)))[0]
+    tr = dy.train_factorisation(
+        M, W0, times, dt=0.01, time_scale=0.7, time_unit=2.0, basis=basis, left_overlap=True,
+        keep_W=True, progress=False, device="cpu",
+    )  # fmt: skip
+
+    def rhs(t, w):
+        W = w.reshape(6, 2)
+        return (0.7 * 2.0 * (M @ W - W @ (W.T @ W))).ravel()
+
+    ref = solve_ivp(rhs, (0, 2.0), W0.ravel(), t_eval=times, rtol=1e-11, atol=1e-13).y.T.reshape(
+        -1, 6, 2
+    )
+    np.testing.assert_allclose(tr.W, ref, atol=1e-8)
+    np.testing.assert_allclose(tr.flow_times, 2.0 * times)
+    for i, W in enumerate(ref):
+        U, s, _ = np.linalg.svd(W, full_matrices=False)
+        np.testing.assert_allclose(tr.sv[i], s, atol=1e-8)
+        np.testing.assert_allclose(tr.proj[i], basis.T @ W, atol=1e-8)
+        np.testing.assert_allclose(
+            tr.resid_sq[i], np.sum((W - basis @ (basis.T @ W)) ** 2), atol=1e-8
+        )
+        np.testing.assert_allclose(np.abs(tr.left_overlap[i]), np.abs(basis.T @ U), atol=1e-7)
+    assert tr.info == {
+        "method": "rk4", "dt": 0.01, "time_scale": 0.7, "steps": tr.info["steps"], "V": 6, "d": 2,
+        "B": 1, "dtype": "torch.float64", "device": "cpu",
+    }  # fmt: skip
+    assert tr.info["steps"] == 200 and tr.W.dtype == np.float64
+    plain = dy.train_factorisation(M, W0, times, dt=0.01, progress=False, device="cpu")
+    assert (
+        plain.proj is None
+        and plain.resid_sq is None
+        and plain.left_overlap is None
+        and plain.W is None
+    )
+    f32 = dy.train_factorisation(
+        M, W0, times, dt=0.01, progress=False, device="cpu", dtype=torch.float32
+    )
+    assert f32.sv.dtype == np.float32 and f32.info["dtype"] == "torch.float32"
+
+
+def test_train_factorisation_threads_and_checks():
+    import torch
+
+    M, W0 = np.eye(4), 0.1 * np.ones((4, 1))
+    before = torch.get_num_threads()
+    dy.train_factorisation(M, W0, [0.0, 0.1], dt=0.05, progress=False, device="cpu", threads=1)
+    assert torch.get_num_threads() == before  # restored
+    for bad, match in (
+        (dict(time_unit=0.0), "time_unit must be positive"),
+        (dict(times=[0.1, 0.0]), "times"),
+        (dict(times=[-0.1, 0.2]), "times must start at a value >= 0, got -0.1"),
+        (dict(dt=0.0), "dt"),
+        (dict(time_scale=-1.0), "time_scale"),
+        (dict(method="euler"), "method must be 'rk4' or 'gd'"),
+        (dict(basis=np.eye(3)), r"basis must have shape \(V, k\) with V=4"),
+        (
+            dict(W0=np.ones((3, 1))),
+            r"W0 must have shape \(V, d\) or \(B, V, d\) with V=4, got \(3, 1\)",
+        ),
+    ):
+        kw = dict(M=M, W0=W0, times=[0.0, 0.1], dt=0.05, progress=False, device="cpu") | bad
+        with pytest.raises(ValueError, match=match):
+            dy.train_factorisation(**kw)
+    near = np.eye(4)
+    near[0, 1] = 1e-13  # asymmetric by 1e-13 of a unit matrix: within the tolerance
+    dy.train_factorisation(near, W0, [0.0, 0.1], dt=0.05, progress=False, device="cpu")
+    near[0, 1] = 1e-11
+    with pytest.raises(ValueError, match="symmetric"):
+        dy.train_factorisation(near, W0, [0.0, 0.1], dt=0.05, progress=False, device="cpu")
+    big = 1e6 * np.eye(4)
+    big[0, 1] = 1e-7  # relative 1e-13 of a matrix of size 1e6: within the tolerance
+    dy.train_factorisation(big, 1e-3 * W0, [0.0, 1e-9], dt=1e-10, progress=False, device="cpu")
