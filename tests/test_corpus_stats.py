@@ -590,3 +590,132 @@ def test_cooccurrence_refuses_a_window_wider_than_the_corpus_at_once():
         unregistered_zipf(n=3), 2, 2, weighting="flat", oov="skip", use_cache=False
     )
     assert np.isclose(P.sum(), 1.0)
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def _stats(V=5, seed=0):
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, 20, (V, V))
+    C = C + C.T
+    pu = rng.random(V) + 0.1
+    return C, pu / pu.sum()
+
+
+def test_target_from_counts_equals_the_stats_path_and_checks_its_counts():
+    from qwem_lib.qwem.corpus_stats import target_from_counts, target_from_stats
+
+    C, pu = _stats()
+    for kind in ("mstar", "pmi", "ppmi"):
+        want = target_from_stats(C / C.sum(), pu, kind)
+        got = target_from_counts(C, pu, kind)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(target_from_counts(C.astype(np.float64), pu, kind), want)
+    np.testing.assert_array_equal(
+        target_from_counts(C, pu), target_from_stats(C / C.sum(), pu, "mstar")
+    )
+    for bad, match in (
+        (np.where(np.eye(5, dtype=bool), -1, C), "negative"),
+        (np.zeros((5, 5), dtype=np.int64), "sum to zero"),
+        (np.where(np.eye(5, dtype=bool), np.nan, C.astype(float)), "NaN or infinite"),
+        (C[:4, :4], r"counts has shape \(4, 4\) but P_unigram has shape \(5,\)"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            target_from_counts(bad, pu)
+    one = np.zeros((5, 5), dtype=np.int64)
+    one[0, 1] = one[1, 0] = 1  # a total of 2, and a single pair: fine
+    assert np.isfinite(target_from_counts(one, pu)[0, 1])
+    with pytest.raises(TypeError, match="counts must be a real array"):
+        target_from_counts(C.astype(complex), pu)
+    with pytest.raises(ValueError, match="P_unigram"):
+        target_from_counts(C, pu * 3)  # not probabilities
+
+
+def test_target_from_counts_into_out_and_into_the_count_table():
+    from qwem_lib.qwem.corpus_stats import target_from_counts, target_from_stats
+
+    C, pu = _stats(6, 1)
+    want32 = target_from_stats(C / C.sum(), pu, "mstar", dtype=np.float32)
+    out = np.empty((6, 6), np.float32)
+    assert target_from_counts(C, pu, dtype=np.float32, out=out) is out
+    np.testing.assert_array_equal(out, want32)
+    table = C.astype(np.int32)
+    got = target_from_counts(table, pu, dtype=np.float32, out=table.view(np.float32))
+    np.testing.assert_array_equal(got, want32)  # built in the table's own memory
+    for bad in (
+        np.empty((6, 6), np.float64),  # wrong dtype
+        np.empty((5, 6), np.float32),  # wrong shape
+        np.empty((6, 6), np.float32, order="F")[:, ::-1],  # not C-contiguous
+        [[0.0] * 6] * 6,  # not an array
+    ):
+        with pytest.raises(ValueError, match="out must be a writeable C-contiguous"):
+            target_from_counts(C, pu, dtype=np.float32, out=bad)
+    ro = np.empty((6, 6), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        target_from_counts(C, pu, dtype=np.float32, out=ro)
+    big = np.zeros((12, 6), np.int32)
+    big[:6] = C
+    overlap = big[3:9].view(np.float32)  # shares memory with the counts, but is not the same table
+    with pytest.raises(ValueError, match="share memory"):
+        target_from_counts(big[:6], pu, dtype=np.float32, out=overlap)
+
+
+def test_probability_checks_at_their_edges():
+    from qwem_lib.qwem.corpus_stats import check_stats
+
+    C, pu = _stats()
+    P = C / C.sum()
+    check_stats(P * (1 + 0.9e-6), pu)  # a total of 1 + 0.9e-6 is round-off
+    with pytest.raises(ValueError, match=r"P_joint sums to 1 > 1: it looks like raw counts"):
+        check_stats(P * (1 + 2e-6), pu)
+    check_stats(P.astype(np.float32), pu)  # summed in float64
+    with pytest.raises(ValueError, match="P_unigram must be strictly positive"):
+        check_stats(P, np.where(np.arange(5) == 0, 0.0, pu))
+    with pytest.raises(ValueError, match=r"P_unigram must be 1-D, got shape \(1, 5\)"):
+        check_stats(P, pu[None])
+    with pytest.raises(TypeError, match="P_joint must be a real array"):
+        check_stats(P.astype(complex), pu)
+    check_stats(np.zeros((5, 5), dtype=np.int64), pu)  # integer zeros are probabilities
+
+
+def test_count_totals_are_exact_integers():
+    from qwem_lib.qwem.corpus_stats import _count_total
+
+    big = np.full((3, 3), 2**30, dtype=np.int32)  # the int32 sum would overflow
+    t = _count_total(big)
+    assert isinstance(t, int) and t == 9 * 2**30
+    f = _count_total(np.full((2, 2), 0.25))
+    assert isinstance(f, float) and f == 1.0
+
+
+def test_cooccurrence_table_is_cached_by_default_in_int32_and_a_damaged_entry_is_recomputed(tiny):
+    import warnings
+
+    from qwem_lib.book.cache import save_npz
+
+    words, C, pu = cs.cooccurrence_table(tiny, 6, 3)  # use_cache defaults to True
+    path = cs.cooc_cache_path(tiny, 6, 3, "linear", "authors", cs.STREAM_VOCAB)
+    assert path is not None and path.exists() and C.dtype == np.int32
+    _, C_again, _ = cs.cooccurrence_table(tiny, 6, 3)
+    np.testing.assert_array_equal(C_again, C)
+    fresh = cs.cooccurrence_table(tiny, 6, 3, use_cache=False)[1]
+    np.testing.assert_array_equal(fresh, C)
+    for damaged in (
+        {"counts": np.ones((5, 5), np.int32)},
+        {"other": C},
+        {"counts": np.full((6, 6), np.nan)},
+    ):
+        save_npz(path, damaged)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _, C2, _ = cs.cooccurrence_table(tiny, 6, 3)
+        np.testing.assert_array_equal(C2, C)
+        assert any(
+            "damaged" in str(w.message) or "discard" in str(w.message).lower() for w in caught
+        ), damaged
+    # the defaults of cooccurrence: window 16 and the cache
+    _, P, _ = cs.cooccurrence(tiny, 6)
+    assert cs.cooc_cache_path(tiny, 6, 16, "linear", "authors", cs.STREAM_VOCAB).exists()
+    np.testing.assert_allclose(P, cs.cooccurrence(tiny, 6, 16, use_cache=False)[1])
