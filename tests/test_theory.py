@@ -518,3 +518,63 @@ def test_gradient_descent_record_every():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="record_every"):
             gradient_descent_qwem(P, psi, psi, 1, record_every=bad, max_steps=5)
+
+
+# -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
+
+
+def test_gradient_descent_records_what_it_says_against_an_independent_loss():
+    """The recorded losses and gradient norms are those of the QWEM loss (written out here term by term
+    with numpy, and differentiated by finite differences) at the recorded steps; the defaults: seed 0,
+    init_scale 1e-3, a record every 10 steps, the default step from M*; P_marginal is used when given."""
+    import torch
+
+    rng = np.random.default_rng(3)
+    V, d = 5, 2
+    P = rng.random((V, V))
+    P = (P + P.T) / (P + P.T).sum()
+    pp, pm = np.ones((V, V)), np.ones((V, V))
+    pu = P.sum(1)
+    r = th.gradient_descent_qwem(
+        P, pp, pm, d, max_steps=35, device="cpu", track=lambda W: W.clone()
+    )
+    assert r.steps.tolist() == [0, 10, 20, 30, 35] and not r.converged
+    assert r.info == {"V": V, "d": d, "init_scale": 1e-3, "seed": 0}
+    M = th.target_matrix(P, pp, pm)
+    G = P * pp + np.outer(pu, pu) * pm
+    assert r.lr == pytest.approx(0.25 / (G.max() * max(np.abs(np.linalg.eigvalsh(M)).max(), 1.0)))
+
+    def loss(W):
+        X = W @ W.T
+        return float(np.sum(P * pp * (X * X / 4 - X) + np.outer(pu, pu) * pm * (X * X / 4 + X)))
+
+    for i, W in enumerate(r.tracked):
+        assert r.loss[i] == pytest.approx(loss(W), rel=1e-12, abs=1e-15)
+        eps, g = 1e-7, np.zeros_like(W)
+        for a in range(V):
+            for b in range(d):
+                E = np.zeros_like(W)
+                E[a, b] = eps
+                g[a, b] = (loss(W + E) - loss(W - E)) / (2 * eps)
+        assert r.grad_norm[i] == pytest.approx(np.linalg.norm(g), rel=1e-5)
+    gen = torch.Generator().manual_seed(0)
+    np.testing.assert_array_equal(
+        r.tracked[0], 1e-3 * torch.randn(V, d, generator=gen, dtype=torch.float64).numpy()
+    )
+    same = th.gradient_descent_qwem(
+        P, pp, pm, d, max_steps=35, device="cpu", seed=0, init_scale=1e-3, record_every=10
+    )
+    np.testing.assert_array_equal(same.W, r.W)
+    other_marginal = th.gradient_descent_qwem(
+        P, pp, pm, d, max_steps=35, device="cpu", P_marginal=np.full(V, 1 / V)
+    )
+    assert not np.allclose(other_marginal.loss, r.loss)
+    conv = th.gradient_descent_qwem(P, pp, pm, d, max_steps=50, device="cpu", gtol=1e30)
+    assert conv.converged and conv.steps.tolist() == [0]  # stops at once, and records that step
+    for name in ("record_every", "max_steps"):
+        for bad in (0, True, 1.5):
+            with pytest.raises(ValueError, match=f"{name} must be a positive integer"):
+                th.gradient_descent_qwem(P, pp, pm, d, device="cpu", **{name: bad})
+    th.gradient_descent_qwem(
+        P, pp, pm, d, device="cpu", max_steps=1, record_every=1
+    )  # 1 is allowed
