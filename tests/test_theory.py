@@ -578,3 +578,62 @@ def test_gradient_descent_records_what_it_says_against_an_independent_loss():
     th.gradient_descent_qwem(
         P, pp, pm, d, device="cpu", max_steps=1, record_every=1
     )  # 1 is allowed
+
+
+def test_aligned_sigmoid_solves_its_ode_for_every_sign_of_lambda():
+    from scipy.integrate import solve_ivp
+
+    for lam in (2.0, 0.0, -1.0):
+        t = np.linspace(0, 6, 13)
+        ref = solve_ivp(
+            lambda _, s, lam=lam: s * (lam - s), (0, 6), [0.05], t_eval=t, rtol=1e-11, atol=1e-14
+        ).y[0]
+        np.testing.assert_allclose(th.aligned_sigmoid(lam, 0.05, t), ref, rtol=1e-8)
+    assert isinstance(th.aligned_sigmoid(2.0, 0.05, 1.0), float)
+    assert th.aligned_sigmoid(2.0, 0.05, 1000.0) == pytest.approx(2.0)  # no overflow: the plateau
+    assert th.aligned_sigmoid(-3.0, 0.05, 1000.0) == 0.0  # decays to 0, not NaN
+    assert th.aligned_sigmoid(0.0, 0.5, 2.0) == pytest.approx(
+        0.5 / (1 + 0.5 * 2.0)
+    )  # lam = 0: 1/(1/s0 + t)
+    np.testing.assert_allclose(th.aligned_sigmoid(np.array([1.0, 2.0]), 0.1, 0.0), [0.1, 0.1])
+    with pytest.raises(ValueError, match="s0_sq"):
+        th.aligned_sigmoid(1.0, 0.0, 1.0)
+    with pytest.raises(ValueError, match="s0_sq"):
+        th.aligned_sigmoid(1.0, -0.1, 1.0)
+
+
+def test_characteristic_time_and_pmi_from_mstar_by_hand():
+    assert th.characteristic_time(2.0, 1e-3) == pytest.approx(np.log(2000) / 2)
+    np.testing.assert_allclose(
+        th.characteristic_time(np.array([1.0, 4.0]), 0.5), [np.log(2), np.log(8) / 4]
+    )
+    assert isinstance(th.characteristic_time(2.0, 1e-3), float)
+    for lam, s0 in ((0.0, 1.0), (-1.0, 1.0), (1.0, 0.0)):
+        with pytest.raises(ValueError):
+            th.characteristic_time(lam, s0)
+    assert th.pmi_from_mstar(1.0) == pytest.approx(np.log(3.0))
+    assert th.pmi_from_mstar(2.0) == np.inf and th.pmi_from_mstar(-2.0) == -np.inf
+    np.testing.assert_allclose(th.pmi_from_mstar(np.array([0.0, -1.0])), [0.0, -np.log(3.0)])
+    for bad in (2.0001, -3.0, np.nan):
+        with pytest.raises(ValueError, match=r"\[-2, 2\]"):
+            th.pmi_from_mstar(bad)
+
+
+def test_mstar_series_remainder_bound_bounds_the_true_remainder():
+    """For every order and |x| < 2 the bound holds, and it is tight: at most 1/(1 - x²/4) times the
+    true remainder's first omitted term."""
+    x = np.linspace(-1.9, 1.9, 39)
+    exact = 2 * np.arctanh(x / 2)
+    for order in (1, 3, 5, 7):
+        rem = np.abs(exact - th.mstar_series(x, order))
+        bound = th.mstar_series_remainder_bound(x, order)
+        assert np.all(rem <= bound * (1 + 1e-12) + 1e-15), order
+        K = (order - 1) // 2
+        first = np.abs(x) ** (2 * K + 3) / (4.0 ** (K + 1) * (2 * K + 3))
+        np.testing.assert_allclose(bound, first / (1 - x * x / 4), rtol=1e-14)
+        assert np.all(rem >= first * (1 - 1e-9))  # the remainder is at least its first term
+    assert isinstance(th.mstar_series_remainder_bound(1.0), float)
+    with pytest.raises(ValueError, match=r"\|x\| < 2"):
+        th.mstar_series_remainder_bound(2.0)
+    with pytest.raises(ValueError, match="order"):
+        th.mstar_series_remainder_bound(1.0, order=0)
