@@ -423,3 +423,82 @@ def test_train_factorisation_threads_and_checks():
     big = 1e6 * np.eye(4)
     big[0, 1] = 1e-7  # relative 1e-13 of a matrix of size 1e6: within the tolerance
     dy.train_factorisation(big, 1e-3 * W0, [0.0, 1e-9], dt=1e-10, progress=False, device="cpu")
+
+
+def test_learning_times_by_hand():
+    t = np.array([0.0, 1.0, 2.0, 2.0, 4.0])  # a repeated time is allowed
+    s = np.array([[0.0, 0.0], [0.4, 0.1], [1.2, 0.2], [1.6, 0.2], [2.0, 0.3]])
+    got = dy.learning_times(t, s, [2.0, 1.0])
+    assert got[0] == pytest.approx(1.0 + 0.6 / 0.8) and np.isnan(
+        got[1]
+    )  # 1.75; mode 2 never gets to 0.5
+    assert dy.learning_times(t, s, [2.0, 1.0], fraction=1.0)[0] == 4.0  # reached exactly at the end
+    assert dy.learning_times(t, s, [0.5, 1.0], fraction=0.2)[0] == pytest.approx(
+        0.25
+    )  # 0 + 0.2/0.8
+    assert dy.learning_times(t, np.full((5, 2), 3.0), [2.0, 1.0]).tolist() == [
+        0.0,
+        0.0,
+    ]  # at the start
+    for bad in (0.0, 1.5, -0.1):
+        with pytest.raises(ValueError, match="fraction"):
+            dy.learning_times(t, s, [2.0, 1.0], fraction=bad)
+    with pytest.raises(ValueError, match="t"):
+        dy.learning_times(t[::-1], s, [2.0, 1.0])
+    with pytest.raises(ValueError, match="lam"):
+        dy.learning_times(t, s, [2.0, 0.0])
+
+
+def test_half_time_midpoint_and_sharpness_against_the_sigmoid():
+    from qwem_lib.qwem.theory import aligned_sigmoid
+
+    lam, s0 = 2.0, 1e-3
+    th = dy.half_time(lam, s0)
+    assert aligned_sigmoid(lam, s0, th) == pytest.approx(lam / 2, rel=1e-12)
+    assert dy.midpoint_ratio(lam, s0) == pytest.approx(
+        aligned_sigmoid(lam, s0, np.log(lam / s0) / lam) / lam, rel=1e-12
+    )
+    np.testing.assert_allclose(
+        dy.half_time(np.array([1.0, 2.0]), 0.1), [np.log(9.0), np.log(19.0) / 2]
+    )
+    with pytest.raises(ValueError, match="below lam/2"):
+        dy.half_time(2.0, 1.0)
+    t = np.linspace(0, 20, 20001)
+    s = aligned_sigmoid(lam, s0, t)[:, None]
+    sh = dy.step_sharpness(t, s, [lam])
+    for key, f in (
+        ("t_lo", 0.1),
+        ("t_mid", 0.5),
+        ("t_hi", 0.9),
+    ):  # the sigmoid's exact crossing times
+        exact = np.log(f * (lam - s0) / (s0 * (1 - f))) / lam
+        assert sh[key][0] == pytest.approx(exact, abs=2e-3)
+    assert sh["sharpness"][0] == pytest.approx(dy.sigmoid_sharpness(lam, s0), rel=1e-3)
+    assert dy.sigmoid_sharpness(lam, s0) == pytest.approx(np.log((lam - s0) / s0) / np.log(81))
+    assert dy.sigmoid_sharpness(lam, s0, lo=0.2, hi=0.7) == pytest.approx(
+        np.log((lam - s0) / s0) / (np.log(0.7 / 0.3) - np.log(0.2 / 0.8))
+    )
+    for lo, hi in ((0.0, 0.9), (0.5, 0.9), (0.1, 0.5), (0.1, 1.0)):
+        with pytest.raises(ValueError, match="lo|hi"):
+            dy.sigmoid_sharpness(lam, s0, lo=lo, hi=hi)
+    with pytest.raises(ValueError, match="below end/2"):
+        dy.sigmoid_sharpness(2.0, 1.0)
+
+
+def test_gap_exponent_and_pair_condition_by_hand():
+    assert dy.gap_exponent([4.0, 3.0, 1.0], 2) == pytest.approx(0.5 * 0.25)  # min(1, 1/4, 2/3)
+    assert dy.gap_exponent([4.0, 3.0, 1.0], 1) == pytest.approx(0.5 * 0.25)  # mode 1 against mode 2
+    assert (
+        dy.gap_exponent([4.0, -1.0], 1) == 0.5
+    )  # a non-positive next eigenvalue contributes nothing
+    assert dy.gap_exponent([4.0], 1) == 0.5
+    with pytest.raises(ValueError, match="at least d=3"):
+        dy.gap_exponent([4.0, 3.0], 3)
+    with pytest.raises(ValueError, match="non-increasing"):
+        dy.gap_exponent([3.0, 4.0], 1)
+    rhs = lambda a, b: -(a * b / (a - b)) * np.log(b / (a - b))  # noqa: E731
+    best, pair = dy.pair_condition_threshold([5.0, 4.0, 1.0])
+    cands = {(0, 1): rhs(5, 4), (0, 2): rhs(5, 1), (1, 2): rhs(4, 1)}
+    assert pair == min(cands, key=cands.get) and best == pytest.approx(min(cands.values()))
+    with pytest.raises(ValueError, match="strictly decreasing"):
+        dy.pair_condition_threshold([2.0, 2.0])
