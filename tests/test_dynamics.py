@@ -502,3 +502,80 @@ def test_gap_exponent_and_pair_condition_by_hand():
     assert pair == min(cands, key=cands.get) and best == pytest.approx(min(cands.values()))
     with pytest.raises(ValueError, match="strictly decreasing"):
         dy.pair_condition_threshold([2.0, 2.0])
+
+
+def test_synthetic_target_has_the_spectrum_asked_for():
+    rng = np.random.default_rng(0)
+    M, lam, Q = dy.synthetic_target([5.0, 3.0, 2.0], 8, rng, bulk=1.0)
+    np.testing.assert_allclose(M, M.T)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(8), atol=1e-12)
+    np.testing.assert_allclose(M @ Q, Q * lam, atol=1e-12)
+    assert lam[:3].tolist() == [5.0, 3.0, 2.0] and np.all(np.abs(lam[3:]) <= 1.0)
+    assert np.all(np.diff(lam) <= 0)
+    np.testing.assert_allclose(np.sort(np.linalg.eigvalsh(M))[::-1], lam, atol=1e-12)
+    M0, lam0, _ = dy.synthetic_target([5.0, 3.0], 4, np.random.default_rng(1))
+    assert np.allclose(lam0[2:], 0.0)  # bulk 0: zeros
+    full, lamf, _ = dy.synthetic_target([3.0, 2.0, 1.0], 3, np.random.default_rng(2), bulk=5.0)
+    assert lamf.tolist() == [3.0, 2.0, 1.0]  # no bulk to stay above
+    for top, bulk, match in (
+        ([3.0, 3.0], 0.0, "strictly decreasing"),
+        ([3.0, 0.5], 1.0, "above bulk"),
+        ([1.0] * 5, 0.0, "at most V=4"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            dy.synthetic_target(top, 4, np.random.default_rng(0), bulk=bulk)
+    with pytest.raises(ValueError, match="bulk"):
+        dy.synthetic_target([3.0], 4, np.random.default_rng(0), bulk=-1.0)
+
+
+def test_factorisation_gradient_against_finite_differences_in_numpy_and_torch():
+    rng = np.random.default_rng(4)
+    A = rng.standard_normal((5, 5))
+    M, W = (A + A.T) / 2, rng.standard_normal((5, 2))
+    loss = lambda X: 0.25 * np.sum((X @ X.T - M) ** 2)  # noqa: E731
+    g = np.zeros_like(W)
+    for i in range(5):
+        for j in range(2):
+            E = np.zeros_like(W)
+            E[i, j] = 1e-6
+            g[i, j] = (loss(W + E) - loss(W - E)) / 2e-6
+    np.testing.assert_allclose(dy.factorisation_gradient(W, M), g, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(
+        dy.factorisation_gradient(torch.as_tensor(W), torch.as_tensor(M)).numpy(),
+        g,
+        rtol=1e-6,
+        atol=1e-8,
+    )
+    with pytest.raises(ValueError):
+        dy.factorisation_gradient(W[:4], M)
+
+
+def test_solve_flow_ivp_and_aligned_starts_by_hand():
+    lam, s0 = np.array([2.0, 1.0]), np.array([0.1, 0.05])
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 4)))[0]
+    M = (Q * np.array([2.0, 1.0, 0.0, -0.5])) @ Q.T
+    O = np.array([[0.0, 1.0], [1.0, 0.0]])
+    W0 = dy.aligned_init(Q[:, :2], s0, O)
+    np.testing.assert_allclose(W0, (Q[:, :2] * s0) @ O.T)
+    t = np.array([0.0, 1.0, 3.0])
+    W = dy.solve_flow_ivp(M, W0, t, time_scale=0.5)
+    # aligned: W(t) = Q_d diag(s(t)) O^T with s_k^2(t) Lemma 3.1's sigmoid at the paper's time t
+    s2 = dy.aligned_singular_values(lam, s0**2, t)
+    assert s2.shape == (3, 2)
+    for i in range(3):
+        np.testing.assert_allclose(W[i], (Q[:, :2] * np.sqrt(s2[i])) @ O.T, atol=1e-9)
+    for bad in (dict(time_scale=0.0), dict(rtol=0.0), dict(atol=-1.0)):
+        with pytest.raises(ValueError):
+            dy.solve_flow_ivp(M, W0, t, **bad)
+    with pytest.raises(ValueError, match="t_eval"):
+        dy.solve_flow_ivp(M, W0, t[::-1])
+    with pytest.raises(ValueError, match="orthogonal"):
+        dy.aligned_init(Q[:, :2], s0, 2 * O)
+    with pytest.raises(ValueError, match="d = len"):
+        dy.aligned_init(Q[:, :3], s0)
+    np.testing.assert_allclose(
+        dy.aligned_init(Q[:, :2], [0.0, 1.0]), Q[:, :2] * [0.0, 1.0]
+    )  # zero allowed
+    assert dy.midpoint_ratio(2.0, 0.5) == pytest.approx(2.0 / 3.5)
+    with pytest.raises(ValueError, match="below lam"):
+        dy.midpoint_ratio(1.0, 1.0)
