@@ -579,3 +579,62 @@ def test_solve_flow_ivp_and_aligned_starts_by_hand():
     assert dy.midpoint_ratio(2.0, 0.5) == pytest.approx(2.0 / 3.5)
     with pytest.raises(ValueError, match="below lam"):
         dy.midpoint_ratio(1.0, 1.0)
+
+
+def test_triangular_factor_and_matched_values_by_gram_schmidt():
+    """L from Gram-Schmidt on A's rows in order, written out here: L_kk the norm of row k's part
+    orthogonal to rows 1..k-1, L_kj its coefficients along the earlier orthonormal directions."""
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((3, 3))
+    basis, L = [], np.zeros((3, 3))
+    for k in range(3):
+        r = A[k].copy()
+        for j, e in enumerate(basis):
+            L[k, j] = r @ e
+            r = r - L[k, j] * e
+        L[k, k] = np.linalg.norm(r)
+        basis.append(r / L[k, k])
+    np.testing.assert_allclose(dy.triangular_factor(A), L, atol=1e-12)
+    stack = np.stack([A, 2 * A])
+    np.testing.assert_allclose(dy.triangular_factor(stack), np.stack([L, 2 * L]), atol=1e-12)
+    Q = np.linalg.qr(rng.standard_normal((6, 3)))[0]
+    s0, R = dy.matched_initial_singular_values(Q @ A, Q)
+    np.testing.assert_allclose(s0, np.diag(L), atol=1e-12)
+    np.testing.assert_allclose(L @ R.T, A, atol=1e-12)  # A = L R^T with R orthogonal
+    np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-12)
+    with pytest.raises(ValueError, match="square"):
+        dy.triangular_factor(A[:, :2])
+    with pytest.raises(ValueError, match="vecs must be"):
+        dy.matched_initial_singular_values(Q @ A, Q[:, :2])
+
+
+def test_offdiagonal_exponents_fit_the_smaller_half_only():
+    s2 = np.logspace(-8, -2, 7)
+    size = np.stack([3.0 * s2**0.25, 0.5 * s2**0.75], axis=1)
+    np.testing.assert_allclose(dy.offdiagonal_exponents(s2, size), [0.25, 0.75], atol=1e-12)
+    bent = size.copy()
+    bent[-3:] *= np.array([2.0, 4.0, 8.0])[:, None]  # a kink above the geometric middle
+    np.testing.assert_allclose(dy.offdiagonal_exponents(s2, bent), [0.25, 0.75], atol=1e-12)
+    assert not np.allclose(dy.offdiagonal_exponents(s2, bent, smaller_half=False), [0.25, 0.75])
+    assert dy.offdiagonal_exponents(s2, 2 * s2**0.5).shape == ()
+    with pytest.raises(ValueError, match="one row per sigma_sq"):
+        dy.offdiagonal_exponents(s2, size[:3])
+    with pytest.raises(ValueError, match="fewer than two"):
+        dy.offdiagonal_exponents([1e-4, 1.0], [1.0, 2.0])
+
+
+def test_alignment_distance_is_the_procrustes_minimum():
+    """Against a brute-force minimum over rotations in d = 2 (a fine grid of angles and both
+    reflections), plus the residual outside the top-d space."""
+    rng = np.random.default_rng(6)
+    A, s = rng.standard_normal((2, 2)), np.array([1.5, 0.4])
+    best = np.inf
+    for th in np.linspace(0, 2 * np.pi, 20001):
+        for refl in (1, -1):
+            O = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]]) @ np.diag([1, refl])
+            best = min(best, np.sum((A - s[:, None] * O) ** 2))
+    got = dy.alignment_distance(A, 0.3, s)
+    assert got == pytest.approx(np.sqrt(best + 0.3), rel=1e-6)
+    assert dy.alignment_distance(A, -1e-18, s) == pytest.approx(np.sqrt(best), rel=1e-6)  # no NaN
+    stack = dy.alignment_distance(np.stack([A, A]), np.array([0.3, 0.0]), np.stack([s, s]))
+    np.testing.assert_allclose(stack, [np.sqrt(best + 0.3), np.sqrt(best)], rtol=1e-6)
