@@ -651,6 +651,21 @@ def _previous_report() -> tuple[dict[str, str], dict[str, list[str]]]:
     return rows, sections
 
 
+def equivalent_count(module: str, s: ModuleScore, why: dict[str, dict[str, str]]) -> int:
+    """How many of a module's survivors carry a current reason that says they are equivalent."""
+    n = 0
+    for name, diff in s.survivors:
+        entry = why.get(name)
+        if entry is None:
+            continue
+        minus, plus = _changed_lines(diff)
+        if entry.get("change") == f"{minus} -> {plus}" and entry.get("reason", "").startswith(
+            "equivalent"
+        ):
+            n += 1
+    return n
+
+
 def write_report() -> int:
     """Rewrite the report from every result there is; the number of survivors without a valid reason."""
     why = reasons()
@@ -663,10 +678,14 @@ def write_report() -> int:
         f"Written by `make mutants` (tools/mutation.py) on {dt.date.today().isoformat()}; machine: "
         f"{_machine()}; mutmut {_mutmut_version()}, one worker. A module's score is its killed mutants "
         "(a timeout counts as killed) over all it checked; a mutant no test runs counts as a survivor.",
-        "Every survivor is listed with the reason it is left (tools/mutation_reasons.toml).",
+        "Every survivor is listed with the reason it is left (tools/mutation_reasons.toml). A survivor whose "
+        "reason shows it *equivalent* (the changed code computes the same results: a default never used, a "
+        "solver setting that reaches the same answer) cannot be killed by any test; the last column is the "
+        "score over the mutants that are not (the usual definition of the mutation score).",
         "",
-        "| module | tests | mutants | killed | timeout | survived | no tests | not yet run | score |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| module | tests | mutants | killed | timeout | survived | no tests | not yet run | score | "
+        "equivalent | score without equivalent |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     scores = []
     for module, tests in mods.items():
@@ -677,15 +696,22 @@ def write_report() -> int:
             row = old_rows.get(module)
             if row is not None and "| not run |" not in row:
                 # results that are not in this checkout's mutants/ folder: kept from the previous report
+                if row.count("|") == 10:  # a row of a report written before the equivalent column
+                    row += " — | — |"
                 lines.append(row.replace(f"| `{module}` |", f"| `{module}` † |", 1))
                 carried.append(module)
             else:
-                lines.append(f"| `{module}` | {short} | not run | | | | | | |")
+                lines.append(f"| `{module}` | {short} | not run | | | | | | | | |")
             continue
         pct = "—" if s.score is None else f"{100 * s.score:.1f}%"
+        eq = equivalent_count(module, s, why)
+        checked = s.killed + s.timeout + s.survived + s.no_tests + s.other
+        pct_eq = (
+            "—" if checked - eq <= 0 else f"{100 * (s.killed + s.timeout) / (checked - eq):.1f}%"
+        )
         lines.append(
             f"| `{module}` | {short} | {s.total} | {s.killed} | {s.timeout} | {s.survived} | "
-            f"{s.no_tests} | {s.not_checked} | {pct} |"
+            f"{s.no_tests} | {s.not_checked} | {pct} | {eq} | {pct_eq} |"
         )
     if carried:
         lines += [
