@@ -730,3 +730,132 @@ def test_warm_up_kernels_returns_the_seconds_it_took():
     t0 = time.perf_counter()
     s = sp.warm_up_kernels()
     assert 0.0 < s <= time.perf_counter() - t0
+
+
+def test_top_eigenpairs_dispatch_forwards_its_settings(monkeypatch):
+    """'auto' is eigh up to V = 3000 and the block Krylov solver above it on a CPU (the torch solver on a
+    GPU); the Krylov solver gets depth, tol, max_cycles and seed as given."""
+    calls = []
+
+    def fake_krylov(M, d, **kw):
+        calls.append((M.shape[0], d, kw))
+        return np.arange(d, 0, -1.0), np.eye(M.shape[0])[:, :d], None
+
+    monkeypatch.setattr(sp, "_krylov", fake_krylov)
+    A = np.eye(3000)
+    lam, U = sp.top_eigenpairs(A, 2)  # eigh: no Krylov call
+    assert calls == [] and lam.dtype == np.float64 and U.flags.c_contiguous
+    sp.top_eigenpairs(np.eye(3001), 2, depth=3, tol=1e-6, max_cycles=7, seed=5)
+    assert calls == [(3001, 2, dict(depth=3, tol=1e-6, max_cycles=7, seed=5))]
+    monkeypatch.setattr(sp.config, "device_name", lambda: "cuda")
+    monkeypatch.setattr(sp.config, "device", lambda: "cpu")  # torch's solver, run on the CPU here
+    lam_t, _ = sp.top_eigenpairs(np.diag(np.arange(3001.0)), 2)
+    assert len(calls) == 1 and lam_t.tolist() == [3000.0, 2999.0]
+    with pytest.raises(ValueError, match="method must be"):
+        sp.top_eigenpairs(np.eye(4), 2, method="lanczos")
+
+
+def test_eigsh_is_seeded_and_checked():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 40))
+    M = A + A.T
+    lam1, U1 = sp.top_eigenpairs(M, 3, method="eigsh")
+    lam2, U2 = sp.top_eigenpairs(M, 3, method="eigsh")
+    np.testing.assert_array_equal(U1, U2)  # the same start vector: the same answer, signs included
+    lam_e, _ = sp.top_eigenpairs(M, 3, method="eigh")
+    np.testing.assert_allclose(lam1, lam_e, rtol=1e-8)
+    assert lam1.dtype == np.float64
+
+
+def test_validate_and_the_sizes_it_accepts():
+    import torch
+
+    M = np.diag([3.0, 2.0, 1.0])
+    lam, _ = sp.top_eigenpairs(M, 2)  # d = V - 1 is the largest d
+    assert lam.tolist() == [3.0, 2.0]
+    with pytest.raises(ValueError, match=r"d must be smaller than the size of M, V=3, got 3"):
+        sp.top_eigenpairs(M, 3)
+    lam_t, _ = sp.top_eigenpairs(torch.as_tensor(M), 1)  # a torch tensor
+    assert lam_t.tolist() == [3.0]
+    lam_i, _ = sp.top_eigenpairs(np.diag([3, 2, 1]), 1)  # integers become float64
+    assert lam_i.dtype == np.float64 and lam_i.tolist() == [3.0]
+    with pytest.raises(ValueError, match="square"):
+        sp.top_eigenpairs(np.ones((3, 2)), 1)
+
+
+def test_ritz_pairs_top_then_bottom():
+    T = np.diag([5.0, -1.0, 3.0, 0.5, -4.0])
+    th, S = sp._ritz(T, 2, 2)
+    assert th.tolist() == [
+        5.0,
+        3.0,
+        -1.0,
+        -4.0,
+    ]  # the two largest descending, then the two smallest descending
+    np.testing.assert_allclose(np.abs(S[[0, 2, 1, 4], [0, 1, 2, 3]]), 1.0)
+    th1, _ = sp._ritz(T, 2, 1)
+    assert th1.tolist() == [5.0, 3.0, -4.0]
+    th0, S0 = sp._ritz(T, 2, 0)
+    assert th0.tolist() == [5.0, 3.0] and S0.shape == (5, 2)
+    assert sp._ritz(T, 9, 3)[0].tolist() == [5.0, 3.0, 0.5, -1.0, -4.0]  # capped at the size
+
+
+def test_orthonormal_complement_by_hand():
+    rng = np.random.default_rng(2)
+    B = np.linalg.qr(rng.standard_normal((8, 2)))[0]
+    Z = np.concatenate([rng.standard_normal((8, 2)), B @ rng.standard_normal((2, 1))], axis=1)
+    coef = np.empty((2, 3))
+    Zc = Z.copy()
+    Q = sp._orthonormal_complement(Zc, B, 1e-8, coef)
+    assert Q.shape == (8, 2)  # the third column lies in span(B): dropped
+    np.testing.assert_allclose(Q.T @ Q, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(B.T @ Q, 0.0, atol=1e-12)
+    np.testing.assert_allclose(coef, B.T @ Z, atol=1e-12)  # the first pass's coefficients
+    P = np.eye(8) - B @ B.T  # Q spans the projection of Z's first two columns
+    np.testing.assert_allclose(Q @ (Q.T @ (P @ Z[:, :2])), P @ Z[:, :2], atol=1e-10)
+    assert sp._orthonormal_complement(B @ rng.standard_normal((2, 3)), B, 1e-8).shape == (8, 0)
+    Qn = sp._orthonormal_complement(rng.standard_normal((8, 3)), None, 1e-8)
+    np.testing.assert_allclose(Qn.T @ Qn, np.eye(3), atol=1e-12)
+    # nearly in span(B): most of the length is lost, and the third pass keeps Q orthogonal to B
+    near = B @ rng.standard_normal((2, 2)) + 1e-6 * rng.standard_normal((8, 2))
+    Qa = sp._orthonormal_complement(near.copy(), B, 1e-12)
+    np.testing.assert_allclose(B.T @ Qa, 0.0, atol=1e-12)
+    np.testing.assert_allclose(Qa.T @ Qa, np.eye(Qa.shape[1]), atol=1e-12)
+
+
+@pytest.mark.parametrize("V", [40, 600])  # the NumPy path and the compiled one (V >= 512)
+def test_symmetric_finite_check_on_both_paths(V):
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((V, V))
+    S = A + A.T
+    sp._check_symmetric_finite(S)
+    sp._check_symmetric_finite(S.astype(np.float32))
+    bad = S.copy()
+    bad[V - 1, 0] += 1e-3  # asymmetric in the last block only
+    with pytest.raises(ValueError, match="symmetric"):
+        sp._check_symmetric_finite(bad)
+    bad = S.copy()
+    bad[V // 2, V // 2] = np.nan
+    with pytest.raises(ValueError, match="finite|NaN"):
+        sp._check_symmetric_finite(bad)
+    sp._check_symmetric_finite(np.asfortranarray(S))  # any memory order
+
+
+def test_spectral_embeddings_sizes_dtypes_and_the_in_place_path(tiny, data_env):
+    w64, W64 = sp.spectral_embeddings(
+        tiny, 8, 3, "mstar", window=3, method="eigh", dtype=np.float64
+    )
+    w32, W32 = sp.spectral_embeddings(
+        tiny, 8, 3, "mstar", window=3, method="eigh", dtype=np.float32
+    )
+    assert W64.dtype == np.float64 and W32.dtype == np.float32
+    np.testing.assert_allclose(
+        W32 @ W32.T, W64 @ W64.T, atol=1e-5
+    )  # the in-place float32 M* agrees
+    names = sorted(e.name for e in (data_env / "cache" / "spectral").glob("*.npz"))
+    assert [n.rsplit("-", 2)[-2:] for n in names] == [["float32", "v4.npz"], ["float64", "v5.npz"]]
+    for V, d in ((1, 1), (8, 0), (8, 8)):
+        with pytest.raises(ValueError, match="V|d"):
+            sp.spectral_embeddings(tiny, V, d, "mstar", window=3)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        sp.spectral_embeddings(tiny, 8, 3, "mstar", window=3, dtype=np.int32)
