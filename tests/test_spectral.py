@@ -859,3 +859,29 @@ def test_spectral_embeddings_sizes_dtypes_and_the_in_place_path(tiny, data_env):
             sp.spectral_embeddings(tiny, V, d, "mstar", window=3)
     with pytest.raises(TypeError, match="float32 or float64"):
         sp.spectral_embeddings(tiny, 8, 3, "mstar", window=3, dtype=np.int32)
+
+
+def test_wide_spectral_embeddings_cache_hits_compute_nothing(tiny, monkeypatch):
+    """A second call reads the entry without solving again (a required field, shape or finiteness check
+    that failed on a good entry would recompute); the default window is 16; V and d at their bounds."""
+    import qwem_lib.qwem.corpus_stats as cs
+
+    solves = []
+    real = cs.target_from_stats
+
+    def counted(*a, **kw):
+        solves.append(kw.get("dtype"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(cs, "target_from_stats", counted)
+    w1, W1, l1 = sp.wide_spectral_embeddings(tiny, 9, 8)  # d = V - 1 is allowed
+    assert solves == [np.float32]  # M* is built in float32
+    w2, W2, l2 = sp.wide_spectral_embeddings(
+        tiny, 9, 8, window=16
+    )  # the default window, from the cache
+    assert len(solves) == 1
+    np.testing.assert_array_equal(W2, W1)
+    sp.wide_spectral_embeddings(tiny, 2, 1, use_cache=False)  # V = 2, d = 1: the smallest sizes
+    for V, d in ((1, 1), (9, 9), (9, 0)):
+        with pytest.raises(ValueError, match="V|d"):
+            sp.wide_spectral_embeddings(tiny, V, d)
