@@ -885,3 +885,28 @@ def test_wide_spectral_embeddings_cache_hits_compute_nothing(tiny, monkeypatch):
     for V, d in ((1, 1), (9, 9), (9, 0)):
         with pytest.raises(ValueError, match="V|d"):
             sp.wide_spectral_embeddings(tiny, V, d)
+
+
+def test_inertia_of_half_precision_and_at_the_zero_band():
+    S = np.diag([2.0, -1.0, 0.5]).astype(np.float16)
+    assert sp.inertia(S) == (
+        2,
+        0,
+        1,
+    )  # float16 is factorised in float64 (LAPACK has no half precision)
+    assert sp.inertia(np.diag([2.0, 2e-12, -0.5])) == (
+        1,
+        1,
+        1,
+    )  # exactly at the band: zero, not positive
+
+
+def test_orthonormal_complement_drops_below_its_threshold():
+    rng = np.random.default_rng(3)
+    B = np.linalg.qr(rng.standard_normal((8, 2)))[0]
+    P = np.eye(8) - B @ B.T
+    v = P @ rng.standard_normal(8)
+    v *= 1e-6 / np.linalg.norm(v)  # a direction of length 1e-6 outside span(B)
+    Z = np.stack([B[:, 0] + v, rng.standard_normal(8)], axis=1)
+    assert sp._orthonormal_complement(Z.copy(), B, 1e-8).shape[1] == 2  # 1e-6 > 1e-8: kept
+    assert sp._orthonormal_complement(Z.copy(), B, 1e-5).shape[1] == 1  # 1e-6 < 1e-5: dropped
