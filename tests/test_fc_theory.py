@@ -571,3 +571,115 @@ def test_zero_threshold_by_hand():
         math.sqrt(0.52) / 2
     )
     assert fc_zero_threshold(np.array([[1], [1]]), [0.6, 0.4], nc=2) == 0.0
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: fc_H(1.0, 1, 30, 4, 20, 1e-3),
+            "nc (number of concepts) must be an integer >= 2, got 1",
+        ),
+        (
+            lambda: fc_H(1.0, 3, 30, 0, 20, 1e-3),
+            "L (sentence length) must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: fc_H(1.0, 3, 30, 4, 1, 1e-3),
+            "K (number of classes) must be an integer >= 2, got 1",
+        ),
+        (lambda: fc_H(1.0, 3, 31, 4, 20, 1e-3), "nw=31 is not divisible by nc=3"),
+        (
+            lambda: fc_H(1.0, 3, 0, 4, 20, 1e-3),
+            "nw (number of words) must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: fc_H_star(1.0, 3, 4, 20, 1, 1e-3),
+            "d (embedding dimension) must be an integer >= 2, got 1",
+        ),
+        (
+            lambda: fc_thm2_lambda_bound([1.0], 1, 2),
+            "nc (number of concepts) must be an integer >= 2, got 1",
+        ),
+        (
+            lambda: fc_thm2_lambda_bound([1.0], 2, 0),
+            "L (sentence length) must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: fc_thm2_solve([1.0], 1, 2, 1e-3),
+            "nc (number of concepts) must be an integer >= 2, got 1",
+        ),
+        (
+            lambda: fc_thm2_solve([1.0], 2, 0, 1e-3),
+            "L (sentence length) must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: fc_collapse_risk_latents(fc_all_latents(2, 2), 1.0, nc=2, nw=0, lam=1e-3),
+            "nw (number of words) must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: fc_H(1.0, 2, 8, 2, 5, 1e-3),
+            "K=5 distinct latent variables cannot exceed nc^L = 2^2 = 4",
+        ),
+    ],
+)
+def test_theory_messages_name_the_argument(call, message):
+    with pytest.raises(ValueError, match="^" + __import__("re").escape(message)):
+        call()
+
+
+def test_smallest_admissible_sizes_are_accepted():
+    assert np.isfinite(fc_H(1.0, 2, 2, 1, 2, 1e-3))  # nc = 2, L = 1, K = 2, nw = 2
+    from qwem_lib.fc.theory import fc_dH_star
+
+    assert np.isfinite(fc_H_star(1.0, 2, 1, 2, 2, 1e-3)) and np.isfinite(
+        fc_dH_star(1.0, 2, 1, 2, 2, 1e-3)
+    )
+    assert fc_thm2_lambda_bound([1.0], 2, 1) > 0
+    assert fc_collapse_risk_latents(fc_all_latents(2, 1), 1.0, nc=2, nw=2, lam=1e-3).shape == (1,)
+
+
+def test_tau_below_one():
+    """A weight decay just under the threshold puts tau below 1: the bracket starts at t = 0."""
+    nc, nw, L, K = 3, 30, 4, 20
+    lam = -(float(fc_dH(0.5, nc, nw, L, K, 1e-300)) - 1e-300)  # H'(0.5) = 0 at this lam
+    tau = fc_thm1_tau(nc, nw, L, K, lam)
+    assert tau == pytest.approx(0.5, rel=1e-10)
+
+
+def test_thm2_solve_refuses_a_solution_whose_residual_is_past_its_tolerance(monkeypatch):
+    import qwem_lib.fc.theory as fct
+
+    mu = [0.5, 0.3, 0.2]
+    lam = 0.5 * fc_thm2_lambda_bound(mu, 3, 2)
+    for res, ok in ((0.99e-8, True), (1.0e-8, False), (1e-6, False)):
+        monkeypatch.setattr(fct, "fc_thm2_residuals", lambda *a, res=res: np.array([res, -res / 2]))
+        if ok:
+            fct.fc_thm2_solve(mu, 3, 2, lam)
+        else:
+            with pytest.raises(ArithmeticError, match="cannot be trusted"):
+                fct.fc_thm2_solve(mu, 3, 2, lam)
+
+
+def test_layernorm_of_a_stack_in_torch_and_collapse_weights_tolerance():
+    import torch
+
+    X = np.random.default_rng(0).standard_normal((2, 3, 5))
+    Y = (X - X.mean(-1, keepdims=True)) / X.std(-1, keepdims=True)
+    np.testing.assert_allclose(
+        fc_layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12
+    )  # the last axis
+    Fz = fc_equiangular(3, 3, mean_zero=True)  # unit-scale columns
+    z = np.array([[0, 2], [1, 0]])
+    off = Fz.copy()
+    off[:, 0] += 1.5e-10 / 3  # a column sum of 1.5e-10: above 1e-10 x max(1, max|F|), refused
+    with pytest.raises(ValueError, match="mean-zero"):
+        fc_collapse_weights(off, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+
+
+def test_hamming_counts_beyond_two_blocks():
+    z = fc_all_latents(2, 11)  # 2,048 latents: four blocks of 512
+    d = (z[:, None, :] != z[None, :, :]).sum(-1)
+    got = fc_hamming_counts(z)
+    for r in (0, 1, 5, 11):
+        np.testing.assert_array_equal(got[:, r], (d == r).sum(1))
