@@ -683,3 +683,32 @@ def test_hamming_counts_beyond_two_blocks():
     got = fc_hamming_counts(z)
     for r in (0, 1, 5, 11):
         np.testing.assert_array_equal(got[:, r], (d == r).sum(1))
+
+
+def test_latent_and_frequency_checks_at_their_edges():
+    assert (
+        fc_zero_threshold(np.array([[0.0, 1.0], [1.0, 1.0]]), [0.5, 0.5], nc=2) > 0
+    )  # whole floats
+    assert fc_zero_threshold(np.array([[0, 1]]), [0.5, 0.5], nc=2) == 0.0  # K = 1 is a valid table
+    for bad, err, match in (
+        (np.array([[0.5, 1.0]]), ValueError, "whole numbers"),
+        (np.array([[np.nan, 1.0]]), ValueError, "whole numbers"),
+        (np.array([[0, 1]]).astype(complex), TypeError, "latents must be an integer array"),
+        (np.zeros((0, 2), dtype=int), ValueError, r"non-empty \(K, L\) array, got shape \(0, 2\)"),
+        (np.zeros((2, 0), dtype=int), ValueError, r"non-empty \(K, L\) array, got shape \(2, 0\)"),
+        (np.array([0, 1]), ValueError, r"non-empty \(K, L\) array, got shape \(2,\)"),
+    ):
+        with pytest.raises(err, match=match):
+            fc_zero_threshold(bad, [0.5, 0.5], nc=2)
+    for mu, match in (
+        ([0.5, 0.5, 0.0], "strictly positive"),
+        ([1.5, -0.5], "strictly positive"),
+        ([[0.5, 0.5]], "non-empty 1-D"),
+        ([], "non-empty 1-D"),
+        ([0.5, 0.6], "sum to 1"),
+        ([0.5, np.inf], "strictly positive"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            fc_thm2_lambda_bound(mu, 2, 1)
+    assert fc_thm2_lambda_bound([0.5, 0.5 + 5e-10], 2, 1) > 0  # a sum off by 5e-10 is round-off
+    assert fc_thm2_lambda_bound(np.array([1, 0, 0])[:1], 2, 1) > 0  # integer frequencies are floats
