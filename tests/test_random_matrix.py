@@ -491,3 +491,70 @@ def test_mean_signflip_test_by_hand():
     assert got["z"] == pytest.approx((T - Tf.mean()) / Tf.std())
     with pytest.raises(ValueError, match="n_flip"):
         rm.mean_signflip_test(R13, n_flip=98)
+
+
+def test_authors_mp_estimate_by_hand():
+    """sigma^2 is the mean square of the column-centred entries; the MP law of the Gram matrix over d is
+    placed with its upper edge at the second eigenvalue: lambda_2/d = sigma^2 (1 + sqrt(N/d_eff))^2."""
+    rng = np.random.default_rng(0)
+    R = rng.standard_normal((6, 40)) + np.linspace(0, 1, 40)  # a common mean: removed by centring
+    s2, d_eff = rm.authors_mp_estimate(R)
+    Rc = R - R.mean(axis=0)
+    assert s2 == pytest.approx(np.mean(Rc**2), rel=1e-12)
+    lam2 = np.sort(np.linalg.eigvalsh(R @ R.T))[::-1][1]
+    assert lam2 / 40 == pytest.approx(s2 * (1 + math.sqrt(6 / d_eff)) ** 2, rel=1e-10)
+    flat = np.eye(3) * 1e-3  # lambda_2/d at or below sigma^2: d_eff is infinite
+    flat[0, 0] = 1.0
+    assert rm.authors_mp_estimate(flat)[1] == math.inf
+
+
+def test_tw_scale_is_johnstones():
+    mu, s = rm._tw_scale(11, 25.0)
+    a, b = math.sqrt(10), 5.0
+    assert mu == pytest.approx((a + b) ** 2) and s == pytest.approx(
+        (a + b) * (1 / a + 1 / b) ** (1 / 3)
+    )
+    assert rm._tw_scale(1, 4.0)[0] == pytest.approx((1 + 2) ** 2)  # N - 1 floored at 1
+
+
+def test_spike_from_eigenvalue_inverts_spike_eigenvalue():
+    for N, D, s2, ell in ((50, 200, 1.0, 500.0), (200, 100, 2.0, 3000.0)):
+        lam = rm.spike_eigenvalue(ell, s2, N, D)
+        assert rm.spike_from_eigenvalue(lam, s2, N, D) == pytest.approx(ell, rel=1e-10)
+    edge = 1.0 * 200 * (1 + math.sqrt(50 / 200)) ** 2
+    assert rm.spike_from_eigenvalue(edge, 1.0, 50, 200) is None  # at the edge
+    assert rm.spike_from_eigenvalue(0.5 * edge, 1.0, 50, 200) is None
+
+
+def test_ks_critical_bootstrap_is_a_seeded_quantile_of_refitted_ks_distances():
+    got = rm.ks_critical_bootstrap(8, 20.0, level=0.1, n_boot=10)
+    rng = np.random.default_rng([rm.config.SEED, 30_003])
+    ks = []
+    for _ in range(10):
+        lam = rm.gram_spectrum(rng.standard_normal((8, 20)))
+        s2, De = rm._moments(lam)
+        ks.append(rm._ks(lam, s2, De))
+    assert got == pytest.approx(np.quantile(ks, 0.9), rel=1e-12)
+    assert (
+        rm.ks_critical_bootstrap(8, 20.0, level=0.1, n_boot=10) == got
+    )  # the default generator is seeded
+    assert rm.ks_critical_bootstrap(3, 1.0, level=0.5, n_boot=2) >= 0  # the smallest sizes
+    for kw in (dict(n=2), dict(d_eff=0.5), dict(n_boot=9), dict(level=1.0)):
+        with pytest.raises(ValueError):
+            rm.ks_critical_bootstrap(**(dict(n=8, d_eff=20.0, level=0.1, n_boot=10) | kw))
+
+
+def test_moment_fit_refuses_a_flat_bulk_and_checks_center():
+    with pytest.raises(ValueError, match="all equal"):
+        rm.moment_fit(np.full(5, 2.0))
+    with pytest.raises(ValueError, match="center must be"):
+        rm.moment_fit(np.array([1.0, 2.0, 3.0]), center="mode")
+    s2a, Da = rm.moment_fit(np.array([1.0, 2.0, 3.0]), center="mean")
+    s2b, Db = rm.moment_fit(np.array([1.0, 2.0, 3.0]))  # the default is the median correction
+    assert Da != Db and s2a != s2b
+    assert rm.moment_fit(np.array([1.0, 4.0])) is not None  # two eigenvalues are enough
+    with pytest.raises(ValueError, match="1-d array of >= 2"):
+        rm.moment_fit(np.array([1.0]))
+    with pytest.raises(ValueError, match=">= 2 non-negative"):
+        rm.moment_fit(np.array([1.0, -1e-6]))
+    rm.moment_fit(np.array([1.0, 3.0, -1e-10]))  # round-off below zero is clipped
