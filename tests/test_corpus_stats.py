@@ -719,3 +719,57 @@ def test_cooccurrence_table_is_cached_by_default_in_int32_and_a_damaged_entry_is
     _, P, _ = cs.cooccurrence(tiny, 6)
     assert cs.cooc_cache_path(tiny, 6, 16, "linear", "authors", cs.STREAM_VOCAB).exists()
     np.testing.assert_allclose(P, cs.cooccurrence(tiny, 6, 16, use_cache=False)[1])
+
+
+def test_zipf_fit_by_hand_and_at_its_edges():
+    counts = 1000.0 / np.arange(1, 21) ** 1.1
+    slope, intercept = cs.zipf_fit(counts, 1, 20)
+    assert slope == pytest.approx(-1.1) and intercept == pytest.approx(np.log(1000.0))
+    # the defaults: ranks 10..10,000, capped at the length; rank 10 is the first one used
+    bent = counts.copy()
+    bent[:9] *= 7.0  # ranks 1..9 ignored by default
+    assert cs.zipf_fit(bent)[0] == pytest.approx(-1.1)
+    bent[9] *= 7.0
+    assert cs.zipf_fit(bent)[0] != pytest.approx(-1.1)
+    assert cs.zipf_fit(counts, 19, 20)[0] == pytest.approx(-1.1)  # two ranks are enough
+    with pytest.raises(ValueError, match="lo must be below hi"):
+        cs.zipf_fit(counts, 20, 20)
+    with pytest.raises(ValueError, match="hi"):
+        cs.zipf_fit(counts, 1, 1)
+    zero = counts.copy()
+    zero[14] = 0.0  # allowed in the table, not in the fitted range
+    assert cs.zipf_fit(zero, 1, 14)[0] == pytest.approx(-1.1)
+    with pytest.raises(ValueError, match=r"found 0\.0"):
+        cs.zipf_fit(zero, 1, 20)
+    small = counts.copy()
+    small[-1] = 0.5  # a count below 1 is positive: its log is defined
+    assert np.isfinite(cs.zipf_fit(small, 1, 20)[0])
+    assert cs.zipf_fit(np.array([8, 4, 2, 1]), 1, 4)[0] == pytest.approx(
+        np.polyfit(np.log([1, 2, 3, 4]), np.log([8, 4, 2, 1]), 1)[0]
+    )
+
+
+def test_cooccurrence_counts_are_float64_with_the_default_window():
+    ids = np.array([0, 1, 2, 0, 1, 2, 3, 0] * 5, dtype=np.int64)
+    C = cs.cooccurrence_counts(ids, 4)
+    assert C.dtype == np.float64
+    np.testing.assert_array_equal(C, cs.cooccurrence_counts(ids, 4, 16))
+    assert not np.array_equal(C, cs.cooccurrence_counts(ids, 4, 17))  # the window matters here
+
+
+def test_the_authors_oov_rule_applies_when_the_streamed_vocabulary_fits():
+    """'authors' streams only the top stream_vocab words: when stream_vocab <= V every in-vocabulary word
+    is streamed and nothing else is (as 'drop'), when stream_vocab > V the words between V and
+    stream_vocab stay in the stream as gaps (unlike 'drop')."""
+    ids = np.array([0, 5, 1, 0, 4, 1, 2, 5, 0, 3] * 6, dtype=np.int64)
+    drop = cs.cooccurrence_counts(ids, 3, 2, oov="drop")
+    np.testing.assert_array_equal(
+        cs.cooccurrence_counts(ids, 3, 2, oov="authors", stream_vocab=3), drop
+    )
+    wide = cs.cooccurrence_counts(ids, 3, 2, oov="authors", stream_vocab=6)
+    assert not np.array_equal(wide, drop)
+
+
+def test_cooc_cache_path_lives_in_the_cooc_folder(tiny, data_env):
+    p = cs.cooc_cache_path(tiny, 6, 3, "linear", "authors", cs.STREAM_VOCAB)
+    assert p.parent == data_env / "cache" / "cooc"

@@ -804,7 +804,7 @@ def zipf_fit(counts: np.ndarray, lo: int = 10, hi: int = 10_000) -> tuple[float,
     if not (np.isfinite(used).all() and (used > 0).all()):
         raise ValueError(
             f"counts must be finite and positive over ranks {lo}..{hi} (log of a zero or negative "
-            f"count is undefined); found {used[~(np.isfinite(used) & (used > 0))][0]!r}"
+            f"count is undefined); found {float(used[~(np.isfinite(used) & (used > 0))][0])!r}"
         )
     r = np.arange(lo, hi + 1, dtype=np.float64)
     y = np.log(counts[lo - 1 : hi])
