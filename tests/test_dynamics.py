@@ -638,3 +638,55 @@ def test_alignment_distance_is_the_procrustes_minimum():
     assert dy.alignment_distance(A, -1e-18, s) == pytest.approx(np.sqrt(best), rel=1e-6)  # no NaN
     stack = dy.alignment_distance(np.stack([A, A]), np.array([0.3, 0.0]), np.stack([s, s]))
     np.testing.assert_allclose(stack, [np.sqrt(best + 0.3), np.sqrt(best)], rtol=1e-6)
+
+
+def test_random_init_sweep_wires_its_pieces_as_documented():
+    """Every field of a small sweep against the function it is documented to come from: the
+    characteristic time, the matched starts, the common grid in units of tau_1 with its default end, the
+    aligned sigmoids, the learning times and the alignment distance (with the full basis too)."""
+    from qwem_lib.qwem.theory import characteristic_time
+
+    rng = np.random.default_rng(7)
+    M, lam, Q = dy.synthetic_target([3.0, 1.5], 6, rng, bulk=0.2)
+    Z = rng.standard_normal((6, 2))
+    sig2 = np.array([1e-4, 1e-6])
+    r = dy.random_init_sweep(M, lam, Q, 2, sig2, Z, n_records=25, progress=False, device="cpu")
+    np.testing.assert_allclose(r.tau1, characteristic_time(3.0, sig2))
+    for b, s2 in enumerate(sig2):
+        s0, _ = dy.matched_initial_singular_values(np.sqrt(s2) * Z, Q[:, :2])
+        np.testing.assert_allclose(r.s0_sq[b], s0**2)
+    ext = 10.0 / 1.5
+    t_end = max(
+        (dy.half_time(1.5, min(r.s0_sq[b, -1], 1.5 / 4)) + ext) / r.tau1[b] for b in range(2)
+    )
+    np.testing.assert_allclose(r.traj.times, np.linspace(0, t_end, 25))
+    np.testing.assert_allclose(r.traj.flow_times, r.tau1[:, None] * r.traj.times[None])
+    for b in range(2):
+        al = dy.aligned_singular_values(lam[:2], r.s0_sq[b], r.traj.flow_times[b])
+        np.testing.assert_allclose(r.s_aligned_sq[b], al)
+        np.testing.assert_allclose(
+            r.learn[b], dy.learning_times(r.traj.times, r.traj.sv[b] ** 2, lam[:2])
+        )
+        np.testing.assert_allclose(r.learn_theory[b], dy.learning_times(r.traj.times, al, lam[:2]))
+        dist = dy.alignment_distance(r.traj.proj[b], r.traj.resid_sq[b], np.sqrt(al)) / np.sqrt(4.5)
+        np.testing.assert_allclose(r.distance[b], dist)
+    typ = dy.random_init_sweep(M, lam, Q, 2, sig2, Z, n_records=5, s0_rule="typical", t_end=2.0,
+                               progress=False, device="cpu")  # fmt: skip
+    np.testing.assert_allclose(typ.s0_sq, np.repeat((sig2 * 6)[:, None], 2, axis=1))
+    assert typ.traj.times[-1] == 2.0
+    full = dy.random_init_sweep(M, lam, Q, 2, sig2[:1], Z, n_records=5, t_end=2.0, full_basis=True,
+                                progress=False, device="cpu")  # fmt: skip
+    assert full.traj.proj.shape[-2] == 6  # projections on all six eigenvectors
+    part = dy.random_init_sweep(
+        M, lam, Q, 2, sig2[:1], Z, n_records=5, t_end=2.0, progress=False, device="cpu"
+    )
+    np.testing.assert_allclose(full.distance, part.distance, rtol=1e-9, atol=1e-12)  # same distance
+    for kw, match in ((dict(s0_rule="median"), "s0_rule"), (dict(n_records=1), "n_records"),
+                      (dict(Z=Z[:, :1]), "Z must be"), (dict(steps_per_unit=0.0), "steps_per_unit")):  # fmt: skip
+        args = (
+            dict(M=M, lam=lam, vecs=Q, d=2, sigma_sq=sig2, Z=Z, progress=False, device="cpu") | kw
+        )
+        with pytest.raises(ValueError, match=match):
+            dy.random_init_sweep(**args)
+    with pytest.raises(ValueError, match="positive"):
+        dy.random_init_sweep(M, np.array([3.0, -1.0, 0, 0, 0, 0]), Q, 2, sig2, Z, progress=False)
