@@ -580,7 +580,9 @@ def train_untied(
     )
 
     logs = Logs("steps", "sv", "modes", "loss", "imb")
-    ckpt = Checkpoint(path if use_cache else None, ("W", "Wp", "step", "seconds", "log_steps"))
+    ckpt = Checkpoint(
+        path if use_cache else None, ("W", "Wp", "step", "seconds", "log_steps", "log_sv")
+    )
     start, spent = 0, 0.0
     cp = ckpt.load()
     if cp is not None:

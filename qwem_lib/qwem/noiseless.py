@@ -398,7 +398,7 @@ def train_expected(
     )
     obs = None if observe is None else torch.as_tensor(observe, device=dev, dtype=dt)
     logs = Logs("steps", "sv", "ov", "loss", "obs")
-    ckpt = Checkpoint(path if use_cache else None, ("W", "step", "seconds", "log_steps"))
+    ckpt = Checkpoint(path if use_cache else None, ("W", "step", "seconds", "log_steps", "log_sv"))
     start, spent = 0, 0.0
     c = ckpt.load()
     if c is not None:
