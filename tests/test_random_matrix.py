@@ -558,3 +558,41 @@ def test_moment_fit_refuses_a_flat_bulk_and_checks_center():
     with pytest.raises(ValueError, match=">= 2 non-negative"):
         rm.moment_fit(np.array([1.0, -1e-6]))
     rm.moment_fit(np.array([1.0, 3.0, -1e-10]))  # round-off below zero is clipped
+
+
+def test_fit_spiked_mp_fields_agree_with_their_definitions():
+    """The reported eigenvalues, edge, BBP threshold, p-value and outlier of a fit, each against its
+    definition in the docstring; the default generator is seeded; the fitted law's cdf is mp_cdf's."""
+    rng = np.random.default_rng(3)
+    R, _ = rm.spiked_matrix(30, np.ones(60), 400.0, rng)
+    fit = rm.fit_spiked_mp(R, n_null=99, level=0.01)
+    lam = np.sort(np.linalg.eigvalsh(R @ R.T))[::-1]
+    np.testing.assert_allclose(fit.eigenvalues, lam, rtol=1e-10)
+    assert fit.n_rows == 30 and fit.outlier == pytest.approx(lam[0]) and fit.n_bulk == 29
+    assert fit.edge == pytest.approx(fit.sigma2 * (math.sqrt(fit.d_eff) + math.sqrt(30)) ** 2)
+    assert fit.bbp == pytest.approx(rm.bbp_threshold(fit.sigma2, 30, fit.d_eff))
+    assert fit.p_value == pytest.approx(1 / 100)  # above every one of the 99 null draws
+    again = rm.fit_spiked_mp(R, n_null=99, level=0.01)
+    assert again.null_quantile == fit.null_quantile and again.p_value == fit.p_value
+    x = np.linspace(0, 1.2 * fit.edge, 7)
+    np.testing.assert_allclose(fit.cdf(x), rm.mp_cdf(x, fit.sigma2, fit.n_bulk, fit.d_eff))
+    noise = rm.fit_spiked_mp(
+        np.random.default_rng(4).standard_normal((30, 60)), n_null=99, level=0.01
+    )
+    assert noise.outlier is None and noise.n_bulk == 30 and noise.p_value > 0.01
+    tw = rm.fit_spiked_mp(R, null="tw")
+    assert math.isnan(tw.p_value) and tw.outlier is not None
+    with pytest.raises(
+        ValueError, match="n_null=98 simulations cannot resolve level=0.01 \\(need >= 99\\)"
+    ):
+        rm.fit_spiked_mp(R, n_null=98, level=0.01)
+    rm.fit_spiked_mp(R, n_null=99, level=0.01)  # exactly 1/level - 1 is enough
+    with pytest.raises(ValueError, match="tw"):
+        rm.fit_spiked_mp(R, null="tw", level=0.05)
+
+
+def test_mp_pdf_of_nothing_and_at_the_edges():
+    assert rm.mp_pdf(np.array([]), 1.0, 10, 40).shape == (0,)
+    a, b = (1 - math.sqrt(0.25)) ** 2 * 40, (1 + math.sqrt(0.25)) ** 2 * 40
+    np.testing.assert_allclose(rm.mp_pdf(np.array([a, b]), 1.0, 10, 40), 0.0, atol=1e-12)
+    assert rm.mp_pdf(np.array([(a + b) / 2]), 1.0, 10, 40)[0] > 0
