@@ -1,5 +1,7 @@
 """Tests of qwem_lib.qwem.task_vectors against independent computations (quadrature, simulation, hand cases)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -241,3 +243,25 @@ def test_analogy_margins_and_nearest_neighbours_by_hand():
         with pytest.raises(ValueError, match="batch"):
             tv.nearest_neighbour_cosine(W, [0], batch=bad)
     assert tv.nearest_neighbour_cosine(W, np.array([5], dtype=np.int32)).shape == (1,)
+
+
+def test_snr_rank_and_mean_overlap_thresholds_are_relative_to_the_right_scale():
+    # the rank counts eigenvalues above rtol times the largest: 1e-9 is below 1e-10 x 100 (rank 2) although
+    # it is above 1e-10 / 100
+    R = np.diag([10.0, 1.0, math.sqrt(1e-9)])
+    assert tv.task_snr(R) == pytest.approx(100.0 * 2 / (101.0 + 1e-9))
+    # the zero-mean threshold is 1e-12 times the largest row norm (1e6 here), not the matrix's norm (1.4e6)
+    R2 = np.array([[1e6, 0.0], [-1e6, 0.0], [3.6e-6, 0.0]])  # |mean| = 1.2e-6 > 1e-6
+    assert tv.mean_overlap(R2) == pytest.approx(1.0)
+
+
+def test_parallelogram_cosines_against_a_loop():
+    rng = np.random.default_rng(9)
+    W = rng.standard_normal((12, 3))
+    items = np.array([rng.choice(12, 4, replace=False) for _ in range(5)])
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    want = []
+    for a, b, a2, b2 in items:
+        q = Wn[b] - Wn[a] + Wn[a2]
+        want.append(q @ Wn[b2] / np.linalg.norm(q))
+    np.testing.assert_allclose(tv.parallelogram_cosines(W, items), want, rtol=1e-6)
