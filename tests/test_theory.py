@@ -637,3 +637,62 @@ def test_mstar_series_remainder_bound_bounds_the_true_remainder():
         th.mstar_series_remainder_bound(2.0)
     with pytest.raises(ValueError, match="order"):
         th.mstar_series_remainder_bound(1.0, order=0)
+
+
+def test_gradient_descent_uses_the_marginal_it_is_given():
+    """With P_marginal = q the negative term's weight is q_i q_j, in the loss, its gradient and the default
+    step (checked against the loss written out with q, and the step computed from q's M* and G)."""
+    rng = np.random.default_rng(8)
+    V, d = 5, 2
+    P = rng.random((V, V))
+    P = (P + P.T) / (P + P.T).sum()
+    q = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
+    one = np.ones((V, V))
+    r = th.gradient_descent_qwem(P, one, one, d, P_marginal=q, max_steps=20, record_every=5, device="cpu",
+                                 track=lambda W: W.clone())  # fmt: skip
+    B = np.outer(q, q)
+    for i, W in enumerate(r.tracked):
+        X = W @ W.T
+        want = np.sum(P * (X * X / 4 - X) + B * (X * X / 4 + X))
+        assert r.loss[i] == pytest.approx(want, rel=1e-12)
+    M = th.target_matrix(P, one, one, q)
+    G = P + B
+    assert r.lr == pytest.approx(0.25 / (G.max() * max(np.abs(np.linalg.eigvalsh(M)).max(), 1.0)))
+
+
+def test_synthetic_joint_is_its_documented_formula():
+    """P_ij ∝ p_i p_j exp(Σ_k a_k V u_ik u_jk + ε_ij), p_i ∝ (i+1)^-zipf, a_k = strength·decay^k, ε symmetric
+    of scale noise; without structure or noise it is the outer product of the Zipf marginals."""
+    import math
+
+    P0 = th.synthetic_joint(6, np.random.default_rng(0), rank=0, noise=0.0, zipf=1.5)
+    p = np.arange(1, 7.0) ** -1.5
+    np.testing.assert_allclose(P0, np.outer(p, p) / np.outer(p, p).sum(), rtol=1e-12)
+    rng = np.random.default_rng(5)
+    got = th.synthetic_joint(7, rng, rank=2, strength=0.7, noise=0.3, zipf=0.5, decay=0.6)
+    rng = np.random.default_rng(5)
+    U = np.linalg.qr(rng.standard_normal((7, 2)))[0]
+    S = 7 * (U * np.array([0.7, 0.7 * 0.6])) @ U.T
+    E = rng.standard_normal((7, 7))
+    E = 0.3 * (E + E.T) / math.sqrt(2.0)
+    q = np.arange(1, 8.0) ** -0.5
+    want = np.outer(q, q) * np.exp(S + E)
+    np.testing.assert_allclose(got, want / want.sum(), rtol=1e-12)
+    defaults = th.synthetic_joint(7, np.random.default_rng(5))
+    explicit = th.synthetic_joint(
+        7, np.random.default_rng(5), rank=4, strength=1.0, noise=0.2, zipf=1.0, decay=0.8
+    )
+    np.testing.assert_array_equal(defaults, explicit)
+    assert th.synthetic_joint(3, np.random.default_rng(0), rank=3).shape == (3, 3)  # rank up to V
+    with pytest.raises(ValueError, match="rank"):
+        th.synthetic_joint(3, np.random.default_rng(0), rank=4)
+
+
+def test_gradient_descent_tracks_numpy_values_too():
+    rng = np.random.default_rng(1)
+    P = rng.random((4, 4))
+    P = (P + P.T) / (P + P.T).sum()
+    one = np.ones((4, 4))
+    r = th.gradient_descent_qwem(P, one, one, 2, max_steps=4, record_every=2, device="cpu",
+                                 track=lambda W: W.numpy().sum(axis=0))  # fmt: skip
+    assert r.tracked.shape == (3, 2) and r.tracked.dtype == np.float64
