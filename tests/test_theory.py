@@ -696,3 +696,68 @@ def test_gradient_descent_tracks_numpy_values_too():
     r = th.gradient_descent_qwem(P, one, one, 2, max_steps=4, record_every=2, device="cpu",
                                  track=lambda W: W.numpy().sum(axis=0))  # fmt: skip
     assert r.tracked.shape == (3, 2) and r.tracked.dtype == np.float64
+
+
+def test_every_loss_function_uses_the_marginal_it_is_given():
+    """With P_marginal = q the negative weights are psi- q_i q_j in the weight matrix, the target, the loss,
+    its gradient (by finite differences), its Hessian and the constant (each written out with q)."""
+    rng = np.random.default_rng(2)
+    V, d = 4, 2
+    P = rng.random((V, V))
+    P = (P + P.T) / (P + P.T).sum()
+    q = np.array([0.4, 0.3, 0.2, 0.1])
+    pp, pm = np.full((V, V), 1.5), np.full((V, V), 0.5)
+    A, B = pp * P, pm * np.outer(q, q)
+    np.testing.assert_allclose(th.weight_matrix(P, pp, pm, q), A + B)
+    M = (A - B) / (0.5 * (A + B))
+    np.testing.assert_allclose(th.target_matrix(P, pp, pm, q), M)
+    W = rng.standard_normal((V, d))
+
+    def loss(X):
+        G = X @ X.T
+        return float(np.sum(A * (G * G / 4 - G) + B * (G * G / 4 + G)))
+
+    assert q_loss(W, P, pp, pm, q) == pytest.approx(loss(W), rel=1e-12)
+    g = np.zeros_like(W)
+    for i in range(V):
+        for j in range(d):
+            E = np.zeros_like(W)
+            E[i, j] = 1e-6
+            g[i, j] = (loss(W + E) - loss(W - E)) / 2e-6
+    np.testing.assert_allclose(th.qwem_gradient(W, P, pp, pm, q), g, rtol=1e-6, atol=1e-9)
+    H = th.qwem_hessian(W, P, pp, pm, q)
+    e = 1e-5
+    H_fd = np.zeros((V * d, V * d))
+    for k in range(V * d):
+        E = np.zeros(V * d)
+        E[k] = e
+        H_fd[:, k] = (
+            th.qwem_gradient(W + E.reshape(V, d), P, pp, pm, q)
+            - th.qwem_gradient(W - E.reshape(V, d), P, pp, pm, q)
+        ).ravel() / (2 * e)
+    np.testing.assert_allclose(H, H_fd, rtol=1e-5, atol=1e-8)
+    assert th.qwem_loss_constant(P, pp, pm, q) == pytest.approx(-0.25 * np.sum((A + B) * M * M))
+
+
+def q_loss(W, P, pp, pm, q):
+    return th.qwem_loss(W, P, pp, pm, q)
+
+
+def test_reweightings_and_weights_may_hold_zeros():
+    rng = np.random.default_rng(0)
+    P = rng.random((3, 3))
+    P = (P + P.T) / (P + P.T).sum()
+    pp = np.ones((3, 3))
+    pm = np.ones((3, 3))
+    pm[0, 1] = pm[1, 0] = 0.0  # a pair with no negative weight: allowed
+    assert np.isfinite(th.weight_matrix(P, pp, pm)).all()
+    assert np.isfinite(th.weight_matrix(P, 0.0, pm)).all()  # a scalar zero reweighting too
+    W = rng.standard_normal((3, 1))
+    G0 = np.ones((3, 3))
+    G0[0, 0] = 0.0
+    assert th.weighted_factorisation_loss(W, np.eye(3), G0) >= 0  # zero weights are allowed
+    assert th.weighted_factorisation_loss(W, np.eye(3)) == pytest.approx(
+        0.25 * np.sum((W @ W.T - np.eye(3)) ** 2)
+    )
+    with pytest.raises(ValueError, match="non-negative weights, got -1.0"):
+        th.weighted_factorisation_loss(W, np.eye(3), -G0)
