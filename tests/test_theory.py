@@ -761,3 +761,67 @@ def test_reweightings_and_weights_may_hold_zeros():
     )
     with pytest.raises(ValueError, match="non-negative weights, got -1.0"):
         th.weighted_factorisation_loss(W, np.eye(3), -G0)
+
+
+def test_theorem_1_minimiser_at_its_tolerance_and_scale():
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 4)))[0]
+
+    def sym(ev):
+        return (Q * np.asarray(ev)) @ Q.T
+
+    M = sym([0.5, 0.2, -0.1, -0.3])  # eigenvalues below 1: no floor at 1 in the square root
+    W = th.optimal_embeddings(M, 2)
+    np.testing.assert_allclose(W @ W.T, th.psd_truncation(M, 2), atol=1e-12)
+    # the tolerance on a negative d-th eigenvalue is 1e-12 times the largest |eigenvalue|
+    th.optimal_embeddings(sym([100.0, -5e-11, -1.0, -2.0]), 2)  # 5e-11 < 1e-10: round-off, accepted
+    with pytest.raises(ValueError, match="M has 1 positive eigenvalues"):
+        th.optimal_embeddings(sym([100.0, -5e-9, -1.0, -2.0]), 2)
+    with pytest.raises(ValueError, match="not all non-negative"):
+        th.optimal_embeddings(sym([1e-6, -1e-15, -1e-6, -2e-6]), 2)  # 1e-15 > 1e-18 at this scale
+    with pytest.raises(ValueError, match="^M must be symmetric"):
+        th.optimal_embeddings(M + np.triu(np.ones((4, 4)), 1) * 1e-3, 2)
+
+
+def test_probability_and_reweighting_checks_name_their_argument():
+    rng = np.random.default_rng(0)
+    P = rng.random((3, 3))
+    P = (P + P.T) / (P + P.T).sum()
+    one = np.ones((3, 3))
+    bad = P.copy()
+    bad[0, 1] += 1e-3
+    bad /= bad.sum()
+    with pytest.raises(ValueError, match="^P_joint must be symmetric"):
+        th.target_matrix(bad, one, one)
+    asym = one.copy()
+    asym[0, 1] = 2.0
+    with pytest.raises(ValueError, match="^psi_plus must be symmetric"):
+        th.target_matrix(P, asym, one)
+    th.target_matrix(P, one, one, np.array([0.5, 0.5, 0.0]))  # a zero marginal is allowed
+    for marg in (np.array([0.6, 0.6, -0.2]), np.array([0.5, np.nan, 0.5])):
+        with pytest.raises(ValueError, match="P_marginal"):
+            th.target_matrix(P, one, one, marg)
+    tiny = 1e-10 * (P + P.T)
+    tiny[0, 1] += (
+        1e-17  # relative asymmetry 1e-7 at scale 1e-10: refused (a floor of 1 on the scale would pass it)
+    )
+    with pytest.raises(ValueError, match="^M must be symmetric"):
+        th.psd_truncation(tiny, 1)
+    tiny[0, 1] -= 1e-17 - 1e-21  # relative 1e-11: round-off, accepted
+    th.psd_truncation(tiny, 1)
+
+
+def test_small_edges_of_the_series_and_sigmoid_helpers():
+    import sympy as sp
+
+    assert th.aligned_sigmoid(np.array([]), 1.0, np.array([])).shape == (0,)
+    assert th.aligned_sigmoid(1.0, 0.5, -1000.0) == 0.0  # the far past: 0, not NaN
+    assert th.pmi_from_mstar(np.array([])).shape == (0,)
+    assert th.mstar_series_remainder_bound(np.array([])).shape == (0,)
+    np.testing.assert_allclose(
+        th.mstar_series_remainder_bound(1.0, 4), th.mstar_series_remainder_bound(1.0, 3)
+    )
+    x = sp.Symbol("x")
+    assert sp.simplify(th.logistic_loss_taylor() - th.logistic_loss_taylor(order=4)) == 0
+    assert sp.simplify(th.logistic_loss_taylor(order=0) - sp.log(2)) == 0
+    p5 = sp.Poly(th.logistic_loss_taylor(order=5), x)
+    assert p5.degree() <= 5
