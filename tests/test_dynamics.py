@@ -690,3 +690,42 @@ def test_random_init_sweep_wires_its_pieces_as_documented():
             dy.random_init_sweep(**args)
     with pytest.raises(ValueError, match="positive"):
         dy.random_init_sweep(M, np.array([3.0, -1.0, 0, 0, 0, 0]), Q, 2, sig2, Z, progress=False)
+
+
+def test_random_init_sweep_with_three_modes_and_its_checks():
+    """With d = 3 the last mode (index -1) is not the second (index 1): the default end time follows
+    mode d's half time and 10/lambda_d; every argument check names its argument."""
+    rng = np.random.default_rng(3)
+    M, lam, Q = dy.synthetic_target([3.0, 2.0, 0.8], 7, rng, bulk=0.1)
+    Z = rng.standard_normal((7, 3))
+    sig2 = np.array([1e-4])
+    r = dy.random_init_sweep(M, lam, Q, 3, sig2, Z, n_records=6, progress=False, device="cpu")
+    t_end = (dy.half_time(0.8, min(r.s0_sq[0, -1], 0.8 / 4)) + 10.0 / 0.8) / r.tau1[0]
+    np.testing.assert_allclose(r.traj.times[-1], t_end)
+    ext = dy.random_init_sweep(
+        M, lam, Q, 3, 1e-4, Z, n_records=6, extra_time=2.0, progress=False, device="cpu"
+    )
+    t_end2 = (dy.half_time(0.8, min(ext.s0_sq[0, -1], 0.8 / 4)) + 2.0) / ext.tau1[0]
+    np.testing.assert_allclose(ext.traj.times[-1], t_end2)  # a scalar sigma_sq is one run
+    assert ext.sigma_sq.shape == (1,) and ext.tau1.shape == (1,)
+    one = dy.random_init_sweep(
+        M, lam, Q, 1, sig2, Z[:, :1], n_records=2, t_end=1.0, progress=False, device="cpu"
+    )
+    assert one.s0_sq.shape == (1, 1) and one.traj.times.tolist() == [
+        0.0,
+        1.0,
+    ]  # d = 1 and 2 records
+    for kw, match in (
+        (dict(lam=lam[None]), "^lam must be"),
+        (dict(vecs=Q[None]), "^vecs must be"),
+        (dict(Z=Z[None]), "^Z must be"),
+        (dict(sigma_sq=np.ones((1, 1)) * 1e-4), "^sigma_sq must be"),
+        (dict(d=0), "^d must be"),
+        (dict(d=8), "^d must be"),
+        (dict(lam=np.array([3.0, 2.0, 0.0, 0, 0, 0, 0])), "top-d eigenvalues must be positive"),
+    ):
+        args = (
+            dict(M=M, lam=lam, vecs=Q, d=3, sigma_sq=sig2, Z=Z, progress=False, device="cpu") | kw
+        )
+        with pytest.raises(ValueError, match=match):
+            dy.random_init_sweep(**args)
