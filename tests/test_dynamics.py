@@ -729,3 +729,43 @@ def test_random_init_sweep_with_three_modes_and_its_checks():
         )
         with pytest.raises(ValueError, match=match):
             dy.random_init_sweep(**args)
+
+
+def test_helpers_at_their_edges():
+    with pytest.raises(ValueError, match="^W must"):
+        dy.factorisation_gradient(np.ones((3, 1)), np.eye(4))
+    with pytest.raises(ValueError, match="non-increasing with a positive first entry"):
+        dy.gap_exponent([0.0, -1.0], 1)
+    assert dy.gap_exponent([0.5, 0.25], 1) == pytest.approx(
+        0.25
+    )  # a first eigenvalue below 1 is fine
+    assert dy.gap_exponent([2.0, 2.0, 1.0], 2) == 0.0  # equal eigenvalues are allowed (no gap)
+    assert dy.gap_exponent([4.0, 1.0, 0.9], 2) == pytest.approx(0.05)  # the last pair sets it
+    assert dy.half_time(1.0, 0.4) == pytest.approx(np.log(0.6 / 0.4))  # any start below lam/2
+    assert dy.sigmoid_sharpness(1.0, 0.4) == pytest.approx(np.log(0.6 / 0.4) / np.log(81))
+    best, pair = dy.pair_condition_threshold([2.0, 1.0])  # two eigenvalues are enough
+    assert pair == (0, 1) and best == pytest.approx(-2.0 * np.log(1.0))
+    # a start with no component along one mode: its sign is taken as +1 and R stays orthogonal
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 5)))[0][:, :2]
+    W0 = Q @ np.array([[1.0, 0.0], [0.0, 0.0]])
+    s0, R = dy.matched_initial_singular_values(W0, Q)
+    np.testing.assert_allclose(R.T @ R, np.eye(2), atol=1e-12)
+    assert s0.tolist() == pytest.approx([1.0, 0.0])
+    L = dy.triangular_factor(np.array([[1.0, 0.0], [0.0, 0.0]]))
+    assert np.all(np.isfinite(L)) and L[0, 0] == pytest.approx(1.0) and L[1, 1] == 0.0
+    t = np.array([0.0, 1.0, 1.0, 2.0])  # a repeated time is allowed
+    sh = dy.step_sharpness(t, np.array([[0.0], [0.3], [0.6], [1.0]]), [1.0])
+    assert sh["t_mid"][0] == 1.0  # crossed between the two records at t = 1
+    for bad, match in (
+        (dict(s_sq=np.ones(4)), "s_sq"),
+        (dict(s_sq=np.ones((3, 1))), "s_sq"),
+        (dict(end=[1.0, 2.0]), "end"),
+        (dict(end=[[1.0]]), "end"),
+    ):
+        kw = dict(t=t, s_sq=np.ones((4, 1)), end=[1.0]) | bad
+        with pytest.raises(ValueError, match=match):
+            dy.step_sharpness(**kw)
+    with pytest.raises(ValueError, match="^W0 must"):
+        dy.solve_flow_ivp(np.eye(3), np.ones((2, 1)), [0.0, 1.0])
+    with pytest.raises(ValueError, match="^atol"):
+        dy.solve_flow_ivp(np.eye(3), np.ones((3, 1)), [0.0, 1.0], atol=0.0)
