@@ -712,3 +712,14 @@ def test_latent_and_frequency_checks_at_their_edges():
             fc_thm2_lambda_bound(mu, 2, 1)
     assert fc_thm2_lambda_bound([0.5, 0.5 + 5e-10], 2, 1) > 0  # a sum off by 5e-10 is round-off
     assert fc_thm2_lambda_bound(np.array([1, 0, 0])[:1], 2, 1) > 0  # integer frequencies are floats
+
+
+def test_minimise_exact_default_start_scale_is_one_half():
+    import torch
+
+    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
+    out = fc_minimise_exact(risk, 2, seed=3, max_iter=1, polish_iter=0, tol=1e300)
+    g = torch.Generator().manual_seed(3)
+    np.testing.assert_array_equal(
+        out["W"], 0.5 * torch.randn(4, 2, generator=g, dtype=torch.float64).numpy()
+    )
