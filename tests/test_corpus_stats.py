@@ -773,3 +773,39 @@ def test_the_authors_oov_rule_applies_when_the_streamed_vocabulary_fits():
 def test_cooc_cache_path_lives_in_the_cooc_folder(tiny, data_env):
     p = cs.cooc_cache_path(tiny, 6, 3, "linear", "authors", cs.STREAM_VOCAB)
     assert p.parent == data_env / "cache" / "cooc"
+
+
+def test_the_authors_rule_streams_only_its_top_words_when_they_fit():
+    """stream_vocab < V: the 'authors' rule drops exactly what 'drop' drops (every word beyond V), keeping
+    the words between stream_vocab and V (unlike streaming only the top stream_vocab words)."""
+    ids = np.array([0, 5, 1, 0, 4, 1, 2, 5, 0, 3, 2, 2] * 6, dtype=np.int64)
+    drop = cs.cooccurrence_counts(ids, 3, 2, oov="drop")
+    np.testing.assert_array_equal(
+        cs.cooccurrence_counts(ids, 3, 2, oov="authors", stream_vocab=2), drop
+    )
+    assert drop[2].sum() > 0  # word 2 (beyond stream_vocab = 2, within V = 3) is counted
+
+
+def test_cooccurrence_passes_its_settings_on_and_reads_a_good_entry_silently(tiny, data_env):
+    import warnings
+
+    _, P_default, _ = cs.cooccurrence(tiny, 6, 3)
+    _, P_drop, _ = cs.cooccurrence(tiny, 6, 3, oov="drop")
+    assert not np.allclose(P_default, P_drop)  # oov reaches the counts
+    _, P32, _ = cs.cooccurrence(tiny, 6, 3, dtype=np.float32)
+    assert P32.dtype == np.float32
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a good entry is read without being discarded as damaged
+        _, C1, _ = cs.cooccurrence_table(tiny, 6, 3)
+        _, C2, _ = cs.cooccurrence_table(tiny, 6, 3)
+    np.testing.assert_array_equal(C1, C2)
+    np.testing.assert_array_equal(
+        cs.cooccurrence_table(tiny, 6)[1], cs.cooccurrence_table(tiny, 6, 16)[1]
+    )
+    before = sorted(p.name for p in (data_env / "cache" / "cooc").glob("*"))
+    cs.cooccurrence_table(tiny, 5, 2, use_cache=False)
+    assert (
+        sorted(p.name for p in (data_env / "cache" / "cooc").glob("*")) == before
+    )  # nothing written
+    with pytest.raises(ValueError, match="weighting"):
+        cs.cooccurrence_table(tiny, 6, 3, weighting="quadratic")
