@@ -809,3 +809,50 @@ def test_cooccurrence_passes_its_settings_on_and_reads_a_good_entry_silently(tin
     )  # nothing written
     with pytest.raises(ValueError, match="weighting"):
         cs.cooccurrence_table(tiny, 6, 3, weighting="quadratic")
+
+
+@pytest.mark.parametrize(
+    "raw, want",
+    [
+        ("", None),
+        ("  ", None),
+        ("1e9", 10**9),
+        ("2_000_000", 2_000_000),
+        (" 8e9 ", 8 * 10**9),
+        ("1", 1),
+    ],
+)
+def test_table_limit_variable_parsed_in_process(monkeypatch, raw, want):
+    """The same parsing as test_max_table_bytes_variable, in this process (a subprocess imports the
+    library from the checkout, so mutation testing could not see it)."""
+    monkeypatch.setenv("QWEM_MAX_TABLE_BYTES", raw)
+    assert cs._env_table_limit() == want
+
+
+@pytest.mark.parametrize("raw", ["lots", "-5", "0", "0.5", "1.5e0", "nan", "inf", "1e9x"])
+def test_table_limit_variable_refuses_what_is_not_a_positive_whole_number(monkeypatch, raw):
+    monkeypatch.setenv("QWEM_MAX_TABLE_BYTES", raw)
+    with pytest.raises(
+        ValueError, match=rf"^QWEM_MAX_TABLE_BYTES={raw!r} must be a positive whole number"
+    ):
+        cs._env_table_limit()
+
+
+def test_count_table_edges():
+    """Two in-vocabulary tokens are enough to count; fewer are refused; a chunk of one token and chunks
+    of any size give the same table; the table is exact in int32 or int64 alike."""
+    ids = np.array([0, 1], dtype=np.int64)
+    C = cs.cooccurrence_counts(ids, 2, 1, oov="skip")
+    assert C[0, 1] == C[1, 0] == 1.0
+    with pytest.raises(DataError, match="fewer than two in-vocabulary tokens"):
+        cs.cooccurrence_counts(np.array([0, 5, 6], dtype=np.int64), 2, 1, oov="drop")
+    rng = np.random.default_rng(0)
+    ids = rng.integers(0, 8, 500)
+    ref = cs.cooccurrence_counts(ids, 6, 3)
+    for chunk in (1, 7, 499, 10**6):
+        np.testing.assert_array_equal(cs.cooccurrence_counts(ids, 6, 3, chunk=chunk), ref)
+    with pytest.raises(DataError, match="has no pair"):
+        cs.cooccurrence_counts(np.array([0], dtype=np.int64), 2, 1)
+    assert (
+        cs.cooccurrence_counts(np.array([0, 1], dtype=np.int64), 2, 1).sum() == 2.0
+    )  # two tokens: a pair
