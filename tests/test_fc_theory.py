@@ -723,3 +723,31 @@ def test_minimise_exact_default_start_scale_is_one_half():
     np.testing.assert_array_equal(
         out["W"], 0.5 * torch.randn(4, 2, generator=g, dtype=torch.float64).numpy()
     )
+
+
+def test_exact_risk_with_layernorm_at_an_arbitrary_point_and_its_size_limits():
+    import torch
+
+    z = fc_all_latents(2, 2)
+    mu = [0.6, 0.4]
+    rng = np.random.default_rng(0)
+    W, U = rng.standard_normal((4, 3)), rng.standard_normal((4, 2, 3))
+    plain = ExactRisk(z, mu, 0.1, nc=2)
+    ln = ExactRisk(z, mu, 0.1, nc=2, layernorm=True)
+    Wt, Ut = torch.as_tensor(W), torch.as_tensor(U)
+    assert float(ln.data_risk(Wt, Ut)) == pytest.approx(
+        float(plain.data_risk(fc_layernorm(Wt), Ut)), rel=1e-12
+    )
+    assert float(ln.data_risk(Wt, Ut)) != pytest.approx(float(plain.data_risk(Wt, Ut)), rel=1e-6)
+    assert float(ln(W, U)) == pytest.approx(
+        float(ln.data_risk(Wt, Ut)) + 0.05 * np.sum(U**2), rel=1e-12
+    )
+    assert float(plain(W, U)) == pytest.approx(
+        float(plain.data_risk(Wt, Ut)) + 0.05 * (np.sum(W**2) + np.sum(U**2))
+    )
+    for lam in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="lam must be positive"):
+            ExactRisk(z, mu, lam, nc=2)
+    big = np.array([[0] * 5, [1] * 5])  # K = 2, L = 5, sc = 100: 2 x 100^5 sentences x 2 classes
+    with pytest.raises(ValueError, match="too many to enumerate"):
+        ExactRisk(big, np.full(100, 0.01), 0.1, nc=2)
