@@ -825,3 +825,187 @@ def test_small_edges_of_the_series_and_sigmoid_helpers():
     assert sp.simplify(th.logistic_loss_taylor(order=0) - sp.log(2)) == 0
     p5 = sp.Poly(th.logistic_loss_taylor(order=5), x)
     assert p5.degree() <= 5
+
+
+# --- edges found by mutation testing (issue 45) ------------------------------------------------
+def test_synthetic_joint_follows_its_documented_law():
+    """``P ∝ p pᵀ exp(S + E)``, checked piece by piece with the other pieces switched off."""
+    rng = np.random.default_rng(3)
+    # rank 0, no noise: P = p pᵀ with the Zipf marginal p_i ∝ i^(−zipf)
+    p = np.arange(1, 7, dtype=float) ** -1.5
+    p /= p.sum()
+    P = th.synthetic_joint(6, rng, rank=0, noise=0.0, zipf=1.5)
+    np.testing.assert_allclose(P, np.outer(p, p), rtol=1e-13)
+    # full rank, no noise, uniform marginal: log P + c = S = V U diag(a) Uᵀ, whose eigenvalues are V·a_k
+    V, s, dec = 5, 0.3, 0.5
+    L = np.log(th.synthetic_joint(V, rng, rank=V, strength=s, noise=0.0, zipf=0.0, decay=dec))
+    a = s * dec ** np.arange(V)
+    c = (V * a.sum() - np.trace(L)) / V  # tr S = V Σa fixes the constant
+    np.testing.assert_allclose(np.linalg.eigvalsh(L + c)[::-1], V * a, rtol=1e-10, atol=1e-12)
+    # rank 0, noise only: log P = E − const with E = noise·(G + Gᵀ)/√2, G standard normal:
+    # off-diagonal entries have standard deviation `noise`, the diagonal √2·noise
+    V, noise = 400, 0.2
+    L = np.log(th.synthetic_joint(V, np.random.default_rng(4), rank=0, noise=noise, zipf=0.0))
+    off = L[np.triu_indices(V, 1)]
+    diag = np.diag(L)
+    # standard errors of a sample std: σ/√(2n) — 0.0005 off the diagonal, 0.01 on it
+    assert abs(off.std() - noise) < 5 * noise / np.sqrt(2 * off.size)
+    assert abs(diag.std() - np.sqrt(2) * noise) < 5 * np.sqrt(2) * noise / np.sqrt(2 * V)
+
+
+def test_synthetic_joint_defaults_and_rank_range():
+    a = th.synthetic_joint(12, np.random.default_rng(0))
+    b = th.synthetic_joint(
+        12, np.random.default_rng(0), rank=4, strength=1.0, noise=0.2, zipf=1.0, decay=0.8
+    )
+    np.testing.assert_array_equal(a, b)  # the documented defaults
+    assert th.synthetic_joint(3, np.random.default_rng(0), rank=0).shape == (3, 3)
+    assert th.synthetic_joint(3, np.random.default_rng(0), rank=3).shape == (3, 3)
+    with pytest.raises(ValueError, match="rank"):
+        th.synthetic_joint(3, np.random.default_rng(0), rank=4)
+
+
+def test_symmetry_check_is_relative_at_its_edge():
+    # max|M| = 1 and |M − Mᵀ| = 1e-10 = tol·scale exactly: accepted (the check is strict)
+    th.optimal_embeddings(np.array([[1.0, 1e-10], [0.0, 1.0]]), 1)
+    # the tolerance scales with max|M|: relative asymmetry 5e-11 at scale 4 passes ...
+    th.optimal_embeddings(np.array([[4.0, 2e-10], [0.0, 4.0]]), 1)
+    # ... and a relative 1e-8 at scale 1e-6 fails (no absolute floor of 1 on the scale)
+    with pytest.raises(ValueError, match=r"M must be symmetric.*relative 1e-08"):
+        th.optimal_embeddings(1e-6 * np.array([[1.0, 1e-8], [0.0, 1.0]]), 1)
+    with pytest.raises(ValueError, match=r"relative 1e-08"):
+        th.optimal_embeddings(100 * np.array([[1.0, 1e-8], [0.0, 1.0]]), 1)
+
+
+def test_input_checks_name_the_input_and_accept_their_edges():
+    P = P2
+    asym = np.array([[0.3, 0.1 + 1e-6], [0.1, 0.5 - 1e-6]])
+    with pytest.raises(ValueError, match="P_joint must be symmetric"):
+        q.target_matrix(asym, 1.0, 1.0)
+    # a marginal with a negative entry is refused even when it sums to 1; a zero entry is allowed
+    with pytest.raises(ValueError, match="non-negative"):
+        q.target_matrix(P, 1.0, 1.0, P_marginal=[1.5, -0.5])
+    assert np.isfinite(q.weight_matrix(P, 1.0, 1.0, P_marginal=[1.0, 0.0])).all()
+    # Ψ: zero and fractional scalars are valid; negative or infinite ones are named
+    np.testing.assert_allclose(q.weight_matrix(P, 1.0, 0.0), P)
+    np.testing.assert_allclose(q.weight_matrix(P, 0.5, 0.0), 0.5 * P)
+    with pytest.raises(ValueError, match="psi_plus must be a finite non-negative scalar"):
+        q.weight_matrix(P, np.inf, 1.0)
+    with pytest.raises(ValueError, match="psi_minus must be finite and non-negative"):
+        q.weight_matrix(P, 1.0, np.full((2, 2), np.inf))
+    with pytest.raises(ValueError, match="psi_minus must be finite and non-negative"):
+        q.weight_matrix(P, 1.0, np.array([[1.0, -0.5], [-0.5, 1.0]]))
+    np.testing.assert_allclose(q.weight_matrix(P, np.zeros((2, 2)), 1.0), np.outer([0.4, 0.6], [0.4, 0.6]))
+    with pytest.raises(ValueError, match="psi_plus must be symmetric"):
+        q.weight_matrix(P, np.array([[1.0, 2.0], [1.0, 1.0]]), 1.0)
+
+
+def test_a_given_marginal_enters_every_function_as_psi_minus_times_p_p():
+    """The negative term depends on Ψ⁻ and the marginal only through Ψ⁻∘ppᵀ: a marginal p different from
+    the row sums r of P is the same as Ψ⁻' = Ψ⁻∘ppᵀ/(rrᵀ) with the row sums."""
+    P, rng = rand_problem(V=5, seed=2)
+    r = P.sum(axis=1)
+    p = rng.dirichlet(np.ones(5))
+    psi_m = rand_sym_psi(5, rng)
+    psi_m2 = psi_m * np.outer(p, p) / np.outer(r, r)
+    W = rng.normal(size=(5, 2))
+    a, b = (P, 1.3, psi_m), (P, 1.3, psi_m2)
+    np.testing.assert_allclose(q.weight_matrix(*a, P_marginal=p), q.weight_matrix(*b), rtol=1e-12)
+    np.testing.assert_allclose(th.qwem_loss(W, *a, P_marginal=p), th.qwem_loss(W, *b), rtol=1e-12)
+    np.testing.assert_allclose(
+        th.qwem_gradient(W, *a, P_marginal=p), th.qwem_gradient(W, *b), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        th.qwem_hessian(W, *a, P_marginal=p), th.qwem_hessian(W, *b), rtol=1e-10, atol=1e-14
+    )
+    np.testing.assert_allclose(
+        th.qwem_loss_constant(*a, P_marginal=p), th.qwem_loss_constant(*b), rtol=1e-12
+    )
+    ga = th.gradient_descent_qwem(*a, 2, P_marginal=p, max_steps=50, init_scale=0.1)
+    gb = th.gradient_descent_qwem(*b, 2, max_steps=50, init_scale=0.1)
+    assert ga.lr == pytest.approx(gb.lr, rel=1e-12)
+    np.testing.assert_allclose(ga.W, gb.W, rtol=1e-10)
+
+
+def test_gradient_descent_default_step_and_tracked_values():
+    P, _ = rand_problem(V=6, seed=5, strength=0.05, noise=0.05)
+    psi = q.equal_reweighting(P)  # G = 1
+    lam = np.abs(np.linalg.eigvalsh(q.target_matrix(P, psi, psi))).max()
+    assert lam < 1  # so the documented floor max(|λ|, 1) = 1 applies
+    G = q.weight_matrix(P, psi, psi)
+    r = th.gradient_descent_qwem(P, psi, psi, 1, max_steps=20, record_every=5, track=lambda W: 1.5)
+    assert r.lr == pytest.approx(0.25 / G.max(), rel=1e-12)
+    # a track returning a plain number (not a tensor) is stacked as it is
+    np.testing.assert_array_equal(r.tracked, np.full(len(r.steps), 1.5))
+
+
+def test_optimal_embeddings_tolerance_on_the_top_eigenvalues():
+    # a negative eigenvalue within 1e-12·max|λ| of 0 counts as 0 (clipped, no NaN) ...
+    W = th.optimal_embeddings(np.diag([1e6, -1e-9]), 2)
+    np.testing.assert_array_equal(W[:, 1], 0.0)
+    assert np.isfinite(W).all()
+    W = th.optimal_embeddings(np.diag([1.0, -1e-12]), 2)  # exactly at −tol
+    assert np.isfinite(W).all()
+    th.optimal_embeddings(np.diag([1.0, 0.0]), 2)
+    # ... relative to the matrix's own scale, with no floor of 1
+    with pytest.raises(ValueError, match=r"λ_2 = -1e-25"):
+        th.optimal_embeddings(np.diag([1e-20, -1e-25]), 2)
+    # the message counts the eigenvalues above the tolerance (1e-12 itself is not above)
+    with pytest.raises(ValueError, match=r"λ_3 = -0\.5; M has 1 positive eigenvalues"):
+        th.optimal_embeddings(np.diag([1.0, 1e-12, -0.5]), 3)
+    with pytest.raises(ValueError, match="M must be symmetric"):
+        th.optimal_embeddings(np.array([[1.0, 0.5], [0.0, 1.0]]), 1)
+    # eigenvalues below 1 are kept as they are: W Wᵀ = M for a PSD M of rank d
+    M = np.diag([0.25, 0.09])
+    W = th.optimal_embeddings(M, 2)
+    np.testing.assert_allclose(W @ W.T, M, atol=1e-15)
+
+
+def test_weighted_factorisation_loss_weights():
+    M = np.array([[1.0, 0.5], [0.5, 2.0]])
+    W = np.array([[1.0], [0.0]])
+    R2 = (W @ W.T - M) ** 2
+    assert th.weighted_factorisation_loss(W, M) == pytest.approx(0.25 * R2.sum())  # default G = 1
+    G = np.array([[0.0, 1.0], [1.0, 0.0]])  # zero weights are valid
+    assert th.weighted_factorisation_loss(W, M, G) == pytest.approx(0.25 * (G * R2).sum())
+    with pytest.raises(ValueError, match=r"non-negative weights, got -1\.0"):
+        th.weighted_factorisation_loss(W, M, np.array([[0.5, -1.0], [-1.0, 0.5]]))
+    with pytest.raises(ValueError, match=r"got -2\.0"):
+        th.weighted_factorisation_loss(W, M, np.array([[1.0, 1.0], [1.0, -2.0]]))
+
+
+def test_rank_one_weighted_minimizer_refuses_a_zero_weight():
+    with pytest.raises(ValueError, match="strictly positive"):
+        th.rank_one_weighted_minimizer(np.eye(2), [1.0, 0.0], 1)
+
+
+def test_procrustes_needs_matrices():
+    with pytest.raises(ValueError, match="A must be 2-D"):
+        th.procrustes_rotation(np.ones(3), np.ones((3, 1)))
+    with pytest.raises(ValueError, match="B must be 2-D"):
+        th.procrustes_rotation(np.ones((3, 1)), np.ones(3))
+
+
+def test_series_helpers_edges():
+    empty = np.array([])
+    assert th.pmi_from_mstar(empty).shape == (0,)
+    assert th.mstar_series_remainder_bound(empty).shape == (0,)
+    assert th.aligned_sigmoid(empty, 1.0, 1.0).shape == (0,)
+    assert th.aligned_sigmoid(1.0, empty, 1.0).shape == (0,)
+    assert th.aligned_sigmoid(1.0, 1.0, empty).shape == (0,)
+    # far back in time (λt → −∞) the sigmoid has decayed to 0, where both terms overflow
+    assert th.aligned_sigmoid(1.0, 0.5, -1000.0) == 0.0
+    with pytest.raises(ValueError, match=r"e\.g\. 3\.0"):
+        th.pmi_from_mstar(np.array([2.0, 3.0]))
+    # the series of 2 artanh(x/2) has only odd powers: an even order bounds like the odd order below
+    x = np.array([0.5, 1.5])
+    np.testing.assert_array_equal(
+        th.mstar_series_remainder_bound(x, 4), th.mstar_series_remainder_bound(x, 3)
+    )
+    # the sympy series stop at the order asked for
+    assert max(th.pmi_series_coefficients(8)) == 7
+    assert th.pmi_series_coefficients(1) == {1: 1}
+    import sympy as sp
+
+    assert sp.Poly(th.logistic_loss_taylor(order=5), sp.symbols("x")).degree() <= 5
+    assert th.logistic_loss_taylor(order=0) == sp.log(2)

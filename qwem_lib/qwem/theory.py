@@ -545,7 +545,7 @@ def pmi_from_mstar(x):
     if np.isnan(x).any() or (np.abs(x) > 2).any():
         raise ValueError(
             "x must hold M* values in [-2, 2] (M* = 2 (P - Q) / (P + Q)); got NaN or |x| > 2 "
-            f"(e.g. {x[np.isnan(x) | (np.abs(x) > 2)].ravel()[0]!r})"
+            f"(e.g. {float(x[np.isnan(x) | (np.abs(x) > 2)].ravel()[0])!r})"
         )
     with np.errstate(divide="ignore"):
         out = 2.0 * np.arctanh(x / 2.0)
