@@ -769,3 +769,139 @@ def test_helpers_at_their_edges():
         dy.solve_flow_ivp(np.eye(3), np.ones((2, 1)), [0.0, 1.0])
     with pytest.raises(ValueError, match="^atol"):
         dy.solve_flow_ivp(np.eye(3), np.ones((3, 1)), [0.0, 1.0], atol=0.0)
+
+
+# --- edges found by mutation testing (issue 45) ------------------------------------------------
+def test_flow_checks_symmetry_with_an_absolute_tolerance():
+    W0 = np.ones((2, 1)) * 0.1
+    # a relative asymmetry of 1e-6 is refused (no relative slack) ...
+    with pytest.raises(ValueError, match="M must be symmetric"):
+        dy.train_factorisation(np.array([[1.0, 1.0 + 1e-6], [1.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False)
+    # ... and so is 1.5e-12 at scale 1 (the floor of the scale is 1, not more)
+    with pytest.raises(ValueError, match="M must be symmetric"):
+        dy.train_factorisation(np.array([[1.0, 1.5e-12], [0.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False)
+
+
+def test_one_short_gap_is_one_euler_step():
+    """A gap shorter than dt is one step of size gap: W1 = W0 + c·h·(M − W0W0ᵀ)W0 exactly."""
+    M = np.array([[2.0, 0.3], [0.3, 1.0]])
+    W0 = np.array([[0.3], [0.2]])
+    tr = dy.train_factorisation(M, W0, [0.0, 0.05], dt=0.1, method="gd", keep_W=True, progress=False)
+    expect = W0 + dy.FLOW_TIME_SCALE * 0.05 * (M - W0 @ W0.T) @ W0
+    np.testing.assert_allclose(tr.W[-1], expect, rtol=1e-14)
+    assert tr.info["steps"] == 1
+
+
+def test_train_factorisation_basis_options():
+    M, lam, Q, rng = small_problem()
+    W0 = 0.1 * rng.standard_normal((12, 2))
+    tr = dy.train_factorisation(M, W0, [0, 1], dt=0.1, basis=Q[:, :2], progress=False)
+    assert tr.proj is not None and tr.left_overlap is None  # left_overlap is off by default
+    tr32 = dy.train_factorisation(
+        M, W0, [0, 1], dt=0.1, basis=Q[:, :2], dtype=torch.float32, progress=False, device="cpu"
+    )
+    assert tr32.proj.dtype == np.float32  # the basis follows the flow's dtype
+    np.testing.assert_allclose(tr32.proj, tr.proj, rtol=1e-4, atol=1e-6)
+
+
+def test_factorisation_gradient_checks_numpy_inputs():
+    M = [[1.0, 0.0], [0.0, 1.0]]  # a list is checked as well
+    with pytest.raises(ValueError, match="W"):
+        dy.factorisation_gradient(np.array([[np.nan], [1.0]]), M)
+    with pytest.raises(ValueError, match="W"):
+        dy.factorisation_gradient(np.ones(2), np.eye(2))
+    with pytest.raises(ValueError, match="W"):
+        dy.factorisation_gradient(np.ones((3, 1)), np.eye(2))
+
+
+def test_aligned_init_and_singular_value_inputs():
+    vecs = np.eye(3)[:, :2]
+    with pytest.raises(ValueError, match="vecs"):
+        dy.aligned_init(np.ones(3), [1.0])
+    th = np.pi / 7
+    O = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+    np.testing.assert_allclose(dy.aligned_init(vecs, [2.0, 1.0], O), vecs @ np.diag([2.0, 1.0]) @ O.T)
+    with pytest.raises(ValueError, match="orthogonal"):
+        dy.aligned_init(vecs, [2.0, 1.0], np.array([[1.0, 5e-9], [0.0, 1.0]]))  # OᵀO off by 5e-9
+    # a scalar start applies to every mode; an empty time axis gives an empty result
+    np.testing.assert_allclose(
+        dy.aligned_singular_values([2.0, 1.0], 1e-3, [1.0]),
+        dy.aligned_singular_values([2.0, 1.0], [1e-3, 1e-3], [1.0]),
+    )
+    assert dy.aligned_singular_values([2.0, 1.0], 1e-3, np.array([])).shape == (0, 2)
+
+
+def test_zero_pivots_keep_the_rotation_orthogonal():
+    """A zero row of A = Q_dᵀW0 gives a zero pivot; the rotation must stay orthogonal and L Lᵀ = A Aᵀ."""
+    Q = np.linalg.qr(np.random.default_rng(0).normal(size=(5, 2)))[0]
+    W0 = np.column_stack([np.zeros(5), Q @ [1.0, 2.0]])  # a zero column: A has a zero column
+    s0, R = dy.matched_initial_singular_values(W0, Q)
+    np.testing.assert_allclose(R.T @ R, np.eye(2), atol=1e-12)
+    A = np.array([[0.0, 0.0], [1.0, 2.0]])
+    L = dy.triangular_factor(A)
+    np.testing.assert_allclose(L @ L.T, A @ A.T, atol=1e-12)
+    with pytest.raises(ValueError, match=r"vecs must be V×d = 5×2"):
+        dy.matched_initial_singular_values(W0, Q[:, :1])
+    with pytest.raises(ValueError, match="vecs"):
+        dy.matched_initial_singular_values(W0, np.ones(5))
+
+
+def test_small_analysis_helpers_at_their_edges():
+    assert dy.gap_exponent([2.0, 1.0], 1) == pytest.approx(0.25)  # mode 1 against mode 2 counts
+    assert dy.gap_exponent([0.5, 0.5], 1) == 0.0  # ties are allowed (no gap: exponent 0)
+    with pytest.raises(ValueError, match="positive first entry"):
+        dy.gap_exponent([0.0, -1.0], 1)
+    assert dy.half_time(1.0, 0.4) == pytest.approx(np.log(1.5))  # just below λ/2 is allowed
+    assert dy.sigmoid_sharpness(2.5, 1.0) == pytest.approx(np.log(1.5) / np.log(81))
+    assert dy.pair_condition_threshold([2.0, 1.0])[1] == (0, 1)  # two eigenvalues are enough
+    # σ² exactly at the geometric middle of the range is fitted (≤, not <)
+    s2 = np.array([1 / 16, 1 / 4, 1.0])
+    assert dy.offdiagonal_exponents(s2, s2**0.5) == pytest.approx(0.5)
+
+
+def test_learning_times_inputs_and_a_mode_that_never_arrives():
+    t = np.array([0.0, 1.0, 1.0, 2.0])  # repeated times are allowed
+    s_sq = np.array([[0.0, 0.0], [0.1, 0.2], [0.1, 0.6], [0.2, 1.0]])
+    out = dy.learning_times(t, s_sq, [1.0, 1.0])
+    assert np.isnan(out[0]) and out[1] == pytest.approx(1.0)  # the first mode never gets there
+    with pytest.raises(ValueError, match="s_sq"):
+        dy.learning_times(t, s_sq[:, 0], [1.0])
+    with pytest.raises(ValueError, match="s_sq"):
+        dy.learning_times(t, s_sq[:3], [1.0, 1.0])
+    with pytest.raises(ValueError, match="lam"):
+        dy.learning_times(t, s_sq, [[1.0, 1.0]])
+    with pytest.raises(ValueError, match="lam"):
+        dy.learning_times(t, s_sq, [1.0])
+    sh = dy.step_sharpness(t, s_sq, [1.0, 1.0])
+    assert np.isnan(sh["t_mid"][0])
+    with pytest.raises(ValueError, match="s_sq"):
+        dy.step_sharpness(t, s_sq[:, 0], [1.0])
+    with pytest.raises(ValueError, match="s_sq"):
+        dy.step_sharpness(t, s_sq[:3], [1.0, 1.0])
+    with pytest.raises(ValueError, match="end"):
+        dy.step_sharpness(t, s_sq, [[1.0, 1.0]])
+    with pytest.raises(ValueError, match="end"):
+        dy.step_sharpness(t, s_sq, [1.0])
+
+
+def test_synthetic_target_edges():
+    rng = np.random.default_rng(0)
+    M, lam, Q = dy.synthetic_target([3.0], 2, rng)  # V = 2 is allowed
+    assert M.shape == (2, 2)
+    with pytest.raises(ValueError, match="V"):
+        dy.synthetic_target([3.0], 1, rng)
+    with pytest.raises(ValueError, match=r"smallest top eigenvalue \(1\.0\)"):
+        dy.synthetic_target([3.0, 2.0, 1.0], 6, rng, bulk=1.5)
+    with pytest.raises(ValueError, match="above bulk"):
+        dy.synthetic_target([3.0, 1.0], 6, rng, bulk=1.0)  # equal to the bulk edge
+    _, lam, _ = dy.synthetic_target([3.0], 60, rng, bulk=0.5)
+    assert lam[1:].min() < 0 < lam[1:].max()  # the bulk fills [−bulk, bulk]
+
+
+def test_solve_flow_ivp_checks_w0():
+    M, lam, Q, rng = small_problem()
+    for bad in (np.ones(12), np.ones((11, 2))):
+        with pytest.raises(ValueError, match="W0"):
+            dy.solve_flow_ivp(M, bad, [0.0, 1.0])
+    with pytest.raises(ValueError, match="atol"):
+        dy.solve_flow_ivp(M, np.ones((12, 1)), [0.0, 1.0], atol=0.0)
