@@ -493,7 +493,7 @@ def test_krylov_cycle_and_depth_arguments():
             top_eigenpairs(M, 2, method="krylov", **kw)
 
 
-@pytest.mark.parametrize("bad", ["shape", "nan"])
+@pytest.mark.parametrize("bad", ["shape", "nan", "missing"])
 def test_spectral_cache_hit_of_wrong_shape_or_nan_is_recomputed(data_env, bad):
     from qwem_lib.qwem.spectral import spectral_embeddings
 
@@ -507,7 +507,10 @@ def test_spectral_cache_hit_of_wrong_shape_or_nan_is_recomputed(data_env, bad):
     )
     _, W = spectral_embeddings("inputs_tiny", 8, 2, window=3)
     (entry,) = (data_env / "cache" / "spectral").glob("*.npz")
-    np.savez(entry, W=np.zeros((8, 3)) if bad == "shape" else np.full((8, 2), np.nan))
+    if bad == "missing":  # an entry without the embeddings
+        np.savez(entry, lam=np.zeros(2))
+    else:
+        np.savez(entry, W=np.zeros((8, 3)) if bad == "shape" else np.full((8, 2), np.nan))
     with pytest.warns(RuntimeWarning, match="damaged"):
         _, again = spectral_embeddings("inputs_tiny", 8, 2, window=3)
     assert np.array_equal(again, W)
@@ -910,3 +913,179 @@ def test_orthonormal_complement_drops_below_its_threshold():
     Z = np.stack([B[:, 0] + v, rng.standard_normal(8)], axis=1)
     assert sp._orthonormal_complement(Z.copy(), B, 1e-8).shape[1] == 2  # 1e-6 > 1e-8: kept
     assert sp._orthonormal_complement(Z.copy(), B, 1e-5).shape[1] == 1  # 1e-6 < 1e-5: dropped
+
+
+# --- block Krylov: convergence, the residuals it reports, its arguments (issue 45) ------------------
+def _staged(scale=1.0, V=240, seed=6):
+    """Five well-separated top eigenvalues (they converge and lock first), then a tight cluster that
+    straddles d = 10, a bulk, and a large negative outlier."""
+    rng = np.random.default_rng(seed)
+    top = [100.0, 90.0, 80.0, 70.0, 60.0]
+    cluster = 20 + 0.05 * np.arange(8)[::-1]
+    lam = np.concatenate([top, cluster, rng.uniform(-5, 5, V - 14), [-400.0]])
+    return scale * _with_spectrum(lam, seed)
+
+
+@pytest.mark.parametrize(
+    "name,M",
+    [("planted", planted()[0]), ("staged", _staged()), ("staged_small", _staged(1e-3))],
+    ids=["planted", "staged", "staged_small"],
+)
+def test_krylov_converges_without_warning_and_reports_true_residuals(name, M):
+    """On spectra with a clear gap block Krylov must converge (no warning), return the right pairs, and
+    report residuals ‖Mu − θu‖/‖M‖₂ that an independent computation reproduces."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sp.EigenConvergenceWarning)
+        lam, U, res = sp._krylov(M, 10)
+    _assert_right_answer(M, lam, U, tol=1e-8)
+    norm2 = np.abs(np.linalg.eigvalsh(M)).max()
+    indep = np.linalg.norm(M @ U - U * lam, axis=0) / norm2
+    assert res.shape == (10,) and np.all(res <= 1e-8)
+    np.testing.assert_allclose(res, indep, rtol=1e-6)
+
+
+def test_krylov_float32_converges_to_its_own_tolerance():
+    M = planted(seed=2)[0].astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", sp.EigenConvergenceWarning)
+        lam, U, res = sp._krylov(M, 10)
+    assert U.dtype == np.float32 and np.all(res <= 1e-4)
+    _assert_right_answer(M.astype(np.float64), lam, U, tol=1e-4)
+
+
+def test_krylov_arguments_at_their_edges():
+    M = planted(V=120, seed=3)[0]
+    with warnings.catch_warnings():  # no low Ritz vectors kept: still right, only slower
+        warnings.simplefilter("error", sp.EigenConvergenceWarning)
+        lam0, U0, _ = sp._krylov(M, 4, n_low=0)
+    _assert_right_answer(M, lam0, U0, tol=1e-8)
+    for kw, name in (({"n_low": -1}, "n_low"), ({"depth": 2.5}, "depth"), ({"max_cycles": 0}, "max_cycles")):
+        with pytest.raises(ValueError, match=f"^{name} must be an integer"):
+            sp._krylov(M, 4, **kw)
+    with pytest.raises(ValueError, match="tol must be positive"):
+        sp._krylov(M, 4, tol=0.0)
+    with warnings.catch_warnings():  # a loose tolerance is met in the first cycle
+        warnings.simplefilter("error", sp.EigenConvergenceWarning)
+        sp._krylov(M, 4, tol=1.0, max_cycles=1)
+
+
+def test_check_eigsh_answer_tests_each_pair_residual_on_its_own():
+    """The contract is per pair: every column's residual at most tol·max|λ| (not their Frobenius norm,
+    not the rows')."""
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((40, 40))
+    ev, EV = np.linalg.eigh(A + A.T)
+    lam, U = ev[-3:], EV[:, -3:]
+    scale = np.abs(lam).max()
+    tol = 1e-8
+    # each pair off by 0.8·tol (relative): every column passes, their Frobenius norm (1.39·tol) would not
+    sp._check_eigsh_answer(A + A.T, lam + 0.8 * tol * scale, U, tol)
+    # one pair off by 1.2·tol: that column fails, although every row of the residual is far smaller
+    off = lam.copy()
+    off[0] += 1.2 * tol * scale
+    with pytest.raises(RuntimeError, match="did not converge"):
+        sp._check_eigsh_answer(A + A.T, off, U, tol)
+
+
+def test_check_eigsh_answer_orthonormality_threshold_in_float32():
+    """In float32 the orthonormality error may reach max(tol, 1000·eps₃₂) = 1.192e-4, not more."""
+    eps32 = float(np.finfo(np.float32).eps)
+    M = np.diag([2.0, 1.0, 2.0]).astype(np.float32)  # (1, 0, a) is an eigenvector of 2 for any a
+    lam = np.array([2.0, 1.0])
+    for a2, ok in ((1.1e-4, True), (1000.5 * eps32, False)):
+        U = np.array([[1.0, 0.0], [0.0, 1.0], [np.sqrt(a2), 0.0]], dtype=np.float32)
+        ortho = float(np.abs(U.astype(float).T @ U.astype(float) - np.eye(2)).max())
+        assert (ortho <= 1000 * eps32) == ok  # the case is on the intended side of the threshold
+        if ok:
+            sp._check_eigsh_answer(M, lam, U, None)
+        else:
+            with pytest.raises(RuntimeError, match="orthonormality error"):
+                sp._check_eigsh_answer(M, lam, U, None)
+
+
+def test_eigsh_answer_is_checked_at_the_tolerance_asked(monkeypatch):
+    """top_eigenpairs(method='eigsh', tol=...) checks ARPACK's pairs at that tolerance, not the default."""
+    import scipy.sparse.linalg as sla
+
+    M, _ = planted(V=120, seed=4)
+    ev, EV = np.linalg.eigh(M)
+    scale = np.abs(ev[-5:]).max()
+    monkeypatch.setattr(
+        sla, "eigsh", lambda M, k, which, v0: (ev[-k:] + 1e-6 * scale, EV[:, -k:])
+    )  # residuals 1e-6 relative
+    lam, _ = sp.top_eigenpairs(M, 5, method="eigsh", tol=1e-4)
+    np.testing.assert_allclose(lam, ev[::-1][:5], rtol=1e-5)
+    with pytest.raises(RuntimeError, match="did not converge"):
+        sp.top_eigenpairs(M, 5, method="eigsh")  # the default 1e-8 refuses them
+
+
+def test_spectral_embeddings_bounds_and_what_it_forwards(tiny, data_env):
+    """Each size check names its argument; the smallest sizes work; the default window is 16; use_cache
+    reaches the co-occurrence counts."""
+    for V, d, match in ((1, 1, "^V must"), (8, 0, "^d must"), (8, 8, "^d must be smaller")):
+        with pytest.raises(ValueError, match=match):
+            sp.spectral_embeddings(tiny, V, d, "mstar", window=3)
+    words, W = sp.spectral_embeddings(tiny, 2, 1, "mstar", window=3, method="eigh")
+    assert W.shape == (2, 1) and len(words) == 2
+    counts_before = {p for p in (data_env / "cache").rglob("*") if p.is_file()}
+    sp.spectral_embeddings(tiny, 8, 2, "mstar", method="eigh")  # use_cache=True by default ...
+    new = {p for p in (data_env / "cache").rglob("*") if p.is_file()} - counts_before
+    assert {p.parent.name for p in new} == {"spectral", "cooc"}, new  # ... reaches the counts
+    names = [e.name for e in (data_env / "cache" / "spectral").glob("*.npz")]
+    assert any("-w16-" in n or "w16" in n for n in names), names  # the default window, in the key
+    before = sorted(p.name for p in (data_env / "cache").rglob("*") if p.is_file())
+    sp.spectral_embeddings(tiny, 7, 2, "mstar", window=5, method="eigh", use_cache=False)
+    assert sorted(p.name for p in (data_env / "cache").rglob("*") if p.is_file()) == before
+
+
+def test_top_eigenpairs_values_are_float64_and_kwargs_reach_the_solver():
+    M = planted(V=120, seed=5)[0].astype(np.float32)
+    lam, U = sp.top_eigenpairs(M, 3, method="krylov")
+    assert lam.dtype == np.float64 and U.dtype == np.float32  # documented: values in float64
+    with pytest.raises(ValueError, match="max_cycles"):
+        sp.embeddings_from_matrix(M, 3, method="krylov", max_cycles=0)  # **kw forwarded
+
+
+def test_symmetry_check_scale_and_constant_at_their_edges():
+    """Asymmetry is allowed up to 100·eps·max|M|: relative to the matrix's own scale (no floor of 1)."""
+    eps = np.finfo(np.float64).eps
+    for scale in (1e-3, 1.0):
+        for factor, ok in ((99.5, True), (100.5, False)):
+            M = scale * np.eye(4)
+            M[0, 1] = factor * eps * scale  # max|M| = scale, |M − Mᵀ| = factor·eps·scale
+            if ok:
+                sp._check_symmetric_finite(M)
+            else:
+                with pytest.raises(ValueError, match="not symmetric"):
+                    sp._check_symmetric_finite(M)
+
+
+def test_eigen_features_default_k_and_a_zero_column():
+    words = [f"w{i}" for i in range(30)]
+    U = np.zeros((30, 2))
+    U[:, 0] = np.arange(30) - 10.0
+    feats = sp.eigen_features(words, U)
+    assert len(feats[0][0]) == 10 and len(feats[0][1]) == 10  # k = 10 by default
+    assert feats[0][0][0] == "w29"  # the largest-magnitude entry (+19) sets the sign
+    assert len(feats[1][0]) == 10  # a zero column still gives lists (its sign is taken as +)
+
+
+@pytest.mark.parametrize("bad", ["W_shape", "lam_shape", "lam_missing", "lam_nan"])
+def test_wide_spectral_embeddings_damaged_entry_is_recomputed(tiny, data_env, bad):
+    """Every field of a wide entry is checked (present, shaped, finite) before it is trusted."""
+    _, W, lam = sp.wide_spectral_embeddings(tiny, 9, 4)
+    (path,) = (data_env / "cache" / "task_vectors").glob("*.npz")
+    fields = {"W": W, "lam": lam}
+    if bad == "W_shape":
+        fields["W"] = W[:, :3]
+    elif bad == "lam_shape":
+        fields["lam"] = lam[:3]
+    elif bad == "lam_missing":
+        del fields["lam"]
+    else:
+        fields["lam"] = np.full_like(lam, np.nan)
+    np.savez(path, **fields)
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        _, W2, lam2 = sp.wide_spectral_embeddings(tiny, 9, 4)
+    np.testing.assert_array_equal(W2, W)
+    np.testing.assert_array_equal(lam2, lam)
