@@ -1009,3 +1009,14 @@ def test_series_helpers_edges():
 
     assert sp.Poly(th.logistic_loss_taylor(order=5), sp.symbols("x")).degree() <= 5
     assert th.logistic_loss_taylor(order=0) == sp.log(2)
+
+
+def test_target_matrix_names_where_g_vanishes_and_pmi_ends_are_silent():
+    P = np.array([[0.5, 0.25], [0.25, 0.0]])  # with Ψ⁻ = 0, G = P vanishes at (1, 1) only
+    with pytest.raises(ValueError, match=r"is 0 at \(1, 1\)"):
+        q.target_matrix(P, 1.0, 0.0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the ends ±2 map to ±∞ without a division warning
+        assert th.pmi_from_mstar(2.0) == np.inf and th.pmi_from_mstar(-2.0) == -np.inf
