@@ -621,6 +621,23 @@ def test_zero_threshold_by_hand():
             lambda: fc_H(1.0, 2, 8, 2, 5, 1e-3),
             "K=5 distinct latent variables cannot exceed nc^L = 2^2 = 4",
         ),
+        (  # nc^L, not nc·L (equal at 2, 2)
+            lambda: fc_H(1.0, 2, 8, 3, 9, 1e-3),
+            "K=9 distinct latent variables cannot exceed nc^L = 2^3 = 8",
+        ),
+        (
+            lambda: fc_collapse_risk_latents(fc_all_latents(2, 2), 1.0, nc=1, nw=2, lam=1e-3),
+            "nc (number of concepts) must be an integer >= 2, got 1",
+        ),
+        (lambda: fc_all_latents(1, 2), "nc must be an integer >= 2, got 1"),
+        (
+            lambda: __import__("qwem_lib.fc.theory", fromlist=["x"]).fc_dH_star(1.0, 2, 1, 2, 1, 1e-3),
+            "d (embedding dimension) must be an integer >= 2, got 1",
+        ),
+        (  # a whole number is required, not only one at least the bound
+            lambda: fc_H(1.0, 2.5, 30, 4, 20, 1e-3),
+            "nc (number of concepts) must be an integer >= 2, got 2.5",
+        ),
     ],
 )
 def test_theory_messages_name_the_argument(call, message):
@@ -751,3 +768,56 @@ def test_exact_risk_with_layernorm_at_an_arbitrary_point_and_its_size_limits():
     big = np.array([[0] * 5, [1] * 5])  # K = 2, L = 5, sc = 100: 2 x 100^5 sentences x 2 classes
     with pytest.raises(ValueError, match="too many to enumerate"):
         ExactRisk(big, np.full(100, 0.01), 0.1, nc=2)
+
+
+def test_minimise_exact_polishes_only_when_asked_and_needed(monkeypatch):
+    """The polish phase runs when ``polish_iter > 0`` and the gradient is above ``tol``, and then lowers the
+    gradient without raising the risk; otherwise it costs nothing (no extra gradient evaluation)."""
+    risk = ExactRisk(fc_all_latents(2, 3), [0.6, 0.4], 0.01, nc=2)
+    calls = {"n": 0}
+    original = ExactRisk.__call__
+
+    def counted(self, W, U):
+        calls["n"] += 1
+        return original(self, W, U)
+
+    monkeypatch.setattr(ExactRisk, "__call__", counted)
+
+    def run(**kw):
+        calls["n"] = 0
+        out = fc_minimise_exact(risk, 3, seed=2, max_iter=5, **kw)
+        return out, calls["n"] - out["evals"]  # evaluations outside the L-BFGS phases
+
+    rough, extra0 = run(polish_iter=0)
+    assert extra0 == 2  # the gradient after the first phase, and the final one
+    _, extra_tol = run(polish_iter=20, tol=1e300)  # the gradient is already below tol: no polish
+    assert extra_tol == 2
+    one, extra1 = run(polish_iter=1)  # one polish step is a polish phase
+    assert extra1 == 3 and one["evals"] > rough["evals"]
+    polished, _ = run(polish_iter=200)
+    assert polished["grad_norm"] < rough["grad_norm"]
+    assert polished["risk"] <= rough["risk"] + 1e-13 * max(1.0, abs(rough["risk"]))
+
+
+def test_phi_solves_its_equation_across_scales():
+    """rho = phi(c) solves x (1 + gam e^{(1+gam) c² x}) / (1 + gam) = target to float64 precision, for
+    targets below and above e (both brackets) and for a small c, where the tighter bracket's second
+    bound, log(log t / (2a)), is the larger one and log t / 2 must be used."""
+    from qwem_lib.fc.theory import _phi
+
+    for c, nc in ((0.01, 2), (0.7, 3), (2.0, 2)):
+        gam = 1.0 / (nc - 1)
+        a = (1 + gam) * c * c
+        target = np.array([0.3, 1.5, np.e**10, 1e40])
+        x = _phi(c, target, nc)
+        g = x * (1 + gam * np.exp(a * x)) / (1 + gam) if a * x.max() < 700 else None
+        if g is not None:
+            np.testing.assert_allclose(g, target, rtol=1e-12)
+        # in log form (no overflow): log g(c, e^y) = log t
+        y = _phi(c, target, nc, log=True)
+        lg = y + np.logaddexp(0.0, np.log(gam) + a * np.exp(y)) - np.log1p(gam)
+        assert np.all(np.abs(lg - np.log(target)) <= 1e-13 * np.maximum(1, np.abs(np.log(target))))
+        # a root below 1 alone (every bracket end negative): the stopping rule is on hi − lo
+        y1 = _phi(c, np.array([0.3]), nc, log=True)
+        lg1 = y1 + np.logaddexp(0.0, np.log(gam) + a * np.exp(y1)) - np.log1p(gam)
+        assert abs(lg1[0] - np.log(0.3)) <= 1e-13
