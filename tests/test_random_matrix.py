@@ -596,3 +596,67 @@ def test_mp_pdf_of_nothing_and_at_the_edges():
     a, b = (1 - math.sqrt(0.25)) ** 2 * 40, (1 + math.sqrt(0.25)) ** 2 * 40
     np.testing.assert_allclose(rm.mp_pdf(np.array([a, b]), 1.0, 10, 40), 0.0, atol=1e-12)
     assert rm.mp_pdf(np.array([(a + b) / 2]), 1.0, 10, 40)[0] > 0
+
+
+# --- edges found by mutation testing (issue 45) ------------------------------------------------
+@pytest.mark.parametrize("N,D", [(20, 80), (50, 50), (80, 20)])  # y = N/D below, at and above 1
+def test_mp_cdf_is_the_integral_of_the_density_plus_the_atom(N, D):
+    s2 = 0.7
+    lo, hi = rm.mp_support(s2, N, D)
+    atom = max(0.0, 1.0 - D / N)
+    xs = np.concatenate([[-1.0, 0.0], np.linspace(lo, hi, 9), [0.5 * (lo + hi), 1.5 * hi]])
+    for x in xs:
+        want = 0.0 if x < 0 else atom + quad(lambda t: float(rm.mp_pdf(t, s2, N, D)), lo, min(max(x, lo), hi), limit=200)[0]
+        assert float(rm.mp_cdf(x, s2, N, D)) == pytest.approx(want, abs=1e-7)
+    assert np.all(rm.mp_pdf(np.array([0.5 * lo, 1.01 * hi]), s2, N, D) == 0.0)  # no mass outside
+    assert rm.mp_cdf(np.array([]), s2, N, D).shape == (0,)
+
+
+def test_spiked_fit_pdf_edge_and_null_quantile():
+    rng = np.random.default_rng(8)
+    R = rng.standard_normal((30, 60)) * np.sqrt(rng.uniform(0.5, 1.5, 60))  # pure noise
+    fit = rm.fit_spiked_mp(R, rng=np.random.default_rng(1))
+    assert fit.outlier is None
+    assert fit.edge == pytest.approx(rm.mp_support(fit.sigma2, 30, fit.d_eff)[1], rel=1e-12)
+    mass = quad(lambda x: float(fit.pdf(x)), 0.0, 2 * fit.edge, limit=200, points=[fit.edge])[0]
+    assert mass == pytest.approx(min(1.0, fit.d_eff / fit.n_bulk), abs=1e-6)  # the bulk's MP density
+    assert isinstance(fit.null_quantile, float) and np.isfinite(fit.null_quantile)
+    assert fit.eigenvalues[0] <= fit.null_quantile  # not an outlier: the top sits below the null's quantile
+
+
+def test_the_null_uses_unbiased_column_variances(monkeypatch):
+    """The simulated null draws columns with the unbiased variances of R's columns (ddof = 1): averaged
+    over many small matrices they match the true variances (ddof = 0 would be 20% low at N = 5)."""
+    seen = []
+
+    def fake(col_var, N, n_null, rng, batch=32):
+        seen.append(np.asarray(col_var) / true)
+        return np.zeros(n_null)
+
+    monkeypatch.setattr(rm, "_null_top_eigenvalues", fake)
+    rng = np.random.default_rng(2)
+    true = rng.uniform(0.5, 2.0, 40)
+    for _ in range(300):
+        rm.fit_spiked_mp(rng.standard_normal((5, 40)) * np.sqrt(true), rng=np.random.default_rng(0))
+    ratio = np.mean(seen)
+    assert abs(ratio - 1.0) < 0.03  # standard error about 0.004
+
+
+def test_spiked_matrix_mean_and_edges():
+    rng = np.random.default_rng(4)
+    R, mu = rm.spiked_matrix(4000, np.full(6, 0.25), 4000 * 0.09, rng)
+    np.testing.assert_allclose(R.mean(axis=0), mu, atol=5 * 0.5 / np.sqrt(4000))  # R = 1μᵀ + Z
+    assert np.linalg.norm(mu) == pytest.approx(0.3)
+    R1, _ = rm.spiked_matrix(1, np.array([1.0, 0.0]), 1.0, rng)  # one row; a zero-variance column
+    assert R1.shape == (1, 2)
+
+
+def test_ks_bootstrap_uses_the_stream_given_and_row_count_message():
+    a = rm.ks_critical_bootstrap(12, 6.0, level=0.25, n_boot=8, rng=np.random.default_rng(1))
+    b = rm.ks_critical_bootstrap(12, 6.0, level=0.25, n_boot=8, rng=np.random.default_rng(2))
+    assert a != b  # the stream given is used
+    assert rm.ks_critical_bootstrap(12, 6.0, level=0.25, n_boot=8) == rm.ks_critical_bootstrap(
+        12, 6.0, level=0.25, n_boot=8
+    )  # the default stream is fixed
+    with pytest.raises(ValueError, match="got 2$"):
+        rm.checked_rows(np.ones((2, 5)))  # the rows are counted, not the columns
