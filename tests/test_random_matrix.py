@@ -660,3 +660,18 @@ def test_ks_bootstrap_uses_the_stream_given_and_row_count_message():
     )  # the default stream is fixed
     with pytest.raises(ValueError, match="got 2$"):
         rm.checked_rows(np.ones((2, 5)))  # the rows are counted, not the columns
+
+
+def test_ks_distance_is_scale_free_and_fit_uses_its_stream():
+    """The KS distance to the MP law does not change when the eigenvalues and σ² are scaled together (even
+    below 1), and it counts an atom of exact zeros when N > D."""
+    rng = np.random.default_rng(6)
+    lam = rm.gram_spectrum(rng.standard_normal((30, 20)))  # N > D: ten zero eigenvalues
+    for c in (1e-12, 1e-4, 1.0, 50.0, 1e6):
+        assert rm.mp_ks_distance(c * lam, c * 1.0, 20) == pytest.approx(
+            rm.mp_ks_distance(lam, 1.0, 20), abs=1e-12
+        )
+    R = rng.standard_normal((20, 40))
+    p1 = rm.fit_spiked_mp(R, rng=np.random.default_rng(1)).p_value
+    p2 = rm.fit_spiked_mp(R, rng=np.random.default_rng(2)).p_value
+    assert p1 != p2  # the stream given is used (not the default one)
