@@ -905,3 +905,25 @@ def test_solve_flow_ivp_checks_w0():
             dy.solve_flow_ivp(M, bad, [0.0, 1.0])
     with pytest.raises(ValueError, match="atol"):
         dy.solve_flow_ivp(M, np.ones((12, 1)), [0.0, 1.0], atol=0.0)
+
+
+def test_random_init_sweep_large_start_step_and_what_reaches_the_flow():
+    """A start so large that mode d's matched s0² exceeds λ_d/4: the default end uses the half time from
+    λ_d/4, ln(3)/λ_d. The step is 1/(steps_per_unit·λ₁) in the paper's time for the slowest run; the flow
+    records the left overlaps and runs in the dtype asked."""
+    rng = np.random.default_rng(5)
+    M, lam, Q = dy.synthetic_target([3.0, 2.0, 0.8], 7, rng, bulk=0.1)
+    Z = rng.standard_normal((7, 3))
+    sig2 = np.array([0.4])
+    r = dy.random_init_sweep(M, lam, Q, 3, sig2, Z, n_records=4, progress=False, device="cpu")
+    assert r.s0_sq[0, -1] > 0.8 / 4  # the clamp is active
+    t_end = (np.log(3.0) / 0.8 + 10.0 / 0.8) / r.tau1[0]
+    np.testing.assert_allclose(r.traj.times[-1], t_end, rtol=1e-12)
+    assert r.traj.info["dt"] * r.tau1.max() == pytest.approx(1.0 / (4.0 * 3.0), rel=1e-12)
+    assert r.traj.left_overlap is not None and r.traj.left_overlap.shape[-2:] == (3, 3)
+    r32 = dy.random_init_sweep(
+        M, lam, Q, 3, 1e-4, Z, n_records=3, t_end=1.0, dtype=torch.float32, progress=False,
+        device="cpu", steps_per_unit=2.0,
+    )
+    assert r32.traj.sv.dtype == np.float32
+    assert r32.traj.info["dt"] * r32.tau1.max() == pytest.approx(1.0 / (2.0 * 3.0), rel=1e-12)
