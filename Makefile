@@ -120,8 +120,10 @@ bench: env
 # hand-written semantic mutants; resumable; writes bench/mutation-report.md (commit it).
 # make mutants MODULES="theory book.cache": some modules only (their dotted names below qwem_lib).
 MODULES ?=
+# The co-occurrence tests read the corpus that ships with the book; mutmut's copy of the tree has no
+# data/shipped, so they read it from the shared data folder (as CI does) unless QWEM_DATA_DIR is set.
 mutants: env $(VENV)/.dev-installed
-	nice -n 15 $(PY) tools/mutation.py $(MODULES)
+	QWEM_DATA_DIR="$${QWEM_DATA_DIR:-$(abspath ../shared/data)}" nice -n 15 $(PY) tools/mutation.py $(MODULES)
 
 # make device-check: the book on a lent GPU machine, one prepared run with no set-up there (no venv, no
 # Jupyter: tools/device_check.py runs the CUDA tests, then chapter 25's paper preset by its own cell runner;
