@@ -856,3 +856,17 @@ def test_count_table_edges():
     assert (
         cs.cooccurrence_counts(np.array([0, 1], dtype=np.int64), 2, 1).sum() == 2.0
     )  # two tokens: a pair
+
+
+def test_zipf_fit_edges():
+    r = np.arange(1, 12_001, dtype=float)
+    counts = 1e6 * r**-1.1 * (1 + 0.05 * np.sin(r))  # not an exact power law: the fitted range matters
+    assert cs.zipf_fit(counts) == cs.zipf_fit(counts, 10, 10_000)  # the documented defaults
+    assert cs.zipf_fit(counts, 1, 2)[0] == pytest.approx(np.log(counts[1] / counts[0]) / np.log(2))
+    bad = counts.copy()
+    bad[9] = 0.0  # a zero count at rank lo itself is refused
+    with pytest.raises(ValueError, match=r"finite and positive.*found 0\.0"):
+        cs.zipf_fit(bad, 10, 100)
+    bad[9], bad[10] = 0.5, 0.0  # the value reported is the offending one, not merely a small one
+    with pytest.raises(ValueError, match=r"found 0\.0"):
+        cs.zipf_fit(bad, 10, 100)
