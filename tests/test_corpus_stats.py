@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
@@ -870,3 +871,43 @@ def test_zipf_fit_edges():
     bad[9], bad[10] = 0.5, 0.0  # the value reported is the offending one, not merely a small one
     with pytest.raises(ValueError, match=r"found 0\.0"):
         cs.zipf_fit(bad, 10, 100)
+
+
+def test_check_table_size_limits_messages_and_fallback(monkeypatch):
+    """The limit is QWEM_MAX_TABLE_BYTES when set, else 80% of the machine's memory, else 8 GiB where the
+    memory cannot be read; a table exactly at the limit is allowed; the message gives both sizes in GiB."""
+    monkeypatch.setattr(cs, "MAX_TABLE_BYTES", None)
+    monkeypatch.setenv("QWEM_MAX_TABLE_BYTES", "1000000")
+    cs.check_table_size(250, 16)  # 1,000,000 bytes: exactly the limit (one copy by default)
+    with pytest.raises(MemoryError):
+        cs.check_table_size(250, 16, copies=2)
+    with pytest.raises(
+        MemoryError,
+        match=r"^a 400 x 400 co-occurrence table needs 0\.00119 GiB, more than the 0\.000931 GiB this "
+        r"machine allows \(set by QWEM_MAX_TABLE_BYTES\)\. Choose a smaller V\.$",
+    ):
+        cs.check_table_size(400, 8)
+    monkeypatch.delenv("QWEM_MAX_TABLE_BYTES")
+    mem = 0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    V = int(math.sqrt(mem / 8))
+    cs.check_table_size(V - 1, 8)
+    with pytest.raises(MemoryError, match=r"\(80% of its memory; override with QWEM_MAX_TABLE_BYTES\)"):
+        cs.check_table_size(V + 2, 8)
+
+    def no_sysconf(name):
+        raise ValueError(name)
+
+    monkeypatch.setattr(cs.os, "sysconf", no_sysconf)
+    cs.check_table_size(2**15, 8)  # 8 GiB exactly: the fallback limit
+    with pytest.raises(MemoryError, match=r"more than the 8 GiB"):
+        cs.check_table_size(2**15 + 1, 8)
+
+
+def test_small_argument_edges_of_the_counts():
+    ids = np.array([0, 1, 0, 1, 2, 0], dtype=np.int64)
+    C = cs.cooccurrence_counts(ids, 2, 1, oov="authors", stream_vocab=1)  # the smallest stream vocabulary
+    assert C.shape == (2, 2)
+    with pytest.raises(ValueError, match="^weighting"):
+        cs.cooccurrence_counts(ids, 2, 1, weighting="cubic")
+    with pytest.raises(ValueError, match="^window"):
+        cs.offset_weights(0, "linear")
