@@ -861,7 +861,9 @@ def test_count_table_edges():
 
 def test_zipf_fit_edges():
     r = np.arange(1, 12_001, dtype=float)
-    counts = 1e6 * r**-1.1 * (1 + 0.05 * np.sin(r))  # not an exact power law: the fitted range matters
+    counts = (
+        1e6 * r**-1.1 * (1 + 0.05 * np.sin(r))
+    )  # not an exact power law: the fitted range matters
     assert cs.zipf_fit(counts) == cs.zipf_fit(counts, 10, 10_000)  # the documented defaults
     assert cs.zipf_fit(counts, 1, 2)[0] == pytest.approx(np.log(counts[1] / counts[0]) / np.log(2))
     bad = counts.copy()
@@ -891,7 +893,9 @@ def test_check_table_size_limits_messages_and_fallback(monkeypatch):
     mem = 0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     V = int(math.sqrt(mem / 8))
     cs.check_table_size(V - 1, 8)
-    with pytest.raises(MemoryError, match=r"\(80% of its memory; override with QWEM_MAX_TABLE_BYTES\)"):
+    with pytest.raises(
+        MemoryError, match=r"\(80% of its memory; override with QWEM_MAX_TABLE_BYTES\)"
+    ):
         cs.check_table_size(V + 2, 8)
 
     def no_sysconf(name):
@@ -905,7 +909,9 @@ def test_check_table_size_limits_messages_and_fallback(monkeypatch):
 
 def test_small_argument_edges_of_the_counts():
     ids = np.array([0, 1, 0, 1, 2, 0], dtype=np.int64)
-    C = cs.cooccurrence_counts(ids, 2, 1, oov="authors", stream_vocab=1)  # the smallest stream vocabulary
+    C = cs.cooccurrence_counts(
+        ids, 2, 1, oov="authors", stream_vocab=1
+    )  # the smallest stream vocabulary
     assert C.shape == (2, 2)
     with pytest.raises(ValueError, match="^weighting"):
         cs.cooccurrence_counts(ids, 2, 1, weighting="cubic")

@@ -776,17 +776,23 @@ def test_flow_checks_symmetry_with_an_absolute_tolerance():
     W0 = np.ones((2, 1)) * 0.1
     # a relative asymmetry of 1e-6 is refused (no relative slack) ...
     with pytest.raises(ValueError, match="M must be symmetric"):
-        dy.train_factorisation(np.array([[1.0, 1.0 + 1e-6], [1.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False)
+        dy.train_factorisation(
+            np.array([[1.0, 1.0 + 1e-6], [1.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False
+        )
     # ... and so is 1.5e-12 at scale 1 (the floor of the scale is 1, not more)
     with pytest.raises(ValueError, match="M must be symmetric"):
-        dy.train_factorisation(np.array([[1.0, 1.5e-12], [0.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False)
+        dy.train_factorisation(
+            np.array([[1.0, 1.5e-12], [0.0, 1.0]]), W0, [0, 1], dt=0.1, progress=False
+        )
 
 
 def test_one_short_gap_is_one_euler_step():
     """A gap shorter than dt is one step of size gap: W1 = W0 + c·h·(M − W0W0ᵀ)W0 exactly."""
     M = np.array([[2.0, 0.3], [0.3, 1.0]])
     W0 = np.array([[0.3], [0.2]])
-    tr = dy.train_factorisation(M, W0, [0.0, 0.05], dt=0.1, method="gd", keep_W=True, progress=False)
+    tr = dy.train_factorisation(
+        M, W0, [0.0, 0.05], dt=0.1, method="gd", keep_W=True, progress=False
+    )
     expect = W0 + dy.FLOW_TIME_SCALE * 0.05 * (M - W0 @ W0.T) @ W0
     np.testing.assert_allclose(tr.W[-1], expect, rtol=1e-14)
     assert tr.info["steps"] == 1
@@ -820,7 +826,9 @@ def test_aligned_init_and_singular_value_inputs():
         dy.aligned_init(np.ones(3), [1.0])
     th = np.pi / 7
     O = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
-    np.testing.assert_allclose(dy.aligned_init(vecs, [2.0, 1.0], O), vecs @ np.diag([2.0, 1.0]) @ O.T)
+    np.testing.assert_allclose(
+        dy.aligned_init(vecs, [2.0, 1.0], O), vecs @ np.diag([2.0, 1.0]) @ O.T
+    )
     with pytest.raises(ValueError, match="orthogonal"):
         dy.aligned_init(vecs, [2.0, 1.0], np.array([[1.0, 5e-9], [0.0, 1.0]]))  # OᵀO off by 5e-9
     # a scalar start applies to every mode; an empty time axis gives an empty result
@@ -922,8 +930,18 @@ def test_random_init_sweep_large_start_step_and_what_reaches_the_flow():
     assert r.traj.info["dt"] * r.tau1.max() == pytest.approx(1.0 / (4.0 * 3.0), rel=1e-12)
     assert r.traj.left_overlap is not None and r.traj.left_overlap.shape[-2:] == (3, 3)
     r32 = dy.random_init_sweep(
-        M, lam, Q, 3, 1e-4, Z, n_records=3, t_end=1.0, dtype=torch.float32, progress=False,
-        device="cpu", steps_per_unit=2.0,
+        M,
+        lam,
+        Q,
+        3,
+        1e-4,
+        Z,
+        n_records=3,
+        t_end=1.0,
+        dtype=torch.float32,
+        progress=False,
+        device="cpu",
+        steps_per_unit=2.0,
     )
     assert r32.traj.sv.dtype == np.float32
     assert r32.traj.info["dt"] * r32.tau1.max() == pytest.approx(1.0 / (2.0 * 3.0), rel=1e-12)

@@ -631,7 +631,9 @@ def test_zero_threshold_by_hand():
         ),
         (lambda: fc_all_latents(1, 2), "nc must be an integer >= 2, got 1"),
         (
-            lambda: __import__("qwem_lib.fc.theory", fromlist=["x"]).fc_dH_star(1.0, 2, 1, 2, 1, 1e-3),
+            lambda: __import__("qwem_lib.fc.theory", fromlist=["x"]).fc_dH_star(
+                1.0, 2, 1, 2, 1, 1e-3
+            ),
             "d (embedding dimension) must be an integer >= 2, got 1",
         ),
         (  # a whole number is required, not only one at least the bound

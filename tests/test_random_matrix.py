@@ -605,8 +605,12 @@ def test_mp_cdf_is_the_integral_of_the_density_plus_the_atom(N, D):
     lo, hi = rm.mp_support(s2, N, D)
     atom = max(0.0, 1.0 - D / N)
     xs = np.concatenate([[-1.0, 0.0], np.linspace(lo, hi, 9), [0.5 * (lo + hi), 1.5 * hi]])
+
+    def density(t):
+        return float(rm.mp_pdf(t, s2, N, D))
+
     for x in xs:
-        want = 0.0 if x < 0 else atom + quad(lambda t: float(rm.mp_pdf(t, s2, N, D)), lo, min(max(x, lo), hi), limit=200)[0]
+        want = 0.0 if x < 0 else atom + quad(density, lo, min(max(x, lo), hi), limit=200)[0]
         assert float(rm.mp_cdf(x, s2, N, D)) == pytest.approx(want, abs=1e-7)
     assert np.all(rm.mp_pdf(np.array([0.5 * lo, 1.01 * hi]), s2, N, D) == 0.0)  # no mass outside
     assert rm.mp_cdf(np.array([]), s2, N, D).shape == (0,)
@@ -619,9 +623,13 @@ def test_spiked_fit_pdf_edge_and_null_quantile():
     assert fit.outlier is None
     assert fit.edge == pytest.approx(rm.mp_support(fit.sigma2, 30, fit.d_eff)[1], rel=1e-12)
     mass = quad(lambda x: float(fit.pdf(x)), 0.0, 2 * fit.edge, limit=200, points=[fit.edge])[0]
-    assert mass == pytest.approx(min(1.0, fit.d_eff / fit.n_bulk), abs=1e-6)  # the bulk's MP density
+    assert mass == pytest.approx(
+        min(1.0, fit.d_eff / fit.n_bulk), abs=1e-6
+    )  # the bulk's MP density
     assert isinstance(fit.null_quantile, float) and np.isfinite(fit.null_quantile)
-    assert fit.eigenvalues[0] <= fit.null_quantile  # not an outlier: the top sits below the null's quantile
+    assert (
+        fit.eigenvalues[0] <= fit.null_quantile
+    )  # not an outlier: the top sits below the null's quantile
 
 
 def test_the_null_uses_unbiased_column_variances(monkeypatch):

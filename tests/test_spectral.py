@@ -959,7 +959,11 @@ def test_krylov_arguments_at_their_edges():
         warnings.simplefilter("error", sp.EigenConvergenceWarning)
         lam0, U0, _ = sp._krylov(M, 4, n_low=0)
     _assert_right_answer(M, lam0, U0, tol=1e-8)
-    for kw, name in (({"n_low": -1}, "n_low"), ({"depth": 2.5}, "depth"), ({"max_cycles": 0}, "max_cycles")):
+    for kw, name in (
+        ({"n_low": -1}, "n_low"),
+        ({"depth": 2.5}, "depth"),
+        ({"max_cycles": 0}, "max_cycles"),
+    ):
         with pytest.raises(ValueError, match=f"^{name} must be an integer"):
             sp._krylov(M, 4, **kw)
     with pytest.raises(ValueError, match="tol must be positive"):

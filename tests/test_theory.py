@@ -895,7 +895,9 @@ def test_input_checks_name_the_input_and_accept_their_edges():
         q.weight_matrix(P, 1.0, np.full((2, 2), np.inf))
     with pytest.raises(ValueError, match="psi_minus must be finite and non-negative"):
         q.weight_matrix(P, 1.0, np.array([[1.0, -0.5], [-0.5, 1.0]]))
-    np.testing.assert_allclose(q.weight_matrix(P, np.zeros((2, 2)), 1.0), np.outer([0.4, 0.6], [0.4, 0.6]))
+    np.testing.assert_allclose(
+        q.weight_matrix(P, np.zeros((2, 2)), 1.0), np.outer([0.4, 0.6], [0.4, 0.6])
+    )
     with pytest.raises(ValueError, match="psi_plus must be symmetric"):
         q.weight_matrix(P, np.array([[1.0, 2.0], [1.0, 1.0]]), 1.0)
 

@@ -837,7 +837,8 @@ def random_init_sweep(
     lam = checks.finite_array("lam", lam, ndim=1)
     vecs = checks.finite_array("vecs", vecs, ndim=2)
     Z = checks.finite_array("Z", Z, ndim=2)
-    sig2 = np.atleast_1d(checks.positive_array("sigma_sq", sigma_sq, ndim=(0, 1)))  # one σ²: one run
+    # one σ²: one run
+    sig2 = np.atleast_1d(checks.positive_array("sigma_sq", sigma_sq, ndim=(0, 1)))
     d = checks.integer("d", d, low=1, high=lam.size)
     n_records = checks.integer("n_records", n_records, low=2)
     steps_per_unit = checks.positive("steps_per_unit", steps_per_unit)
