@@ -917,3 +917,32 @@ def test_small_argument_edges_of_the_counts():
         cs.cooccurrence_counts(ids, 2, 1, weighting="cubic")
     with pytest.raises(ValueError, match="^window"):
         cs.offset_weights(0, "linear")
+
+
+def test_as_token_ids_types_at_their_edges():
+    """An empty list or an empty object array is an empty id stream; a non-empty object array, an empty
+    string array and strings are refused; integer-valued floats are converted; a uint64 id of 2⁶³ or more
+    is refused, and messages name the argument and the offending value."""
+    assert cs.as_token_ids([]).dtype == np.int64 and cs.as_token_ids([]).size == 0
+    assert cs.as_token_ids(np.array([], dtype=object)).dtype == np.int64
+    for bad in (
+        np.array([1, 2], dtype=object),
+        np.array([3], dtype=object),
+        np.array([], dtype="U1"),
+    ):
+        with pytest.raises(TypeError, match="^ids must hold integer token ids"):
+            cs.as_token_ids(bad)
+    np.testing.assert_array_equal(cs.as_token_ids(np.array([2.0, 0.0])), [2, 0])
+    with pytest.raises(ValueError, match=r"non-integer values \(e\.g\. 1\.5\)"):
+        cs.as_token_ids(np.array([2.0, 1.5]))
+    big = np.array([2**63], dtype=np.uint64)
+    with pytest.raises(ValueError, match="beyond any token id"):
+        cs.as_token_ids(big)
+    ok = cs.as_token_ids(np.array([2**62, 5], dtype=np.uint64))
+    assert ok.dtype == np.int64 and ok[0] == 2**62
+    assert cs.as_token_ids(np.array([7, 1], dtype=np.uint32)).tolist() == [
+        7,
+        1,
+    ]  # other unsigned kept
+    with pytest.raises(ValueError, match="^ids must be a 1-D"):
+        cs.as_token_ids(np.zeros((2, 2), dtype=np.int64))

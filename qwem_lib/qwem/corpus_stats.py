@@ -164,7 +164,7 @@ def as_token_ids(ids, name: str = "ids") -> np.ndarray:
             )
         if not np.array_equal(arr, np.floor(arr)):
             raise ValueError(
-                f"{name} contains non-integer values (e.g. {arr[arr != np.floor(arr)][0]!r}); "
+                f"{name} contains non-integer values (e.g. {float(arr[arr != np.floor(arr)][0])!r}); "
                 "token ids must be whole numbers"
             )
         arr = arr.astype(np.int64)
