@@ -823,3 +823,38 @@ def test_phi_solves_its_equation_across_scales():
         y1 = _phi(c, np.array([0.3]), nc, log=True)
         lg1 = y1 + np.logaddexp(0.0, np.log(gam) + a * np.exp(y1)) - np.log1p(gam)
         assert abs(lg1[0] - np.log(0.3)) <= 1e-13
+
+
+def test_exact_risk_against_a_loop_over_every_sentence():
+    """R(W, U) for L = 2 by an explicit loop over classes k and frequencies (β₁, β₂): the sentence of
+    class k has words z_kl·sc + β_l with probability Π mu_β / K, and its loss is the cross-entropy of
+    the logits Σ_l ⟨U_jl, W_word⟩; plus ½λ(‖W‖² + ‖U‖²). Integer inputs are read as floats."""
+    import itertools
+
+    z = np.array([[0, 1], [1, 1], [1, 0]])
+    mu = np.array([0.7, 0.3])
+    lam = 0.05
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(4, 2))
+    U = rng.normal(size=(3, 2, 2))
+    want = 0.0
+    for k in range(3):
+        for b in itertools.product(range(2), repeat=2):
+            words = [z[k, l] * 2 + b[l] for l in range(2)]
+            logits = np.array([sum(U[j, l] @ W[words[l]] for l in range(2)) for j in range(3)])
+            ce = np.log(np.exp(logits).sum()) - logits[k]
+            want += mu[b[0]] * mu[b[1]] / 3 * ce
+    want += 0.5 * lam * ((W**2).sum() + (U**2).sum())
+    risk = ExactRisk(z, mu, lam, nc=2)
+    assert float(risk(W, U)) == pytest.approx(want, rel=1e-12)
+    Wi, Ui = np.ones((4, 2), dtype=int), np.ones((3, 2, 2), dtype=int)
+    assert float(risk(Wi, Ui)) == pytest.approx(float(risk(Wi.astype(float), Ui.astype(float))))
+
+
+def test_exact_risk_size_limit_is_on_sentences_times_classes():
+    """6·10⁸ (sentence, class) pairs are allowed, one more is not: with one frequency per concept and
+    L = 1, K = 10,000 classes of 6 sentences each make 60,000 × 10,000 = 6·10⁸ exactly."""
+    z = np.arange(10_000)[:, None]
+    ExactRisk(z, np.full(6, 1 / 6), 0.1, nc=10_000)  # exactly at the limit: allowed
+    with pytest.raises(ValueError, match="too many to enumerate"):
+        ExactRisk(np.arange(10_001)[:, None], np.full(6, 1 / 6), 0.1, nc=10_001)
