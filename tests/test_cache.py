@@ -79,11 +79,27 @@ def test_atomic_path_leaves_target_and_folder_unchanged_when_the_block_fails(tmp
     assert _listing(tmp_path) == ["t.bin"]
 
 
+def _sleeping_child() -> subprocess.Popen:
+    """A child that sleeps with every signal's default action restored (a test run under nohup would
+    otherwise pass on an ignored SIGHUP, and a probe that wrongly sent one would go unnoticed); it says
+    "ready" once its handlers are set, so no signal can arrive before."""
+    code = (
+        "import signal, sys, time\n"
+        "for s in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):\n"
+        "    signal.signal(s, signal.SIG_DFL)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
 @pytest.fixture
 def live_writer():
     """A running child process standing for a writer that is still at work (never a process this test did
     not start: a wrong probe signalling it must not hit pytest's parent)."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    proc = _sleeping_child()
     yield proc
     proc.kill()
     proc.wait()
@@ -454,7 +470,7 @@ def test_killed_writer_leaves_no_orphan(tmp_path):
     orphan.write_bytes(b"half")
     # a live writer's file is kept; the writer is a child of this test (never a process the test did not
     # start), and the probe must not disturb it (os.kill with signal 0 sends nothing)
-    writer = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    writer = _sleeping_child()
     try:
         alive = tmp_path / f".entry.npz.{writer.pid}.abc123.part.npz"
         alive.write_bytes(b"busy")
