@@ -265,3 +265,45 @@ def test_parallelogram_cosines_against_a_loop():
         q = Wn[b] - Wn[a] + Wn[a2]
         want.append(q @ Wn[b2] / np.linalg.norm(q))
     np.testing.assert_allclose(tv.parallelogram_cosines(W, items), want, rtol=1e-6)
+
+
+# --- edges found by mutation testing (issue 45) ------------------------------------------------
+def test_parallelogram_cosines_and_margins_against_a_direct_cosine():
+    """Many items at once (so no shape coincidence) and queries shorter than 1, checked against the cosine
+    computed directly; both are unchanged when W is scaled."""
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(12, 5))
+    W[9] = -W[1] / np.linalg.norm(W[1]) + 0.2 * W[0] / np.linalg.norm(
+        W[0]
+    )  # a short query: b̂ − â + â' ≈ −0.8â
+    items = np.array([rng.choice(12, 4, replace=False) for _ in range(7)] + [[0, 1, 9, 3]])
+    Wn = W / np.linalg.norm(W, axis=1, keepdims=True)
+    q = Wn[items[:, 1]] - Wn[items[:, 0]] + Wn[items[:, 2]]
+    assert (np.linalg.norm(q, axis=1) < 1).any()  # some queries are shorter than a unit vector
+    want = np.einsum("ij,ij->i", q, Wn[items[:, 3]]) / np.linalg.norm(q, axis=1)
+    # normalize_rows works in float32: agreement to its rounding
+    np.testing.assert_allclose(tv.parallelogram_cosines(W, items), want, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(tv.parallelogram_cosines(1e-3 * W, items), want, rtol=0, atol=1e-6)
+    target, rival = tv.analogy_margins(W, items)
+    np.testing.assert_allclose(target, want, rtol=0, atol=1e-6)  # normalize_rows works in float32
+    np.testing.assert_allclose(tv.analogy_margins(1e3 * W, items)[0], want, rtol=0, atol=1e-6)
+
+
+def test_random_pairs_are_uniform_over_the_other_words():
+    """Given its first word, a random pair's second word is uniform over the others (collisions are
+    redrawn one by one, not all to one shared word)."""
+    W = np.eye(3)
+    P, R = tv.random_pair_matrix(W, 30_000, np.random.default_rng(1))
+    assert np.all(P[:, 0] != P[:, 1])
+    for a in range(3):
+        b = P[P[:, 0] == a, 1]
+        share = np.mean(b == min(set(range(3)) - {a}))
+        assert abs(share - 0.5) < 0.03  # standard error about 0.005
+    np.testing.assert_array_equal(R, W[P[:, 1]] - W[P[:, 0]])
+
+
+def test_task_snr_is_scale_free():
+    R = np.random.default_rng(2).normal(size=(8, 20))
+    R[:, 0] += 3.0
+    for c in (1e-4, 1e4):
+        assert tv.task_snr(c * R) == pytest.approx(tv.task_snr(R), rel=1e-10)
