@@ -198,3 +198,81 @@ def test_eigen_overlap_and_diagonal_dominance():
     assert ms.diagonal_dominance(S) == 0.0 and ms.diagonal_dominance(S, offset=-1) == 1.0
     cos = linalg.principal_cosines(A, A[:, ::-1])
     np.testing.assert_allclose(cos, 1.0)
+
+
+# --- edges found by mutation testing (issue 45) ------------------------------------------------
+def test_eigen_overlap_is_d_by_d_and_k_is_bounded_by_d():
+    A = np.array([[3.0, 0.0], [0.0, 1.0], [0.0, 0.0]])  # features e1, e2 of three words
+    B = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 0.0]])  # features e2, e1
+    np.testing.assert_allclose(ms.eigen_overlap(A, B), [[0.0, 1.0], [1.0, 0.0]], atol=1e-15)
+    with pytest.raises(ValueError, match="^k must"):
+        ms.dominance_null(A, B, 3, np.random.default_rng(0))  # k is at most d = 2, not V = 3
+    assert ms.dominance_null(A, B, 2, np.random.default_rng(0)).shape == (
+        200,
+    )  # n = 200 by default
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ms.eigen_overlap(np.full((3, 2), np.nan), np.ones((3, 2))), "^A "),
+        (lambda: ms.eigen_overlap(np.ones(3), np.ones((3, 2))), "^A must be 2-D"),
+        (lambda: ms.eigen_overlap(np.ones((3, 2)), np.full((3, 2), np.nan)), "^B "),
+        (lambda: ms.eigen_overlap(np.ones((3, 2)), np.ones(3)), "^B must be 2-D"),
+        (lambda: ms.nested_subspace_sines(np.full((2, 2, 2), np.nan)), "^overlap "),
+        (lambda: ms.nested_subspace_sines(np.ones((2, 2))), "^overlap must be 3-D"),
+        (lambda: ms.diagonal_dominance(np.array([[0.0, -0.5], [0.2, 0.1]])), r"got -0\.5$"),
+        (lambda: ms.diagonal_dominance(np.eye(2), offset=0.5), "^offset"),
+        (lambda: ms.gram_distance(np.full((3, 2), np.nan), np.ones((3, 2))), "^A "),
+        (lambda: ms.gram_distance(np.ones(3), np.ones((3, 2))), "^A must be 2-D"),
+        (lambda: ms.without_constant(np.full((3, 2), np.nan)), "^X "),
+        (
+            lambda: ms.dominance_null(np.eye(3), np.eye(3), 2, np.random.default_rng(0), n=0),
+            "^n must",
+        ),
+        (lambda: ms.brought_directions(np.ones((2, 2)), [0, 1], [0.5]), "^overlap must be 3-D"),
+        (lambda: ms.brought_directions(np.full((2, 2, 2), np.nan), [0, 1], [0.5]), "^overlap "),
+        (lambda: ms.brought_directions(np.ones((2, 2, 2)), [1, 0], [0.5]), "^times "),
+        (
+            lambda: ms.brought_directions(np.ones((2, 2, 2)), [0, 1], [[0.5]]),
+            "^t_steps must be 1-D",
+        ),
+        (lambda: ms.brought_directions(np.ones((2, 2, 2)), [0, 1], [np.inf]), "got inf$"),
+        (lambda: ms.brought_directions(np.ones((2, 2, 2)), [0, 1], [0.5], band=-1), "^band"),
+    ],
+)
+def test_measures_messages_name_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_measures_small_edges():
+    rng = np.random.default_rng(3)
+    A, B = rng.normal(size=(6, 2)), rng.normal(size=(6, 2))
+    assert ms.gram_distance(A, 0.1 * B) > 0  # a B of norm below 1 is fine (only B = 0 is refused)
+    with pytest.raises(ValueError, match="B is zero"):
+        ms.gram_distance(A, np.zeros((6, 2)))
+    # fewer reference vectors (r = 1) than steps (d = 2): mode 2 has no own overlap
+    out = ms.brought_directions(np.ones((2, 1, 2)) * 0.5, [0.0, 1.0], [0.2, 0.8])
+    assert out["own"][0] == pytest.approx(0.25) and np.isnan(out["own"][1])
+    assert out["index"].tolist() == [0, 0]
+    np.testing.assert_allclose(
+        ms.diagonal_dominance(np.array([[1.0, 2.0], [3.0, 4.0]]), band=2), 1.0
+    )  # band 2 by default in brought_directions; here any band >= 1 covers a 2 x 2 matrix
+
+
+def test_brought_directions_default_band_is_two():
+    ov = np.zeros((1, 5, 1))
+    ov[0, :, 0] = np.sqrt([0.1, 0.2, 0.3, 0.25, 0.15])  # squared overlaps of u_1 with q_1..q_5
+    out = ms.brought_directions(ov, [0.0], [0.0])
+    assert out["near"][0] == pytest.approx(0.6)  # q_1..q_3: |i − k| <= 2
+    assert out["index"][0] == 2 and out["share"][0] == pytest.approx(0.3)
+
+
+def test_nested_sines_of_a_full_rotation_are_zero_not_nan():
+    """With every direction kept the subspaces coincide: the last sine is 0, even when rounding puts the
+    smallest singular value a hair above 1 (this rotation's is 1 + 2e-16)."""
+    Q = np.linalg.qr(np.random.default_rng(84).normal(size=(4, 4)))[0]
+    assert np.linalg.svd(Q, compute_uv=False).min() > 1.0  # the rounding the clip guards against
+    s = ms.nested_subspace_sines(Q[None])
+    assert np.isfinite(s).all() and s[0, -1] == 0.0
