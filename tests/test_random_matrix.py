@@ -714,3 +714,16 @@ def test_moment_fit_is_scale_equivariant_and_refuses_equal_eigenvalues_at_any_sc
         assert s2c == pytest.approx(c * s2, rel=1e-10) and Dc == pytest.approx(D, rel=1e-10)
         with pytest.raises(ValueError, match="all equal"):
             rm.moment_fit(np.full(6, c / 3))
+
+
+def test_signflip_test_is_scale_free():
+    """p and z do not depend on the unit of R: at 1e8 the unflipped pattern's T(ε) differs from T by
+    rounding (2048 here, from summing in another order) and must still count as a tie; at 1e-3 the
+    flip distribution's standard deviation is far below 1 and z must still be finite."""
+    R = np.random.default_rng(0).normal(size=(6, 5)) + 3.0  # a strong common mean
+    base = rm.mean_signflip_test(R)
+    assert base["exact"] and base["p"] == base["min_p"] == 1 / 32  # only the unflipped pattern
+    for c in (1e8, 1e-3):
+        out = rm.mean_signflip_test(c * R)
+        assert out["p"] == base["p"]
+        assert np.isfinite(out["z"]) and out["z"] == pytest.approx(base["z"], rel=1e-9)
