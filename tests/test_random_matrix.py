@@ -727,3 +727,15 @@ def test_signflip_test_is_scale_free():
         out = rm.mean_signflip_test(c * R)
         assert out["p"] == base["p"]
         assert np.isfinite(out["z"]) and out["z"] == pytest.approx(base["z"], rel=1e-9)
+
+
+def test_ks_bootstrap_with_one_column_does_not_depend_on_the_draws():
+    """d_eff = 1 simulates n × 1 matrices: each spectrum is one positive eigenvalue and n − 1 zeros, and the
+    moment fit is scale-free, so every draw has the same KS distance and the quantile is the same for any
+    random stream (with two columns it would vary)."""
+    a = rm.ks_critical_bootstrap(6, 1.2, level=0.25, n_boot=8, rng=np.random.default_rng(1))
+    b = rm.ks_critical_bootstrap(6, 1.2, level=0.25, n_boot=8, rng=np.random.default_rng(2))
+    assert a == pytest.approx(b, rel=1e-9)
+    c = rm.ks_critical_bootstrap(6, 2.0, level=0.25, n_boot=8, rng=np.random.default_rng(1))
+    d = rm.ks_critical_bootstrap(6, 2.0, level=0.25, n_boot=8, rng=np.random.default_rng(2))
+    assert c != pytest.approx(d, rel=1e-9)  # the control: two columns do depend on the draws
