@@ -1022,3 +1022,10 @@ def test_target_matrix_names_where_g_vanishes_and_pmi_ends_are_silent():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the ends ±2 map to ±∞ without a division warning
         assert th.pmi_from_mstar(2.0) == np.inf and th.pmi_from_mstar(-2.0) == -np.inf
+
+
+def test_gradient_descent_reports_false_when_it_stops_unconverged():
+    P, _ = rand_problem(V=5, seed=1)
+    psi = q.equal_reweighting(P)
+    r = th.gradient_descent_qwem(P, psi, psi, 2, max_steps=1)
+    assert r.converged is False and r.steps.tolist() == [0, 1]
