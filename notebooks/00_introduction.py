@@ -50,7 +50,7 @@
 # | $n_c$, $n_w$, $L$, $K$ | Part IV (feature collapse): concepts, words, sentence length, latent variables |
 # | $\lambda$ (Part IV only) | weight decay |
 # | $h$, $h^\star$ | Part IV: the network without LayerNorm ($h$) and the same network with a LayerNorm on the word embeddings ($h^\star$), as in the paper (chapter 40) |
-# | $P$ (two meanings) | in the text always a probability ($P_{ij}$, $P_i$); in a chapter's *code*, `P` is its dictionary of sizes for the active preset (`P = config.sizes(...)`), never a probability |
+# | $P$ (two meanings) | in the text always a probability ($P_{ij}$, $P_i$); in a chapter's *code*, `P` is its dictionary of sizes for the active preset (`P = config.knobs(...)`, one line per size with its value at each preset), never a probability |
 # | $\sigma$ (three meanings) | the scale of a random initialisation ($\sigma^2$ its variance, above); the logistic sigmoid $\sigma(x) = 1/(1+e^{-x})$ in word2vec's and SGNS's losses (chapters 23, 25); a standard deviation: of a word's coordinates inside a LayerNorm (Part IV) and of the entries of a random matrix (chapter 30) |
 # | $K$ (two meanings) | Part IV: the number of latent variables, i.e. classes; chapter 23: $K_k$, the carrying capacity of a logistic growth $\dot s^2 = \lambda s^2(1 - s^2/K)$ |
 # | $k$ (two meanings) | the index of a mode ($\lambda_k$, $q_k$, $\tau_k$); in word2vec and SGNS, the number of negative samples per positive pair ($k = 1$, $k = 5$; chapters 14, 21, 25, 50) |
@@ -94,32 +94,23 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from qwem_lib import Report, analogy_categories, config, data, load_corpus, plotting, zipf_fit
+from qwem_lib import analogy_categories, config, data, load_corpus, plotting, zipf_fit
 from qwem_lib.book.contents import chapter_map
-from qwem_lib.book.report import prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("00_introduction")
-P = config.sizes(
-    # smoke reads only what ships with the book (data/shipped/), so it runs offline on a fresh clone
-    smoke=dict(
-        corpora=["enwiki2015_1m7"],
-        zipf_corpus="enwiki2015_1m7",
-        coverage_corpus="enwiki2015_1m7",
-        vocab_sizes=[2_000, 5_000, 10_000],
+# a knob that changes with the preset: config.per_preset(smoke, book, paper). The smoke preset reads only
+# what ships with the book (data/shipped/), so it runs offline on a fresh clone
+P = config.knobs(
+    corpora=config.per_preset(
+        ["enwiki2015_1m7"],
+        ["enwiki2015_1m7", "enwiki2015_17m"],
+        ["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"],
     ),
-    book=dict(
-        corpora=["enwiki2015_1m7", "enwiki2015_17m"],
-        zipf_corpus="enwiki2015_17m",
-        coverage_corpus="enwiki2015_17m",
-        vocab_sizes=[2_000, 5_000, 10_000],
-    ),
-    paper=dict(
-        corpora=["enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"],
-        zipf_corpus="enwiki2015_70m",
-        coverage_corpus="enwiki2015_17m",
-        vocab_sizes=[2_000, 5_000, 10_000],
-    ),
+    zipf_corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    coverage_corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_17m"),
+    vocab_sizes=[2_000, 5_000, 10_000],
 )
 print(P)
 print("data directory:", data.data_dir())

@@ -40,21 +40,21 @@ import sympy as sp
 import torch
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("10_word2vec_to_qwem")
-S = config.sizes(
-    smoke=dict(
-        n_tables=3, n_W=5, V_identity=20, V_gd=30, d=4, V_neg=12, max_steps=50_000, gtol=1e-10
-    ),
-    book=dict(
-        n_tables=6, n_W=12, V_identity=50, V_gd=60, d=5, V_neg=12, max_steps=100_000, gtol=1e-11
-    ),
-    paper=dict(
-        n_tables=6, n_W=12, V_identity=400, V_gd=1_000, d=10, V_neg=12, max_steps=200_000, gtol=1e-9
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    n_tables=config.per_preset(3, 6, 6),
+    n_W=config.per_preset(5, 12, 12),
+    V_identity=config.per_preset(20, 50, 400),
+    V_gd=config.per_preset(30, 60, 1_000),
+    d=config.per_preset(4, 5, 10),
+    V_neg=12,
+    max_steps=config.per_preset(50_000, 100_000, 200_000),
+    gtol=config.per_preset(1e-10, 1e-11, 1e-9),
 )
 print(S)
 

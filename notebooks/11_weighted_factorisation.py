@@ -34,42 +34,21 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("11_weighted_factorisation")
-S = config.sizes(
-    smoke=dict(
-        V_identity=20,
-        n_W=5,
-        V_rank1=20,
-        d_rank1=3,
-        V_general=12,
-        n_instances=4,
-        n_inits=8,
-        max_steps=60_000,
-    ),
-    book=dict(
-        V_identity=40,
-        n_W=10,
-        V_rank1=40,
-        d_rank1=3,
-        V_general=12,
-        n_instances=10,
-        n_inits=16,
-        max_steps=100_000,
-    ),
-    paper=dict(
-        V_identity=200,
-        n_W=10,
-        V_rank1=1_000,
-        d_rank1=10,
-        V_general=12,
-        n_instances=20,
-        n_inits=32,
-        max_steps=300_000,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    V_identity=config.per_preset(20, 40, 200),
+    n_W=config.per_preset(5, 10, 10),
+    V_rank1=config.per_preset(20, 40, 1_000),
+    d_rank1=config.per_preset(3, 3, 10),
+    V_general=12,
+    n_instances=config.per_preset(4, 10, 20),
+    n_inits=config.per_preset(8, 16, 32),
+    max_steps=config.per_preset(60_000, 100_000, 300_000),
 )
 print(S)
 

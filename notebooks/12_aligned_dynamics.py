@@ -35,25 +35,18 @@ import numpy as np
 import sympy as sp
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("12_aligned_dynamics")
-S = config.sizes(
-    smoke=dict(
-        V=30, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)
-    ),
-    book=dict(
-        V=80, top=(4.0, 2.5, 1.5, 1.0), s0_sq=1e-6, horizon=24.0, dts=(0.05, 0.025, 0.0125, 0.00625)
-    ),
-    paper=dict(
-        V=1_000,
-        top=(4.0, 2.5, 1.5, 1.0),
-        s0_sq=1e-6,
-        horizon=24.0,
-        dts=(0.05, 0.025, 0.0125, 0.00625),
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    V=config.per_preset(30, 80, 1_000),
+    top=(4.0, 2.5, 1.5, 1.0),
+    s0_sq=1e-6,
+    horizon=24.0,
+    dts=(0.05, 0.025, 0.0125, 0.00625),
 )
 print(S)
 dev = config.device()

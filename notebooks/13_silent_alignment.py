@@ -33,57 +33,28 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("13_silent_alignment")
-S = config.sizes(
-    smoke=dict(
-        V=100,
-        top=(5.0, 3.5, 2.45, 1.7, 1.2),
-        bulk=0.6,
-        log10_sigma_sq=list(range(-2, -13, -2)),
-        n_records=200,
-        cut_dims=(2, 3),
-        scale_c=10.0,
-        corpus="enwiki2015_1m7",
-        V_real=300,
-        d_range=(4, 8),
-        real_sigma_sq=(1e-6, 1e-14),
-        n_records_real=400,
-        settle_cap=100.0,
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    V=config.per_preset(100, 200, 1_000),
+    top=(5.0, 3.5, 2.45, 1.7, 1.2),
+    bulk=0.6,
+    log10_sigma_sq=config.per_preset(
+        list(range(-2, -13, -2)), list(range(-2, -13, -1)), list(range(-2, -13, -1))
     ),
-    book=dict(
-        V=200,
-        top=(5.0, 3.5, 2.45, 1.7, 1.2),
-        bulk=0.6,
-        log10_sigma_sq=list(range(-2, -13, -1)),
-        n_records=300,
-        cut_dims=(2, 3),
-        scale_c=10.0,
-        corpus="enwiki2015_17m",
-        V_real=1_000,
-        d_range=(6, 12),
-        real_sigma_sq=(1e-6, 1e-14),
-        n_records_real=500,
-        settle_cap=100.0,
-    ),
-    paper=dict(
-        V=1_000,
-        top=(5.0, 3.5, 2.45, 1.7, 1.2),
-        bulk=0.6,
-        log10_sigma_sq=list(range(-2, -13, -1)),
-        n_records=300,
-        cut_dims=(2, 3),
-        scale_c=10.0,
-        corpus="enwiki2015_70m",
-        V_real=10_000,
-        d_range=(180, 220),
-        real_sigma_sq=(1e-6, 1e-14),
-        n_records_real=500,
-        settle_cap=20.0,
-    ),
+    n_records=config.per_preset(200, 300, 300),
+    cut_dims=(2, 3),
+    scale_c=10.0,
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    V_real=config.per_preset(300, 1_000, 10_000),
+    d_range=config.per_preset((4, 8), (6, 12), (180, 220)),
+    real_sigma_sq=(1e-6, 1e-14),
+    n_records_real=config.per_preset(400, 500, 500),
+    settle_cap=config.per_preset(100.0, 100.0, 20.0),
 )
 print(S)
 dev = config.device()

@@ -36,15 +36,17 @@ import numpy as np
 import sympy as sp
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("14_mstar_vs_pmi")
-S = config.sizes(
-    smoke=dict(corpus="enwiki2015_1m7", V=500, window=16, max_points=2_000_000),
-    book=dict(corpus="enwiki2015_17m", V=2_000, window=16, max_points=2_000_000),
-    paper=dict(corpus="enwiki2015_70m", V=10_000, window=16, max_points=2_000_000),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    V=config.per_preset(500, 2_000, 10_000),
+    window=16,
+    max_points=2_000_000,
 )
 print(S)
 

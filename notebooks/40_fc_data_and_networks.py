@@ -33,64 +33,29 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from qwem_lib import Report, config, fc, plotting
-from qwem_lib.book.report import prose
-from qwem_lib.fc.theory import fc_thm1_norms, fc_thm1_tau, fc_thm2_solve, fc_thm3_u_norm
+from qwem_lib import config, fc, plotting
+from qwem_lib.book.report import Report, prose
+from qwem_lib.fc.theory import thm1_norms, thm1_tau, thm2_solve, thm3_u_norm
 
 plotting.use_style()
 rep = Report("40_fc_data_and_networks")
-P = config.sizes(
-    smoke=dict(
-        nc=3,
-        nw=120,
-        L=15,
-        d=32,
-        K=100,
-        nspl=10,
-        epochs=1200,
-        K2=60,
-        nspl2=30,
-        epochs2=600,
-        eval_every=20,
-        angle_tol=10.0,
-        epochs_star=300,
-        u_tol_star=0.10,
-        plateau_steps=6000,
-    ),
-    book=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=200,
-        nspl=25,
-        epochs=450,
-        K2=50,
-        nspl2=100,
-        epochs2=300,
-        eval_every=10,
-        angle_tol=5.0,
-        epochs_star=200,
-        u_tol_star=0.05,
-        plateau_steps=16000,
-    ),
-    paper=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=1000,
-        nspl=5,
-        epochs=1200,
-        K2=50,
-        nspl2=100,
-        epochs2=1200,
-        eval_every=20,
-        angle_tol=5.0,
-        epochs_star=200,
-        u_tol_star=0.05,
-        plateau_steps=16000,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    nc=3,
+    nw=config.per_preset(120, 1200, 1200),
+    L=15,
+    d=config.per_preset(32, 100, 100),
+    K=config.per_preset(100, 200, 1000),
+    nspl=config.per_preset(10, 25, 5),
+    epochs=config.per_preset(1200, 450, 1200),
+    K2=config.per_preset(60, 50, 50),
+    nspl2=config.per_preset(30, 100, 100),
+    epochs2=config.per_preset(600, 300, 1200),
+    eval_every=config.per_preset(20, 10, 20),
+    angle_tol=config.per_preset(10.0, 5.0, 5.0),
+    epochs_star=config.per_preset(300, 200, 200),
+    u_tol_star=config.per_preset(0.10, 0.05, 0.05),
+    plateau_steps=config.per_preset(6000, 16000, 16000),
 )
 LAM = 1e-3  # the paper's weight decay, for both W and U
 print(P)
@@ -212,8 +177,8 @@ rep.below(
 # paper quotes:
 
 # %%
-pred_paper_1000 = fc_thm1_norms(3, 1200, 15, 1000, LAM)[0]
-pred_paper_50 = fc_thm1_norms(3, 1200, 15, 50, LAM)[0]
+pred_paper_1000 = thm1_norms(3, 1200, 15, 1000, LAM)[0]
+pred_paper_50 = thm1_norms(3, 1200, 15, 50, LAM)[0]
 print(
     f"Theorem 1, K=1000: word norm {pred_paper_1000:.5f} (paper 1.42214);  "
     f"K=50: {pred_paper_50:.5f} (paper 0.61602)"
@@ -228,7 +193,7 @@ rep.close(
     paper=1.42214,
     kind="consistency",
 )
-word_pred, u_pred = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], LAM)
+word_pred, u_pred = thm1_norms(P["nc"], P["nw"], P["L"], P["K"], LAM)
 print(
     f"this preset (K={P['K']}): predicted word norm {word_pred:.5f}, predicted |u_kl| {u_pred:.5f}"
 )
@@ -366,7 +331,7 @@ rep.close(
 
 # %%
 alt = {
-    f"{f:g} lambda": fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K"], f * LAM)[0]
+    f"{f:g} lambda": thm1_norms(P["nc"], P["nw"], P["L"], P["K"], f * LAM)[0]
     for f in (0.5, 1.0, 2.0)
 }
 err = {k: abs(norms.mean() - v) for k, v in alt.items()}
@@ -511,8 +476,8 @@ rep.below(
 # the split.
 
 # %%
-tau_paper = fc_thm1_tau(3, 1200, 15, 1000, LAM)
-tau_here = fc_thm1_tau(P["nc"], P["nw"], P["L"], P["K"], LAM)
+tau_paper = thm1_tau(3, 1200, 15, 1000, LAM)
+tau_here = thm1_tau(P["nc"], P["nw"], P["L"], P["K"], LAM)
 sv_pred = np.sqrt(tau_here / 2)
 prose(
     f"Theorem 1 at the paper's sizes: $\\tau$ = {tau_paper:.1f}, so $\\sqrt{{\\tau/2}}$ = **{np.sqrt(tau_paper / 2):.2f}** "
@@ -620,7 +585,7 @@ cfg_star = fc.FCTrainConfig(
 res_star = fc.train_fc(data, cfg_star, desc="h*, uniform")
 F_star = res_star.features
 U_star = res_star.U.reshape(-1, P["d"])
-u_star_pred = fc_thm3_u_norm(P["nc"], P["L"], P["K"], P["d"], LAM)
+u_star_pred = thm3_u_norm(P["nc"], P["L"], P["K"], P["d"], LAM)
 nrm_star = fc.word_norms(F_star)
 prose(
     f"$h^\\star$ on the uniform task: test accuracy {res_star.test_acc:.1%}; representation norms "
@@ -682,7 +647,7 @@ cfg2 = fc.FCTrainConfig(
     epochs=P["epochs2"], d=P["d"], wd_W=LAM, wd_U=LAM, eval_every=P["eval_every"], seed=2
 )
 res2 = fc.train_fc(data2, cfg2, desc="h, K2")
-pred2, upred2 = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], LAM)
+pred2, upred2 = thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], LAM)
 n2 = fc.word_norms(res2.features)
 tail2 = res2.history["epoch"] >= 0.8 * res2.history["epoch"][-1]
 drift2 = np.ptp(res2.history["norm_mean"][tail2]) / res2.history["norm_mean"][-1]
@@ -766,7 +731,7 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Set $\lambda_W = \lambda_U = 2\times 10^{-3}$ and predict the new word norm with `fc_thm1_norms` before training.
+# 1. Set $\lambda_W = \lambda_U = 2\times 10^{-3}$ and predict the new word norm with `thm1_norms` before training.
 #    Does the trained network follow?
 # 2. Replace the uniform $\mu$ by $\mu = (0.5, 0.5/ (s_c-1), \dots)$ (one dominant word per concept). Which of the
 #    collapse measures of section 6 break first?
@@ -789,7 +754,7 @@ _ = rep.found()
 # </details>
 
 # %%
-pred_2lam = fc_thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], 2 * LAM)[0]
+pred_2lam = thm1_norms(P["nc"], P["nw"], P["L"], P["K2"], 2 * LAM)[0]
 res_2lam = fc.train_fc(
     data2,
     fc.FCTrainConfig(
@@ -832,11 +797,11 @@ rep.close(
 # </details>
 
 # %%
-from qwem_lib.fc.theory import fc_thm2_lambda_bound  # noqa: E402
+from qwem_lib.fc.theory import thm2_lambda_bound  # noqa: E402
 
 mu_dom = np.r_[0.5, np.full(P["nw"] // P["nc"] - 1, 0.5 / (P["nw"] // P["nc"] - 1))]
-lam_ok = fc_thm2_lambda_bound(mu_dom, P["nc"], P["L"]) / 3
-c3, r3 = fc_thm2_solve(mu_dom, P["nc"], P["L"], lam_ok)
+lam_ok = thm2_lambda_bound(mu_dom, P["nc"], P["L"]) / 3
+c3, r3 = thm2_solve(mu_dom, P["nc"], P["L"], lam_ok)
 simplex = np.array([[np.cos(2 * np.pi * a / 3), np.sin(2 * np.pi * a / 3)] for a in range(3)])
 W3 = np.concatenate([r3[:, None] * simplex[a] for a in range(P["nc"])])  # (nw, 2), type-III
 wc3 = np.repeat(np.arange(P["nc"]), P["nw"] // P["nc"])
@@ -938,7 +903,7 @@ def plateau_end(d_: fc.FCData, K_: int) -> float:
         ),
         desc=f"plateau K={K_}",
     )
-    half = 0.5 * fc_thm1_norms(P["nc"], P["nw"], P["L"], K_, LAM)[0]
+    half = 0.5 * thm1_norms(P["nc"], P["nw"], P["L"], K_, LAM)[0]
     above = r.history["norm_mean"] > half
     return float(r.history["step"][np.argmax(above)]) if above.any() else float("nan")
 

@@ -34,85 +34,36 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import spearmanr
 
-from qwem_lib import Report, config, fc, plotting
-from qwem_lib.book.report import prose
-from qwem_lib.fc.theory import fc_thm3_u_norm
+from qwem_lib import config, fc, plotting
+from qwem_lib.book.report import Report, prose
+from qwem_lib.fc.theory import thm3_u_norm
 
 plotting.use_style()
 rep = Report("41_fc_long_tail")
-P = config.sizes(
-    smoke=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=32,
-        K=100,
-        nspl_a=500,
-        epochs_a=10,
-        nspl_b=5,
-        steps_b=15_000,
-        epochs_c=500,
-        eval_a=1,
-        eval_b=50,
-        eval_c=25,
-        u_tol=0.10,
-        bench_steps=5,
-        sol_steps=1_500,
-        seeds_ac=(11,),
-        seeds_b=(),
-        sweep_K=(50, 100),
-        sweep_steps=3_000,
-        sweep_seeds=(2,),
-        ckpt=None,
-    ),
-    book=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=200,
-        nspl_a=500,
-        epochs_a=10,
-        nspl_b=5,
-        steps_b=150_000,
-        epochs_c=500,
-        eval_a=1,
-        eval_b=100,
-        eval_c=25,
-        u_tol=0.05,
-        bench_steps=30,
-        sol_steps=6_000,
-        seeds_ac=(11, 12),
-        seeds_b=(),
-        sweep_K=(100, 200, 400),
-        sweep_steps=24_000,
-        sweep_seeds=(2,),
-        ckpt=None,
-    ),
-    paper=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=1000,
-        nspl_a=500,
-        epochs_a=10,
-        nspl_b=5,
-        steps_b=150_000,
-        epochs_c=500,
-        eval_a=1,
-        eval_b=25,
-        eval_c=25,
-        u_tol=0.05,
-        bench_steps=30,
-        sol_steps=6_000,
-        seeds_ac=(11, 12),
-        seeds_b=(21, 22),
-        sweep_K=(200, 500, 1000),
-        sweep_steps=25_000,
-        sweep_seeds=(2, 21, 22),
-        ckpt=100,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    nc=3,
+    nw=1200,
+    L=15,
+    d=config.per_preset(32, 100, 100),
+    K=config.per_preset(100, 200, 1000),
+    nspl_a=500,
+    epochs_a=10,
+    nspl_b=5,
+    steps_b=config.per_preset(15_000, 150_000, 150_000),
+    epochs_c=500,
+    eval_a=1,
+    eval_b=config.per_preset(50, 100, 25),
+    eval_c=25,
+    u_tol=config.per_preset(0.10, 0.05, 0.05),
+    bench_steps=config.per_preset(5, 30, 30),
+    sol_steps=config.per_preset(1_500, 6_000, 6_000),
+    seeds_ac=config.per_preset((11,), (11, 12), (11, 12)),
+    seeds_b=config.per_preset((), (), (21, 22)),
+    sweep_K=config.per_preset((50, 100), (100, 200, 400), (200, 500, 1000)),
+    sweep_steps=config.per_preset(3_000, 24_000, 25_000),
+    sweep_seeds=config.per_preset((2,), (2,), (2, 21, 22)),
+    ckpt=config.per_preset(None, None, 100),
 )
 LAM = 1e-3
 print(P)
@@ -356,8 +307,116 @@ for key, s in stats.items():
 # (median and smallest of 20 permutations). "Unit length" divides every word by its norm: the
 # directions alone, which removes what Theorem 2's frequency-dependent norms add to $h$'s ratio and what
 # LayerNorm removes from $h^\star$'s by design.
-#
-# ## 4 · The claims
+
+# %% [markdown]
+# ## 4 · Pictures of the three solutions
+
+# %%
+size = 4 + 60 * freq / freq.max()  # marker area grows with word frequency
+fig, axes = plotting.figure(2, 3, width=4.0, height=3.6)
+titles = {"a": "(a) $h$, large set", "b": "(b) $h$, small set", "c": "(c) $h^\\star$, small set"}
+for j, (key, r) in enumerate(runs.items()):
+    cw, _ = fc.pca_2d(r.features, center=False)
+    cu, _ = fc.pca_2d(r.U.reshape(-1, P["d"]), center=False)
+    for a in range(P["nc"]):
+        axes[0, j].scatter(
+            *cw[wc == a].T,
+            s=size[wc == a],
+            alpha=0.5,
+            color=plotting.PALETTE[a],
+            label=f"concept {a}",
+        )
+        axes[1, j].scatter(*cu[uc == a].T, s=3, alpha=0.3, color=plotting.PALETTE[a])
+    what = "LayerNorm outputs $\\varphi(w)$" if key == "c" else "embeddings $w$"
+    plotting.label(axes[0, j], f"{titles[key]}: {what}", "PC 1", "PC 2")
+    plotting.label(axes[1, j], f"{titles[key]}: $u_{{k,\\ell}}$", "PC 1", "PC 2")
+    for ax in axes[:, j]:
+        ax.set_aspect("equal", adjustable="datalim")
+axes[0, 0].legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# **Figure 41.2** — Top: word representations projected on their top two principal directions, coloured
+# by concept, marker size proportional to word frequency. Bottom: the linear weights $u_{k,\ell}$, coloured
+# by the concept they face. (a) Words line up along three directions at 120°, frequent words far from the
+# origin and rare words near it (directional collapse); the $u_{k,\ell}$ collapse to three points.
+# (b) The same rays for the words, but the $u_{k,\ell}$ smear out along their rays: no collapse.
+# (c) After LayerNorm the words gather around three points, and so do the $u_{k,\ell}$. The small cluster
+# at the origin is the words that never occur in the small training set: their embeddings keep the tiny
+# random initialisation, which torch's LayerNorm (with its $\epsilon$) maps to short vectors.
+
+# %%
+fig, ax = plotting.figure(width=6.0, height=3.6)
+rank = np.arange(task.nw) % task.sc + 1
+for key, marker in (("a", "o"), ("b", "s")):
+    n = fc.word_norms(runs[key].features)
+    med = np.array([np.median(n[rank == b]) for b in range(1, task.sc + 1)])
+    ax.loglog(np.arange(1, task.sc + 1), med, marker, ms=3, alpha=0.7, label=titles[key])
+ax.legend(fontsize=8)
+plotting.label(
+    ax,
+    "Word norm against frequency rank",
+    "rank $\\beta$ within concept",
+    "median $\\|w_{(\\alpha,\\beta)}\\|$ over concepts",
+)
+plt.show()
+
+# %% [markdown]
+# **Figure 41.3** — Median norm of the words of each frequency rank (over the concepts), for the two runs
+# of $h$. Norms fall steadily with rank: frequent words get long embeddings; with the small set the rare
+# words are also noisy, since each is seen a handful of times.
+
+# %%
+fig, ax = plotting.figure(width=7.0, height=4.0)
+for key in ("b", "c"):
+    h = runs[key].history
+    ax.plot(h["step"], h["test_acc"], label=f"{titles[key]}: test")
+    ax.plot(
+        h["step"],
+        h["train_acc"],
+        ":",
+        color=ax.lines[-1].get_color(),
+        label=f"{titles[key]}: train",
+    )
+ax.plot(
+    [20_000, 150_000], [0.65, 0.437], "kD", ms=6, label="authors' notebook, (b), K=1000: peak, end"
+)
+ax.plot([150_000], [paper_acc["b"]], "r*", ms=11, label="the paper, (b), K=1000")
+ax.set_xscale("symlog", linthresh=1000)
+ax.set_ylim(0, 1.02)
+ax.legend(fontsize=7, loc="lower right")
+plotting.label(
+    ax,
+    f"Accuracy against SGD steps (small training set, K={P['K']})",
+    "SGD steps (batch 100)",
+    "accuracy",
+)
+plt.show()
+
+# %% [markdown]
+# **Figure 41.4** — Train (dotted) and test (solid) accuracy against the number of SGD steps on the small
+# training set, with the authors' run of (b) at $K = 1000$ (black diamonds: its peak near 65% around
+# 20,000 steps and its end, 43.7%, at 150,000) and the paper's 45% (red star). The step axis is linear up
+# to 1,000 and logarithmic beyond. $h^\star$ reaches 100% test accuracy early (the step is printed below the figure). $h$ fits
+# its training set; its test accuracy rises, peaks, and then drifts down while the weight decay keeps
+# shrinking the weights (Section 5 gives the numbers). At $K = 200$ the whole curve of (b) sits higher than
+# the authors' at $K = 1000$; the $K$ sweep of Section 5 measures how the accuracy moves with $K$.
+
+# %%
+hb, hc = runs["b"].history, runs["c"].history
+first_c = (
+    int(hc["step"][np.argmax(hc["test_acc"] >= 0.999)]) if (hc["test_acc"] >= 0.999).any() else None
+)
+prose(
+    f"$h^\\star$ first reaches 100% test accuracy at the evaluation after {first_c:,} steps; $h$ on the same set "
+    f"peaks at {hb['test_acc'].max():.1%} after "
+    f"{int(hb['step'][hb['test_acc'].argmax()]):,} steps."
+    if first_c is not None
+    else "$h^\\star$ does not reach 100% test accuracy in this run."
+)
+
+# %% [markdown]
+# ## 5 · The claims
 #
 # **(a) Large training set, no LayerNorm: directional collapse, frequency-dependent norms.** The collapse
 # threshold is Part IV's one threshold, 0.1, for the $u_{k,\ell}$ as for the words.
@@ -420,7 +479,7 @@ if acc_seeds["a"].size > 1:
 # **(b) Small training set, no LayerNorm: the linear weights do not collapse, and $h$ generalises poorly.**
 # The paper reports 45% for $K = 1000$. Several things change with $K$ and push in opposite directions:
 # fewer classes leave a test sentence fewer wrong classes to be confused with (higher accuracy), but they
-# also mean fewer training sentences, so more words are never seen (Section 4(c) counts them) and each
+# also mean fewer training sentences, so more words are never seen (Section 5(c) counts them) and each
 # seen word is seen fewer times (lower accuracy). Which wins is measured by the $K$ sweep at the end of this
 # section. We record the measured value beside the paper's and check the paper's qualitative statements: $h$ fits its training set, its test
 # accuracy stays far from the 100% of (a) and (c), and its $u_{k,\ell}$ are several times less collapsed
@@ -640,7 +699,7 @@ def expected_unseen(K: int, nspl: int) -> float:
 
 unseen_exp = {K: expected_unseen(K, P["nspl_b"]) for K in (P["K"], 1000)}
 sc_ = stats["c"]
-u_pred = fc_thm3_u_norm(P["nc"], P["L"], P["K"], P["d"], LAM)
+u_pred = thm3_u_norm(P["nc"], P["L"], P["K"], P["d"], LAM)
 u_c = fc.word_norms(runs["c"].U.reshape(-1, P["d"])).mean()
 prose(
     f"{(~seen).sum()} of {task.nw} words never occur in the small training set (expected "
@@ -806,112 +865,6 @@ rep.above(
 )
 
 # %% [markdown]
-# ## 5 · Pictures of the three solutions
-
-# %%
-size = 4 + 60 * freq / freq.max()  # marker area grows with word frequency
-fig, axes = plotting.figure(2, 3, width=4.0, height=3.6)
-titles = {"a": "(a) $h$, large set", "b": "(b) $h$, small set", "c": "(c) $h^\\star$, small set"}
-for j, (key, r) in enumerate(runs.items()):
-    cw, _ = fc.pca_2d(r.features, center=False)
-    cu, _ = fc.pca_2d(r.U.reshape(-1, P["d"]), center=False)
-    for a in range(P["nc"]):
-        axes[0, j].scatter(
-            *cw[wc == a].T,
-            s=size[wc == a],
-            alpha=0.5,
-            color=plotting.PALETTE[a],
-            label=f"concept {a}",
-        )
-        axes[1, j].scatter(*cu[uc == a].T, s=3, alpha=0.3, color=plotting.PALETTE[a])
-    what = "LayerNorm outputs $\\varphi(w)$" if key == "c" else "embeddings $w$"
-    plotting.label(axes[0, j], f"{titles[key]}: {what}", "PC 1", "PC 2")
-    plotting.label(axes[1, j], f"{titles[key]}: $u_{{k,\\ell}}$", "PC 1", "PC 2")
-    for ax in axes[:, j]:
-        ax.set_aspect("equal", adjustable="datalim")
-axes[0, 0].legend(fontsize=8)
-plt.show()
-
-# %% [markdown]
-# **Figure 41.2** — Top: word representations projected on their top two principal directions, coloured
-# by concept, marker size proportional to word frequency. Bottom: the linear weights $u_{k,\ell}$, coloured
-# by the concept they face. (a) Words line up along three directions at 120°, frequent words far from the
-# origin and rare words near it (directional collapse); the $u_{k,\ell}$ collapse to three points.
-# (b) The same rays for the words, but the $u_{k,\ell}$ smear out along their rays: no collapse.
-# (c) After LayerNorm the words gather around three points, and so do the $u_{k,\ell}$. The small cluster
-# at the origin is the words that never occur in the small training set: their embeddings keep the tiny
-# random initialisation, which torch's LayerNorm (with its $\epsilon$) maps to short vectors.
-
-# %%
-fig, ax = plotting.figure(width=6.0, height=3.6)
-rank = np.arange(task.nw) % task.sc + 1
-for key, marker in (("a", "o"), ("b", "s")):
-    n = fc.word_norms(runs[key].features)
-    med = np.array([np.median(n[rank == b]) for b in range(1, task.sc + 1)])
-    ax.loglog(np.arange(1, task.sc + 1), med, marker, ms=3, alpha=0.7, label=titles[key])
-ax.legend(fontsize=8)
-plotting.label(
-    ax,
-    "Word norm against frequency rank",
-    "rank $\\beta$ within concept",
-    "median $\\|w_{(\\alpha,\\beta)}\\|$ over concepts",
-)
-plt.show()
-
-# %% [markdown]
-# **Figure 41.3** — Median norm of the words of each frequency rank (over the concepts), for the two runs
-# of $h$. Norms fall steadily with rank: frequent words get long embeddings; with the small set the rare
-# words are also noisy, since each is seen a handful of times.
-
-# %%
-fig, ax = plotting.figure(width=7.0, height=4.0)
-for key in ("b", "c"):
-    h = runs[key].history
-    ax.plot(h["step"], h["test_acc"], label=f"{titles[key]}: test")
-    ax.plot(
-        h["step"],
-        h["train_acc"],
-        ":",
-        color=ax.lines[-1].get_color(),
-        label=f"{titles[key]}: train",
-    )
-ax.plot(
-    [20_000, 150_000], [0.65, 0.437], "kD", ms=6, label="authors' notebook, (b), K=1000: peak, end"
-)
-ax.plot([150_000], [paper_acc["b"]], "r*", ms=11, label="the paper, (b), K=1000")
-ax.set_xscale("symlog", linthresh=1000)
-ax.set_ylim(0, 1.02)
-ax.legend(fontsize=7, loc="lower right")
-plotting.label(
-    ax,
-    f"Accuracy against SGD steps (small training set, K={P['K']})",
-    "SGD steps (batch 100)",
-    "accuracy",
-)
-plt.show()
-
-# %% [markdown]
-# **Figure 41.4** — Train (dotted) and test (solid) accuracy against the number of SGD steps on the small
-# training set, with the authors' run of (b) at $K = 1000$ (black diamonds: its peak near 65% around
-# 20,000 steps and its end, 43.7%, at 150,000) and the paper's 45% (red star). The step axis is linear up
-# to 1,000 and logarithmic beyond. $h^\star$ reaches 100% test accuracy early (step printed below). $h$ fits
-# its training set; its test accuracy rises, peaks, and then drifts down while the weight decay keeps
-# shrinking the weights (numbers in the text above). At $K = 200$ the whole curve of (b) sits higher than
-# the authors' at $K = 1000$; the $K$ sweep below measures how the accuracy moves with $K$.
-
-# %%
-hc = runs["c"].history
-first_c = (
-    int(hc["step"][np.argmax(hc["test_acc"] >= 0.999)]) if (hc["test_acc"] >= 0.999).any() else None
-)
-prose(
-    f"$h^\\star$ first reaches 100% test accuracy at the evaluation after {first_c:,} steps; $h$ on the same set "
-    f"peaks at {peak_b:.1%} after {step_peak_b:,} steps."
-    if first_c is not None
-    else "$h^\\star$ does not reach 100% test accuracy in this run."
-)
-
-# %% [markdown]
 # ## 6 · Discussion
 #
 # * The qualitative story of the paper's Figure 4 holds at the book's size: directional but not full
@@ -921,7 +874,7 @@ prose(
 #   (claim `fc.fig4c.frequent_words_collapse`); all the seen words sit at the threshold even in the plane of
 #   the picture and above it in full, because the rarely seen words are not pulled in at $K = 200$. At the
 #   paper's $K = 1000$ a word is seen 5 times as often; the `paper` preset asserts both criteria there.
-# * The percentages differ from the paper's because the book uses $K = 200$; the $K$ sweep of Section 4
+# * The percentages differ from the paper's because the book uses $K = 200$; the $K$ sweep of Section 5
 #   measures how the accuracy of (b) moves with $K$. At matched steps the book's (b) follows the shape of the
 #   authors' curve — a peak, then a slow decline under weight decay — at a higher level. The `paper` preset
 #   runs $K = 1000$ with the authors' steps.
@@ -929,7 +882,17 @@ prose(
 #   directional collapse, the norm $r_\beta$ of word $\beta$ solves
 #   $\frac{\lambda r_\beta}{Lc}\big(n_c - 1 + e^{\frac{n_c}{n_c-1} c\, r_\beta}\big) = \mu_\beta$, an increasing function of
 #   $r_\beta$ — so larger $\mu_\beta$, larger $r_\beta$.
+
+# %% [markdown]
+# ## What this chapter found
 #
+# Each finding and pre-registered prediction of this chapter, with what its check showed at this preset
+# (held, failed or open) and its value against its tolerance. The full statements are in the chapter's report.
+
+# %%
+_ = rep.found()
+
+# %% [markdown]
 # ## Exercises
 #
 # 1. Repeat (b) with $n_{\rm spl} = 50$. At what $n_{\rm spl}$ does $h$ generalise again?

@@ -38,8 +38,8 @@ import numpy as np
 import torch
 from scipy.optimize import brentq
 
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 from qwem_lib.fc import (
     FCTrainConfig,
     collapse_ratio,
@@ -53,23 +53,23 @@ from qwem_lib.fc import (
 )
 from qwem_lib.fc.theory import (
     ExactRisk,
-    fc_all_latents,
-    fc_collapse_risk_latents,
-    fc_collapse_weights,
-    fc_equiangular,
-    fc_H,
-    fc_H_star,
-    fc_hamming_counts,
-    fc_thm1_eta,
-    fc_thm1_norms,
-    fc_thm1_tau,
-    fc_thm2_lambda_bound,
-    fc_thm2_residuals,
-    fc_thm2_solve,
-    fc_thm3_tau,
-    fc_thm3_u_norm,
-    fc_type3_weights,
-    fc_zero_threshold,
+    H,
+    H_star,
+    all_latents,
+    collapse_risk_latents,
+    collapse_weights,
+    equiangular,
+    hamming_counts,
+    thm1_eta,
+    thm1_norms,
+    thm1_tau,
+    thm2_lambda_bound,
+    thm2_residuals,
+    thm2_solve,
+    thm3_tau,
+    thm3_u_norm,
+    type3_weights,
+    zero_threshold,
 )
 
 plotting.use_style()
@@ -82,47 +82,20 @@ if config.device_name() == "cpu":
 # the paper's experimental setting (Section 2)
 PAPER = dict(nc=3, nw=1200, L=15, d=100, lam=1e-3)
 
-P = config.sizes(
-    # small trained tasks with every latent variable present (K = nc^L): nc, words per concept, L, d
-    smoke=dict(
-        nc=3,
-        sc=10,
-        L=4,
-        d=16,
-        lam=1e-2,
-        nspl=120,
-        epochs=60,
-        n_dirs=20,
-        tol_norm=0.03,
-        tol_word=0.10,
-        exact=(3, 2, 3, 8),
-    ),
-    book=dict(
-        nc=3,
-        sc=10,
-        L=4,
-        d=16,
-        lam=1e-2,
-        nspl=400,
-        epochs=40,
-        n_dirs=50,
-        tol_norm=0.01,
-        tol_word=0.06,
-        exact=(3, 2, 3, 8),
-    ),
-    paper=dict(
-        nc=3,
-        sc=10,
-        L=5,
-        d=32,
-        lam=1e-2,
-        nspl=1000,
-        epochs=40,
-        n_dirs=200,
-        tol_norm=0.01,
-        tol_word=0.06,
-        exact=(3, 3, 4, 12),
-    ),
+# small trained tasks with every latent variable present (K = nc^L): nc, words per concept, L, d;
+# a knob that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    nc=3,
+    sc=10,
+    L=config.per_preset(4, 4, 5),
+    d=config.per_preset(16, 16, 32),
+    lam=1e-2,
+    nspl=config.per_preset(120, 400, 1000),
+    epochs=config.per_preset(60, 40, 40),
+    n_dirs=config.per_preset(20, 50, 200),
+    tol_norm=config.per_preset(0.03, 0.01, 0.01),
+    tol_word=config.per_preset(0.10, 0.06, 0.06),
+    exact=config.per_preset((3, 2, 3, 8), (3, 2, 3, 8), (3, 3, 4, 12)),
 )
 print(P)
 
@@ -196,10 +169,10 @@ print(P)
 # %%
 norms_paper = {}
 for K, target in ((1000, 1.42214), (50, 0.61602)):
-    w, u = fc_thm1_norms(PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
+    w, u = thm1_norms(PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
     norms_paper[K] = (w, u)
     print(
-        f"K={K:5d}: tau = {fc_thm1_tau(PAPER['nc'], PAPER['nw'], PAPER['L'], K, PAPER['lam']):10.4f}"
+        f"K={K:5d}: tau = {thm1_tau(PAPER['nc'], PAPER['nw'], PAPER['L'], K, PAPER['lam']):10.4f}"
         f"   word norm = {w:.6f}   u norm = {u:.6f}"
     )
     rep.close(
@@ -232,22 +205,22 @@ for K, target in ((1000, 1.42214), (50, 0.61602)):
 # %%
 nc_e, sc_e, L_e, d_e = P["exact"]
 lam_e = 1e-2
-z_e = fc_all_latents(nc_e, L_e)
+z_e = all_latents(nc_e, L_e)
 K_e, nw_e = len(z_e), nc_e * sc_e
 risk_e = ExactRisk(z_e, np.full(sc_e, 1 / sc_e), lam_e, nc=nc_e)
-F_e = fc_equiangular(nc_e, d_e, rng=config.rng(1))
-tau_e = fc_thm1_tau(nc_e, nw_e, L_e, K_e, lam_e)
+F_e = equiangular(nc_e, d_e, rng=config.rng(1))
+tau_e = thm1_tau(nc_e, nw_e, L_e, K_e, lam_e)
 
 
 def collapse_at(t):
-    return fc_collapse_weights(
+    return collapse_weights(
         F_e, z_e, sc_e, word_norm=math.sqrt(t / nw_e), u_norm=math.sqrt(t / (K_e * L_e))
     )
 
 
 t_grid = tau_e * np.linspace(0.05, 3.0, 60)
 exact_curve = np.array([float(risk_e(*collapse_at(t))) for t in t_grid])
-H_curve = fc_H(t_grid, nc_e, nw_e, L_e, K_e, lam_e)
+H_curve = H(t_grid, nc_e, nw_e, L_e, K_e, lam_e)
 print(
     f"exact task: nc={nc_e}, sc={sc_e}, L={L_e}, K={K_e}, d={d_e}, lam={lam_e}: tau = {tau_e:.6f}"
 )
@@ -302,13 +275,13 @@ rep.above(
 # %%
 fig, axes = plotting.figure(1, 2, width=5.2, height=3.8)
 for K, col in ((1000, plotting.PALETTE[0]), (50, plotting.PALETTE[1])):
-    tau = fc_thm1_tau(PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
+    tau = thm1_tau(PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
     ts = tau * np.linspace(0.02, 3, 300)
-    Hs = fc_H(ts, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
+    Hs = H(ts, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"])
     axes[0].plot(ts / PAPER["nw"], Hs, color=col, label=f"$H(t)$, K={K}")
     axes[0].plot(
         tau / PAPER["nw"],
-        fc_H(tau, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"]),
+        H(tau, PAPER["nc"], PAPER["nw"], PAPER["L"], K, PAPER["lam"]),
         "o",
         color=col,
         label=rf"$\tau$: $\|w\|$={math.sqrt(tau / PAPER['nw']):.5f}",
@@ -371,7 +344,7 @@ def trained(mu, layer_norm, seed=0):
 
 
 task1, res1 = trained("uniform", False)
-w_pred, u_pred = fc_thm1_norms(nc, nw, L, K, lam)
+w_pred, u_pred = thm1_norms(nc, nw, L, K, lam)
 w_meas = np.linalg.norm(res1.features, axis=1)
 u_meas = np.linalg.norm(res1.U, axis=2)
 print(f"word norms: predicted {w_pred:.5f}, trained {w_meas.mean():.5f} ± {w_meas.std():.5f}")
@@ -433,8 +406,8 @@ rep.close(
 # %%
 for K_p in (1000, 50):
     print(
-        f"paper setting K={K_p}: tau* = {fc_thm3_tau(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
-        f"predicted ||u_kl|| = {fc_thm3_u_norm(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
+        f"paper setting K={K_p}: tau* = {thm3_tau(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
+        f"predicted ||u_kl|| = {thm3_u_norm(PAPER['nc'], PAPER['L'], K_p, PAPER['d'], PAPER['lam']):.5f}, "
         f"word representations ||phi(w)|| = sqrt(d) = {math.sqrt(PAPER['d']):.1f}"
     )
 
@@ -442,13 +415,13 @@ for K_p in (1000, 50):
 mu_e = 1 / np.arange(1, sc_e + 1)
 mu_e /= mu_e.sum()
 risk_ln = ExactRisk(z_e, mu_e, lam_e, layernorm=True, nc=nc_e)
-F_mz = fc_equiangular(nc_e, d_e, mean_zero=True, rng=config.rng(3))
-ts3 = fc_thm3_tau(nc_e, L_e, K_e, d_e, lam_e) * np.array([0.3, 1.0, 2.0])
+F_mz = equiangular(nc_e, d_e, mean_zero=True, rng=config.rng(3))
+ts3 = thm3_tau(nc_e, L_e, K_e, d_e, lam_e) * np.array([0.3, 1.0, 2.0])
 gap3 = max(
     abs(
         float(
             risk_ln(
-                *fc_collapse_weights(
+                *collapse_weights(
                     F_mz,
                     z_e,
                     sc_e,
@@ -458,7 +431,7 @@ gap3 = max(
                 )
             )
         )
-        / float(fc_H_star(t, nc_e, L_e, K_e, d_e, lam_e))
+        / float(H_star(t, nc_e, L_e, K_e, d_e, lam_e))
         - 1
     )
     for t in ts3
@@ -474,7 +447,7 @@ rep.close(
 )
 
 task3, res3 = trained("zipf", True)
-u3_pred = fc_thm3_u_norm(nc, L, K, d, lam)
+u3_pred = thm3_u_norm(nc, L, K, d, lam)
 u3 = np.linalg.norm(res3.U, axis=2)
 f3 = np.linalg.norm(res3.features, axis=1)
 print(
@@ -534,17 +507,17 @@ rep.below(
 # keeps the fragments "$\lambda\ L\ r_\beta$"), and (8) reads "$\sum r_\beta\ c\ 2 = L n_c^{L-1}$";
 # rederiving both from Proposition C settles the reading.
 #
-# `fc_thm2_solve` solves the system: for each $c$, equation (7) fixes each $\rho_\beta=r_\beta/c$ by a
+# `thm2_solve` solves the system: for each $c$, equation (7) fixes each $\rho_\beta=r_\beta/c$ by a
 # monotone one-dimensional root; (8) is then one decreasing equation in $c$.
 
 # %%
 task2, res2 = trained("zipf", False)
 mu2 = task2.mu
-c2, r2 = fc_thm2_solve(mu2, nc, L, lam)
-res_sys = np.max(np.abs(fc_thm2_residuals(c2, r2, mu2, nc, L, lam)))
+c2, r2 = thm2_solve(mu2, nc, L, lam)
+res_sys = np.max(np.abs(thm2_residuals(c2, r2, mu2, nc, L, lam)))
 print(f"Zipf, nc={nc}, sc={sc}, L={L}, lam={lam}: c = {c2:.5f}, r = {np.round(r2, 4)}")
 print(
-    f"bound on lam: {fc_thm2_lambda_bound(mu2, nc, L):.4g}; largest relative residual of (7)-(8): {res_sys:.1e}"
+    f"bound on lam: {thm2_lambda_bound(mu2, nc, L):.4g}; largest relative residual of (7)-(8): {res_sys:.1e}"
 )
 rep.below(
     "fc.thm2.system_residual",
@@ -563,9 +536,9 @@ rep.ordered(
 )
 
 # the theory's critical point is also critical for the exact risk of a small task
-c2e, r2e = fc_thm2_solve(mu_e, nc_e, L_e, lam_e)
+c2e, r2e = thm2_solve(mu_e, nc_e, L_e, lam_e)
 risk_zipf = ExactRisk(z_e, mu_e, lam_e, nc=nc_e)
-W3, U3 = (torch.tensor(a, requires_grad=True) for a in fc_type3_weights(F_e, z_e, r2e, c2e))
+W3, U3 = (torch.tensor(a, requires_grad=True) for a in type3_weights(F_e, z_e, r2e, c2e))
 risk_zipf(W3, U3).backward()
 g3 = math.sqrt(float((W3.grad**2).sum() + (U3.grad**2).sum()))
 rep.below(
@@ -709,15 +682,15 @@ plt.show()
 # at which $W=U=0$ stops being a minimiser of $R$. Appendix H writes $R=g(W^\top\hat U)+\frac\lambda2(\|W\|^2+\|U\|^2)$
 # with $g$ convex; the origin is a global minimiser when $\lambda\ge\|\nabla g(0)\|_{\rm op}$ and not even
 # a local one below it. That operator norm can be computed for *any* set of latent variables
-# (`fc_zero_threshold`); for all $n_c^L$ latents it equals Theorem 2's bound, and for $K$ random ones it
+# (`zero_threshold`); for all $n_c^L$ latents it equals Theorem 2's bound, and for $K$ random ones it
 # is close to $\sqrt{L\sum\mu_\beta^2/(Kn_c)}$, i.e. the bound with $n_c^L$ replaced by $K$. With $K=1000$
 # this is about $0.014$, comfortably above $10^{-3}$. So the paper's remark holds for the natural
 # generalisation of the bound, not for the bound as stated.
 
 # %%
 task_paper_zipf = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, mu="zipf", seed=0)
-bound_printed = fc_thm2_lambda_bound(task_paper_zipf.mu, PAPER["nc"], PAPER["L"])
-lam_zero = fc_zero_threshold(task_paper_zipf.latents, task_paper_zipf.mu, nc=PAPER["nc"])
+bound_printed = thm2_lambda_bound(task_paper_zipf.mu, PAPER["nc"], PAPER["L"])
+lam_zero = zero_threshold(task_paper_zipf.latents, task_paper_zipf.mu, nc=PAPER["nc"])
 print(
     f"paper setting (Zipf, K=1000): printed bound {bound_printed:.3e}, exact threshold for K random "
     f"latents {lam_zero:.3e}, lam = {PAPER['lam']:g}"
@@ -740,17 +713,17 @@ rep.above(
     bound=1.0,
     kind="finding",
 )
-small = fc_zero_threshold(fc_all_latents(nc, L), mu2, nc=nc)
+small = zero_threshold(all_latents(nc, L), mu2, nc=nc)
 rep.close(
     "fc.thm2.zero_threshold_is_bound",
     "for all latents the exact instability threshold equals Theorem 2's bound (relative)",
     value=small,
-    target=fc_thm2_lambda_bound(mu2, nc, L),
+    target=thm2_lambda_bound(mu2, nc, L),
     tol=1e-12,
     rel=True,
     kind="finding",
 )
-print(f"the trained Zipf task: lam = {lam} < bound {fc_thm2_lambda_bound(mu2, nc, L):.4f}")
+print(f"the trained Zipf task: lam = {lam} < bound {thm2_lambda_bound(mu2, nc, L):.4f}")
 
 # %% [markdown]
 # **What $K<n_c^L$ changes.** The paper's experiments draw $K=1000$ classes out of $3^{15}\approx1.4\times10^7$
@@ -758,19 +731,19 @@ print(f"the trained Zipf task: lam = {lam} < bound {fc_thm2_lambda_bound(mu2, nc
 # $\frac{K}{n_c^L}\binom Lr(n_c-1)^r$ classes at distance $r$, a fraction of one class for small $r$ and
 # a total of $K-K/n_c^L$ other classes instead of $K-1$. For a type-I collapse the margin depends only on
 # the distance between classes, so its risk can be evaluated *exactly* for the actual random classes
-# (`fc_collapse_risk_latents`) and minimised over the scale. The result shifts the predicted norm only
+# (`collapse_risk_latents`) and minimised over the scale. The result shifts the predicted norm only
 # slightly.
 
 # %%
 shift = {}
 for K_p in (1000, 50):
     tsk = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], K_p, seed=0)
-    tau = fc_thm1_tau(PAPER["nc"], PAPER["nw"], PAPER["L"], K_p, PAPER["lam"])
+    tau = thm1_tau(PAPER["nc"], PAPER["nw"], PAPER["L"], K_p, PAPER["lam"])
     ts = tau * np.linspace(0.9, 1.1, 2001)
-    Rr = fc_collapse_risk_latents(tsk.latents, ts, nc=PAPER["nc"], nw=PAPER["nw"], lam=PAPER["lam"])
+    Rr = collapse_risk_latents(tsk.latents, ts, nc=PAPER["nc"], nw=PAPER["nw"], lam=PAPER["lam"])
     t_hat = ts[np.argmin(Rr)]
     shift[K_p] = math.sqrt(t_hat / tau) - 1
-    counts = fc_hamming_counts(tsk.latents)[:, 1:].mean(0)
+    counts = hamming_counts(tsk.latents)[:, 1:].mean(0)
     sym = np.array(
         [
             K_p / PAPER["nc"] ** PAPER["L"] * math.comb(PAPER["L"], r) * (PAPER["nc"] - 1) ** r
@@ -834,10 +807,10 @@ _ = rep.found()
 # 1. Show that for $K=n_c^L$ the function $H$ becomes $L\log(1+(n_c-1)e^{-\eta t})+\lambda t$, and find
 #    $\tau$ in closed form. (Hint: set $H'(\tau)=0$ and solve for $e^{-\eta\tau}$.)
 # 2. Find the critical weight decay above which $\tau=0$ in Theorem 1, and compare it with
-#    `fc_zero_threshold` for uniform frequencies. For the paper's setting, how close is $\lambda=10^{-3}$
+#    `zero_threshold` for uniform frequencies. For the paper's setting, how close is $\lambda=10^{-3}$
 #    to it?
 # 3. Take uniform $\mu$ in Theorem 2's system and show that its solution is Theorem 1's collapse with
-#    $r_\beta=\sqrt{\tau/n_w}$ and $c=\sqrt{\tau/(KL)}$. Check it with `fc_thm2_solve`.
+#    $r_\beta=\sqrt{\tau/n_w}$ and $c=\sqrt{\tau/(KL)}$. Check it with `thm2_solve`.
 # 4. Theorem 3's prediction does not depend on $\mu$. Train $h^\star$ with uniform and with Zipf
 #    frequencies and compare the norms of the $u_{k,\ell}$.
 # 5. Raise $\lambda$ towards the bound of Theorem 2 and plot $r_1/r_{s_c}$. What happens to the ratio
@@ -852,14 +825,14 @@ _ = rep.found()
 # = (1+(n_c-1)e^{-\eta t})^L$ and $H(t) = L\log(1+(n_c-1)e^{-\eta t}) + \lambda t$. Setting $x = (n_c-1)e^{-\eta\tau}$,
 # $H'(\tau) = -L\eta\,\frac{x}{1+x} + \lambda = 0$ gives $x = \frac{\lambda}{L\eta-\lambda}$, so
 # $$\tau = \frac1\eta\,\log\frac{(n_c-1)(L\eta-\lambda)}{\lambda}, \tag{42.6}$$
-# positive when $\lambda < L\eta\,(n_c-1)/n_c$. The cell compares (42.6) with the numerical root of `fc_thm1_tau`.
+# positive when $\lambda < L\eta\,(n_c-1)/n_c$. The cell compares (42.6) with the numerical root of `thm1_tau`.
 #
 # </details>
 
 # %%
-eta_s = fc_thm1_eta(nc, nw, L, K)
+eta_s = thm1_eta(nc, nw, L, K)
 tau_closed = math.log((nc - 1) * (L * eta_s - lam) / lam) / eta_s
-tau_num = fc_thm1_tau(nc, nw, L, K, lam)
+tau_num = thm1_tau(nc, nw, L, K, lam)
 prose(
     f"$n_c = {nc}$, $n_w = {nw}$, $L = {L}$, $K = n_c^L = {K}$, $\\lambda = {lam:g}$: closed form $\\tau$ = "
     f"{tau_closed:.10f}, root of $H'$: {tau_num:.10f}."
@@ -879,7 +852,7 @@ rep.close(
 #
 # $H$ is convex, so $\tau = 0$ exactly when $H'(0) \ge 0$. For $K = n_c^L$, $H'(0) = -L\eta(n_c-1)/n_c + \lambda$, so
 # the critical weight decay is $\lambda_c = L\eta\,(n_c-1)/n_c = \sqrt{L/(n_w K)}$ (with $\eta = \frac{n_c}{n_c-1}/\sqrt{n_wKL}$).
-# `fc_zero_threshold` computes the weight decay at which $W = U = 0$ stops being the minimiser directly from
+# `zero_threshold` computes the weight decay at which $W = U = 0$ stops being the minimiser directly from
 # the latent variables, $\sqrt{\sum\mu^2}\,\sigma_{\max}(Z_c)/K$; for uniform $\mu$, $\sum\mu^2 = n_c/n_w$, and for all
 # latents the two agree. For the paper's setting ($K = 1000$ random latent variables) the general formula gives
 # $H'(0) = \lambda - \eta\,\frac{K L (n_c-1)/n_c}{1+K-K/n_c^L}$; the cell evaluates both thresholds there.
@@ -888,23 +861,23 @@ rep.close(
 
 # %%
 lam_c = math.sqrt(L / (nw * K))
-lam_zero = fc_zero_threshold(fc_all_latents(nc, L), np.full(sc, 1 / sc), nc=nc)
-eta_p = fc_thm1_eta(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000)
+lam_zero = zero_threshold(all_latents(nc, L), np.full(sc, 1 / sc), nc=nc)
+eta_p = thm1_eta(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000)
 a_p = 1000 / PAPER["nc"] ** PAPER["L"]
 lam_c_paper = eta_p * 1000 * PAPER["L"] * (PAPER["nc"] - 1) / PAPER["nc"] / (1 + 1000 - a_p)
 z_paper = make_task(PAPER["nc"], PAPER["nw"], PAPER["L"], 1000, seed=config.rng(10)).latents
-lam_zero_paper = fc_zero_threshold(
+lam_zero_paper = zero_threshold(
     z_paper, np.full(PAPER["nw"] // PAPER["nc"], PAPER["nc"] / PAPER["nw"]), nc=PAPER["nc"]
 )
 prose(
-    f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `fc_zero_threshold` = {lam_zero:.6f}. Paper setting "
+    f"All latents ($K = {K}$): $\\lambda_c$ = {lam_c:.6f}, `zero_threshold` = {lam_zero:.6f}. Paper setting "
     f"($K = 1000$): $H'(0) = 0$ at $\\lambda$ = {lam_c_paper:.2e}, the exact threshold for one draw of random "
     f"latents is {lam_zero_paper:.2e}; $\\lambda = 10^{{-3}}$ is {1e-3 / lam_c_paper:.2f} of the first."
 )
 rep.close(
     "fc.thm.solution.2.threshold_all_latents",
     "exercise 2: Theorem 1's critical weight decay sqrt(L/(nw K)) "
-    "equals fc_zero_threshold for all latents and uniform mu (relative)",
+    "equals zero_threshold for all latents and uniform mu (relative)",
     value=lam_zero,
     target=lam_c,
     tol=1e-10,
@@ -924,9 +897,9 @@ rep.close(
 
 # %%
 mu_u = np.full(sc, 1 / sc)
-lam3 = 0.5 * fc_thm2_lambda_bound(mu_u, nc, L)
-c_u, r_u = fc_thm2_solve(mu_u, nc, L, lam3)
-w1, u1 = fc_thm1_norms(nc, nw, L, K, lam3)
+lam3 = 0.5 * thm2_lambda_bound(mu_u, nc, L)
+c_u, r_u = thm2_solve(mu_u, nc, L, lam3)
+w1, u1 = thm1_norms(nc, nw, L, K, lam3)
 prose(
     f"$\\lambda$ = {lam3:.3e}: Theorem 2 gives $r_\\beta$ = {r_u.min():.8f}…{r_u.max():.8f}, $c$ = {c_u:.8f}; "
     f"Theorem 1 gives {w1:.8f} and {u1:.8f}."
@@ -982,10 +955,10 @@ rep.close(
 # %%
 mu_z = 1 / np.arange(1, sc + 1)
 mu_z /= mu_z.sum()
-bound_z = fc_thm2_lambda_bound(mu_z, nc, L)
+bound_z = thm2_lambda_bound(mu_z, nc, L)
 fracs = np.array([0.01, 0.1, 0.5, 0.9, 0.99, 0.999])
 ratios = np.array(
-    [(lambda cr: cr[1][0] / cr[1][-1])(fc_thm2_solve(mu_z, nc, L, f * bound_z)) for f in fracs]
+    [(lambda cr: cr[1][0] / cr[1][-1])(thm2_solve(mu_z, nc, L, f * bound_z)) for f in fracs]
 )
 fig, ax = plotting.figure(width=6.0, height=3.6)
 ax.semilogx(1 - fracs, ratios, "o-", label="$r_1/r_{s_c}$ (Theorem 2)")

@@ -29,58 +29,37 @@ import matplotlib.pyplot as plt
 import numpy as np
 from tqdm import tqdm
 
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 from qwem_lib.fc import collapse_ratio, concept_means, zipf_mu
 from qwem_lib.fc.theory import (
     ExactRisk,
-    fc_all_latents,
-    fc_H,
-    fc_H_star,
-    fc_layernorm,
-    fc_minimise_exact,
-    fc_thm1_norms,
-    fc_thm1_tau,
-    fc_thm2_solve,
-    fc_thm3_tau,
-    fc_thm3_u_norm,
+    H,
+    H_star,
+    all_latents,
+    layernorm,
+    minimise_exact,
+    thm1_norms,
+    thm1_tau,
+    thm2_solve,
+    thm3_tau,
+    thm3_u_norm,
 )
 
 plotting.use_style()
 rep = Report("43_fc_exact_verification")
 
-P = config.sizes(
-    # (nc, words per concept, L, d) of each exact problem, and the number of random restarts
-    smoke=dict(
-        thm1=(3, 2, 3, 8),
-        thm3=(3, 2, 3, 8),
-        thm2=(3, 3, 3, 12),
-        small_d=(3, 2, 3),
-        n_thm1=4,
-        n_thm3=3,
-        n_thm2=2,
-        n_small_d=4,
-    ),
-    book=dict(
-        thm1=(3, 2, 4, 8),
-        thm3=(3, 2, 4, 8),
-        thm2=(3, 3, 3, 12),
-        small_d=(3, 2, 3),
-        n_thm1=10,
-        n_thm3=6,
-        n_thm2=6,
-        n_small_d=8,
-    ),
-    paper=dict(
-        thm1=(3, 3, 4, 12),
-        thm3=(3, 3, 4, 12),
-        thm2=(3, 4, 3, 16),
-        small_d=(3, 2, 4),
-        n_thm1=24,
-        n_thm3=12,
-        n_thm2=16,
-        n_small_d=16,
-    ),
+# (nc, words per concept, L, d) of each exact problem, and the number of random restarts;
+# a knob that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    thm1=config.per_preset((3, 2, 3, 8), (3, 2, 4, 8), (3, 3, 4, 12)),
+    thm3=config.per_preset((3, 2, 3, 8), (3, 2, 4, 8), (3, 3, 4, 12)),
+    thm2=config.per_preset((3, 3, 3, 12), (3, 3, 3, 12), (3, 4, 3, 16)),
+    small_d=config.per_preset((3, 2, 3), (3, 2, 3), (3, 2, 4)),
+    n_thm1=config.per_preset(4, 10, 24),
+    n_thm3=config.per_preset(3, 6, 12),
+    n_thm2=config.per_preset(2, 6, 16),
+    n_small_d=config.per_preset(4, 8, 16),
 )
 LAM = 1e-2
 DEV = config.device_name()  # the exact risk runs in float64 on the GPU when there is one
@@ -98,7 +77,7 @@ print(P, "lambda =", LAM)
 # a sum of $K s_c^L=n_w^L$ cross-entropies over $K$ classes each: chapter 42's true risk (42.1), written out. `ExactRisk` evaluates it in torch
 # (so the gradient is exact too): it tabulates the scores $S_\ell[j,v]=\langle u_{j,\ell},w_v\rangle$ once
 # and sums them along every sentence. For $h^\star$ it applies the LayerNorm first and drops $W$ from the
-# penalty. `fc_minimise_exact` draws $W$ and $U$ with i.i.d. $\mathcal N(0,0.5^2)$ entries and runs
+# penalty. `minimise_exact` draws $W$ and $U$ with i.i.d. $\mathcal N(0,0.5^2)$ entries and runs
 # float64 L-BFGS with a strong-Wolfe line search until the line search stalls at round-off (gradient
 # norm around $10^{-9}$), then polishes with line-search-free L-BFGS steps, which use only the gradient
 # and bring it to about $10^{-10}$.
@@ -119,10 +98,10 @@ print(P, "lambda =", LAM)
 
 
 # %%
-def analyse(out, z, sc, word_target, u_target, layernorm=False):
+def analyse(out, z, sc, word_target, u_target, with_layernorm=False):
     """Compare one minimiser with the predicted collapse; returns a dict of errors."""
     W, U = out["W"], out["U"]
-    V = fc_layernorm(W) if layernorm else W
+    V = layernorm(W) if with_layernorm else W
     nc = int(z.max()) + 1
     concept = np.repeat(np.arange(nc), sc)
     wn, un = np.linalg.norm(V, axis=1), np.linalg.norm(U, axis=2)
@@ -147,7 +126,7 @@ def analyse(out, z, sc, word_target, u_target, layernorm=False):
 
 def restarts(risk, d, n, offset):
     return [
-        fc_minimise_exact(risk, d, seed=config.SEED + offset + i)
+        minimise_exact(risk, d, seed=config.SEED + offset + i)
         for i in tqdm(range(n), desc=f"restarts d={d}", mininterval=2)
     ]
 
@@ -165,12 +144,12 @@ def restarts(risk, d, n, offset):
 
 # %%
 nc1, sc1, L1, d1 = P["thm1"]
-z1 = fc_all_latents(nc1, L1)
+z1 = all_latents(nc1, L1)
 K1, nw1 = len(z1), nc1 * sc1
 risk1 = ExactRisk(z1, np.full(sc1, 1 / sc1), LAM, device=DEV, nc=nc1)
-tau1 = fc_thm1_tau(nc1, nw1, L1, K1, LAM)
-w1, u1 = fc_thm1_norms(nc1, nw1, L1, K1, LAM)
-H1 = float(fc_H(tau1, nc1, nw1, L1, K1, LAM))
+tau1 = thm1_tau(nc1, nw1, L1, K1, LAM)
+w1, u1 = thm1_norms(nc1, nw1, L1, K1, LAM)
+H1 = float(H(tau1, nc1, nw1, L1, K1, LAM))
 print(
     f"nc={nc1}, sc={sc1}, nw={nw1}, L={L1}, K={K1}, d={d1} (> min(nw, KL) = {min(nw1, K1 * L1)}): "
     f"{risk1._words.shape[0]} sentences; predicted ||w|| = {w1:.8f}, ||u|| = {u1:.8f}, H(tau) = {H1:.12f}"
@@ -255,9 +234,9 @@ rep.below(
 
 # %%
 ncs, scs, Ls = P["small_d"]
-zs = fc_all_latents(ncs, Ls)
+zs = all_latents(ncs, Ls)
 risks = ExactRisk(zs, np.full(scs, 1 / scs), LAM, device=DEV, nc=ncs)
-Hs = float(fc_H(fc_thm1_tau(ncs, ncs * scs, Ls, len(zs), LAM), ncs, ncs * scs, Ls, len(zs), LAM))
+Hs = float(H(thm1_tau(ncs, ncs * scs, Ls, len(zs), LAM), ncs, ncs * scs, Ls, len(zs), LAM))
 small = {
     dd: np.array([o["risk"] for o in restarts(risks, dd, P["n_small_d"], 1000 * dd)])
     for dd in (1, 2)
@@ -296,17 +275,17 @@ rep.below(
 
 # %%
 nc3, sc3, L3, d3 = P["thm3"]
-z3 = fc_all_latents(nc3, L3)
+z3 = all_latents(nc3, L3)
 K3 = len(z3)
 mu3 = zipf_mu(sc3)
 risk3 = ExactRisk(z3, mu3, LAM, layernorm=True, device=DEV, nc=nc3)
-u3 = fc_thm3_u_norm(nc3, L3, K3, d3, LAM)
-H3 = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, d3, LAM), nc3, L3, K3, d3, LAM))
+u3 = thm3_u_norm(nc3, L3, K3, d3, LAM)
+H3 = float(H_star(thm3_tau(nc3, L3, K3, d3, LAM), nc3, L3, K3, d3, LAM))
 print(
     f"LayerNorm, Zipf mu = {np.round(mu3, 4)}, K={K3}, d={d3}: predicted ||u|| = {u3:.8f}, H*(tau*) = {H3:.12f}"
 )
 runs3 = [
-    analyse(o, z3, sc3, np.full(sc3, math.sqrt(d3)), u3, layernorm=True)
+    analyse(o, z3, sc3, np.full(sc3, math.sqrt(d3)), u3, with_layernorm=True)
     for o in restarts(risk3, d3, P["n_thm3"], 5000)
 ]
 r3 = np.array([a["risk"] for a in runs3])
@@ -363,14 +342,14 @@ rep.below(
 #
 # Theorem 2 only shows that the type-III collapse solving (7)–(8) is a *critical point*; the authors
 # conjecture that it is the global minimiser. The exact risk lets us test the conjecture on a small
-# task: minimise from random starts and compare with `fc_thm2_solve`. Here $d$ exceeds $n_w$, so
+# task: minimise from random starts and compare with `thm2_solve`. Here $d$ exceeds $n_w$, so
 # Appendix H applies: if all restarts agree, their common value is the global minimum.
 
 # %%
 nc2, sc2, L2, d2 = P["thm2"]
-z2 = fc_all_latents(nc2, L2)
+z2 = all_latents(nc2, L2)
 mu2 = zipf_mu(sc2)
-c2, rb2 = fc_thm2_solve(mu2, nc2, L2, LAM)
+c2, rb2 = thm2_solve(mu2, nc2, L2, LAM)
 risk2 = ExactRisk(z2, mu2, LAM, device=DEV, nc=nc2)
 print(
     f"Zipf mu = {np.round(mu2, 4)}, K={len(z2)}, nw={nc2 * sc2}, d={d2}: predicted r = {np.round(rb2, 8)}, c = {c2:.8f}"
@@ -532,7 +511,7 @@ _ = rep.found()
 # 2. Repeat the $d=1$ experiment with $n_c=2$. Is there now a collapse configuration? What do the
 #    restarts give?
 # 3. Replace the Zipf law in Section 4 by $\mu=(0.9,0.05,0.05)$. How large is $r_1/r_3$? Check it
-#    against `fc_thm2_solve`.
+#    against `thm2_solve`.
 # 4. Drop the latent sequences that start with concept 0 (so $K<n_c^L$ and the symmetry fails). Minimise
 #    the exact risk: do the minimisers still collapse? Is the within-concept spread still $\sim10^{-9}$?
 # 5. For $h^\star$, how does the minimum risk $H^\star(\tau^\star)$ depend on $d$? Explain with
@@ -585,9 +564,9 @@ rep.check(
 # </details>
 
 # %%
-z2c = fc_all_latents(2, Ls)
+z2c = all_latents(2, Ls)
 risk2c = ExactRisk(z2c, np.full(scs, 1 / scs), LAM, device=DEV, nc=2)
-H2c = float(fc_H(fc_thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len(z2c), LAM))
+H2c = float(H(thm1_tau(2, 2 * scs, Ls, len(z2c), LAM), 2, 2 * scs, Ls, len(z2c), LAM))
 fin2c = np.array([o["risk"] for o in restarts(risk2c, 1, P["n_small_d"], 7000)])
 prose(
     f"$n_c = 2$, $d = 1$: final risks minus $H(\\tau)$ over {len(fin2c)} restarts: "
@@ -606,14 +585,14 @@ rep.below(
 # <details><summary>Solution 3</summary>
 #
 # The words of a concept are ranked by $\mu = (0.9, 0.05, 0.05)$, so $r_2 = r_3$ and $r_1/r_3$ solves Theorem 2's
-# system; `fc_thm2_solve` gives it (printed below), and the exact minimisation of Section 4, rerun with this
+# system; `thm2_solve` gives it (printed below), and the exact minimisation of Section 4, rerun with this
 # $\mu$ on a task with $s_c = 3$ words per concept, lands on the same ratio.
 #
 # </details>
 
 # %%
 mu_ex = np.array([0.9, 0.05, 0.05])
-c_ex, r_ex = fc_thm2_solve(mu_ex, nc2, L2, LAM)
+c_ex, r_ex = thm2_solve(mu_ex, nc2, L2, LAM)
 risk_ex = ExactRisk(z2, mu_ex, LAM, device=DEV, nc=nc2)  # s_c = 3 words per concept
 runs_ex = [analyse(o, z2, 3, r_ex, c_ex) for o in restarts(risk_ex, d2, 2, 9500)]
 prose(
@@ -682,10 +661,9 @@ rep.above(
 
 # %%
 Hmin = {
-    dd: float(fc_H_star(fc_thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, LAM))
-    for dd in (4, 8, 16, 32)
+    dd: float(H_star(thm3_tau(nc3, L3, K3, dd, LAM), nc3, L3, K3, dd, LAM)) for dd in (4, 8, 16, 32)
 }
-H_half = float(fc_H_star(fc_thm3_tau(nc3, L3, K3, 8, LAM / 2), nc3, L3, K3, 8, LAM / 2))
+H_half = float(H_star(thm3_tau(nc3, L3, K3, 8, LAM / 2), nc3, L3, K3, 8, LAM / 2))
 prose(
     "$H^\\star(\\tau^\\star)$ for $d$ = "
     + ", ".join(f"{dd}: {v:.6f}" for dd, v in Hmin.items())

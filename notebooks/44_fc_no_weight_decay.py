@@ -43,78 +43,37 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.stats import spearmanr
 
-from qwem_lib import Report, config, fc, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, fc, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("44_fc_no_weight_decay")
-P = config.sizes(
-    smoke=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=32,
-        K=100,
-        nspl_u=25,
-        steps_u=12_000,
-        nspl_a=500,
-        steps_a=2_500,
-        nspl_b=5,
-        steps_b=6_000,
-        steps_c=3_000,
-        epochs_ln=300,
-        n_evals=20,
-        slope_from=0.5,
-        epochs_twin=200,
-        eval_twin=10,
-        seeds=dict(a=(11,), b=(21,), c=(31,)),
-        steps_b41=15_000,
-        eval_b41=50,
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    nc=3,
+    nw=1200,
+    L=15,
+    d=config.per_preset(32, 100, 100),
+    K=config.per_preset(100, 200, 1000),
+    nspl_u=config.per_preset(25, 25, 5),
+    steps_u=config.per_preset(12_000, 40_000, 5_000_000),
+    nspl_a=500,
+    steps_a=config.per_preset(2_500, 10_000, 5_000_000),
+    nspl_b=5,
+    steps_b=config.per_preset(6_000, 20_000, 5_000_000),
+    steps_c=config.per_preset(3_000, 5_000, 5_000_000),
+    epochs_ln=config.per_preset(300, 500, 500),
+    n_evals=config.per_preset(20, 40, 50),
+    slope_from=0.5,
+    epochs_twin=config.per_preset(200, 450, 1200),
+    eval_twin=config.per_preset(10, 10, 20),
+    seeds=config.per_preset(
+        dict(a=(11,), b=(21,), c=(31,)),
+        dict(a=(11, 12), b=(21, 22), c=(31, 32)),
+        dict(a=(11, 12), b=(21, 22), c=(31, 32)),
     ),
-    book=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=200,
-        nspl_u=25,
-        steps_u=40_000,
-        nspl_a=500,
-        steps_a=10_000,
-        nspl_b=5,
-        steps_b=20_000,
-        steps_c=5_000,
-        epochs_ln=500,
-        n_evals=40,
-        slope_from=0.5,
-        epochs_twin=450,
-        eval_twin=10,
-        seeds=dict(a=(11, 12), b=(21, 22), c=(31, 32)),
-        steps_b41=150_000,
-        eval_b41=100,
-    ),
-    paper=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        d=100,
-        K=1000,
-        nspl_u=5,
-        steps_u=5_000_000,
-        nspl_a=500,
-        steps_a=5_000_000,
-        nspl_b=5,
-        steps_b=5_000_000,
-        steps_c=5_000_000,
-        epochs_ln=500,
-        n_evals=50,
-        slope_from=0.5,
-        epochs_twin=1200,
-        eval_twin=20,
-        seeds=dict(a=(11, 12), b=(21, 22), c=(31, 32)),
-        steps_b41=150_000,
-        eval_b41=25,
-    ),
+    steps_b41=config.per_preset(15_000, 150_000, 150_000),
+    eval_b41=config.per_preset(50, 100, 25),
 )
 LAM = 1e-3  # the weight decay of the main text (chapters 40-41), used here only for comparison
 BATCH = 100

@@ -43,73 +43,38 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
-from qwem_lib import Report, config, fc, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, fc, plotting
+from qwem_lib.book.report import Report, prose
 from qwem_lib.fc import transformers as tf
 
 plotting.use_style()
 rep = Report("45_fc_transformers")
-P = config.sizes(
-    smoke=dict(
-        nc=3,
-        nw=120,
-        L=15,
-        K=20,
-        nspl_cls=100,
-        nspl_lm=200,
-        d_model=32,
-        n_heads=8,
-        lr=3e-3,
-        epochs=10,
-        lm_epochs=2,
-        lm_long_epochs=4,
-        fresh_epochs=3,
-        n_evals=5,
-        acc_bound=0.9,
-    ),
-    book=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        K=200,
-        nspl_cls=250,
-        nspl_lm=500,
-        d_model=64,
-        n_heads=8,
-        lr=1e-3,
-        epochs=3,
-        lm_epochs=3,
-        lm_long_epochs=12,
-        fresh_epochs=6,
-        n_evals=10,
-        acc_bound=0.9,
-    ),
-    paper=dict(
-        nc=3,
-        nw=1200,
-        L=15,
-        K=1000,
-        nspl_cls=500,
-        nspl_lm=1000,
-        d_model=512,
-        n_heads=8,
-        lr=1e-4,
-        epochs=3,
-        lm_epochs=1,
-        lm_long_epochs=3,
-        fresh_epochs=2,
-        n_evals=10,
-        acc_bound=0.9,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    nc=3,
+    nw=config.per_preset(120, 1200, 1200),
+    L=15,
+    K=config.per_preset(20, 200, 1000),
+    nspl_cls=config.per_preset(100, 250, 500),
+    nspl_lm=config.per_preset(200, 500, 1000),
+    d_model=config.per_preset(32, 64, 512),
+    n_heads=8,
+    lr=config.per_preset(3e-3, 1e-3, 1e-4),
+    epochs=config.per_preset(10, 3, 3),
+    lm_epochs=config.per_preset(2, 3, 1),
+    lm_long_epochs=config.per_preset(4, 12, 3),
+    fresh_epochs=config.per_preset(3, 6, 2),
+    n_evals=config.per_preset(5, 10, 10),
+    acc_bound=0.9,
 )
 print(P)
 
 # The outcomes of Section 4's two predictions as first measured at each preset (written in after the first
 # run; None: not yet run at that preset).
-LONG_OUTCOME = config.sizes(
-    smoke=dict(falls=True, to_floor=False, fresh=True),
-    book=dict(falls=False, to_floor=False, fresh=False),
-    paper=dict(falls=None, to_floor=None, fresh=None),
+LONG_OUTCOME = config.knobs(
+    falls=config.per_preset(True, False, None),
+    to_floor=config.per_preset(False, False, None),
+    fresh=config.per_preset(True, False, None),
 )
 
 # %% [markdown]

@@ -34,61 +34,28 @@
 import matplotlib.pyplot as plt
 import numpy as np
 
-from qwem_lib import Report, config, fc, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, fc, plotting
+from qwem_lib.book.report import Report, prose
 from qwem_lib.fc import grammar as gr
 
 plotting.use_style()
 rep = Report("46_fc_grammar")
-P = config.sizes(
-    smoke=dict(
-        m=3,
-        n_symbols=8,
-        K=10,
-        n_rules=5,
-        steps=600,
-        batch=64,
-        d=32,
-        hidden=64,
-        lr=3e-3,
-        wd=0.1,
-        n_test=300,
-        n_probe=100,
-        acc_bound=0.5,
-        n_seeds=2,
-    ),
-    book=dict(
-        m=3,
-        n_symbols=12,
-        K=20,
-        n_rules=5,
-        steps=3000,
-        batch=64,
-        d=32,
-        hidden=64,
-        lr=1e-3,
-        wd=0.1,
-        n_test=500,
-        n_probe=300,
-        acc_bound=0.9,
-        n_seeds=3,
-    ),
-    paper=dict(
-        m=8,
-        n_symbols=30,
-        K=100,
-        n_rules=5,
-        steps=20_000,
-        batch=64,
-        d=64,
-        hidden=256,
-        lr=1e-3,
-        wd=0.1,
-        n_test=1000,
-        n_probe=1000,
-        acc_bound=0.9,
-        n_seeds=3,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    m=config.per_preset(3, 3, 8),
+    n_symbols=config.per_preset(8, 12, 30),
+    K=config.per_preset(10, 20, 100),
+    n_rules=5,
+    steps=config.per_preset(600, 3000, 20_000),
+    batch=64,
+    d=config.per_preset(32, 32, 64),
+    hidden=config.per_preset(64, 64, 256),
+    lr=config.per_preset(3e-3, 1e-3, 1e-3),
+    wd=0.1,
+    n_test=config.per_preset(300, 500, 1000),
+    n_probe=config.per_preset(100, 300, 1000),
+    acc_bound=config.per_preset(0.5, 0.9, 0.9),
+    n_seeds=config.per_preset(2, 3, 3),
 )
 DEPTH = 4
 print(P)

@@ -69,51 +69,24 @@ import numpy as np
 from scipy.stats import spearmanr
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("50_untied_weights")
-S = config.sizes(
-    smoke=dict(
-        corpus="enwiki2015_1m7",
-        V=1_000,
-        d=50,
-        d_max=8,
-        seeds=(None, 1),
-        init_scale=1e-3,
-        large_scale=1.0,
-        lr_factor=0.1,
-        horizon=3.0,
-        n_perm=1_000,
-        als_iters=15,
-    ),
-    book=dict(
-        corpus="enwiki2015_17m",
-        V=2_000,
-        d=200,
-        d_max=10,
-        seeds=(None, 1, 2),
-        init_scale=1e-3,
-        large_scale=1.0,
-        lr_factor=0.1,
-        horizon=3.0,
-        n_perm=2_000,
-        als_iters=20,
-    ),
-    paper=dict(
-        corpus="enwiki2015_17m",
-        V=10_000,
-        d=200,
-        d_max=20,
-        seeds=(None, 1, 2),
-        init_scale=1e-3,
-        large_scale=1.0,
-        lr_factor=0.1,
-        horizon=3.0,
-        n_perm=5_000,
-        als_iters=30,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_17m"),
+    V=config.per_preset(1_000, 2_000, 10_000),
+    d=config.per_preset(50, 200, 200),
+    d_max=config.per_preset(8, 10, 20),
+    seeds=config.per_preset((None, 1), (None, 1, 2), (None, 1, 2)),
+    init_scale=1e-3,
+    large_scale=1.0,
+    lr_factor=0.1,
+    horizon=3.0,
+    n_perm=config.per_preset(1_000, 2_000, 5_000),
+    als_iters=config.per_preset(15, 20, 30),
 )
 print(S)
 T_START = time.time()
@@ -122,14 +95,7 @@ corpus, V = S["corpus"], S["V"]
 
 # Outcomes of the predictions as first measured at each preset (typed in after the runs, so claims that
 # check a *failed* prediction are records, not findings). None: not measured yet at that preset.
-OUTCOME = config.sizes(
-    smoke=dict(P1=True, P2_times=True, P2_tied=True, P2_null=True, P2_sharp=True, P2_compete=True,
-               P3=True, P3_tied=True, P4=True, P5_overlap=True, P5_gap=False),
-    book=dict(P1=False, P2_times=False, P2_tied=True, P2_null=True, P2_sharp=True, P2_compete=False,
-              P3=True, P3_tied=True, P4=True, P5_overlap=True, P5_gap=False),
-    paper=dict(P1=None, P2_times=None, P2_tied=None, P2_null=None, P2_sharp=None, P2_compete=None,
-               P3=None, P3_tied=None, P4=None, P5_overlap=None, P5_gap=None),
-)  # fmt: skip
+OUTCOME = config.knobs(P1=config.per_preset(True, False, None), P2_times=config.per_preset(True, False, None), P2_tied=config.per_preset(True, True, None), P2_null=config.per_preset(True, True, None), P2_sharp=config.per_preset(True, True, None), P2_compete=config.per_preset(True, False, None), P3=config.per_preset(True, True, None), P3_tied=config.per_preset(True, True, None), P4=config.per_preset(True, True, None), P5_overlap=config.per_preset(True, True, None), P5_gap=config.per_preset(False, False, None))  # fmt: skip
 
 
 HELD: dict[str, bool] = {}

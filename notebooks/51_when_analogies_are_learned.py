@@ -57,63 +57,28 @@ import torch
 from scipy.stats import spearmanr
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("51_when_analogies_are_learned")
-S = config.sizes(
-    smoke=dict(
-        corpus="enwiki2015_1m7",
-        V=2_000,
-        d=50,
-        r=150,
-        min_pairs=5,
-        min_final=0.10,
-        s0_sq=1e-24,
-        n_times=14,
-        w2v_grid=(1 / 32, 4, 6),
-        w2v_epochs=3,
-        w2v_seeds=(0,),
-        w2v_first_look=None,
-        n_boot=100,
-        n_shuffle=3,
-        null_items=60,
-    ),
-    book=dict(
-        corpus="enwiki2015_17m",
-        V=10_000,
-        d=200,
-        r=500,
-        min_pairs=8,
-        min_final=0.10,
-        s0_sq=1e-24,
-        n_times=20,
-        w2v_grid=(1 / 512, 8, 16),
-        w2v_epochs=3,
-        w2v_seeds=(0,),
-        w2v_first_look={"one epoch": (1, 1 / 256, 17)},
-        n_boot=300,
-        n_shuffle=6,
-        null_items=80,
-    ),
-    paper=dict(
-        corpus="enwiki2015_70m",
-        V=10_000,
-        d=200,
-        r=1_000,
-        min_pairs=8,
-        min_final=0.10,
-        s0_sq=1e-24,
-        n_times=30,
-        w2v_grid=(1 / 1024, 10, 20),
-        w2v_epochs=5,
-        w2v_seeds=(0, 1, 2),
-        w2v_first_look=None,
-        n_boot=1_000,
-        n_shuffle=20,
-        null_items=200,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    V=config.per_preset(2_000, 10_000, 10_000),
+    d=config.per_preset(50, 200, 200),
+    r=config.per_preset(150, 500, 1_000),
+    min_pairs=config.per_preset(5, 8, 8),
+    min_final=0.10,
+    s0_sq=1e-24,
+    n_times=config.per_preset(14, 20, 30),
+    w2v_grid=config.per_preset((1 / 32, 4, 6), (1 / 512, 8, 16), (1 / 1024, 10, 20)),
+    w2v_epochs=config.per_preset(3, 3, 5),
+    w2v_seeds=config.per_preset((0,), (0,), (0, 1, 2)),
+    w2v_first_look=config.per_preset(None, {"one epoch": (1, 1 / 256, 17)}, None),
+    n_boot=config.per_preset(100, 300, 1_000),
+    n_shuffle=config.per_preset(3, 6, 20),
+    null_items=config.per_preset(60, 80, 200),
 )
 print(S)
 T_START = time.time()

@@ -48,52 +48,25 @@ import numpy as np
 import torch
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
-from qwem_lib.book.report import prose
+from qwem_lib import config, plotting
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 torch.set_num_threads(config.threads())
 rep = Report("52_contrastive_learning")
-S = config.sizes(
-    smoke=dict(
-        N=1_000,
-        N_pair=300,
-        steps=6_000,
-        lr=0.005,
-        steps_pair=2_500,
-        lr_infonce=0.02,
-        lr_logistic=0.04,
-        N_mlp=600,
-        hidden=64,
-        steps_mlp=2_000,
-        lr_mlp=0.002,
-    ),
-    book=dict(
-        N=4_000,
-        N_pair=600,
-        steps=6_000,
-        lr=0.005,
-        steps_pair=2_500,
-        lr_infonce=0.02,
-        lr_logistic=0.04,
-        N_mlp=2_000,
-        hidden=128,
-        steps_mlp=4_000,
-        lr_mlp=0.002,
-    ),
-    paper=dict(
-        N=20_000,
-        N_pair=1_500,
-        steps=6_000,
-        lr=0.005,
-        steps_pair=5_000,
-        lr_infonce=0.01,
-        lr_logistic=0.02,
-        N_mlp=5_000,
-        hidden=256,
-        steps_mlp=20_000,
-        lr_mlp=0.002,
-    ),
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    N=config.per_preset(1_000, 4_000, 20_000),
+    N_pair=config.per_preset(300, 600, 1_500),
+    steps=6_000,
+    lr=0.005,
+    steps_pair=config.per_preset(2_500, 2_500, 5_000),
+    lr_infonce=config.per_preset(0.02, 0.02, 0.01),
+    lr_logistic=config.per_preset(0.04, 0.04, 0.02),
+    N_mlp=config.per_preset(600, 2_000, 5_000),
+    hidden=config.per_preset(64, 128, 256),
+    steps_mlp=config.per_preset(2_000, 4_000, 20_000),
+    lr_mlp=0.002,
 )
 print(S)
 T_START = time.time()

@@ -45,43 +45,24 @@ import numpy as np
 from scipy.stats import spearmanr
 
 import qwem_lib as q
-from qwem_lib import Report, config, plotting
+from qwem_lib import config, plotting
 from qwem_lib import symmetry as sy
-from qwem_lib.book.report import prose
+from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
 rep = Report("53_symmetry_in_language")
-S = config.sizes(
-    smoke=dict(
-        corpus="enwiki2015_1m7",
-        V=2_000,
-        d=200,
-        sets=("months", "digits"),
-        n_perm=2_000,
-        n_perm_times=300,
-        chunks=10,
-        s0_sq=1e-6,
+# a size that changes with the preset: config.per_preset(smoke, book, paper)
+S = config.knobs(
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    V=config.per_preset(2_000, 10_000, 10_000),
+    d=200,
+    sets=config.per_preset(
+        ("months", "digits"), ("months", "weekdays", "digits"), ("months", "weekdays", "digits")
     ),
-    book=dict(
-        corpus="enwiki2015_17m",
-        V=10_000,
-        d=200,
-        sets=("months", "weekdays", "digits"),
-        n_perm=10_000,
-        n_perm_times=1_000,
-        chunks=10,
-        s0_sq=1e-6,
-    ),
-    paper=dict(
-        corpus="enwiki2015_70m",
-        V=10_000,
-        d=200,
-        sets=("months", "weekdays", "digits"),
-        n_perm=20_000,
-        n_perm_times=2_000,
-        chunks=20,
-        s0_sq=1e-6,
-    ),
+    n_perm=config.per_preset(2_000, 10_000, 20_000),
+    n_perm_times=config.per_preset(300, 1_000, 2_000),
+    chunks=config.per_preset(10, 10, 20),
+    s0_sq=1e-6,
 )
 print(S)
 T_START = time.time()
@@ -89,37 +70,16 @@ rng = config.rng(53)
 
 # Outcomes of the predictions as first measured at each preset (typed in after the runs, so claims that
 # check a *failed* prediction are records, not findings). None: not measured yet at that preset.
-OUTCOME = config.sizes(
-    smoke=dict(
-        P1_months=True,
-        P1_weekdays=None,  # the weekdays rank below the stream vocabulary of the small corpus
-        P1_digits=True,
-        P2=False,
-        P3=True,
-        P4_circle=False,
-        P4_angle=False,
-        P5=False,
-    ),
-    book=dict(
-        P1_months=True,
-        P1_weekdays=False,
-        P1_digits=True,
-        P2=True,
-        P3=False,
-        P4_circle=True,
-        P4_angle=False,
-        P5=False,
-    ),
-    paper=dict(
-        P1_months=None,
-        P1_weekdays=None,
-        P1_digits=None,
-        P2=None,
-        P3=None,
-        P4_circle=None,
-        P4_angle=None,
-        P5=None,
-    ),
+OUTCOME = config.knobs(
+    P1_months=config.per_preset(True, True, None),
+    # the weekdays rank below the stream vocabulary of the small corpus
+    P1_weekdays=config.per_preset(None, False, None),
+    P1_digits=config.per_preset(True, True, None),
+    P2=config.per_preset(False, True, None),
+    P3=config.per_preset(True, False, None),
+    P4_circle=config.per_preset(False, True, None),
+    P4_angle=config.per_preset(False, False, None),
+    P5=config.per_preset(False, False, None),
 )
 
 

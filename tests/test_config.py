@@ -87,3 +87,28 @@ def test_empty_cache_dir_variable_is_unset(monkeypatch, tmp_path):
     assert config.cache_dir() == config.REPO_ROOT / ".cache"
     monkeypatch.setenv("QWEM_DATA_DIR", "")
     assert data.data_dir() == config.REPO_ROOT / "data"
+
+
+@pytest.mark.parametrize("name", ["smoke", "book", "paper"])
+def test_knobs_give_each_preset_its_value(monkeypatch, name):
+    """per_preset's three values are smoke, book and paper in that order; a plain value holds at every
+    preset; the result equals what sizes() gives for the same table."""
+    monkeypatch.setenv("QWEM_PRESET", name)
+    got = config.knobs(
+        K=config.per_preset(1, 2, 3), L=15, seeds=config.per_preset((), (7,), (7, 8))
+    )
+    table = {
+        "smoke": dict(K=1, L=15, seeds=()),
+        "book": dict(K=2, L=15, seeds=(7,)),
+        "paper": dict(K=3, L=15, seeds=(7, 8)),
+    }
+    assert got == table[name] == config.sizes(**table)
+    assert list(got) == ["K", "L", "seeds"]  # the chapter's order
+
+
+def test_knobs_refuse_an_empty_table_and_a_bad_preset(monkeypatch):
+    with pytest.raises(ValueError, match="at least one knob"):
+        config.knobs()
+    monkeypatch.setenv("QWEM_PRESET", "huge")
+    with pytest.raises(ValueError, match="not a preset"):
+        config.knobs(K=config.per_preset(1, 2, 3))

@@ -8,26 +8,26 @@ import pytest
 import qwem_lib
 from qwem_lib.fc.theory import (
     ExactRisk,
-    fc_all_latents,
-    fc_collapse_risk_latents,
-    fc_collapse_weights,
-    fc_dH,
-    fc_equiangular,
-    fc_H,
-    fc_H_star,
-    fc_hamming_counts,
-    fc_layernorm,
-    fc_minimise_exact,
-    fc_thm1_eta,
-    fc_thm1_norms,
-    fc_thm1_tau,
-    fc_thm2_lambda_bound,
-    fc_thm2_residuals,
-    fc_thm2_solve,
-    fc_thm3_tau,
-    fc_thm3_u_norm,
-    fc_type3_weights,
-    fc_zero_threshold,
+    H,
+    H_star,
+    all_latents,
+    collapse_risk_latents,
+    collapse_weights,
+    dH,
+    equiangular,
+    hamming_counts,
+    layernorm,
+    minimise_exact,
+    thm1_eta,
+    thm1_norms,
+    thm1_tau,
+    thm2_lambda_bound,
+    thm2_residuals,
+    thm2_solve,
+    thm3_tau,
+    thm3_u_norm,
+    type3_weights,
+    zero_threshold,
 )
 
 
@@ -37,13 +37,13 @@ def test_theory_names_live_in_their_module_not_the_top_namespace():
     import qwem_lib.fc.theory as fct
 
     for name in (
-        "fc_thm1_tau",
-        "fc_thm1_norms",
-        "fc_thm3_tau",
-        "fc_thm3_u_norm",
-        "fc_thm2_solve",
-        "fc_H",
-        "fc_H_star",
+        "thm1_tau",
+        "thm1_norms",
+        "thm3_tau",
+        "thm3_u_norm",
+        "thm2_solve",
+        "H",
+        "H_star",
     ):
         assert hasattr(fct, name), name
         assert not hasattr(qwem_lib, name), name
@@ -51,45 +51,43 @@ def test_theory_names_live_in_their_module_not_the_top_namespace():
 
 # -- the paper's numbers ----------------------------------------------------------------------
 def test_paper_norm_k1000():
-    w, _ = fc_thm1_norms(3, 1200, 15, 1000, 1e-3)
+    w, _ = thm1_norms(3, 1200, 15, 1000, 1e-3)
     assert round(w, 5) == 1.42214
 
 
 def test_paper_norm_k50():
-    w, _ = fc_thm1_norms(3, 1200, 15, 50, 1e-3)
+    w, _ = thm1_norms(3, 1200, 15, 50, 1e-3)
     assert round(w, 5) == 0.61602
 
 
 # -- Theorem 1 ------------------------------------------------------------------------------
 def test_tau_is_stationary_and_minimal():
     args = (3, 1200, 15, 1000, 1e-3)
-    tau = fc_thm1_tau(*args)
-    assert abs(fc_dH(tau, *args)) < 1e-12
+    tau = thm1_tau(*args)
+    assert abs(dH(tau, *args)) < 1e-12
     ts = tau * np.array([0.9, 0.99, 1.01, 1.1])
-    assert np.all(fc_H(ts, *args) > fc_H(tau, *args))
+    assert np.all(H(ts, *args) > H(tau, *args))
 
 
 def test_norms_relation():
-    tau = fc_thm1_tau(3, 12, 4, 81, 0.01)
-    w, u = fc_thm1_norms(3, 12, 4, 81, 0.01)
+    tau = thm1_tau(3, 12, 4, 81, 0.01)
+    w, u = thm1_norms(3, 12, 4, 81, 0.01)
     assert math.isclose(w, math.sqrt(tau / 12)) and math.isclose(u, math.sqrt(tau / (81 * 4)))
 
 
 def test_H_limits():
     # t = 0: every logit is 0. With all latents (K = nc^L) the risk is log K; for K < nc^L the
     # symmetry assumption counts K - K/nc^L competing classes instead of K - 1
-    assert math.isclose(float(fc_H(0.0, 3, 12, 4, 81, 0.1)), math.log(81), rel_tol=1e-14)
-    assert math.isclose(
-        float(fc_H(0.0, 3, 12, 4, 50, 0.1)), math.log(1 + 50 - 50 / 81), rel_tol=1e-14
-    )
+    assert math.isclose(float(H(0.0, 3, 12, 4, 81, 0.1)), math.log(81), rel_tol=1e-14)
+    assert math.isclose(float(H(0.0, 3, 12, 4, 50, 0.1)), math.log(1 + 50 - 50 / 81), rel_tol=1e-14)
     # t -> infinity: data term -> 0, H ~ lam t
-    assert math.isclose(float(fc_H(1e9, 3, 12, 4, 50, 0.1)), 1e8, rel_tol=1e-12)
+    assert math.isclose(float(H(1e9, 3, 12, 4, 50, 0.1)), 1e8, rel_tol=1e-12)
     # all latents (K = nc^L): H = L log(1 + (nc-1) e^{-eta t}) + lam t
     t, nc, nw, L = 7.0, 3, 6, 3
     K = nc**L
     eta = nc / (nc - 1) / math.sqrt(nw * K * L)
     assert math.isclose(
-        float(fc_H(t, nc, nw, L, K, 0.01)),
+        float(H(t, nc, nw, L, K, 0.01)),
         L * math.log1p((nc - 1) * math.exp(-eta * t)) + 0.01 * t,
         rel_tol=1e-13,
     )
@@ -98,64 +96,64 @@ def test_H_limits():
 def test_tau_zero_above_threshold():
     # H'(0) = lam - eta K L (nc-1)/nc / (1 + K - K/nc^L): tau = 0 exactly when this is >= 0
     nc, nw, L, K = 3, 1200, 15, 1000
-    lam0 = fc_thm1_eta(nc, nw, L, K) * K * L * (nc - 1) / nc / (1 + K - K / nc**L)
-    assert fc_thm1_tau(nc, nw, L, K, 1.01 * lam0) == 0.0
-    assert fc_thm1_tau(nc, nw, L, K, 0.99 * lam0) > 0.0
+    lam0 = thm1_eta(nc, nw, L, K) * K * L * (nc - 1) / nc / (1 + K - K / nc**L)
+    assert thm1_tau(nc, nw, L, K, 1.01 * lam0) == 0.0
+    assert thm1_tau(nc, nw, L, K, 0.99 * lam0) > 0.0
 
 
 def test_tau_decreases_with_lambda():
-    taus = [fc_thm1_tau(3, 1200, 15, 1000, lam) for lam in (1e-4, 1e-3, 2e-3)]
+    taus = [thm1_tau(3, 1200, 15, 1000, lam) for lam in (1e-4, 1e-3, 2e-3)]
     assert taus[0] > taus[1] > taus[2] > 0
 
 
 # -- Theorem 3 ------------------------------------------------------------------------------
 def test_thm3_stationary():
-    tau = fc_thm3_tau(3, 15, 1000, 100, 1e-3)
+    tau = thm3_tau(3, 15, 1000, 100, 1e-3)
     h = 1e-4 * tau
-    H = lambda t: float(fc_H_star(t, 3, 15, 1000, 100, 1e-3))  # noqa: E731
+    H = lambda t: float(H_star(t, 3, 15, 1000, 100, 1e-3))  # noqa: E731
     assert H(tau) < H(tau - h) and H(tau) < H(tau + h)
-    assert math.isclose(fc_thm3_u_norm(3, 15, 1000, 100, 1e-3), tau / math.sqrt(15000))
+    assert math.isclose(thm3_u_norm(3, 15, 1000, 100, 1e-3), tau / math.sqrt(15000))
 
 
 # -- Theorem 2 ------------------------------------------------------------------------------
 def test_thm2_solution_solves_system_and_is_monotone():
     mu = 1 / np.arange(1, 9)
     mu /= mu.sum()
-    c, r = fc_thm2_solve(mu, 3, 4, 0.01)
-    assert np.max(np.abs(fc_thm2_residuals(c, r, mu, 3, 4, 0.01))) < 1e-10
+    c, r = thm2_solve(mu, 3, 4, 0.01)
+    assert np.max(np.abs(thm2_residuals(c, r, mu, 3, 4, 0.01))) < 1e-10
     assert np.all(np.diff(r) < 0) and c > 0
 
 
 def test_thm2_uniform_matches_thm1():
     # uniform mu, K = nc^L: the type-III critical point is the type-I collapse of Theorem 1
     nc, sc, L, lam = 3, 4, 3, 0.01
-    c, r = fc_thm2_solve(np.full(sc, 1 / sc), nc, L, lam)
-    w, u = fc_thm1_norms(nc, nc * sc, L, nc**L, lam)
+    c, r = thm2_solve(np.full(sc, 1 / sc), nc, L, lam)
+    w, u = thm1_norms(nc, nc * sc, L, nc**L, lam)
     assert np.allclose(r, w, rtol=1e-9) and math.isclose(c, u, rel_tol=1e-9)
 
 
 def test_thm2_bound_raises():
     mu = np.full(4, 0.25)
-    b = fc_thm2_lambda_bound(mu, 3, 3)
+    b = thm2_lambda_bound(mu, 3, 3)
     assert math.isclose(b, math.sqrt(3 * 0.25 / 3**4))
     with pytest.raises(ValueError, match="bound"):
-        fc_thm2_solve(mu, 3, 3, 1.0001 * b)
-    fc_thm2_solve(mu, 3, 3, 0.5 * b)
+        thm2_solve(mu, 3, 3, 1.0001 * b)
+    thm2_solve(mu, 3, 3, 0.5 * b)
 
 
 # -- bad input --------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: fc_thm1_tau(3, 1201, 15, 1000, 1e-3),  # nw not divisible by nc
-        lambda: fc_thm1_tau(3, 1200, 15, 1000, 0.0),  # lam = 0
-        lambda: fc_thm1_tau(3, 1200, 15, 1000, -1.0),  # lam < 0
-        lambda: fc_thm1_tau(1, 1200, 15, 1000, 1e-3),  # one concept
-        lambda: fc_thm1_tau(3, 12, 2, 10, 1e-3),  # K > nc^L
-        lambda: fc_thm3_tau(3, 15, 1000, 1, 1e-3),  # d too small
-        lambda: fc_thm2_solve([0.5, 0.4], 3, 3, 1e-3),  # mu does not sum to 1
-        lambda: fc_thm2_solve([1.2, -0.2], 3, 3, 1e-3),  # negative frequency
-        lambda: fc_thm2_solve([0.5, 0.5], 3, 3, float("nan")),
+        lambda: thm1_tau(3, 1201, 15, 1000, 1e-3),  # nw not divisible by nc
+        lambda: thm1_tau(3, 1200, 15, 1000, 0.0),  # lam = 0
+        lambda: thm1_tau(3, 1200, 15, 1000, -1.0),  # lam < 0
+        lambda: thm1_tau(1, 1200, 15, 1000, 1e-3),  # one concept
+        lambda: thm1_tau(3, 12, 2, 10, 1e-3),  # K > nc^L
+        lambda: thm3_tau(3, 15, 1000, 1, 1e-3),  # d too small
+        lambda: thm2_solve([0.5, 0.4], 3, 3, 1e-3),  # mu does not sum to 1
+        lambda: thm2_solve([1.2, -0.2], 3, 3, 1e-3),  # negative frequency
+        lambda: thm2_solve([0.5, 0.5], 3, 3, float("nan")),
     ],
 )
 def test_bad_input(call):
@@ -166,7 +164,7 @@ def test_bad_input(call):
 # -- geometry and the exact risk ---------------------------------------------------------------
 def test_equiangular():
     for mz in (False, True):
-        F = fc_equiangular(4, 7, mean_zero=mz, rng=np.random.default_rng(0))
+        F = equiangular(4, 7, mean_zero=mz, rng=np.random.default_rng(0))
         G = F.T @ F
         assert np.allclose(G, 4 / 3 * np.eye(4) - 1 / 3, atol=1e-12)
         assert np.allclose(F.sum(1), 0, atol=1e-12)
@@ -175,46 +173,46 @@ def test_equiangular():
 
 
 def test_hamming_counts_all_latents():
-    z = fc_all_latents(3, 4)
-    counts = fc_hamming_counts(z)
+    z = all_latents(3, 4)
+    counts = hamming_counts(z)
     expect = [math.comb(4, r) * 2**r for r in range(5)]
     assert np.all(counts == np.array(expect))
 
 
 def test_exact_risk_equals_H_at_collapse():
     nc, sc, L, lam, d = 3, 2, 3, 0.01, 5
-    z = fc_all_latents(nc, L)
+    z = all_latents(nc, L)
     K, nw = len(z), nc * sc
     R = ExactRisk(z, np.full(sc, 1 / sc), lam, nc=nc)
-    F = fc_equiangular(nc, d, rng=np.random.default_rng(1))
+    F = equiangular(nc, d, rng=np.random.default_rng(1))
     for t in (0.5, 20.0):
-        W, U = fc_collapse_weights(
+        W, U = collapse_weights(
             F, z, sc, word_norm=math.sqrt(t / nw), u_norm=math.sqrt(t / (K * L))
         )
-        assert math.isclose(float(R(W, U)), float(fc_H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
+        assert math.isclose(float(R(W, U)), float(H(t, nc, nw, L, K, lam)), rel_tol=1e-12)
         assert math.isclose(
-            float(fc_collapse_risk_latents(z, t, nc=nc, nw=nw, lam=lam)[0]),
-            float(fc_H(t, nc, nw, L, K, lam)),
+            float(collapse_risk_latents(z, t, nc=nc, nw=nw, lam=lam)[0]),
+            float(H(t, nc, nw, L, K, lam)),
             rel_tol=1e-12,
         )
 
 
 def test_exact_risk_layernorm_equals_H_star():
     nc, sc, L, lam, d = 3, 2, 2, 0.01, 5
-    z = fc_all_latents(nc, L)
+    z = all_latents(nc, L)
     K = len(z)
     R = ExactRisk(z, np.array([0.8, 0.2]), lam, layernorm=True, nc=nc)
-    F = fc_equiangular(nc, d, mean_zero=True, rng=np.random.default_rng(2))
+    F = equiangular(nc, d, mean_zero=True, rng=np.random.default_rng(2))
     t = 4.0
-    W, U = fc_collapse_weights(
+    W, U = collapse_weights(
         F, z, sc, word_norm=math.sqrt(d), u_norm=t / math.sqrt(K * L), layernorm=True
     )
-    assert np.allclose(fc_layernorm(W), W)
-    assert math.isclose(float(R(W, U)), float(fc_H_star(t, nc, L, K, d, lam)), rel_tol=1e-12)
+    assert np.allclose(layernorm(W), W)
+    assert math.isclose(float(R(W, U)), float(H_star(t, nc, L, K, d, lam)), rel_tol=1e-12)
 
 
 def test_exact_risk_known_value_at_zero():
-    z = fc_all_latents(2, 2)
+    z = all_latents(2, 2)
     R = ExactRisk(z, np.array([0.5, 0.5]), 0.1, nc=2)
     assert math.isclose(float(R(np.zeros((4, 3)), np.zeros((4, 2, 3)))), math.log(4), rel_tol=1e-14)
 
@@ -229,10 +227,10 @@ def test_type3_critical_point_is_critical():
 
     nc, L, lam = 2, 3, 0.02
     mu = np.array([0.6, 0.3, 0.1])
-    c, r = fc_thm2_solve(mu, nc, L, lam)
-    z = fc_all_latents(nc, L)
+    c, r = thm2_solve(mu, nc, L, lam)
+    z = all_latents(nc, L)
     R = ExactRisk(z, mu, lam, nc=nc)
-    W, U = fc_type3_weights(fc_equiangular(nc, 4), z, r, c)
+    W, U = type3_weights(equiangular(nc, 4), z, r, c)
     Wt = torch.tensor(W, requires_grad=True)
     Ut = torch.tensor(U, requires_grad=True)
     R(Wt, Ut).backward()
@@ -242,10 +240,10 @@ def test_type3_critical_point_is_critical():
 
 def test_minimiser_reaches_theorem1():
     nc, sc, L, lam, d = 2, 2, 3, 0.02, 6
-    z = fc_all_latents(nc, L)
+    z = all_latents(nc, L)
     R = ExactRisk(z, np.full(sc, 1 / sc), lam, nc=nc)
-    out = fc_minimise_exact(R, d, seed=0)
-    w, u = fc_thm1_norms(nc, nc * sc, L, len(z), lam)
+    out = minimise_exact(R, d, seed=0)
+    w, u = thm1_norms(nc, nc * sc, L, len(z), lam)
     assert np.allclose(np.linalg.norm(out["W"], axis=1), w, rtol=1e-6)
     assert np.allclose(np.linalg.norm(out["U"], axis=2), u, rtol=1e-6)
 
@@ -253,8 +251,8 @@ def test_minimiser_reaches_theorem1():
 def test_zero_threshold_equals_thm2_bound_for_all_latents():
     mu = np.array([0.5, 0.3, 0.2])
     assert math.isclose(
-        fc_zero_threshold(fc_all_latents(3, 3), mu, nc=3),
-        fc_thm2_lambda_bound(mu, 3, 3),
+        zero_threshold(all_latents(3, 3), mu, nc=3),
+        thm2_lambda_bound(mu, 3, 3),
         rel_tol=1e-12,
     )
 
@@ -263,11 +261,11 @@ def test_zero_threshold_is_sharp_for_exact_risk():
     # just above the threshold the exact minimiser is 0, just below it is not
     nc, L = 2, 2
     mu = np.array([0.75, 0.25])
-    z = fc_all_latents(nc, L)
-    lam0 = fc_zero_threshold(z, mu, nc=nc)
+    z = all_latents(nc, L)
+    lam0 = zero_threshold(z, mu, nc=nc)
     norms = []
     for lam in (1.2 * lam0, 0.8 * lam0):
-        out = fc_minimise_exact(ExactRisk(z, mu, lam, nc=nc), 4, seed=1)
+        out = minimise_exact(ExactRisk(z, mu, lam, nc=nc), 4, seed=1)
         norms.append(np.linalg.norm(out["W"]))
     assert norms[0] < 1e-4 and norms[1] > 1e-2
 
@@ -281,27 +279,25 @@ def test_thm2_solve_refuses_a_lambda_beyond_float64():
     with pytest.raises(
         ValueError, match="too small"
     ):  # L mu / (lam nc) overflows (issue 27: 1e-200
-        fc_theory.fc_thm2_solve(
-            mu, 3, 3, 5e-324
-        )  # solves, see test_thm2_solve_at_tiny_weight_decay)
+        fc_theory.thm2_solve(mu, 3, 3, 5e-324)  # solves, see test_thm2_solve_at_tiny_weight_decay)
 
 
 def test_nc_is_explicit_and_checked():
     """nc is never inferred from the latents: an unused concept used to change it silently."""
-    z = fc_all_latents(2, 2)  # concepts 0 and 1 only
+    z = all_latents(2, 2)  # concepts 0 and 1 only
     mu = np.array([0.5, 0.5])
     with pytest.raises(TypeError, match="nc="):
         ExactRisk(z, mu, 0.1)
     with pytest.raises(TypeError, match="nc="):
-        fc_zero_threshold(z, mu, nc=None)
+        zero_threshold(z, mu, nc=None)
     # with nc = 3 (concept 2 unused) the risk differs from nc = 2: the third concept's words exist
     assert ExactRisk(z, mu, 0.1, nc=3).nw == 6 and ExactRisk(z, mu, 0.1, nc=2).nw == 4
     with pytest.raises(ValueError, match="0..1"):
         ExactRisk(z + 1, mu, 0.1, nc=2)  # a concept id beyond nc
     with pytest.raises(ValueError, match="divisible"):
-        fc_collapse_risk_latents(z, 1.0, nc=2, nw=5, lam=0.1)
+        collapse_risk_latents(z, 1.0, nc=2, nw=5, lam=0.1)
     with pytest.raises(ValueError, match="whole numbers"):
-        fc_zero_threshold(z + 0.5, mu, nc=3)
+        zero_threshold(z + 0.5, mu, nc=3)
 
 
 # -- inputs, caches and faults ------------------------------------------------------------------
@@ -340,8 +336,8 @@ def test_thm2_solve_at_tiny_weight_decay(lam):
     """At lam = 1e-58 the old bisection left a 6% residual; at lam <= 1e-62 it gave up. The issue's
     independent solve: c = 8.18 at 1e-62 and 18.03 at 1e-300 (mu = 0.5, 0.3, 0.2; nc = 3; L = 2)."""
     mu, nc, L = [0.5, 0.3, 0.2], 3, 2
-    c, r = fc_thm2_solve(mu, nc, L, lam)
-    assert np.max(np.abs(fc_thm2_residuals(c, r, mu, nc, L, lam))) < 1e-11
+    c, r = thm2_solve(mu, nc, L, lam)
+    assert np.max(np.abs(thm2_residuals(c, r, mu, nc, L, lam))) < 1e-11
     ci, ri = _thm2_independent(mu, nc, L, lam)
     assert math.isclose(c, ci, rel_tol=1e-10) and np.allclose(r, ri, rtol=1e-10)
     if lam == 1e-62:
@@ -359,10 +355,10 @@ def test_zero_threshold_ignores_a_position_every_latent_shares():
     for const in (0, 2):
         z2 = np.concatenate([z, np.full((7, 1), const)], axis=1)
         assert math.isclose(
-            fc_zero_threshold(z2, mu, nc=3), fc_zero_threshold(z, mu, nc=3), rel_tol=1e-12
+            zero_threshold(z2, mu, nc=3), zero_threshold(z, mu, nc=3), rel_tol=1e-12
         )
-    zall = fc_all_latents(3, 2)
-    assert fc_zero_threshold(np.concatenate([zall, zall[:1]]), mu, nc=3) > 0
+    zall = all_latents(3, 2)
+    assert zero_threshold(np.concatenate([zall, zall[:1]]), mu, nc=3) > 0
 
 
 # -- edges that catch wrong code (issue 45: mutation testing) ------------------------------------------
@@ -383,7 +379,7 @@ def test_minimise_exact_reports_its_own_minimum_truthfully(monkeypatch):
     """The returned risk and gradient norm are those of the returned weights (recomputed here), the
     start is seeded (same seed, same answer; another seed, another start), and ``evals`` counts the
     risk evaluations of the L-BFGS phases."""
-    z = fc_all_latents(2, 3)
+    z = all_latents(2, 3)
     risk = ExactRisk(z, [0.6, 0.4], 0.01, nc=2)
     calls = {"n": 0}
     original = ExactRisk.__call__
@@ -393,7 +389,7 @@ def test_minimise_exact_reports_its_own_minimum_truthfully(monkeypatch):
         return original(self, W, U)
 
     monkeypatch.setattr(ExactRisk, "__call__", counted)
-    out = fc_minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
+    out = minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
     n_calls = calls["n"]
     assert set(out) == {"risk", "grad_norm", "W", "U", "evals"}
     assert out["W"].shape == (4, 3) and out["U"].shape == (8, 3, 3)
@@ -403,10 +399,10 @@ def test_minimise_exact_reports_its_own_minimum_truthfully(monkeypatch):
     assert out["grad_norm"] > 0  # a W-only or U-only norm, or a difference of the two, would differ
     # the evaluations outside the two L-BFGS phases: a gradient after each phase, and one at the end
     assert out["evals"] == n_calls - 3
-    again = fc_minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
+    again = minimise_exact(risk, 3, seed=4, max_iter=60, polish_iter=20)
     np.testing.assert_array_equal(again["W"], out["W"])
-    other = fc_minimise_exact(risk, 3, seed=5, max_iter=1, polish_iter=0)
-    start = fc_minimise_exact(risk, 3, seed=4, max_iter=1, polish_iter=0)
+    other = minimise_exact(risk, 3, seed=5, max_iter=1, polish_iter=0)
+    start = minimise_exact(risk, 3, seed=4, max_iter=1, polish_iter=0)
     assert not np.allclose(other["W"], start["W"])
 
 
@@ -415,8 +411,8 @@ def test_minimise_exact_starts_at_init_scale_times_a_seeded_normal():
     ``seed``, W drawn first, then U."""
     import torch
 
-    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
-    out = fc_minimise_exact(risk, 2, seed=3, init_scale=0.25, max_iter=1, polish_iter=0, tol=1e300)
+    risk = ExactRisk(all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
+    out = minimise_exact(risk, 2, seed=3, init_scale=0.25, max_iter=1, polish_iter=0, tol=1e300)
     g = torch.Generator().manual_seed(3)
     W0 = 0.25 * torch.randn(4, 2, generator=g, dtype=torch.float64)
     U0 = 0.25 * torch.randn(4, 2, 2, generator=g, dtype=torch.float64)
@@ -429,8 +425,8 @@ def test_minimise_exact_polish_keeps_only_an_improvement(monkeypatch):
     that makes things worse (here: its optimiser replaced by one that scales the weights up) is undone."""
     import torch
 
-    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.05, nc=2)
-    plain = fc_minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=0)
+    risk = ExactRisk(all_latents(2, 2), [0.5, 0.5], 0.05, nc=2)
+    plain = minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=0)
     real = torch.optim.LBFGS
 
     class Worse(real):
@@ -443,36 +439,36 @@ def test_minimise_exact_polish_keeps_only_an_improvement(monkeypatch):
             return super().step(closure)
 
     monkeypatch.setattr(torch.optim, "LBFGS", Worse)  # fc.theory imports torch where it uses it
-    undone = fc_minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=10)
+    undone = minimise_exact(risk, 2, seed=1, max_iter=5, polish_iter=10)
     np.testing.assert_array_equal(undone["W"], plain["W"])
     np.testing.assert_array_equal(undone["U"], plain["U"])
 
 
 def test_equiangular_gram_matrix_and_its_options():
     for nc, d in ((2, 2), (3, 2), (4, 3), (5, 7)):
-        F = fc_equiangular(nc, d)  # default: not mean-zero, so d = nc - 1 is enough
+        F = equiangular(nc, d)  # default: not mean-zero, so d = nc - 1 is enough
         G = np.full((nc, nc), -1.0 / (nc - 1)) + np.eye(nc) * (1 + 1.0 / (nc - 1))
         np.testing.assert_allclose(F.T @ F, G, atol=1e-12)
         np.testing.assert_allclose(F.sum(1), 0.0, atol=1e-12)  # F 1 = 0
-    Fz = fc_equiangular(3, 3, mean_zero=True)
+    Fz = equiangular(3, 3, mean_zero=True)
     np.testing.assert_allclose(Fz.sum(0), 0.0, atol=1e-12)  # every column orthogonal to 1_d
-    np.testing.assert_allclose(Fz.T @ Fz, fc_equiangular(3, 2).T @ fc_equiangular(3, 2), atol=1e-12)
-    assert np.abs(fc_equiangular(3, 3).sum(0)).max() > 1e-3  # without mean_zero the columns are not
-    Fr = fc_equiangular(3, 4, rng=np.random.default_rng(0))
+    np.testing.assert_allclose(Fz.T @ Fz, equiangular(3, 2).T @ equiangular(3, 2), atol=1e-12)
+    assert np.abs(equiangular(3, 3).sum(0)).max() > 1e-3  # without mean_zero the columns are not
+    Fr = equiangular(3, 4, rng=np.random.default_rng(0))
     np.testing.assert_allclose(
-        Fr.T @ Fr, G[:3, :3] if False else fc_equiangular(3, 4).T @ fc_equiangular(3, 4), atol=1e-12
+        Fr.T @ Fr, G[:3, :3] if False else equiangular(3, 4).T @ equiangular(3, 4), atol=1e-12
     )
-    assert not np.allclose(Fr, fc_equiangular(3, 4))  # a random rotation
+    assert not np.allclose(Fr, equiangular(3, 4))  # a random rotation
     with pytest.raises(ValueError, match=r"d=2 is too small for 3 mean-zero equiangular"):
-        fc_equiangular(3, 2, mean_zero=True)
+        equiangular(3, 2, mean_zero=True)
     with pytest.raises(ValueError, match=r"d=2 is too small for 4 equiangular"):
-        fc_equiangular(4, 2)
+        equiangular(4, 2)
     for bad in (dict(nc=1, d=3), dict(nc=3, d=1)):
         with pytest.raises(
             ValueError,
             match=rf"{next(k for k, v in bad.items() if v == 1)} must be an integer >= 2",
         ):
-            fc_equiangular(**bad)
+            equiangular(**bad)
 
 
 def test_layernorm_is_the_population_standardisation_in_numpy_and_torch():
@@ -480,48 +476,48 @@ def test_layernorm_is_the_population_standardisation_in_numpy_and_torch():
 
     X = np.random.default_rng(2).standard_normal((5, 6)) * 3 + 1
     Y = (X - X.mean(1, keepdims=True)) / X.std(1, ddof=0, keepdims=True)
-    np.testing.assert_allclose(fc_layernorm(X), Y, rtol=1e-12)
-    np.testing.assert_allclose(fc_layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12)
-    np.testing.assert_allclose(fc_layernorm(X[None]), Y[None], rtol=1e-12)  # rows: the last axis
-    assert fc_layernorm([[1, 2, 3]]).dtype == np.float64
+    np.testing.assert_allclose(layernorm(X), Y, rtol=1e-12)
+    np.testing.assert_allclose(layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12)
+    np.testing.assert_allclose(layernorm(X[None]), Y[None], rtol=1e-12)  # rows: the last axis
+    assert layernorm([[1, 2, 3]]).dtype == np.float64
 
 
 def test_collapse_weights_by_hand_and_the_type_ii_check():
-    F = fc_equiangular(3, 2)
+    F = equiangular(3, 2)
     z = np.array([[0, 2], [1, 0]])
-    W, U = fc_collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5)
+    W, U = collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5)
     np.testing.assert_allclose(W, 2.0 * F[:, [0, 0, 1, 1, 2, 2]].T)
     np.testing.assert_allclose(U[0, 1], 0.5 * F[:, 2])
     np.testing.assert_allclose(U[1, 0], 0.5 * F[:, 1])
     with pytest.raises(
         ValueError, match="mean-zero equiangular"
     ):  # F 1 = 0, but its columns are not mean-zero
-        fc_collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5, layernorm=True)
-    Fz = fc_equiangular(3, 3, mean_zero=True)
-    W2, _ = fc_collapse_weights(Fz, z, 2, word_norm=math.sqrt(3), u_norm=1.0, layernorm=True)
+        collapse_weights(F, z, 2, word_norm=2.0, u_norm=0.5, layernorm=True)
+    Fz = equiangular(3, 3, mean_zero=True)
+    W2, _ = collapse_weights(Fz, z, 2, word_norm=math.sqrt(3), u_norm=1.0, layernorm=True)
     np.testing.assert_allclose(
-        fc_layernorm(W2), math.sqrt(3) * Fz[:, [0, 0, 1, 1, 2, 2]].T, atol=1e-12
+        layernorm(W2), math.sqrt(3) * Fz[:, [0, 0, 1, 1, 2, 2]].T, atol=1e-12
     )
     big = 1e6 * Fz
     big[:, 0] += 1e-5  # a column sum of 3e-5 is round-off at this scale (relative 1e-11): accepted
-    fc_collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+    collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
     big[:, 0] += 1e-3  # relative 1e-9: refused
     with pytest.raises(ValueError, match="mean-zero"):
-        fc_collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+        collapse_weights(big, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
 
 
 def test_all_latents_and_hamming_counts_by_hand():
-    z = fc_all_latents(2, 1)
+    z = all_latents(2, 1)
     assert z.tolist() == [[0], [1]] and z.dtype == np.int64
-    z3 = fc_all_latents(3, 2)
+    z3 = all_latents(3, 2)
     assert z3.shape == (9, 2) and z3[5].tolist() == [1, 2]
-    counts = fc_hamming_counts(z3)
+    counts = hamming_counts(z3)
     assert counts.dtype.kind in "iu" and counts.shape == (9, 3)
     np.testing.assert_array_equal(
         counts[0], [1, 4, 4]
     )  # itself; 2+2 at distance 1; 4 at distance 2
     with pytest.raises(ValueError, match="L must be an integer >= 1"):
-        fc_all_latents(2, 0)
+        all_latents(2, 0)
 
 
 def test_theorem_1_tau_to_full_precision():
@@ -533,111 +529,109 @@ def test_theorem_1_tau_to_full_precision():
     a = mp.mpf(K) / nc**L
     eta = mp.mpf(nc) / (nc - 1) / mp.sqrt(nw * K * L)
 
-    def dH(t):
+    def dH_exact(t):
         s = (nc - 1) * mp.exp(-eta * t)
         return eta * (-a * L * (1 + s) ** (L - 1) * s / (1 + a * ((1 + s) ** L - 1))) + lam
 
-    tau = mp.findroot(dH, fc_thm1_tau(nc, nw, L, K, lam))
-    assert fc_thm1_tau(nc, nw, L, K, lam) == pytest.approx(float(tau), rel=1e-13)
+    tau = mp.findroot(dH_exact, thm1_tau(nc, nw, L, K, lam))
+    assert thm1_tau(nc, nw, L, K, lam) == pytest.approx(float(tau), rel=1e-13)
 
 
 def test_hamming_counts_in_chunks_match_brute_force():
     """More than 512 latents are counted in blocks of 512 rows: every row of every block, against the
     full distance matrix."""
-    z = fc_all_latents(3, 6)  # 729 latents
+    z = all_latents(3, 6)  # 729 latents
     d = (z[:, None, :] != z[None, :, :]).sum(-1)
     want = np.stack([(d == r).sum(1) for r in range(7)], axis=1)
-    got = fc_hamming_counts(z)
+    got = hamming_counts(z)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, want)
 
 
 def test_thm2_weight_decay_bounds_are_strict():
     mu = [0.5, 0.3, 0.2]
-    bound = fc_thm2_lambda_bound(mu, 3, 2)
+    bound = thm2_lambda_bound(mu, 3, 2)
     assert bound == pytest.approx(math.sqrt(2 * 0.38 / 27))
-    fc_thm2_solve(mu, 3, 2, bound * (1 - 1e-6))  # just inside: solves
+    thm2_solve(mu, 3, 2, bound * (1 - 1e-6))  # just inside: solves
     for lam in (bound, 0.0, -1e-3, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="lam"):
-            fc_thm2_solve(mu, 3, 2, lam)
-    assert fc_thm2_lambda_bound([1.0], 2, 1) == pytest.approx(math.sqrt(1 / 4))  # L = 1 is allowed
+            thm2_solve(mu, 3, 2, lam)
+    assert thm2_lambda_bound([1.0], 2, 1) == pytest.approx(math.sqrt(1 / 4))  # L = 1 is allowed
 
 
 def test_zero_threshold_by_hand():
     """Two latents differing in their one position: the centred concept matrix has sigma_max = 1, so the
     threshold is sqrt(sum mu^2) / K. Two identical latents: the gradient at the origin vanishes, so the
     threshold is 0 (a floor under sigma_max would give a positive one)."""
-    assert fc_zero_threshold(np.array([[0], [1]]), [0.6, 0.4], nc=2) == pytest.approx(
+    assert zero_threshold(np.array([[0], [1]]), [0.6, 0.4], nc=2) == pytest.approx(
         math.sqrt(0.52) / 2
     )
-    assert fc_zero_threshold(np.array([[1], [1]]), [0.6, 0.4], nc=2) == 0.0
+    assert zero_threshold(np.array([[1], [1]]), [0.6, 0.4], nc=2) == 0.0
 
 
 @pytest.mark.parametrize(
     "call, message",
     [
         (
-            lambda: fc_H(1.0, 1, 30, 4, 20, 1e-3),
+            lambda: H(1.0, 1, 30, 4, 20, 1e-3),
             "nc (number of concepts) must be an integer >= 2, got 1",
         ),
         (
-            lambda: fc_H(1.0, 3, 30, 0, 20, 1e-3),
+            lambda: H(1.0, 3, 30, 0, 20, 1e-3),
             "L (sentence length) must be an integer >= 1, got 0",
         ),
         (
-            lambda: fc_H(1.0, 3, 30, 4, 1, 1e-3),
+            lambda: H(1.0, 3, 30, 4, 1, 1e-3),
             "K (number of classes) must be an integer >= 2, got 1",
         ),
-        (lambda: fc_H(1.0, 3, 31, 4, 20, 1e-3), "nw=31 is not divisible by nc=3"),
+        (lambda: H(1.0, 3, 31, 4, 20, 1e-3), "nw=31 is not divisible by nc=3"),
         (
-            lambda: fc_H(1.0, 3, 0, 4, 20, 1e-3),
+            lambda: H(1.0, 3, 0, 4, 20, 1e-3),
             "nw (number of words) must be an integer >= 1, got 0",
         ),
         (
-            lambda: fc_H_star(1.0, 3, 4, 20, 1, 1e-3),
+            lambda: H_star(1.0, 3, 4, 20, 1, 1e-3),
             "d (embedding dimension) must be an integer >= 2, got 1",
         ),
         (
-            lambda: fc_thm2_lambda_bound([1.0], 1, 2),
+            lambda: thm2_lambda_bound([1.0], 1, 2),
             "nc (number of concepts) must be an integer >= 2, got 1",
         ),
         (
-            lambda: fc_thm2_lambda_bound([1.0], 2, 0),
+            lambda: thm2_lambda_bound([1.0], 2, 0),
             "L (sentence length) must be an integer >= 1, got 0",
         ),
         (
-            lambda: fc_thm2_solve([1.0], 1, 2, 1e-3),
+            lambda: thm2_solve([1.0], 1, 2, 1e-3),
             "nc (number of concepts) must be an integer >= 2, got 1",
         ),
         (
-            lambda: fc_thm2_solve([1.0], 2, 0, 1e-3),
+            lambda: thm2_solve([1.0], 2, 0, 1e-3),
             "L (sentence length) must be an integer >= 1, got 0",
         ),
         (
-            lambda: fc_collapse_risk_latents(fc_all_latents(2, 2), 1.0, nc=2, nw=0, lam=1e-3),
+            lambda: collapse_risk_latents(all_latents(2, 2), 1.0, nc=2, nw=0, lam=1e-3),
             "nw (number of words) must be an integer >= 1, got 0",
         ),
         (
-            lambda: fc_H(1.0, 2, 8, 2, 5, 1e-3),
+            lambda: H(1.0, 2, 8, 2, 5, 1e-3),
             "K=5 distinct latent variables cannot exceed nc^L = 2^2 = 4",
         ),
         (  # nc^L, not nc·L (equal at 2, 2)
-            lambda: fc_H(1.0, 2, 8, 3, 9, 1e-3),
+            lambda: H(1.0, 2, 8, 3, 9, 1e-3),
             "K=9 distinct latent variables cannot exceed nc^L = 2^3 = 8",
         ),
         (
-            lambda: fc_collapse_risk_latents(fc_all_latents(2, 2), 1.0, nc=1, nw=2, lam=1e-3),
+            lambda: collapse_risk_latents(all_latents(2, 2), 1.0, nc=1, nw=2, lam=1e-3),
             "nc (number of concepts) must be an integer >= 2, got 1",
         ),
-        (lambda: fc_all_latents(1, 2), "nc must be an integer >= 2, got 1"),
+        (lambda: all_latents(1, 2), "nc must be an integer >= 2, got 1"),
         (
-            lambda: __import__("qwem_lib.fc.theory", fromlist=["x"]).fc_dH_star(
-                1.0, 2, 1, 2, 1, 1e-3
-            ),
+            lambda: __import__("qwem_lib.fc.theory", fromlist=["x"]).dH_star(1.0, 2, 1, 2, 1, 1e-3),
             "d (embedding dimension) must be an integer >= 2, got 1",
         ),
         (  # a whole number is required, not only one at least the bound
-            lambda: fc_H(1.0, 2.5, 30, 4, 20, 1e-3),
+            lambda: H(1.0, 2.5, 30, 4, 20, 1e-3),
             "nc (number of concepts) must be an integer >= 2, got 2.5",
         ),
     ],
@@ -648,21 +642,21 @@ def test_theory_messages_name_the_argument(call, message):
 
 
 def test_smallest_admissible_sizes_are_accepted():
-    assert np.isfinite(fc_H(1.0, 2, 2, 1, 2, 1e-3))  # nc = 2, L = 1, K = 2, nw = 2
-    from qwem_lib.fc.theory import fc_dH_star
+    assert np.isfinite(H(1.0, 2, 2, 1, 2, 1e-3))  # nc = 2, L = 1, K = 2, nw = 2
+    from qwem_lib.fc.theory import dH_star
 
-    assert np.isfinite(fc_H_star(1.0, 2, 1, 2, 2, 1e-3)) and np.isfinite(
-        fc_dH_star(1.0, 2, 1, 2, 2, 1e-3)
+    assert np.isfinite(H_star(1.0, 2, 1, 2, 2, 1e-3)) and np.isfinite(
+        dH_star(1.0, 2, 1, 2, 2, 1e-3)
     )
-    assert fc_thm2_lambda_bound([1.0], 2, 1) > 0
-    assert fc_collapse_risk_latents(fc_all_latents(2, 1), 1.0, nc=2, nw=2, lam=1e-3).shape == (1,)
+    assert thm2_lambda_bound([1.0], 2, 1) > 0
+    assert collapse_risk_latents(all_latents(2, 1), 1.0, nc=2, nw=2, lam=1e-3).shape == (1,)
 
 
 def test_tau_below_one():
     """A weight decay just under the threshold puts tau below 1: the bracket starts at t = 0."""
     nc, nw, L, K = 3, 30, 4, 20
-    lam = -(float(fc_dH(0.5, nc, nw, L, K, 1e-300)) - 1e-300)  # H'(0.5) = 0 at this lam
-    tau = fc_thm1_tau(nc, nw, L, K, lam)
+    lam = -(float(dH(0.5, nc, nw, L, K, 1e-300)) - 1e-300)  # H'(0.5) = 0 at this lam
+    tau = thm1_tau(nc, nw, L, K, lam)
     assert tau == pytest.approx(0.5, rel=1e-10)
 
 
@@ -670,14 +664,14 @@ def test_thm2_solve_refuses_a_solution_whose_residual_is_past_its_tolerance(monk
     import qwem_lib.fc.theory as fct
 
     mu = [0.5, 0.3, 0.2]
-    lam = 0.5 * fc_thm2_lambda_bound(mu, 3, 2)
+    lam = 0.5 * thm2_lambda_bound(mu, 3, 2)
     for res, ok in ((0.99e-8, True), (1.0e-8, False), (1e-6, False)):
-        monkeypatch.setattr(fct, "fc_thm2_residuals", lambda *a, res=res: np.array([res, -res / 2]))
+        monkeypatch.setattr(fct, "thm2_residuals", lambda *a, res=res: np.array([res, -res / 2]))
         if ok:
-            fct.fc_thm2_solve(mu, 3, 2, lam)
+            fct.thm2_solve(mu, 3, 2, lam)
         else:
             with pytest.raises(ArithmeticError, match="cannot be trusted"):
-                fct.fc_thm2_solve(mu, 3, 2, lam)
+                fct.thm2_solve(mu, 3, 2, lam)
 
 
 def test_layernorm_of_a_stack_in_torch_and_collapse_weights_tolerance():
@@ -686,29 +680,27 @@ def test_layernorm_of_a_stack_in_torch_and_collapse_weights_tolerance():
     X = np.random.default_rng(0).standard_normal((2, 3, 5))
     Y = (X - X.mean(-1, keepdims=True)) / X.std(-1, keepdims=True)
     np.testing.assert_allclose(
-        fc_layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12
+        layernorm(torch.as_tensor(X)).numpy(), Y, rtol=1e-12
     )  # the last axis
-    Fz = fc_equiangular(3, 3, mean_zero=True)  # unit-scale columns
+    Fz = equiangular(3, 3, mean_zero=True)  # unit-scale columns
     z = np.array([[0, 2], [1, 0]])
     off = Fz.copy()
     off[:, 0] += 1.5e-10 / 3  # a column sum of 1.5e-10: above 1e-10 x max(1, max|F|), refused
     with pytest.raises(ValueError, match="mean-zero"):
-        fc_collapse_weights(off, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
+        collapse_weights(off, z, 2, word_norm=1.0, u_norm=1.0, layernorm=True)
 
 
 def test_hamming_counts_beyond_two_blocks():
-    z = fc_all_latents(2, 11)  # 2,048 latents: four blocks of 512
+    z = all_latents(2, 11)  # 2,048 latents: four blocks of 512
     d = (z[:, None, :] != z[None, :, :]).sum(-1)
-    got = fc_hamming_counts(z)
+    got = hamming_counts(z)
     for r in (0, 1, 5, 11):
         np.testing.assert_array_equal(got[:, r], (d == r).sum(1))
 
 
 def test_latent_and_frequency_checks_at_their_edges():
-    assert (
-        fc_zero_threshold(np.array([[0.0, 1.0], [1.0, 1.0]]), [0.5, 0.5], nc=2) > 0
-    )  # whole floats
-    assert fc_zero_threshold(np.array([[0, 1]]), [0.5, 0.5], nc=2) == 0.0  # K = 1 is a valid table
+    assert zero_threshold(np.array([[0.0, 1.0], [1.0, 1.0]]), [0.5, 0.5], nc=2) > 0  # whole floats
+    assert zero_threshold(np.array([[0, 1]]), [0.5, 0.5], nc=2) == 0.0  # K = 1 is a valid table
     for bad, err, match in (
         (np.array([[0.5, 1.0]]), ValueError, "whole numbers"),
         (np.array([[np.nan, 1.0]]), ValueError, "whole numbers"),
@@ -718,7 +710,7 @@ def test_latent_and_frequency_checks_at_their_edges():
         (np.array([0, 1]), ValueError, r"non-empty \(K, L\) array, got shape \(2,\)"),
     ):
         with pytest.raises(err, match=match):
-            fc_zero_threshold(bad, [0.5, 0.5], nc=2)
+            zero_threshold(bad, [0.5, 0.5], nc=2)
     for mu, match in (
         ([0.5, 0.5, 0.0], "strictly positive"),
         ([1.5, -0.5], "strictly positive"),
@@ -728,16 +720,16 @@ def test_latent_and_frequency_checks_at_their_edges():
         ([0.5, np.inf], "strictly positive"),
     ):
         with pytest.raises(ValueError, match=match):
-            fc_thm2_lambda_bound(mu, 2, 1)
-    assert fc_thm2_lambda_bound([0.5, 0.5 + 5e-10], 2, 1) > 0  # a sum off by 5e-10 is round-off
-    assert fc_thm2_lambda_bound(np.array([1, 0, 0])[:1], 2, 1) > 0  # integer frequencies are floats
+            thm2_lambda_bound(mu, 2, 1)
+    assert thm2_lambda_bound([0.5, 0.5 + 5e-10], 2, 1) > 0  # a sum off by 5e-10 is round-off
+    assert thm2_lambda_bound(np.array([1, 0, 0])[:1], 2, 1) > 0  # integer frequencies are floats
 
 
 def test_minimise_exact_default_start_scale_is_one_half():
     import torch
 
-    risk = ExactRisk(fc_all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
-    out = fc_minimise_exact(risk, 2, seed=3, max_iter=1, polish_iter=0, tol=1e300)
+    risk = ExactRisk(all_latents(2, 2), [0.5, 0.5], 0.1, nc=2)
+    out = minimise_exact(risk, 2, seed=3, max_iter=1, polish_iter=0, tol=1e300)
     g = torch.Generator().manual_seed(3)
     np.testing.assert_array_equal(
         out["W"], 0.5 * torch.randn(4, 2, generator=g, dtype=torch.float64).numpy()
@@ -747,7 +739,7 @@ def test_minimise_exact_default_start_scale_is_one_half():
 def test_exact_risk_with_layernorm_at_an_arbitrary_point_and_its_size_limits():
     import torch
 
-    z = fc_all_latents(2, 2)
+    z = all_latents(2, 2)
     mu = [0.6, 0.4]
     rng = np.random.default_rng(0)
     W, U = rng.standard_normal((4, 3)), rng.standard_normal((4, 2, 3))
@@ -755,7 +747,7 @@ def test_exact_risk_with_layernorm_at_an_arbitrary_point_and_its_size_limits():
     ln = ExactRisk(z, mu, 0.1, nc=2, layernorm=True)
     Wt, Ut = torch.as_tensor(W), torch.as_tensor(U)
     assert float(ln.data_risk(Wt, Ut)) == pytest.approx(
-        float(plain.data_risk(fc_layernorm(Wt), Ut)), rel=1e-12
+        float(plain.data_risk(layernorm(Wt), Ut)), rel=1e-12
     )
     assert float(ln.data_risk(Wt, Ut)) != pytest.approx(float(plain.data_risk(Wt, Ut)), rel=1e-6)
     assert float(ln(W, U)) == pytest.approx(
@@ -775,7 +767,7 @@ def test_exact_risk_with_layernorm_at_an_arbitrary_point_and_its_size_limits():
 def test_minimise_exact_polishes_only_when_asked_and_needed(monkeypatch):
     """The polish phase runs when ``polish_iter > 0`` and the gradient is above ``tol``, and then lowers the
     gradient without raising the risk; otherwise it costs nothing (no extra gradient evaluation)."""
-    risk = ExactRisk(fc_all_latents(2, 3), [0.6, 0.4], 0.01, nc=2)
+    risk = ExactRisk(all_latents(2, 3), [0.6, 0.4], 0.01, nc=2)
     calls = {"n": 0}
     original = ExactRisk.__call__
 
@@ -787,7 +779,7 @@ def test_minimise_exact_polishes_only_when_asked_and_needed(monkeypatch):
 
     def run(**kw):
         calls["n"] = 0
-        out = fc_minimise_exact(risk, 3, seed=2, max_iter=5, **kw)
+        out = minimise_exact(risk, 3, seed=2, max_iter=5, **kw)
         return out, calls["n"] - out["evals"]  # evaluations outside the L-BFGS phases
 
     rough, extra0 = run(polish_iter=0)

@@ -153,6 +153,12 @@ def tidy_streams(nb) -> None:
         ]
 
 
+def cell_timeout(preset: str) -> int:
+    """The default per-cell timeout in seconds: one hour, four at the paper preset (chapter 41's K = 1,000
+    runs of Figure 4 train for more than an hour in one cell on one core)."""
+    return 4 * 3600 if preset == "paper" else 3600
+
+
 def target_for(py: Path) -> Path:
     """The committed .ipynb for the book preset; a cache copy for the others (never overwrite the book)."""
     from qwem_lib import config
@@ -174,7 +180,13 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("chapters", nargs="*", help="chapter .py files (default: all)")
-    ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
+    ap.add_argument(
+        "--timeout",
+        type=int,
+        default=None,
+        help="per-cell timeout in seconds (default: 3600, and 4 times that at the paper preset, where one "
+        "cell may train for hours)",
+    )
     ap.add_argument(
         "--no-report", action="store_true", help="do not regenerate the reproduction report"
     )
@@ -218,6 +230,8 @@ def main() -> int:
     cache_before = os.environ.get("QWEM_CACHE_DIR")
     machine = f"{config.device_name()}, {os.cpu_count()} CPU threads"
     todo = chapters(args.chapters)
+    if args.timeout is None:
+        args.timeout = cell_timeout(config.preset())
     print(f"Executing {len(todo)} chapter(s): {config.describe()}")
     rows = []
     bar = tqdm(todo, unit="chapter")

@@ -8,6 +8,10 @@ A chapter never hard-codes a size. It asks for one per preset::
                      paper=dict(V=10_000, steps=200_000))
     P["V"]
 
+or, one line per knob with its three values side by side (a plain value is the same at every preset)::
+
+    P = config.knobs(V=config.per_preset(500, 2_000, 10_000), d=50)
+
 The preset is chosen by the environment variable ``QWEM_PRESET`` (``smoke``, ``book`` or ``paper``;
 default ``book``), the device by ``QWEM_DEVICE`` (default: CUDA when available, else CPU).
 The same code runs in every preset; only the numbers change.
@@ -22,6 +26,7 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +114,41 @@ def sizes(**by_preset: Mapping[str, Any]) -> dict[str, Any]:
     if len({frozenset(k) for k in keys.values()}) != 1:
         raise ValueError(f"every preset must name the same sizes; got {keys}")
     return dict(by_preset[preset()])
+
+
+@dataclass(frozen=True)
+class PerPreset:
+    """One knob's value at each preset (made by :func:`per_preset`)."""
+
+    smoke: Any
+    book: Any
+    paper: Any
+
+
+def per_preset(smoke: Any, book: Any, paper: Any) -> PerPreset:
+    """A knob whose value changes with the preset: its values at ``smoke``, ``book`` and ``paper``, in that
+    order (the order of :data:`PRESETS`). Used inside :func:`knobs`."""
+    return PerPreset(smoke, book, paper)
+
+
+def knobs(**values: Any) -> dict[str, Any]:
+    """A chapter's sizes, one line per knob: the values of the active preset.
+
+    A plain value is the same at every preset; ``per_preset(smoke, book, paper)`` gives a knob's three
+    values side by side, so a reader sees at a glance what each preset changes. The result is the same
+    dictionary :func:`sizes` returns.
+
+    >>> import os
+    >>> before = os.environ.get("QWEM_PRESET")
+    >>> os.environ["QWEM_PRESET"] = "paper"
+    >>> knobs(K=per_preset(100, 200, 1000), L=15)
+    {'K': 1000, 'L': 15}
+    >>> os.environ["QWEM_PRESET"] = before or "book"
+    """
+    if not values:
+        raise ValueError("knobs() needs at least one knob")
+    active = preset()
+    return {k: getattr(v, active) if isinstance(v, PerPreset) else v for k, v in values.items()}
 
 
 def device_name() -> str:

@@ -46,29 +46,29 @@ import numpy as np
 from scipy.optimize import brentq
 
 __all__ = [
-    "fc_H",
-    "fc_H_star",
-    "fc_dH",
-    "fc_dH_star",
-    "fc_thm1_eta",
-    "fc_thm3_eta",
-    "fc_thm1_tau",
-    "fc_thm1_norms",
-    "fc_thm3_tau",
-    "fc_thm3_u_norm",
-    "fc_thm2_lambda_bound",
-    "fc_thm2_residuals",
-    "fc_thm2_solve",
-    "fc_zero_threshold",
-    "fc_all_latents",
-    "fc_equiangular",
-    "fc_collapse_weights",
-    "fc_type3_weights",
-    "fc_layernorm",
+    "H",
+    "H_star",
+    "dH",
+    "dH_star",
+    "thm1_eta",
+    "thm3_eta",
+    "thm1_tau",
+    "thm1_norms",
+    "thm3_tau",
+    "thm3_u_norm",
+    "thm2_lambda_bound",
+    "thm2_residuals",
+    "thm2_solve",
+    "zero_threshold",
+    "all_latents",
+    "equiangular",
+    "collapse_weights",
+    "type3_weights",
+    "layernorm",
     "ExactRisk",
-    "fc_collapse_risk_latents",
-    "fc_hamming_counts",
-    "fc_minimise_exact",
+    "collapse_risk_latents",
+    "hamming_counts",
+    "minimise_exact",
 ]
 
 
@@ -163,17 +163,17 @@ def _dlog_partition(eta_t: np.ndarray | float, nc: int, L: int, K: int) -> np.nd
     return -a * L * g * s / (1.0 + a * np.expm1(L * np.log1p(s)))
 
 
-def fc_thm1_eta(nc: int, nw: int, L: int, K: int) -> float:
+def thm1_eta(nc: int, nw: int, L: int, K: int) -> float:
     """eta = nc/(nc-1) / sqrt(nw K L): the margin per unit Hamming distance per unit t (Theorem 1)."""
     return nc / (nc - 1) / math.sqrt(nw * K * L)
 
 
-def fc_thm3_eta(nc: int, L: int, K: int, d: int) -> float:
+def thm3_eta(nc: int, L: int, K: int, d: int) -> float:
     """eta* = nc/(nc-1) sqrt(d/(K L)) (Theorem 3)."""
     return nc / (nc - 1) * math.sqrt(d / (K * L))
 
 
-def fc_H(t, nc: int, nw: int, L: int, K: int, lam: float):
+def H(t, nc: int, nw: int, L: int, K: int, lam: float):
     """Theorem 1's strictly convex function H(t); H(nw c^2) is the risk of a type-I collapse at scale c.
 
     ``t = ||W||_F^2 = ||U||_F^2``. Vectorised over ``t``.
@@ -181,18 +181,18 @@ def fc_H(t, nc: int, nw: int, L: int, K: int, lam: float):
     nc, L, K, lam = _check_common(nc, L, K, lam)
     nw = _check_nw(nw, nc)
     t = np.asarray(t, dtype=float)
-    return _log_partition(fc_thm1_eta(nc, nw, L, K) * t, nc, L, K) + lam * t
+    return _log_partition(thm1_eta(nc, nw, L, K) * t, nc, L, K) + lam * t
 
 
-def fc_dH(t, nc: int, nw: int, L: int, K: int, lam: float):
+def dH(t, nc: int, nw: int, L: int, K: int, lam: float):
     """H'(t)."""
     nc, L, K, lam = _check_common(nc, L, K, lam)
     nw = _check_nw(nw, nc)
-    eta = fc_thm1_eta(nc, nw, L, K)
+    eta = thm1_eta(nc, nw, L, K)
     return eta * _dlog_partition(eta * np.asarray(t, dtype=float), nc, L, K) + lam
 
 
-def fc_H_star(t, nc: int, L: int, K: int, d: int, lam: float):
+def H_star(t, nc: int, L: int, K: int, d: int, lam: float):
     """Theorem 3's strictly convex function H*(t); H*(c sqrt(KL)) is the risk of a type-II collapse.
 
     ``t = ||U||_F`` (not squared: the LayerNorm fixes the scale of the word representations).
@@ -200,14 +200,14 @@ def fc_H_star(t, nc: int, L: int, K: int, d: int, lam: float):
     nc, L, K, lam = _check_common(nc, L, K, lam)
     d = _check_int("d (embedding dimension)", d, 2)
     t = np.asarray(t, dtype=float)
-    return _log_partition(fc_thm3_eta(nc, L, K, d) * t, nc, L, K) + 0.5 * lam * t**2
+    return _log_partition(thm3_eta(nc, L, K, d) * t, nc, L, K) + 0.5 * lam * t**2
 
 
-def fc_dH_star(t, nc: int, L: int, K: int, d: int, lam: float):
+def dH_star(t, nc: int, L: int, K: int, d: int, lam: float):
     """H*'(t)."""
     nc, L, K, lam = _check_common(nc, L, K, lam)
     d = _check_int("d (embedding dimension)", d, 2)
-    eta = fc_thm3_eta(nc, L, K, d)
+    eta = thm3_eta(nc, L, K, d)
     t = np.asarray(t, dtype=float)
     return eta * _dlog_partition(eta * t, nc, L, K) + lam * t
 
@@ -221,35 +221,35 @@ def _root_increasing(f, lo: float = 0.0, hi: float = 1.0) -> float:
     return brentq(f, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
 
 
-def fc_thm1_tau(nc: int, nw: int, L: int, K: int, lam: float) -> float:
+def thm1_tau(nc: int, nw: int, L: int, K: int, lam: float) -> float:
     """tau = argmin_{t >= 0} H(t) (Theorem 1). Zero when lam is so large that H'(0) >= 0."""
-    f = lambda t: float(fc_dH(t, nc, nw, L, K, lam))  # noqa: E731
+    f = lambda t: float(dH(t, nc, nw, L, K, lam))  # noqa: E731
     if f(0.0) >= 0:
         return 0.0
     return _root_increasing(f)
 
 
-def fc_thm1_norms(nc: int, nw: int, L: int, K: int, lam: float) -> tuple[float, float]:
+def thm1_norms(nc: int, nw: int, L: int, K: int, lam: float) -> tuple[float, float]:
     """The predicted norms (||w_(a,b)||, ||u_(k,l)||) = (sqrt(tau/nw), sqrt(tau/(K L))) of Theorem 1."""
-    tau = fc_thm1_tau(nc, nw, L, K, lam)
+    tau = thm1_tau(nc, nw, L, K, lam)
     return math.sqrt(tau / nw), math.sqrt(tau / (K * L))
 
 
-def fc_thm3_tau(nc: int, L: int, K: int, d: int, lam: float) -> float:
+def thm3_tau(nc: int, L: int, K: int, d: int, lam: float) -> float:
     """tau* = argmin_{t >= 0} H*(t) (Theorem 3); always positive since H*'(0) < 0."""
-    f = lambda t: float(fc_dH_star(t, nc, L, K, d, lam))  # noqa: E731
+    f = lambda t: float(dH_star(t, nc, L, K, d, lam))  # noqa: E731
     return _root_increasing(f)
 
 
-def fc_thm3_u_norm(nc: int, L: int, K: int, d: int, lam: float) -> float:
+def thm3_u_norm(nc: int, L: int, K: int, d: int, lam: float) -> float:
     """The predicted norm c = tau*/sqrt(K L) of every u_(k,l) for the LayerNorm network (Theorem 3)."""
-    return fc_thm3_tau(nc, L, K, d, lam) / math.sqrt(K * L)
+    return thm3_tau(nc, L, K, d, lam) / math.sqrt(K * L)
 
 
 # ----------------------------------------------------------------------------------------------
 # Theorem 2: the system (7)-(8)
 # ----------------------------------------------------------------------------------------------
-def fc_thm2_lambda_bound(mu: Sequence[float] | np.ndarray, nc: int, L: int) -> float:
+def thm2_lambda_bound(mu: Sequence[float] | np.ndarray, nc: int, L: int) -> float:
     """The largest admissible weight decay: Theorem 2 needs lam < sqrt(L sum mu^2 / nc^(L+1))."""
     m = _check_mu(mu)
     nc = _check_int("nc (number of concepts)", nc, 2)
@@ -257,7 +257,7 @@ def fc_thm2_lambda_bound(mu: Sequence[float] | np.ndarray, nc: int, L: int) -> f
     return math.sqrt(L * float(np.sum(m**2)) / nc ** (L + 1))
 
 
-def fc_thm2_residuals(
+def thm2_residuals(
     c: float, r: np.ndarray, mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
 ) -> np.ndarray:
     """Residuals of (7) (one per word, relative to mu_b) and of (8) (relative), last entry."""
@@ -308,7 +308,7 @@ def _phi(
     return y if log else np.exp(y)
 
 
-def fc_thm2_solve(
+def thm2_solve(
     mu: Sequence[float] | np.ndarray, nc: int, L: int, lam: float
 ) -> tuple[float, np.ndarray]:
     """Solve Theorem 2's system (7)-(8) for (c, r): the norm c of every u_(k,l) and the per-frequency
@@ -323,7 +323,7 @@ def fc_thm2_solve(
     lam = float(lam)
     if not (math.isfinite(lam) and lam > 0):
         raise ValueError(f"the weight decay lam must be a finite positive number, got {lam!r}")
-    bound = fc_thm2_lambda_bound(m, nc, L)
+    bound = thm2_lambda_bound(m, nc, L)
     if lam >= bound:
         raise ValueError(
             f"lam={lam:g} violates Theorem 2's bound lam < sqrt(L sum mu^2 / nc^(L+1)) = "
@@ -347,16 +347,16 @@ def fc_thm2_solve(
             raise ValueError(f"lam={lam:g}: no c <= 1e150 brackets the root of Theorem 2's system")
     c = brentq(F, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     r = c * _phi(c, target, nc)
-    res = float(np.max(np.abs(fc_thm2_residuals(c, r, m, nc, L, lam))))
+    res = float(np.max(np.abs(thm2_residuals(c, r, m, nc, L, lam))))
     if not res < 1e-8:
         raise ArithmeticError(
-            f"fc_thm2_solve: the solution at lam={lam:g} leaves a relative residual of {res:.2g} in "
+            f"thm2_solve: the solution at lam={lam:g} leaves a relative residual of {res:.2g} in "
             "the system (7)-(8); it cannot be trusted"
         )
     return float(c), r
 
 
-def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float] | np.ndarray, *, nc: int) -> float:
+def zero_threshold(latents: np.ndarray, mu: Sequence[float] | np.ndarray, *, nc: int) -> float:
     """The exact weight decay at which W = U = 0 stops being the minimiser of the risk (5) of h.
 
     Write R(W, U) = g(W^T U_hat) + lam/2 (||W||^2 + ||U||^2) with g convex (appendix H). The origin is
@@ -380,14 +380,14 @@ def fc_zero_threshold(latents: np.ndarray, mu: Sequence[float] | np.ndarray, *, 
 # ----------------------------------------------------------------------------------------------
 # collapse configurations and the exact risk
 # ----------------------------------------------------------------------------------------------
-def fc_all_latents(nc: int, L: int) -> np.ndarray:
+def all_latents(nc: int, L: int) -> np.ndarray:
     """Every latent variable z in [nc]^L (0-based concepts), shape (nc^L, L), lexicographic order."""
     nc = _check_int("nc", nc, 2)
     L = _check_int("L", L, 1)
     return np.array(list(itertools.product(range(nc), repeat=L)), dtype=np.int64)
 
 
-def fc_hamming_counts(latents: np.ndarray) -> np.ndarray:
+def hamming_counts(latents: np.ndarray) -> np.ndarray:
     """counts[k, r] = number of latents j with Hamming distance r to latent k (r = 0..L)."""
     z = np.asarray(latents)
     K, L = z.shape
@@ -399,7 +399,7 @@ def fc_hamming_counts(latents: np.ndarray) -> np.ndarray:
     return out
 
 
-def fc_equiangular(
+def equiangular(
     nc: int, d: int, *, mean_zero: bool = False, rng: np.random.Generator | None = None
 ) -> np.ndarray:
     """A d x nc matrix F of equiangular columns: F 1 = 0, F^T F = nc/(nc-1) I - 1/(nc-1) 1 1^T.
@@ -428,7 +428,7 @@ def fc_equiangular(
     return basis @ C
 
 
-def fc_layernorm(W):
+def layernorm(W):
     """The parameter-free LayerNorm of the paper, row-wise: (w - mean(w)) / std(w) (population std)."""
     import torch
 
@@ -441,7 +441,7 @@ def fc_layernorm(W):
     return c / np.sqrt((c * c).mean(-1, keepdims=True))
 
 
-def fc_collapse_weights(
+def collapse_weights(
     F: np.ndarray,
     latents: np.ndarray,
     sc: int,
@@ -468,7 +468,7 @@ def fc_collapse_weights(
     return W, U
 
 
-def fc_type3_weights(
+def type3_weights(
     F: np.ndarray, latents: np.ndarray, r: np.ndarray, c: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weights in a type-III collapse: w_(a,b) = r_b f_a, u_(k,l) = c f_{z_k,l}."""
@@ -538,7 +538,7 @@ class ExactRisk:
         """The unregularised risk R0 (torch float64; differentiable)."""
         import torch
 
-        V = fc_layernorm(W) if self.layernorm else W
+        V = layernorm(W) if self.layernorm else W
         S = torch.einsum("jld,vd->ljv", U, V)  # (L, K, nw)
         logits = S[0][:, self._words[:, 0]]
         for l in range(1, self.L):
@@ -563,7 +563,7 @@ class ExactRisk:
         return self.data_risk(W, U) + 0.5 * self.lam * reg
 
 
-def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: float) -> np.ndarray:
+def collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: float) -> np.ndarray:
     """Exact regularised risk of a type-I collapse at scale t (||W||^2 = ||U||^2 = t) for ANY latents.
 
     In a type-I collapse the margin between a sentence of class k and class j is eta t dist(z_j, z_k)
@@ -578,8 +578,8 @@ def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: f
             f"nw={nw} is not divisible by nc={nc}: every concept must hold nw/nc words"
         )
     K, L = z.shape
-    counts = fc_hamming_counts(z)[:, 1:]  # (K, L), r = 1..L
-    eta = fc_thm1_eta(nc, nw, L, K)
+    counts = hamming_counts(z)[:, 1:]  # (K, L), r = 1..L
+    eta = thm1_eta(nc, nw, L, K)
     t = np.atleast_1d(np.asarray(t, dtype=float))
     r = np.arange(1, L + 1)
     out = np.empty_like(t)
@@ -588,7 +588,7 @@ def fc_collapse_risk_latents(latents: np.ndarray, t, *, nc: int, nw: int, lam: f
     return out
 
 
-def fc_minimise_exact(
+def minimise_exact(
     risk: ExactRisk,
     d: int,
     *,
