@@ -391,10 +391,10 @@ if k_c > 1:
 # svd($M^\star$) 66.3% on analogies, which the paper reads as "the same". SGD at that size needs millions of
 # steps (`bench/README.md`), but QWEM's *noiseless* gradient descent does not: in the eigenbasis of the top
 # $r$ eigenvectors of $M^\star$ it is $Y \leftarrow Y - \eta\,(Y(Y^\top Y) - \Lambda Y)$ with $W = QY$
-# (`q.eigen_flow`, chapter 23 §8, where it is checked against the full-space noiseless trainer). This
+# (`q.eigen_flow`, chapter 27 §3, where it is checked against the full-space noiseless trainer). This
 # section trains QWEM that way at the paper's $V$ and $d$, from the authors' small start
-# $W(0) = \frac{\sigma}{\sqrt d}Z$ with $\sigma = 10^{-12}$ (chapter 23 §8's seed-0 start and rate
-# $\eta = 0.1/\lambda_1$, so the run is chapter 23's Figure 23.6 run), and scores it beside the closed forms.
+# $W(0) = \frac{\sigma}{\sqrt d}Z$ with $\sigma = 10^{-12}$ (chapter 27's seed-0 start and rate
+# $\eta = 0.1/\lambda_1$, so the run is the run of Figure 27.2), and scores it beside the closed forms.
 #
 # **Where the authors' run ends, in the book's time.** The authors train by SGD at rate 5 for 4M steps, the
 # rate multiplied by 0.1 at step 3M (`q.AUTHORS_QWEM_SMALL`, from their public code). Their loss is not the
@@ -412,7 +412,7 @@ if k_c > 1:
 # the same conversion). $c$ depends on the corpus through $\|M^\star\|_F^2$: every pair never seen
 # contributes $M^\star_{ab} = -2$, so a smaller corpus has a larger norm, a smaller $c$, and its run ends
 # earlier in units of $\tau_1$. We report the run at $t_{\rm authors}$ of *this* corpus, and at the
-# **converged end** $t_{\rm conv} = 2\tau_d$ (chapter 23 §8's horizon, $\tau_d$ the characteristic time of the
+# **converged end** $t_{\rm conv} = 2\tau_d$ (chapter 27's horizon, $\tau_d$ the characteristic time of the
 # last mode from $\sigma^2$; $t_{\rm authors}$ if that is later), by which every one of the $d$ modes has made
 # its step (checked below).
 #
@@ -884,7 +884,7 @@ prose(
 #
 # Differences from the paper in sections 1–5: $V$ and $d$ are 20 and 33 times smaller at the book preset (the estimator's
 # variance grows like $V^4$, and its noise relative to the gradient more slowly but faster and faster with
-# $V$: chapter 23 §7 measures both and the cost of a run), so the benchmarks cover few items; the paper's
+# $V$: chapter 27 §1 measures both and the cost of a run), so the benchmarks cover few items; the paper's
 # figure uses $d = 200$
 # and 64 components, ours $\min(64, d)$; its SGNS and QWEM are trained for 4M steps on 2.0B tokens.
 

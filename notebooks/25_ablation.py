@@ -931,7 +931,7 @@ prose(
 # %% [markdown]
 # **What the flows say.** Read the separation first with the spectrum in mind. $R_k$ compares
 # *successive* steps, so it is bounded by the spectrum: two modes of relative gap $g$ step about
-# $g\,\ln(c/\sigma^2)/\ln 81$ widths apart (chapter 23, §8). If Setting 3.1's runs are not more separated,
+# $g\,\ln(c/\sigma^2)/\ln 81$ widths apart (chapter 27, §2). If Setting 3.1's runs are not more separated,
 # it is because their own growth matrix's top eigenvalues are close, not because their modes couple. The
 # end-point test asks a different question: *what* is learned. Only Setting 3.1's quartic flow has
 # $M^\star$'s eigenspace as its target; the other three learn other matrices. The late-growth test looks

@@ -104,7 +104,7 @@ HORIZON = {(int(s[0]), int(s[1])): float(s[2]) for s in P["sizes"]}
 # Table 26.0, printed by the next cell, compares the two settings.
 #
 # The start is larger than the authors' $10^{-24}$ because the products are in float32: their rounding acts
-# as a start of relative size $\sim10^{-7}$ (chapter 23 §8), and float64 products cost three times as much. A
+# as a start of relative size $\sim10^{-7}$ (chapter 27), and float64 products cost three times as much. A
 # larger start shortens the plateaus ($\ln(\lambda/\sigma^2)$ is about 23 instead of 58) and changes
 # nothing else in (26.2).
 

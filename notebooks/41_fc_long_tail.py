@@ -399,8 +399,8 @@ plt.show()
 # 20,000 steps and its end, 43.7%, at 150,000) and the paper's 45% (red star). The step axis is linear up
 # to 1,000 and logarithmic beyond. $h^\star$ reaches 100% test accuracy early (the step is printed below the figure). $h$ fits
 # its training set; its test accuracy rises, peaks, and then drifts down while the weight decay keeps
-# shrinking the weights (Section 5 gives the numbers). At $K = 200$ the whole curve of (b) sits higher than
-# the authors' at $K = 1000$; the $K$ sweep of Section 5 measures how the accuracy moves with $K$.
+# shrinking the weights (Section 6 gives the numbers). At $K = 200$ the whole curve of (b) sits higher than
+# the authors' at $K = 1000$; the $K$ sweep of Section 7 measures how the accuracy moves with $K$.
 
 # %%
 hb, hc = runs["b"].history, runs["c"].history
@@ -416,10 +416,10 @@ prose(
 )
 
 # %% [markdown]
-# ## 5 · The claims
+# ## 5 · Run (a): a large training set, no LayerNorm
 #
-# **(a) Large training set, no LayerNorm: directional collapse, frequency-dependent norms.** The collapse
-# threshold is Part IV's one threshold, 0.1, for the $u_{k,\ell}$ as for the words.
+# **Directional collapse, frequency-dependent norms.** The collapse threshold is Part IV's one threshold,
+# 0.1, for the $u_{k,\ell}$ as for the words.
 
 # %%
 sa = stats["a"]
@@ -476,12 +476,13 @@ if acc_seeds["a"].size > 1:
     )
 
 # %% [markdown]
-# **(b) Small training set, no LayerNorm: the linear weights do not collapse, and $h$ generalises poorly.**
+# ## 6 · Run (b): a small training set, no LayerNorm
+#
+# **The linear weights do not collapse, and $h$ generalises poorly.**
 # The paper reports 45% for $K = 1000$. Several things change with $K$ and push in opposite directions:
 # fewer classes leave a test sentence fewer wrong classes to be confused with (higher accuracy), but they
-# also mean fewer training sentences, so more words are never seen (Section 5(c) counts them) and each
-# seen word is seen fewer times (lower accuracy). Which wins is measured by the $K$ sweep at the end of this
-# section. We record the measured value beside the paper's and check the paper's qualitative statements: $h$ fits its training set, its test
+# also mean fewer training sentences, so more words are never seen (Section 8 counts them) and each
+# seen word is seen fewer times (lower accuracy). Which wins is measured by the $K$ sweep of Section 7. We record the measured value beside the paper's and check the paper's qualitative statements: $h$ fits its training set, its test
 # accuracy stays far from the 100% of (a) and (c), and its $u_{k,\ell}$ are several times less collapsed
 # than in (a). The authors' notebook adds a time course: the test accuracy peaks near 65% around epoch 400
 # (20,000 steps) and drifts down to 43.7% by epoch 3,000 (150,000 steps) while the weight decay keeps
@@ -552,6 +553,8 @@ rep.above(
 )
 
 # %% [markdown]
+# ## 7 · Run (b)'s controls: the number of classes and the long tail
+#
 # **Does $K$ explain the gap, and does the long tail?** Two controls, both at the same number of SGD steps
 # (`sweep_steps`, the same at every $K$ so that the weight decay has acted equally long): run (b)'s
 # configuration at several $K$ (the $K$ sweep; new latent variables and a new small set for each $K$,
@@ -674,7 +677,9 @@ rep.check(
 )
 
 # %% [markdown]
-# **(c) Small training set, with LayerNorm: collapse and perfect generalisation.** We measure the collapse of
+# ## 8 · Run (c): a small training set, with LayerNorm
+#
+# **Collapse and perfect generalisation.** We measure the collapse of
 # $h^\star$ with the metric of chapter 40, both against (b) on the same words and in absolute terms, where
 # chapter 40 asks for a within/between ratio below 0.1 for the words and below 0.15 for the $u_{k,\ell}$. One detail of a finite training set matters: a word that
 # never occurs in the small training set receives no gradient and, with $\lambda_W = 0$, keeps its random
@@ -865,7 +870,7 @@ rep.above(
 )
 
 # %% [markdown]
-# ## 6 · Discussion
+# ## 9 · Discussion
 #
 # * The qualitative story of the paper's Figure 4 holds at the book's size: directional but not full
 #   collapse for $h$ with plenty of data, failure of the $u_{k,\ell}$ to collapse with little data, and perfect
@@ -874,7 +879,7 @@ rep.above(
 #   (claim `fc.fig4c.frequent_words_collapse`); all the seen words sit at the threshold even in the plane of
 #   the picture and above it in full, because the rarely seen words are not pulled in at $K = 200$. At the
 #   paper's $K = 1000$ a word is seen 5 times as often; the `paper` preset asserts both criteria there.
-# * The percentages differ from the paper's because the book uses $K = 200$; the $K$ sweep of Section 5
+# * The percentages differ from the paper's because the book uses $K = 200$; the $K$ sweep of Section 7
 #   measures how the accuracy of (b) moves with $K$. At matched steps the book's (b) follows the shape of the
 #   authors' curve — a peak, then a slow decline under weight decay — at a higher level. The `paper` preset
 #   runs $K = 1000$ with the authors' steps.

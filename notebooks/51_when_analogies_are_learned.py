@@ -133,7 +133,7 @@ def prediction(key: str, id: str, statement: str, *, holds: bool, value) -> None
 #
 # **Measurements.** *QWEM*: noiseless gradient descent on the expected loss, $W \leftarrow W - \eta(WW^\top - M^\star)W$,
 # from $W(0) = \frac{\sigma}{\sqrt d}Z$, restricted to the top $r$ eigenvectors of $M^\star$ (`q.eigen_flow`, exact
-# inside their span; chapter 23 checks it against the full-space trainer `q.train_expected`, claim
+# inside their span; chapter 27 checks it against the full-space trainer `q.train_expected`, claim
 # `qwem.fig2.eigen_flow_matches_full_run`). It differs from the prediction by everything the aligned solution
 # leaves out: the random orientation of $W(0)$, the coupling of modes through $W^\top W$, the $r - d$ further
 # directions. *word2vec*: gensim's skip-gram (the book's settings, chapter 21, one worker; three epochs at the
@@ -630,7 +630,7 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
   The word-frequency competitor gives {rho_freq_qwem:.2f}. The prediction also catches an overshoot: in
   {int(np.sum(A_pred.max(0) - A_pred[-1] > 0.02))} of the {nc} predicted curves accuracy peaks more than 2 points
   above its final value (measured: {int(np.sum(A_qwem.max(0) - A_qwem[-1] > 0.02))}) — the directions learned last add
-  more noise than signal for those categories, as chapter 31's SNR against $d$ has it. That QWEM follows Lemma 3.1 is no surprise (chapters
+  more noise than signal for those categories, as chapter 32's SNR against $d$ has it. That QWEM follows Lemma 3.1 is no surprise (chapters
   13 and 23); what is new is that the *ordering of whole tasks* survives everything the aligned solution leaves
   out — random orientation of the start, coupling, the directions beyond $d$.
 * **The spiked summary {"fails" if rho_spiked < 0.7 else "holds"} (P4).** When a category's *mean* task vector is
@@ -640,7 +640,7 @@ prose(rf"""* **QWEM: {"derived" if p1 else "not derived"}.** Across {nc} categor
   predicted first, {names[keep[order[0]]]}, in direction {top_k[order[0]] + 1} (exercise 2 lists all): where the
   signal sits does not set when the analogy is answered. Answering needs the query to beat every other word,
   so it waits for the directions that separate the right answer from its nearest rivals (for a capital: the
-  other capitals and cities) — chapter 31's signal-to-noise picture, not the signal alone. The mean task vectors are also spread over many directions
+  other capitals and cities) — chapter 32's signal-to-noise picture, not the signal alone. The mean task vectors are also spread over many directions
   (participation ratio of $\lambda_k\bar\mu_{{ck}}^2$: median {np.median(n_eff):.0f} of {d}), so "a few
   eigen-directions" is not what carries a category at this size.
 * **word2vec: {"the order carries over" if p3 else "the order does not carry over"} (P3).** $\rho$ =

@@ -268,7 +268,7 @@ def test_templates_read_the_paper_records_and_only_current_findings_are_evidence
     # (a) the same record executed from an earlier version of the chapter is not evidence
     drifted = paper_map.template_claims(CL, records, drift={"26_x": 3})
     errors = validate([_entry(**at_paper)], drifted, SEEDS)
-    assert any("earlier version of the chapter (3 cells differ)" in x for x in errors), errors
+    assert any("earlier version of the chapter (3 code cells differ)" in x for x in errors), errors
     assert any("'reproduced' on evidence at a reduced setting" in x for x in errors), errors
     missing = paper_map.template_claims(CL, records, drift={})
     assert any("notebook is missing" in x for x in validate([_entry(**at_paper)], missing))

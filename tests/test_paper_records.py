@@ -66,8 +66,10 @@ def test_paper_record_writer_and_report_column(tmp_path, monkeypatch):
 
 
 def test_drift_tells_a_record_of_the_current_source_from_an_older_one(tmp_path):
-    """The report says when a paper record was executed from an earlier version of its chapter; compared
-    with a hand-built pair: the same cells (0 differ), one cell edited (1), one cell added (1)."""
+    """The report says when a paper record was executed from an earlier version of its chapter's code;
+    compared with a hand-built pair: the same cells (0 of 2 code cells differ), one code cell edited (1),
+    one added (1). Prose computes nothing: an edited markdown cell leaves the drift at 0, and the note
+    says the prose is newer than the record."""
     import jupytext
 
     nbs, paper = tmp_path / "notebooks", tmp_path / "paper"
@@ -77,15 +79,26 @@ def test_drift_tells_a_record_of_the_current_source_from_an_older_one(tmp_path):
     (nbs / "99_demo.py").write_text(src)
     jupytext.write(jupytext.reads(src, fmt="py:percent"), paper / "99_demo.ipynb")
     where = dict(notebooks=nbs, paper=paper)
-    assert report.paper_record_drift("99_demo", **where) == (0, 3)
-    assert "current source" in report.drift_note("99_demo", **where)
-    (nbs / "99_demo.py").write_text(src.replace("x = 1", "x = 2"))
-    assert report.paper_record_drift("99_demo", **where) == (1, 3)
+    assert report.paper_record_drift("99_demo", **where) == (0, 2)
+    assert report.paper_record_prose_drift("99_demo", **where) == (0, 1)
+    assert report.drift_note("99_demo", **where) == "Executed from the chapter's current source."
+    (nbs / "99_demo.py").write_text(src.replace("A chapter.", "A chapter, renumbered."))
+    assert report.paper_record_drift("99_demo", **where) == (0, 2)
+    assert report.paper_record_prose_drift("99_demo", **where) == (1, 1)
     note = report.drift_note("99_demo", **where)
-    assert "earlier version" in note and "1 of its 3 cells" in note
+    assert "current code" in note and "prose was edited since in 1 cell " in note
+    (nbs / "99_demo.py").write_text(src.replace("x = 1", "x = 2"))
+    assert report.paper_record_drift("99_demo", **where) == (1, 2)
+    note = report.drift_note("99_demo", **where)
+    assert "earlier version" in note and "1 of its 2 code cells" in note
     (nbs / "99_demo.py").write_text(src + "\n# %%\nx + 1\n")
-    assert report.paper_record_drift("99_demo", **where) == (1, 4)
+    assert report.paper_record_drift("99_demo", **where) == (1, 3)
+    # a markdown cell added before the code moves no code cell: still the same computation
+    (nbs / "99_demo.py").write_text("# %% [markdown]\n# Preface.\n\n" + src)
+    assert report.paper_record_drift("99_demo", **where) == (0, 2)
+    assert report.paper_record_prose_drift("99_demo", **where) == (2, 2)
     assert report.paper_record_drift("98_none", **where) == (-1, 0)
+    assert report.paper_record_prose_drift("98_none", **where) == (-1, 0)
 
 
 def test_report_says_which_committed_records_are_current():

@@ -81,17 +81,17 @@ COURSE: tuple[Session, ...] = (
         4,
         "training on text",
         ("23", "24"),
-        ("25", "26", "50"),
+        ("25", "26", "27", "50"),
         (("23.1", "derive"), ("24.2", "compute")),
-        "stepwise learning under SGD and without minibatch noise; what trained models learn, against "
-        "a rotation null; what the ablation and tied SGNS add",
+        "stepwise learning under SGD; what trained models learn, against a rotation null; what the "
+        "ablation and tied SGNS add; the paper's Figure 2 at its own size, without minibatch noise",
     ),
     Session(
         5,
         "linear structure and analogies",
-        ("30", "31"),
+        ("30", "31", "32"),
         ("51", "53"),
-        (("30.1", "compute"), ("31.1", "derive")),
+        (("30.1", "compute"), ("32.1", "derive")),
         "task vectors as a spiked random matrix; signal, noise and accuracy; when each analogy is "
         "learned",
     ),

@@ -16,7 +16,7 @@ accuracy as a function of training time. This module holds the pieces:
   :func:`qwem_lib.maths.stats.paired_spearman`;
 * :func:`eigen_flow_snapshots`, :func:`word2vec_snapshots` — the embeddings of two trained models at
   chosen times: QWEM's noiseless gradient descent in M*'s eigenbasis (:func:`qwem_lib.qwem.noiseless.eigen_flow`,
-  which chapter 23 checks against the full-space :func:`qwem_lib.qwem.noiseless.train_expected`), and gensim's
+  which chapter 27 checks against the full-space :func:`qwem_lib.qwem.noiseless.train_expected`), and gensim's
   skip-gram trained in segments (snapshots at chosen shares of its training).
 """
 

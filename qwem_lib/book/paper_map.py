@@ -93,6 +93,7 @@ PAPER_NOTEBOOKS = config.REPO_ROOT / "reproduction" / "paper"
 __all__ = [
     "PAPER_NOTEBOOKS",
     "paper_record_drift",
+    "paper_record_prose_drift",
     "VERDICTS",
     "BEYOND",
     "BEYOND_VERDICTS",
@@ -308,8 +309,8 @@ def template_claims(
     templates of the map may name. A paper-preset claim that did not pass is left out, so a template
     naming it fails to render.
 
-    Each paper-preset claim carries ``drift``: how many cells of its chapter's current source differ from
-    the executed paper-preset notebook (``drift[chapter]`` where given, else
+    Each paper-preset claim carries ``drift``: how many code cells of its chapter's current source differ
+    from the executed paper-preset notebook (``drift[chapter]`` where given, else
     :func:`paper_record_drift`; -1 where the notebook is missing). Only a record with
     drift 0 is what the current source computes, so only its findings can be evidence (:func:`validate`).
     """
@@ -398,7 +399,7 @@ def _evidence_errors(
         n = c.get("drift", -1)
         if n != 0:
             why = (
-                f"executed from an earlier version of the chapter ({n} cells differ)"
+                f"executed from an earlier version of the chapter ({n} code cells differ)"
                 if n > 0
                 else "whose executed notebook is missing"
             )
@@ -863,15 +864,11 @@ def _anchor(eid: str) -> str:
     return re.sub(r"[^a-z0-9_\- ]", "", eid.lower()).replace(" ", "-")
 
 
-def paper_record_drift(
-    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
-) -> tuple[int, int]:
-    """How far a chapter's paper-preset record is from the chapter's current source: ``(differ, cells)``,
-    the number of cells of ``notebooks/<chapter>.py`` whose type or text differs from the executed notebook
-    ``reproduction/paper/<chapter>.ipynb`` (cells present in only one count as differing), and the
-    number of cells of the source. ``(0, n)``: the record is what the current source computes; otherwise
-    it was executed from an earlier version, and its values are that version's (a paper-preset run takes
-    hours, so CI cannot redo it; the report says so instead). ``(-1, 0)`` where either file is missing."""
+def _record_cells(
+    chapter: str, notebooks: Path | None, paper: Path | None
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]] | None:
+    """The cells ``(type, text)`` of ``notebooks/<chapter>.py`` and of its executed paper-preset notebook;
+    None where either file is missing."""
     import jupytext  # only the report and its tests need it
 
     py = (
@@ -879,11 +876,46 @@ def paper_record_drift(
     ) / f"{chapter}.py"
     nb_path = (Path(paper) if paper is not None else PAPER_NOTEBOOKS) / f"{chapter}.ipynb"
     if not (py.is_file() and nb_path.is_file()):
-        return -1, 0
+        return None
     src = [(c.cell_type, c.source.strip()) for c in jupytext.read(py).cells]
     ran = [
         (c["cell_type"], "".join(c["source"]).strip())
         for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
     ]
-    differ = sum(a != b for a, b in zip(src, ran)) + abs(len(src) - len(ran))
-    return differ, len(src)
+    return src, ran
+
+
+def _differ(kind: str, src: list[tuple[str, str]], ran: list[tuple[str, str]]) -> tuple[int, int]:
+    """How many of the cells of type ``kind`` differ, in order (a cell present in only one counts), and
+    how many the source has."""
+    a = [t for k, t in src if k == kind]
+    b = [t for k, t in ran if k == kind]
+    return sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b)), len(a)
+
+
+def paper_record_drift(
+    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
+) -> tuple[int, int]:
+    """How far a chapter's paper-preset record is from the code of the chapter's current source:
+    ``(differ, cells)``, the number of code cells of ``notebooks/<chapter>.py`` whose text differs from the
+    code cell at the same place in the executed notebook ``reproduction/paper/<chapter>.ipynb`` (code cells
+    present in only one count as differing), and the number of code cells of the source.
+
+    Only code cells compute, so ``(0, n)`` means the record holds what the current source computes: its
+    values are the current chapter's, even where its prose was edited since (:func:`paper_record_prose_drift`
+    counts those edits, and the report says so). Otherwise the record was executed from an earlier version
+    of the code, and its values are that version's (a paper-preset run takes hours, so CI cannot redo it;
+    the report says so instead). ``(-1, 0)`` where either file is missing."""
+    cells = _record_cells(chapter, notebooks, paper)
+    return (-1, 0) if cells is None else _differ("code", *cells)
+
+
+def paper_record_prose_drift(
+    chapter: str, *, notebooks: Path | None = None, paper: Path | None = None
+) -> tuple[int, int]:
+    """Like :func:`paper_record_drift` for the markdown cells: ``(differ, cells)``, how many of the
+    source's prose cells were edited since the record was executed (a cross-reference renumbered, a
+    sentence rewritten). Prose computes nothing, so this never makes a record stale; the report mentions
+    it so that a reader who opens the executed record knows its text is older than the chapter's."""
+    cells = _record_cells(chapter, notebooks, paper)
+    return (-1, 0) if cells is None else _differ("markdown", *cells)

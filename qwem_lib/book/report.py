@@ -48,7 +48,11 @@ from typing import Any
 
 from . import config
 from .formatting import markdown_cell, short, sig
-from .paper_map import PAPER_NOTEBOOKS, paper_record_drift  # noqa: F401 (PAPER_NOTEBOOKS re-exported)
+from .paper_map import (  # noqa: F401 (PAPER_NOTEBOOKS re-exported)
+    PAPER_NOTEBOOKS,
+    paper_record_drift,
+    paper_record_prose_drift,
+)
 
 KEYS: tuple[str, ...] = (
     "id",
@@ -172,9 +176,15 @@ def drift_note(chapter: str, **where: Path) -> str:
     if differ < 0:
         return "The executed notebook of this record is missing."
     if differ == 0:
-        return "Executed from the chapter's current source."
+        edited, _ = paper_record_prose_drift(chapter, **where)
+        if edited == 0:
+            return "Executed from the chapter's current source."
+        return (
+            "Executed from the chapter's current code; its prose was edited since in "
+            f"{edited} cell{'s' if edited != 1 else ''} (the values are the current chapter's)."
+        )
     return (
-        f"**Executed from an earlier version of the chapter:** {differ} of its {cells} cells differ from "
+        f"**Executed from an earlier version of the chapter:** {differ} of its {cells} code cells differ from "
         f"`notebooks/{chapter}.py` now, so the paper-preset values are that version's (`git log` on the "
         "record says when; rerun with `make book PRESET=paper CHAPTERS=...`)."
     )

@@ -1,7 +1,7 @@
 """Gradient noise of minibatch SGD (Part II): how much of a sampled gradient is noise.
 
 :func:`split_gradient_noise` splits the minibatch gradient of a run into its expectation and the noise around
-it; :func:`sampled_gradient_noise` estimates the noise's size from repeated minibatches (chapter 23).
+it; :func:`sampled_gradient_noise` estimates the noise's size from repeated minibatches (chapter 27).
 """
 
 from __future__ import annotations

@@ -229,7 +229,7 @@ TEXT_RUNS: dict[str, dict[str, Any]] = {
         polish=3.0,
         n_logs=200,
     ),
-    # SGD where it is practical on a CPU (V = 2,000; the noiseless runs of chapter 23 take the paper's
+    # SGD where it is practical on a CPU (V = 2,000; the noiseless runs of chapter 27 take the paper's
     # V = 10,000, d = 200). SGD at V = 10,000, d = 200 (PAPER_SCALE_SGD) is configured, not run here.
     "paper": dict(
         corpus="enwiki2015_17m",
@@ -245,7 +245,8 @@ TEXT_RUNS: dict[str, dict[str, Any]] = {
     ),
 }
 """The sizes of the training runs of chapters 23 and 24, per preset. Both chapters read them from here, so
-that identical inputs give one cached run that the two chapters share."""
+that identical inputs give one cached run that the two chapters share; chapter 27 measures the noise of
+their minibatches."""
 
 PAPER_SCALE_SGD: dict[str, Any] = dict(
     corpus="enwiki2015_17m",

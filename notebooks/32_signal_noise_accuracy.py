@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # 31 · Signal, noise and analogy accuracy
+# # 32 · Signal, noise and analogy accuracy
 #
 # Chapter 30 described each analogy category's task vectors as a spiked random matrix: a mean task vector
 # (the signal) plus noise whose bulk is a Marchenko–Pastur law. This chapter follows the number of embedding
@@ -16,7 +16,7 @@
 # **Statement (the paper's claim C7, second half; Figure 4 bottom and Figure 8).** The signal-to-noise ratio of a task
 # family,
 #
-# $$\mathrm{SNR}(d) = \frac{\lambda_\text{max}(R_dR_d^\top)\,\operatorname{rank}(R_d)}{\operatorname{Tr}(R_dR_d^\top)}, \tag{31.1}$$
+# $$\mathrm{SNR}(d) = \frac{\lambda_\text{max}(R_dR_d^\top)\,\operatorname{rank}(R_d)}{\operatorname{Tr}(R_dR_d^\top)}, \tag{32.1}$$
 #
 # first rises and then falls as $d$ grows; its maximum orders the categories like their analogy accuracy.
 # And top-1 accuracy is a poor measure of linear structure at large $d$: the parallelogram $b - a + a' \approx b'$
@@ -39,41 +39,18 @@ from qwem_lib import config, plotting
 from qwem_lib.book.report import Report, prose
 
 plotting.use_style()
-rep = Report("31_signal_noise_accuracy")
-P = config.sizes(
-    smoke=dict(
-        corpus="enwiki2015_1m7",
-        V=2_000,
-        d_max=512,
-        d_acc=128,
-        n_boot=500,
-        n_perm=2_000,
-        null_draws=40,
-        unit_draws=20,
-        full=False,
-    ),
-    book=dict(
-        corpus="enwiki2015_17m",
-        V=10_000,
-        d_max=2_048,
-        d_acc=256,
-        n_boot=4_000,
-        n_perm=20_000,
-        null_draws=200,
-        unit_draws=100,
-        full=True,
-    ),
-    paper=dict(
-        corpus="enwiki2015_70m",
-        V=10_000,
-        d_max=4_096,
-        d_acc=256,
-        n_boot=4_000,
-        n_perm=20_000,
-        null_draws=1_000,
-        unit_draws=400,
-        full=True,
-    ),
+rep = Report("32_signal_noise_accuracy")
+# a knob that changes with the preset: config.per_preset(smoke, book, paper)
+P = config.knobs(
+    corpus=config.per_preset("enwiki2015_1m7", "enwiki2015_17m", "enwiki2015_70m"),
+    V=config.per_preset(2_000, 10_000, 10_000),
+    d_max=config.per_preset(512, 2_048, 4_096),
+    d_acc=config.per_preset(128, 256, 256),
+    n_boot=config.per_preset(500, 4_000, 4_000),
+    n_perm=config.per_preset(2_000, 20_000, 20_000),
+    null_draws=config.per_preset(40, 200, 1_000),
+    unit_draws=config.per_preset(20, 100, 400),
+    full=config.per_preset(False, True, True),
 )
 print(config.describe())
 print(P)
@@ -82,15 +59,15 @@ T_START = time.time()
 # %% [markdown]
 # ## 1. Derivation: the SNR of a spiked matrix
 #
-# For $d \ge N$ the rank of $R_d$ in (31.1) is $N$ and $\operatorname{Tr}(R_dR_d^\top) = \sum_k \lambda_k$, so
+# For $d \ge N$ the rank of $R_d$ in (32.1) is $N$ and $\operatorname{Tr}(R_dR_d^\top) = \sum_k \lambda_k$, so
 # $\mathrm{SNR} = \lambda_1 / \bar\lambda$, the top eigenvalue over the mean one. In the spiked model
 # $R = \mathbf 1\mu^\top + Z$ of chapter 30, $\operatorname{Tr} \approx \ell + N\sigma^2 d_\text{eff}$ (signal plus noise
 # energy) and $\lambda_1 \approx \lambda_\text{out}$ (chapter 30's (30.4)), hence
 #
 # $$\mathrm{SNR}(d) \approx \frac{N\,\lambda_\text{out}}{\ell_d + N\sigma^2_d d_{\text{eff},d}},\qquad
-# \lambda_\text{out} = \sigma^2_d d_{\text{eff},d}\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}. \tag{31.2}$$
+# \lambda_\text{out} = \sigma^2_d d_{\text{eff},d}\,\frac{(1+\theta^2)(c+\theta^2)}{\theta^2}. \tag{32.2}$$
 #
-# With $\lambda_\text{out} \approx \ell + \sigma^2 d_\text{eff}(1 + c)$ far above the threshold, (31.2) is close to $N$ only when
+# With $\lambda_\text{out} \approx \ell + \sigma^2 d_\text{eff}(1 + c)$ far above the threshold, (32.2) is close to $N$ only when
 # the signal dominates the whole noise energy, $\ell \gg N\sigma^2 d_\text{eff}$, that is $\theta^2 \gg N$ — not merely $\theta^2 \gg 1$
 # ($\theta^2$ = 10, $N$ = 30, $d_\text{eff}$ = 200 gives about 8.4, not 30). When the noise dominates it falls towards the
 # edge-to-mean ratio $(1 + \sqrt c)^2$.
@@ -213,7 +190,7 @@ plotting.label(
 plt.show()
 
 # %% [markdown]
-# **Figure 31.1** — The authors' SNR of each category's task vectors against the number of svd($M^\star$)
+# **Figure 32.1** — The authors' SNR of each category's task vectors against the number of svd($M^\star$)
 # dimensions kept (log scale); dots mark each maximum. A flat spectrum has SNR = 1 (dotted). The grey band is
 # random pairs at the median category size (each category is compared with the band of its own $N$ in the
 # claims). The paper's Figure 4 (bottom) shows SNR and per-family accuracy against $d$.
@@ -368,7 +345,7 @@ plotting.label(
 plt.show()
 
 # %% [markdown]
-# **Figure 31.2** — Each analogy category's SNR maximum (over $d$) against its best top-1 accuracy (over $d$).
+# **Figure 32.2** — Each analogy category's SNR maximum (over $d$) against its best top-1 accuracy (over $d$).
 # The rank correlation and its uncertainty are printed above.
 
 # %%
@@ -449,7 +426,7 @@ plotting.label(
 plt.show()
 
 # %% [markdown]
-# **Figure 31.3** — Left: top-1 accuracy over all analogies against $d$. Right: mean cosine of the query
+# **Figure 32.3** — Left: top-1 accuracy over all analogies against $d$. Right: mean cosine of the query
 # $\hat b - \hat a + \hat a'$ with the right answer and with the best wrong word (all rows normalised). The
 # right answer wins when its cosine exceeds the rival's; both fall together as the embeddings spread apart.
 
@@ -486,7 +463,7 @@ prose(
 )
 
 # %% [markdown]
-# **Figure 31.4** — The paper's Figure 8 per family (analogy category; the legend below names the families): left,
+# **Figure 32.4** — The paper's Figure 8 per family (analogy category; the legend below names the families): left,
 # the mean cosine of the query with the
 # answer; middle, the same divided by the answer's cosine with its nearest neighbour (above 1: the query is
 # closer to the answer than any other word is); right, each family's top-1 accuracy (the paper's Figure 4 bottom
@@ -543,7 +520,7 @@ if P["full"]:
 #   degrades. That is the paper's point about top-1 accuracy: it measures whether the right answer beats its
 #   rivals, and at large $d$ every rival is far from the query too. The book's accuracy at large $d$ falls more
 #   than "stays high" suggests; the paper's 2B-token corpus gives more reliable high-$d$ eigenvectors than our
-#   17M tokens, and its figure is not tabulated, so we compare shapes only (Figure 31.4 is the paper's Figure 8
+#   17M tokens, and its figure is not tabulated, so we compare shapes only (Figure 32.4 is the paper's Figure 8
 #   statistic per family).
 
 # %%
