@@ -267,12 +267,12 @@ if (
 #
 # ## Exercises
 #
-# 1. Refit the Zipf exponent over ranks $1$–$100$ and $10^4$–$10^5$. Why do the slopes differ from the
+# 1. *(compute, ★★)* Refit the Zipf exponent over ranks $1$–$100$ and $10^4$–$10^5$. Why do the slopes differ from the
 #    middle range? What does the tail say about how many words occur only once?
-# 2. The text8 recipe spells digits out ("1998" → "one nine eight"). How does that show up in the top
+# 2. *(explore, ★)* The text8 recipe spells digits out ("1998" → "one nine eight"). How does that show up in the top
 #    ten words, and how might it affect a co-occurrence matrix?
-# 3. Set `QWEM_PRESET=smoke` and re-run this chapter. Which claims change, and why do none of them fail?
-# 4. Corrupt a copy of a corpus file (flip one byte) in a scratch data directory, point `QWEM_DATA_DIR`
+# 3. *(compute, ★)* Set `QWEM_PRESET=smoke` and re-run this chapter. Which claims change, and why do none of them fail?
+# 4. *(compute, ★)* Corrupt a copy of a corpus file (flip one byte) in a scratch data directory, point `QWEM_DATA_DIR`
 #    at it and call `load_corpus`. Read the error message: does it tell you what to do?
 #
 #

@@ -608,21 +608,21 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Write $\Psi^+_{ij} = g\beta_{ij}/P_{ij}$ and $\Psi^-_{ij} = g(1-\beta_{ij})/(P_iP_j)$ with
+# 1. *(derive, ★★)* Write $\Psi^+_{ij} = g\beta_{ij}/P_{ij}$ and $\Psi^-_{ij} = g(1-\beta_{ij})/(P_iP_j)$ with
 #    $\beta_{ij} \in [0, 1]$ symmetric. Show that this satisfies Setting 3.1 and that $M^\star = 2(2\beta - 1)$.
 #    What does this say about how much the *choice* of reweighting decides what QWEM learns? Check it with
 #    `target_matrix`.
-# 2. Keep the $-x^4/192$ term of the expansion (Setting 3.1, $g = 1$). The loss is still a sum of one
+# 2. *(derive, ★★)* Keep the $-x^4/192$ term of the expansion (Setting 3.1, $g = 1$). The loss is still a sum of one
 #    function $f(x_{ij})$ per Gram entry, but no longer a parabola. (a) Show that $f$, hence the loss, is
 #    unbounded below: there is no global minimiser. (b) Show that $f$ has a local minimum if and only if
 #    $|M^\star_{ij}| < 4/3$, and find it. (c) Compare that local minimum with $M^\star_{ij}$ and with PMI
 #    (chapter 14) for small $M^\star_{ij}$.
-# 3. Repeat the gradient-descent experiment with $\lambda_d = \lambda_{d+1}$ (build a matrix with a repeated
+# 3. *(compute, ★★)* Repeat the gradient-descent experiment with $\lambda_d = \lambda_{d+1}$ (build a matrix with a repeated
 #    eigenvalue directly). Does gradient descent still reach the minimum loss? Is the final $W$ close to
 #    `optimal_embeddings` after Procrustes? Explain.
-# 4. Untie the embeddings: minimise the quadratic loss over $(W, W')$ with $x = w_i^\top w'_j$. What does the
+# 4. *(derive, ★★)* Untie the embeddings: minimise the quadratic loss over $(W, W')$ with $x = w_i^\top w'_j$. What does the
 #    completed square become, and which decomposition replaces the eigendecomposition?
-# 5. Run gradient descent with the learning rate doubled and halved. Which quantities in Figure 10.2 change,
+# 5. *(compute, ★)* Run gradient descent with the learning rate doubled and halved. Which quantities in Figure 10.2 change,
 #    and which stay fixed? Relate your answer to the factor ½ discussed in §2.
 #
 # ## Solutions

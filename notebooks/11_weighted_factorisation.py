@@ -481,18 +481,18 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Prove the change of units: show that if $W$ is a stationary point of the rank-one-weighted loss, then
+# 1. *(derive, ★★)* Prove the change of units: show that if $W$ is a stationary point of the rank-one-weighted loss, then
 #    $\Gamma W$ is a stationary point of $\frac14\|\widetilde W\widetilde W^\top - \Gamma M^\star\Gamma\|_F^2$. Why does
 #    this mean that rank-one weights create no spurious minima?
-# 2. Interpolate between rank-one and general weights: $G(\epsilon) = \mathbf{g}\mathbf{g}^\top\circ e^{\epsilon E}$ (entrywise) with
+# 2. *(explore, ★★★)* Interpolate between rank-one and general weights: $G(\epsilon) = \mathbf{g}\mathbf{g}^\top\circ e^{\epsilon E}$ (entrywise) with
 #    $\mathbf{g} = \mathbf{1}$ and $E$ the symmetric Gaussian matrix of the first instance of §3 that has several end
 #    points, so that $G(1)$ is that instance's $G$. At which $\epsilon$ do the random starts first split into two
 #    end points?
-# 3. Replace the log-normal weights by binary weights $G_{ij} \in \{0, 1\}$ (a matrix-completion problem).
+# 3. *(explore, ★★)* Replace the log-normal weights by binary weights $G_{ij} \in \{0, 1\}$ (a matrix-completion problem).
 #    How many distinct end points do you find, and how often is the lowest one reached?
-# 4. For $d = 2$ the loss is invariant under $W \mapsto WO$. How many zero eigenvalues must the Hessian have
+# 4. *(derive, ★★)* For $d = 2$ the loss is invariant under $W \mapsto WO$. How many zero eigenvalues must the Hessian have
 #    at any stationary point? Check it with `qwem_hessian`.
-# 5. Design a rank-one $\mathbf{g}$ that makes the model learn the *second* eigenvector of $M^\star$ first. (Hint:
+# 5. *(explore, ★★)* Design a rank-one $\mathbf{g}$ that makes the model learn the *second* eigenvector of $M^\star$ first. (Hint:
 #    make $\mathbf{g}$ large on the words where that eigenvector is large.)
 #
 # ## Solutions

@@ -446,15 +446,15 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Repeat Section 3 with `time_scale=1.0` in `q.solve_flow_ivp`. Show that the singular values then follow
+# 1. *(compute, ★)* Repeat Section 3 with `time_scale=1.0` in `q.solve_flow_ivp`. Show that the singular values then follow
 #    `q.aligned_singular_values(lam, s0_sq, 2 * t)`, and explain the factor with the chain rule.
-# 2. Give the modes *different* initial scales, e.g. $s_k^2(0) = 10^{-2k}$. Which mode is learned first? Can a
+# 2. *(explore, ★★)* Give the modes *different* initial scales, e.g. $s_k^2(0) = 10^{-2k}$. Which mode is learned first? Can a
 #    smaller eigenvalue overtake a larger one, and what inequality between $\tau_k$ decides it?
-# 3. Start one mode with $s_k(0) = 0$ exactly. What does the flow do, and why is "distinct singular values at
+# 3. *(derive, ★★)* Start one mode with $s_k(0) = 0$ exactly. What does the flow do, and why is "distinct singular values at
 #    initialisation, true with probability one" not enough to rule this out in floating point?
-# 4. Make $\lambda_4$ negative in `q.synthetic_target` and train with $d = 4$. Derive from the scalar equation what
+# 4. *(derive, ★★)* Make $\lambda_4$ negative in `q.synthetic_target` and train with $d = 4$. Derive from the scalar equation what
 #    $s_4^2(t)$ does, and check it against `q.aligned_singular_values` (it accepts $\lambda < 0$).
-# 5. Increase the gradient-descent step until the error ratio in Section 5 departs from 2. Relate the step at which
+# 5. *(compute, ★★)* Increase the gradient-descent step until the error ratio in Section 5 departs from 2. Relate the step at which
 #    gradient descent becomes unstable near the end of training to the largest eigenvalue $\lambda_1$.
 #
 # ## Solutions

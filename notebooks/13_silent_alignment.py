@@ -820,15 +820,15 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Make two top eigenvalues nearly equal (ratio 0.98). Predict the new exponent $p$ with `q.gap_exponent`, rerun
+# 1. *(compute, ★★)* Make two top eigenvalues nearly equal (ratio 0.98). Predict the new exponent $p$ with `q.gap_exponent`, rerun
 #    Section 2, and check the slope. Which pair of features stays misaligned, and for how long?
-# 2. Derive the linearised decay rate $(\lambda_j-\lambda_k)/2$ of the component $c\,q_ko_j^\top$ ($o_j$ a unit vector of $\mathbb{R}^d$) once mode $j$ has saturated,
+# 2. *(derive, ★★★)* Derive the linearised decay rate $(\lambda_j-\lambda_k)/2$ of the component $c\,q_ko_j^\top$ ($o_j$ a unit vector of $\mathbb{R}^d$) once mode $j$ has saturated,
 #    by inserting $W = \sqrt{\lambda_j}\,q_jo_j^\top + c\,q_ko_j^\top$ into $\tfrac12(M^\star-WW^\top)W$.
-# 3. Replace the common matrix $Z$ by fresh draws for every $\sigma^2$. Is $D(\sigma^2)$ still monotone? How many draws do
+# 3. *(explore, ★★)* Replace the common matrix $Z$ by fresh draws for every $\sigma^2$. Is $D(\sigma^2)$ still monotone? How many draws do
 #    you need to see the power law, and why does the $d$-th mode contribute most of the scatter ($L_{dd}^2\sim\sigma^2\chi^2_1$)?
-# 4. Run the real-corpus part with $d$ chosen where $\lambda_d\approx\lambda_{d+1}$. Which check fails first, and what does the
+# 4. *(explore, ★★)* Run the real-corpus part with $d$ chosen where $\lambda_d\approx\lambda_{d+1}$. Which check fails first, and what does the
 #    $d$-th singular vector converge to within the horizon?
-# 5. Propose a version of $(\ast)$ that depends only on $\sigma^2/\lambda_1$ and the ratios $\lambda_j/\lambda_i$, using the
+# 5. *(explore, ★★★)* Propose a version of $(\ast)$ that depends only on $\sigma^2/\lambda_1$ and the ratios $\lambda_j/\lambda_i$, using the
 #    estimate of Section 3, and test it on the runs of Figure 13.2.
 #
 # ## Solutions

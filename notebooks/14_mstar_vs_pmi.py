@@ -504,14 +504,14 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that with $\Psi^- = k\,\Psi^+$ the relation becomes $M^\star = 2\tanh\big((\mathrm{PMI} - \log k)/2\big)$.
+# 1. *(derive, ★★)* Show that with $\Psi^- = k\,\Psi^+$ the relation becomes $M^\star = 2\tanh\big((\mathrm{PMI} - \log k)/2\big)$.
 #    Verify it numerically with `target_matrix` on the real matrix for $k = 5$.
-# 2. Estimate the noise in PMI for a pair seen $n$ times, treating the count as Poisson. Compare it with the
+# 2. *(derive, ★★)* Estimate the noise in PMI for a pair seen $n$ times, treating the count as Poisson. Compare it with the
 #    noise in $M^\star$ (use the derivative of $2\tanh(\cdot/2)$). Does the ratio of the two depend on $n$? For
 #    which pairs is the standard deviation of $M^\star$ ten times smaller than that of PMI?
-# 3. Replace PMI by $\log(P_{ij}/(P_iP_j) + \epsilon)$ for $\epsilon = 10^{-25}, 10^{-3}, 1$ and compare the
+# 3. *(compute, ★)* Replace PMI by $\log(P_{ij}/(P_iP_j) + \epsilon)$ for $\epsilon = 10^{-25}, 10^{-3}, 1$ and compare the
 #    histograms with Figure 14.2. Which $\epsilon$ makes PMI look most like $M^\star$?
-# 4. Compute the top 10 eigenvalues of $M^\star$ and of PMI (with the authors' guard). Which entries
+# 4. *(compute, ★)* Compute the top 10 eigenvalues of $M^\star$ and of PMI (with the authors' guard). Which entries
 #    dominate the top eigenvector of PMI? (Look at the words with the largest components.)
 #
 # ## Solutions

@@ -587,16 +587,16 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Change the window weighting to flat (`weighting="flat"` in `cooccurrence`). How does the share of
+# 1. *(compute, ★)* Change the window weighting to flat (`weighting="flat"` in `cooccurrence`). How does the share of
 #    unseen pairs change, and the count of non-negative eigenvalues at the chapter's $V$?
-# 2. Redo the edge-effect bound for a stream cut into $A$ articles (windows do not cross article ends) under
+# 2. *(derive, ★★★)* Redo the edge-effect bound for a stream cut into $A$ articles (windows do not cross article ends) under
 #    the `drop` rule. How many tokens must an article have on average for $P_i$ and the row marginal to
 #    agree to 1% in $\ell_1$? Check the bound by cutting the first tokens of the corpus into articles.
-# 3. Using $M^\star = 2\tanh(x/2)$, show that $|M^\star - \mathrm{PMI}| \le |x|^3/12$. What fraction of
+# 3. *(derive, ★★)* Using $M^\star = 2\tanh(x/2)$, show that $|M^\star - \mathrm{PMI}| \le |x|^3/12$. What fraction of
 #    the seen pairs at the chapter's $V$ satisfies $|x|<1$?
-# 4. Plain power iteration converges to the eigenvalue of largest *magnitude*. Show on $M^\star$ at the
+# 4. *(compute, ★★)* Plain power iteration converges to the eigenvalue of largest *magnitude*. Show on $M^\star$ at the
 #    larger $V$ that it returns the negative outlier $\lambda_V$, and explain why block Krylov does not.
-# 5. Print the eigen-features of PPMI's top eigenvectors and compare them with $M^\star$'s.
+# 5. *(compute, ★)* Print the eigen-features of PPMI's top eigenvectors and compare them with $M^\star$'s.
 
 # %% [markdown]
 # ## Solutions

@@ -653,14 +653,14 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Add svd of the *shifted* PPMI, $\max(\mathrm{PMI} - \log k, 0)$ with $k = 5$ (Levy & Goldberg). Where
+# 1. *(compute, ★★)* Add svd of the *shifted* PPMI, $\max(\mathrm{PMI} - \log k, 0)$ with $k = 5$ (Levy & Goldberg). Where
 #    does it land relative to svd(PPMI) and svd($M^\star$) at the smaller $V$, and why?
-# 2. Score the analogies with 3CosMul instead of 3CosAdd (`analogy_accuracy(..., rule="mul")`). Does the
+# 2. *(compute, ★)* Score the analogies with 3CosMul instead of 3CosAdd (`analogy_accuracy(..., rule="mul")`). Does the
 #    order of the svd methods change?
-# 3. Per category (`analogy_accuracy(..., per_category=True)`): which categories does svd(PMI) still get
+# 3. *(compute, ★)* Per category (`analogy_accuracy(..., per_category=True)`): which categories does svd(PMI) still get
 #    right at the smaller $V$, and why?
-# 4. Drop the $\sqrt\lambda$ scaling (use $Q_{[d]}$ alone). What happens to svd($M^\star$)'s scores?
-# 5. Run gensim with `workers=1` twice in the same process. Are the vectors now identical?
+# 4. *(compute, ★)* Drop the $\sqrt\lambda$ scaling (use $Q_{[d]}$ alone). What happens to svd($M^\star$)'s scores?
+# 5. *(compute, ★)* Run gensim with `workers=1` twice in the same process. Are the vectors now identical?
 
 # %% [markdown]
 # ## Solutions

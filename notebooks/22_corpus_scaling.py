@@ -376,14 +376,14 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Fit accuracy against $\log N$ for svd($M^\star$) at $V$ = 10,000 (the paper's $V$). At what $N$ would
+# 1. *(compute, ★★)* Fit accuracy against $\log N$ for svd($M^\star$) at $V$ = 10,000 (the paper's $V$). At what $N$ would
 #    the line reach the paper's 66.3%? Why should you not trust that number?
-# 2. Under independence, a pair of words of frequencies $P_i$, $P_j$ shares one of the $32N$ window slots
+# 2. *(derive, ★★)* Under independence, a pair of words of frequencies $P_i$, $P_j$ shares one of the $32N$ window slots
 #    with probability about $P_iP_j$ each, so it is unseen with probability about $e^{-32NP_iP_j}$.
 #    Predict the share of unseen pairs at the smaller $V$ for each corpus and compare with the measured one.
-# 3. Take the first 5M tokens of the 17M corpus (`Corpus(name, ids[:5_000_000], words, counts)`, keeping
+# 3. *(compute, ★★)* Take the first 5M tokens of the 17M corpus (`Corpus(name, ids[:5_000_000], words, counts)`, keeping
 #    the 17M corpus' word ranks) and add the point to Figure 22.1 for svd($M^\star$).
-# 4. Which analogy categories improve most with corpus size (`per_category=True`)?
+# 4. *(compute, ★)* Which analogy categories improve most with corpus size (`per_category=True`)?
 
 # %% [markdown]
 # ## Solutions

@@ -744,14 +744,14 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show from Lemma 3.1 that the step times in rescaled units satisfy
+# 1. *(derive, ★★)* Show from Lemma 3.1 that the step times in rescaled units satisfy
 #    $t_k/\tau_1 \to \lambda_1/\lambda_k$ as $\sigma^2 \to 0$. Compute both sides for this chapter's
 #    eigenvalues at this chapter's $\sigma^2$ and at $10^{-24}$ (the authors' value). How far from the limit is
 #    each?
-# 2. Why does SGD delay the steps? With $\eta = c/\lambda_1$, the early growth of mode $k$ per step is
+# 2. *(derive, ★)* Why does SGD delay the steps? With $\eta = c/\lambda_1$, the early growth of mode $k$ per step is
 #    $1 + \eta\lambda_k$ against the flow's $e^{\eta\lambda_k}$. Compute the relative delay of mode 1's
 #    step for $c = 0.1$, and the learning rate that would keep it below 1%.
-# 3. The fully sampled estimator multiplies $x_{ab}^2/4$ by $\Psi_{ab}/(B\alpha)$. The Hessian of
+# 3. *(compute, ★★)* The fully sampled estimator multiplies $x_{ab}^2/4$ by $\Psi_{ab}/(B\alpha)$. The Hessian of
 #    $\Psi x^2/4$ in $w_a$ is $\Psi\, w_bw_b^\top/2$, so a step on one rare pair is stable only if
 #    $\eta\,\Psi_{ab}\|w_b\|^2/(2B\alpha) < 2$. Compute $\max_{ab}\Psi_{ab}$ and the largest stable $\eta$ for
 #    $\|w_b\|^2 = \lambda_1/V$ (a typical trained row) at this chapter's $V$ and batch; compare with the

@@ -900,11 +900,11 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. A rotation $O$ changes no cosine between rows of $W$. Check that every benchmark score of
+# 1. *(compute, ★★)* A rotation $O$ changes no cosine between rows of $W$. Check that every benchmark score of
 #    svd($M^\star$) is unchanged by a random orthogonal $O$, and that its eigen-feature overlap with itself
 #    is not: what does $(U^\top U O)^2$ look like, and why is the overlap of this chapter computed from the
 #    singular vectors of $W$, not from its columns?
-# 2. What diagonal share $D$ does chance give? Draw two independent random $k$-dimensional subspaces of
+# 2. *(compute, ★)* What diagonal share $D$ does chance give? Draw two independent random $k$-dimensional subspaces of
 #    $\mathbb R^V$ and compute $D$ of their overlap matrix, for this chapter's $k$ and $V$.
 
 # %% [markdown]

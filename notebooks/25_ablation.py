@@ -967,12 +967,12 @@ for cid, what in (
 # %% [markdown]
 # ## Exercises
 #
-# 1. Expand $-\log\sigma(x)$ and $-\log\sigma(-x)$ to fourth order at $x = 0$ and show that, up to a constant,
+# 1. *(derive, ★)* Expand $-\log\sigma(x)$ and $-\log\sigma(-x)$ to fourth order at $x = 0$ and show that, up to a constant,
 #    each is half of QWEM's $\mp x + x^2/4$ plus $-x^4/192$. Check numerically that the remainder is below
 #    $x^4/192$ for $|x| \le 1$.
-# 2. From Lemma 3.1, $S = \ln((c - \sigma^2)/\sigma^2)/\ln 81$. How small must $\sigma^2$ be for a mode ending
+# 2. *(derive, ★)* From Lemma 3.1, $S = \ln((c - \sigma^2)/\sigma^2)/\ln 81$. How small must $\sigma^2$ be for a mode ending
 #    at $c = 50$ to have $S = 6$? What $S$ does the authors' $\sigma^2 = 10^{-6}$ give?
-# 3. A single positive pair under the logistic loss, $\dot x = \sigma(-x)$ (no negatives), never stops.
+# 3. *(derive, ★★)* A single positive pair under the logistic loss, $\dot x = \sigma(-x)$ (no negatives), never stops.
 #    Solve it exactly and compare $x(t)$ with $\ln t$ at large $t$. Why does the quartic loss,
 #    $\dot x = 1 - x/2$, stop?
 

@@ -1262,9 +1262,9 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. How much of tied SGNS's analogy score sits in its weaker modes? Keep only the top half of its
+# 1. *(explore, ★★)* How much of tied SGNS's analogy score sits in its weaker modes? Keep only the top half of its
 #    singular directions at the largest size and score it on the same questions, paired.
-# 2. The time axis: run a small size twice, at the chapter's rate factor and at half of it. On the axis $t = 2\eta s$ the end
+# 2. *(compute, ★★)* The time axis: run a small size twice, at the chapter's rate factor and at half of it. On the axis $t = 2\eta s$ the end
 #    point should be the same. Check it.
 
 # %% [markdown]

@@ -81,7 +81,7 @@ V, d = RUN["V"], RUN["d"]
 # So, with $g = (WW^\top - M^\star)W$ the exact gradient,
 #
 # $$\mathbb E\,\|g_B - g\|_F^2 = \frac1B\Big[\sum_{ab} C_{ab}\big(\|w_a\|^2 + \|w_b\|^2\big)(1+\delta_{ab})
-#   - \|2AW\|_F^2 - \|2NW\|_F^2\Big],\qquad C_{ab} = \Psi_{ab}^2\Big(\frac{P_{ab}}{\alpha} + P_aP_b\Big),$$
+#   - \|2AW\|_F^2 - \|2NW\|_F^2\Big],\qquad C_{ab} = \Psi_{ab}^2\Big(\frac{P_{ab}}{\alpha} + P_aP_b\Big), \tag{27.1}$$
 #
 # with $A = \Psi\circ P$ and $N_{ab} = \Psi_{ab}P_aP_b$ (`q.split_gradient_noise`; the unit test checks it
 # against a loop over every draw and against the sampler's own minibatches, and the cell below against
@@ -89,7 +89,7 @@ V, d = RUN["V"], RUN["d"]
 #
 # **The $V^4$ argument, made explicit.** At a small start every row has $\|w_a\|^2 \approx \sigma^2$, and
 # $\Psi_{ab}(P_{ab} + P_aP_b) = 1$ makes $C_{ab}$ equal to $\Psi_{ab}$ up to a factor between 1 and
-# $1/\alpha$. The variance is then about $(2\sigma^2/B)\sum_{ab}\Psi_{ab}$, and $\sum_{ab}\Psi_{ab} \le
+# $1/\alpha$. The variance (27.1) is then about $(2\sigma^2/B)\sum_{ab}\Psi_{ab}$, and $\sum_{ab}\Psi_{ab} \le
 # \sum_{ab} 1/(P_aP_b) = (\sum_a 1/P_a)^2$, with near equality because most pairs of rare words are seen
 # far less often than independence predicts. For Zipf's law $P_a \approx 1/(aH_V)$ this is
 # $(H_VV^2/2)^2$: $V^4$ up to a factor $\ln^2 V$. The argument is right about the variance. But SGD
@@ -559,13 +559,13 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show from the variance formula of section 1 that the relative noise $\rho$ of one minibatch is exactly
+# 1. *(derive, ★)* Show from the variance formula (27.1) that the relative noise $\rho$ of one minibatch is exactly
 #    proportional to $1/B$. Then use the table of section 1: how many sampled pairs does one SGD run need at
 #    the largest $V$ to hold chapter 23's noise level?
-# 2. For Zipf's law $P_a = 1/(aH_V)$, with $H_V = \sum_{a\le V} 1/a$, show that
+# 2. *(derive, ★)* For Zipf's law $P_a = 1/(aH_V)$, with $H_V = \sum_{a\le V} 1/a$, show that
 #    $\sum_a 1/P_a = H_V\,V(V+1)/2$. Compute it beside the corpus's own $\sum_a 1/P_a$ at each $V$ of the
 #    table. Is the corpus's tail heavier or lighter than Zipf's law at the same $V$?
-# 3. Section 2 estimates the separation of two neighbouring steps as
+# 3. *(explore, ★★)* Section 2 estimates the separation of two neighbouring steps as
 #    $R_k \approx g_k\ln(\lambda_k/\sigma^2)/\ln 81$, with $g_k = (\lambda_k - \lambda_{k+1})/\lambda_k$. For the
 #    median gap of the top $d$ eigenvalues, how small must $\sigma^2$ be for $R = 1$? Compare the estimate
 #    with the measured $R_k$ of the first ten modes at $\sigma^2 = 10^{-24}$.
@@ -576,7 +576,7 @@ _ = rep.found()
 # %% [markdown]
 # <details><summary>Solution 1</summary>
 #
-# In $\mathbb E\|g_B - g\|_F^2 = \frac1B[\dots]$ the bracket holds only $W$, $P$ and $\alpha$: the $2B$ draws
+# In (27.1), $\mathbb E\|g_B - g\|_F^2 = \frac1B[\dots]$, the bracket holds only $W$, $P$ and $\alpha$: the $2B$ draws
 # are independent, so their variances add and the mean divides the sum by $B^2$. The exact gradient $g$
 # does not depend on $B$. So $\rho = \mathbb E\|g_B - g\|^2/\|g\|^2 \propto 1/B$ exactly, at every $W$. The
 # cell checks it on the library's formula (batch $B$ against $4B$ at chapter 23's $V$) and reads the pairs

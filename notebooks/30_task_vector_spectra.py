@@ -670,11 +670,11 @@ _ = rep.found(
 # %% [markdown]
 # ## Exercises
 #
-# 1. Check the exact second moment of section 1 by simulation: $\mathbb E\,\tfrac1N\operatorname{Tr}(ZZ^\top)^2 = D(D+N+1)$
+# 1. *(compute, ★)* Check the exact second moment of section 1 by simulation: $\mathbb E\,\tfrac1N\operatorname{Tr}(ZZ^\top)^2 = D(D+N+1)$
 #    for Gaussian $Z$ ($N\times D$, variance 1), with $N$ = 20, $D$ = 50.
-# 2. At which signal strength $\ell$ does the outlier of a category with $N$ = 30, $\sigma^2$ = 1 and
+# 2. *(compute, ★)* At which signal strength $\ell$ does the outlier of a category with $N$ = 30, $\sigma^2$ = 1 and
 #    $d_\text{eff}$ = 100 sit 20% above the bulk's edge? Use the BBP formula, then check with `spike_eigenvalue`.
-# 3. Section 2a's *decaying* profile has column variances $s_j^2 \propto j^{-1/2}$. Compute its $d_\text{eff}$
+# 3. *(derive, ★★)* Section 2a's *decaying* profile has column variances $s_j^2 \propto j^{-1/2}$. Compute its $d_\text{eff}$
 #    from (30.3) at $d$ = 256, and derive an approximation from $\sum_{j\le d} j^{-1/2} \approx 2\sqrt d + \zeta(\tfrac12)$
 #    and $\sum_{j\le d} j^{-1} \approx \ln d + \gamma$. Why is $d_\text{eff}$ well below $d$ although no column is zero?
 #

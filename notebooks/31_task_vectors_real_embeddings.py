@@ -438,7 +438,7 @@ if P["full"]:
 # if a task vector's noise in column $k$ had variance proportional to $\lambda_k$, the effective dimension
 # would be the participation number of the spectrum,
 #
-# $$d_\text{eff}^{\,\lambda}(d) = \frac{\left(\sum_{k\le d}\lambda_k\right)^2}{\sum_{k\le d}\lambda_k^2},$$
+# $$d_\text{eff}^{\,\lambda}(d) = \frac{\left(\sum_{k\le d}\lambda_k\right)^2}{\sum_{k\le d}\lambda_k^2}, \tag{31.1}$$
 #
 # a prediction from $M^\star$'s eigenvalues alone. Next to the spectral fit: `column_deff` (from the centred
 # columns' variances, which unequal row norms do not bias) and the authors' estimator without its hand factors
@@ -539,7 +539,7 @@ plt.show()
 
 # %% [markdown]
 # **Figure 31.3** — The fitted effective dimension of each category's bulk (thin lines), of random pairs (black),
-# the median over categories of `column_deff` (squares), the participation number of the eigenvalues of $M^\star$
+# the median over categories of `column_deff` (squares), the participation number (31.1) of the eigenvalues of $M^\star$
 # (dashed) and the authors' values for verb past tense (diamonds), against the number of dimensions kept. The
 # diagonal is $d_\text{eff} = d$. The spectral fit sits far below `column_deff`: the task vectors' unequal norms
 # (measured in section 1), read by the moment fit as bulk spread (chapter 30, section 2a), pull it down, more so as $d$ grows
@@ -723,10 +723,10 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Give the random-pair null model a real mean: add the same vector $\mu$ with $N|\mu|^2 = 4\,\ell_\text{BBP}$
+# 1. *(explore, ★★)* Give the random-pair null model a real mean: add the same vector $\mu$ with $N|\mu|^2 = 4\,\ell_\text{BBP}$
 #    to every random difference. What share of the mean lies on the top direction now, and what does the
 #    BBP overlap $1 - (\ell_\text{BBP}/\ell)^2$ predict?
-# 2. Why does flipping the signs of the rows leave the law of $R$ unchanged under the sign-flip test's null,
+# 2. *(derive, ★★)* Why does flipping the signs of the rows leave the law of $R$ unchanged under the sign-flip test's null,
 #    whatever the rows' norms? For the category with the fewest pairs (its first 16 if it has more),
 #    enumerate all $2^{N-1}$ sign patterns yourself, compute the exact p-value of $T = |\sum_i r_i|^2$, and
 #    compare with `q.mean_signflip_test`.

@@ -538,10 +538,10 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that SNR $\ge 1$, with equality exactly when all non-zero eigenvalues are equal (so a rank-one matrix
+# 1. *(derive, ★★)* Show that SNR $\ge 1$, with equality exactly when all non-zero eigenvalues are equal (so a rank-one matrix
 #    has SNR 1), and that SNR approaches the rank when one eigenvalue dominates. What is the SNR of the
 #    identity-plus-spike $\operatorname{diag}(1 + a, 1, \dots, 1)$ ($N \times N$)?
-# 2. Pure Gaussian noise, $N$ = 20 rows: at which $d$ does the SNR peak, and why there? Check on one draw.
+# 2. *(explore, ★★)* Pure Gaussian noise, $N$ = 20 rows: at which $d$ does the SNR peak, and why there? Check on one draw.
 #
 # ## Solutions
 

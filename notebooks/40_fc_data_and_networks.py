@@ -731,15 +731,15 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Set $\lambda_W = \lambda_U = 2\times 10^{-3}$ and predict the new word norm with `thm1_norms` before training.
+# 1. *(compute, ★)* Set $\lambda_W = \lambda_U = 2\times 10^{-3}$ and predict the new word norm with `thm1_norms` before training.
 #    Does the trained network follow?
-# 2. Replace the uniform $\mu$ by $\mu = (0.5, 0.5/ (s_c-1), \dots)$ (one dominant word per concept). Which of the
+# 2. *(explore, ★★)* Replace the uniform $\mu$ by $\mu = (0.5, 0.5/ (s_c-1), \dots)$ (one dominant word per concept). Which of the
 #    collapse measures of section 6 break first?
-# 3. Section 7 trained $h^\star$ (`layer_norm=True`, `wd_W=0`) on the same uniform data and checked that the
+# 3. *(explore, ★★)* Section 7 trained $h^\star$ (`layer_norm=True`, `wd_W=0`) on the same uniform data and checked that the
 #    *representations* $\varphi(w)$ collapse. Do the raw embeddings $w$ collapse too? Why need they not?
-# 4. Show that a type-I collapse with $f_\alpha$ forming a simplex gives every sentence of class $k$ the same
+# 4. *(derive, ★)* Show that a type-I collapse with $f_\alpha$ forming a simplex gives every sentence of class $k$ the same
 #    score vector. Why does this make perfect generalisation automatic?
-# 5. Estimate the length of the initial plateau from the top singular value $\sigma$ of the class–word
+# 5. *(derive, ★★)* Estimate the length of the initial plateau from the top singular value $\sigma$ of the class–word
 #    correlation matrix (Section 5: the weights grow like $e^{\eta_{\rm lr}\sigma t}$), and compare the data sets
 #    of Sections 5 and 8 (two values of $K$).
 #

@@ -900,15 +900,15 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Repeat (b) with $n_{\rm spl} = 50$. At what $n_{\rm spl}$ does $h$ generalise again?
-# 2. Replace Zipf's $1/\beta$ by $1/\beta^2$ (`fc.zipf_mu(sc, exponent=2)`): the mass concentrates on a few
+# 1. *(explore, ★★)* Repeat (b) with $n_{\rm spl} = 50$. At what $n_{\rm spl}$ does $h$ generalise again?
+# 2. *(explore, ★★)* Replace Zipf's $1/\beta$ by $1/\beta^2$ (`fc.zipf_mu(sc, exponent=2)`): the mass concentrates on a few
 #    words. The paper argues that the failure of (b) needs a *long* tail. Test the argument.
-# 3. Measure, for every $(k, \ell)$ of run (b), the mean frequency of the training words at that position and
+# 3. *(compute, ★★)* Measure, for every $(k, \ell)$ of run (b), the mean frequency of the training words at that position and
 #    correlate it with $\|u_{k,\ell}\|$. Does the sampling imbalance explain the spread of the $u_{k,\ell}$?
-# 4. Show that a LayerNorm with learnable gain $\gamma \in \mathbb{R}^d$ and bias $b \in \mathbb{R}^d$ (the
+# 4. *(derive, ★)* Show that a LayerNorm with learnable gain $\gamma \in \mathbb{R}^d$ and bias $b \in \mathbb{R}^d$ (the
 #    paper's Appendix A.2) cannot undo the collapse of the word representations: what does it do to the
 #    $n_c$ concept points?
-# 5. Train (b) without weight decay (the paper's Appendix A.1 reports 66% test accuracy for $h$). How does the
+# 5. *(explore, ★★)* Train (b) without weight decay (the paper's Appendix A.1 reports 66% test accuracy for $h$). How does the
 #    peak-then-drop curve change?
 #
 # ## Solutions

@@ -804,16 +804,16 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that for $K=n_c^L$ the function $H$ becomes $L\log(1+(n_c-1)e^{-\eta t})+\lambda t$, and find
+# 1. *(derive, ★)* Show that for $K=n_c^L$ the function $H$ becomes $L\log(1+(n_c-1)e^{-\eta t})+\lambda t$, and find
 #    $\tau$ in closed form. (Hint: set $H'(\tau)=0$ and solve for $e^{-\eta\tau}$.)
-# 2. Find the critical weight decay above which $\tau=0$ in Theorem 1, and compare it with
+# 2. *(derive, ★★)* Find the critical weight decay above which $\tau=0$ in Theorem 1, and compare it with
 #    `zero_threshold` for uniform frequencies. For the paper's setting, how close is $\lambda=10^{-3}$
 #    to it?
-# 3. Take uniform $\mu$ in Theorem 2's system and show that its solution is Theorem 1's collapse with
+# 3. *(derive, ★★)* Take uniform $\mu$ in Theorem 2's system and show that its solution is Theorem 1's collapse with
 #    $r_\beta=\sqrt{\tau/n_w}$ and $c=\sqrt{\tau/(KL)}$. Check it with `thm2_solve`.
-# 4. Theorem 3's prediction does not depend on $\mu$. Train $h^\star$ with uniform and with Zipf
+# 4. *(compute, ★★)* Theorem 3's prediction does not depend on $\mu$. Train $h^\star$ with uniform and with Zipf
 #    frequencies and compare the norms of the $u_{k,\ell}$.
-# 5. Raise $\lambda$ towards the bound of Theorem 2 and plot $r_1/r_{s_c}$. What happens to the ratio
+# 5. *(explore, ★★)* Raise $\lambda$ towards the bound of Theorem 2 and plot $r_1/r_{s_c}$. What happens to the ratio
 #    of the largest to the smallest embedding as $\lambda$ approaches the bound?
 #
 # ## Solutions

@@ -505,16 +505,16 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that $\frac12(\|A\|_F^2+\|B\|_F^2)\ge\|A^\top B\|_*$ for all $A,B$ with $d$ rows, and that
+# 1. *(derive, ★★★)* Show that $\frac12(\|A\|_F^2+\|B\|_F^2)\ge\|A^\top B\|_*$ for all $A,B$ with $d$ rows, and that
 #    equality holds when $AA^\top=BB^\top$. Why does every critical point of $R$ satisfy
 #    $WW^\top=\hat U\hat U^\top$? (Hint: multiply the two stationarity equations by $W^\top$ and $\hat U^\top$.)
-# 2. Repeat the $d=1$ experiment with $n_c=2$. Is there now a collapse configuration? What do the
+# 2. *(compute, ★★)* Repeat the $d=1$ experiment with $n_c=2$. Is there now a collapse configuration? What do the
 #    restarts give?
-# 3. Replace the Zipf law in Section 4 by $\mu=(0.9,0.05,0.05)$. How large is $r_1/r_3$? Check it
+# 3. *(compute, ★)* Replace the Zipf law in Section 4 by $\mu=(0.9,0.05,0.05)$. How large is $r_1/r_3$? Check it
 #    against `thm2_solve`.
-# 4. Drop the latent sequences that start with concept 0 (so $K<n_c^L$ and the symmetry fails). Minimise
+# 4. *(explore, ★★★)* Drop the latent sequences that start with concept 0 (so $K<n_c^L$ and the symmetry fails). Minimise
 #    the exact risk: do the minimisers still collapse? Is the within-concept spread still $\sim10^{-9}$?
-# 5. For $h^\star$, how does the minimum risk $H^\star(\tau^\star)$ depend on $d$? Explain with
+# 5. *(derive, ★★)* For $h^\star$, how does the minimum risk $H^\star(\tau^\star)$ depend on $d$? Explain with
 #    $\eta^\star\propto\sqrt d$.
 #
 # ## Solutions

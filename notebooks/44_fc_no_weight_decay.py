@@ -839,11 +839,11 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Take the trained uniform network of Section 2 and multiply $W$ and $U$ by $c = 2$. By how much does the
+# 1. *(compute, ★)* Take the trained uniform network of Section 2 and multiply $W$ and $U$ by $c = 2$. By how much does the
 #    training loss fall? Compare with the bound of Section 1.
-# 2. Show that the within/between ratio is unchanged by the bias $b$ of a learnable LayerNorm but not by its
+# 2. *(derive, ★★)* Show that the within/between ratio is unchanged by the bias $b$ of a learnable LayerNorm but not by its
 #    gain $\gamma$. Check both on the run of Section 4.
-# 3. Using Section 1, estimate how many steps the uniform run would need to reach a loss of $10^{-4}$.
+# 3. *(derive, ★)* Using Section 1, estimate how many steps the uniform run would need to reach a loss of $10^{-4}$.
 #
 # ## Solutions
 #

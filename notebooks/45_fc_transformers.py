@@ -721,9 +721,9 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Compute the ratio of the word embeddings at initialisation (independent $\mathcal N(0, 0.02^2)$ entries)
+# 1. *(derive, ★)* Compute the ratio of the word embeddings at initialisation (independent $\mathcal N(0, 0.02^2)$ entries)
 #    from a formula, and compare with the fresh model above.
-# 2. For the language model with uniform words, what is the lowest possible test loss for the *first* word of
+# 2. *(derive, ★)* For the language model with uniform words, what is the lowest possible test loss for the *first* word of
 #    a sentence, where the prefix is empty?
 #
 # ## Solutions

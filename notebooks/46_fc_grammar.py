@@ -315,10 +315,10 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. How many distinct sentences can one class generate? Compare with the number of words in a sentence.
-# 2. Draw the grammar again with independent right-hand sides (`disjoint=False`, the same seed). How many
+# 1. *(derive, ★)* How many distinct sentences can one class generate? Compare with the number of words in a sentence.
+# 2. *(compute, ★★)* Draw the grammar again with independent right-hand sides (`disjoint=False`, the same seed). How many
 #    right-hand sides are shared, and what is the Bayes accuracy? What does that mean for the networks?
-# 3. The level-1 representation is a function of the $m$ words of the segment alone, so the vectors of one
+# 3. *(compute, ★)* The level-1 representation is a function of the $m$ words of the segment alone, so the vectors of one
 #    concept take at most `n_rules` distinct values. Compute the ratio over the distinct segments (each
 #    counted once) and compare with the ratio over all segments. Which is the right measure of collapse?
 #

@@ -732,12 +732,12 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. Show that the flow conserves $W^\top W - W'^\top W'$, and find the effective starts of the modes from
+# 1. *(derive, ★★★)* Show that the flow conserves $W^\top W - W'^\top W'$, and find the effective starts of the modes from
 #    an *unbalanced* start $W(0) = \alpha Z$, $W'(0) = 0$ with $d = 2$ columns and two strong modes. Check
 #    the half-times on a small target.
-# 2. Setting 3.1's target $M^\star$ is symmetric. What does *untied* QWEM learn first on it? Compute the
+# 2. *(derive, ★)* Setting 3.1's target $M^\star$ is symmetric. What does *untied* QWEM learn first on it? Compute the
 #    top singular value of $M^\star$ and compare it with its eigenvalues.
-# 3. For rank-one weights $G = \mathbf g\mathbf h^\top$ the optimum has a closed form. Show that word2vec's
+# 3. *(derive, ★★)* For rank-one weights $G = \mathbf g\mathbf h^\top$ the optimum has a closed form. Show that word2vec's
 #    negative masses $N^0 = kP_aQ_b$ alone are rank one, and measure how much of $G = A^0 + N^0$ its best
 #    rank-one approximation captures.
 #

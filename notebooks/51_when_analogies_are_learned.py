@@ -677,14 +677,14 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. **The start sets the clock, not the order?** For $\sigma \to 0$, $\tau_k \approx \lambda_k^{-1}\ln(1/\sigma^2)$: all
+# 1. *(explore, ★★)* **The start sets the clock, not the order?** For $\sigma \to 0$, $\tau_k \approx \lambda_k^{-1}\ln(1/\sigma^2)$: all
 #    times scale together, so the *order* of categories should not depend on $\sigma$. Recompute the spiked
 #    summary's acquisition times at $\sigma^2 = 10^{-6}$ (with starts $s_{k,0}^2 = \sigma^2$) and compare their order with
 #    those at $\sigma^2 = 10^{-24}$.
-# 2. **Which directions carry a category?** For each kept category find the eigen-direction $k$ with the largest
+# 2. *(compute, ★★)* **Which directions carry a category?** For each kept category find the eigen-direction $k$ with the largest
 #    share of $\lambda_k\bar\mu_{ck}^2$, and that share. Is the category with the most concentrated task power the
 #    one predicted earliest?
-# 3. **The half-time of a sum of sharp sigmoids.** Show that when the sigmoids are sharp (small $\sigma$), the
+# 3. *(derive, ★★)* **The half-time of a sum of sharp sigmoids.** Show that when the sigmoids are sharp (small $\sigma$), the
 #    half-time of $\sum_k s_k^2(t)\,p_k$ is close to $\tau_{k^\ast}$, where $k^\ast$ is the weighted median of the modes
 #    ordered by $\tau_k$ with weights $\lambda_kp_k$. Check it on the kept categories.
 #

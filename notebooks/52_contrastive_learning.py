@@ -542,13 +542,13 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. **Unwhitened inputs.** Without whitening, $\dot W = -\tfrac18\nabla\mathcal{L}_{\rm spec} = \tfrac12(CW - \Sigma WW^\top\Sigma W)$. Show that
+# 1. *(derive, ★★★)* **Unwhitened inputs.** Without whitening, $\dot W = -\tfrac18\nabla\mathcal{L}_{\rm spec} = \tfrac12(CW - \Sigma WW^\top\Sigma W)$. Show that
 #    for aligned modes ($\Sigma$ and $C$ with common eigenvectors, eigenvalues $\sigma_k^2 + \nu_k^2$ and $\sigma_k^2$) each
 #    $a_k = s_k^2$ grows at rate $\sigma_k^2$ and settles at $\sigma_k^2/(\sigma_k^2+\nu_k^2)^2$. Which modes are learned first,
 #    and which does the global minimum keep? Construct two modes where the answers differ and train.
-# 2. Show numerically that InfoNCE at small $W$ equals half the spectral loss plus a constant: the ratio of their
+# 2. *(compute, ★)* Show numerically that InfoNCE at small $W$ equals half the spectral loss plus a constant: the ratio of their
 #    changes from $W = 0$ tends to ½ as the scale of $W$ goes to zero.
-# 3. For one-hot inputs with pair distribution $P_{ij}$ and marginal $P_i$, compute $\Sigma$, $C$ and $K$. How does the
+# 3. *(derive, ★★)* For one-hot inputs with pair distribution $P_{ij}$ and marginal $P_i$, compute $\Sigma$, $C$ and $K$. How does the
 #    spectral loss's target differ from QWEM's $M^\star$, and which reweighting makes them agree to first order?
 #
 # ## Solutions

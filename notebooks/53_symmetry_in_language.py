@@ -525,12 +525,12 @@ _ = rep.found()
 # %% [markdown]
 # ## Exercises
 #
-# 1. "may" is mostly a modal verb. Recompute the cyclic $R^2$ of the months block without it, keeping the
+# 1. *(explore, ★★)* "may" is mostly a modal verb. Recompute the cyclic $R^2$ of the months block without it, keeping the
 #    other eleven months at their positions on the twelve-cycle, with a shuffled-order null over the eleven.
 #    Then repeat P4's angular test on the eleven months' svd($M^\star$) rows.
-# 2. Is the weekdays' failure a property of the language or of $M^\star$'s bounded range? Compute the cyclic
+# 2. *(explore, ★★)* Is the weekdays' failure a property of the language or of $M^\star$'s bounded range? Compute the cyclic
 #    $R^2$ of the weekdays' **PMI** block with its exhaustive null (book preset; at smoke use the months).
-# 3. Show that $n$ equally spaced points on a *line*, in order, have circle score
+# 3. *(derive, ★★)* Show that $n$ equally spaced points on a *line*, in order, have circle score
 #    $\frac{24}{(n^2-1)\,4\sin^2(\pi/n)}$, and evaluate it for $n = 12$. What does this say about reading a circle
 #    score above its null as evidence of a circle?
 #

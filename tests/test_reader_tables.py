@@ -141,3 +141,32 @@ def test_chapters_over_the_budget_are_named():
     t["chapters"]["20"]["cold_min"] = 15.0  # at the budget: within it
     assert rt.over_budget(t) == ["21"]
     assert rt.BUDGET_MIN == 15
+
+
+def test_every_exercise_is_labelled_by_kind_and_difficulty():
+    """Every exercise of every chapter opens with its kind and difficulty, which the course plan reads."""
+    for c in rt.contents.chapters():
+        labels = rt.exercise_labels(c.stem)
+        assert labels, f"{c.stem} has no exercises"
+        assert all(k in rt.KINDS and 1 <= stars <= 3 for k, stars in labels), (c.stem, labels)
+    plan = (config.REPO_ROOT / "INSTRUCTORS.md").read_text(encoding="utf-8")
+    kind, stars = rt.exercise_labels("11_weighted_factorisation")[0]
+    assert f"11.1 ({kind}, {'★' * stars})" in plan
+
+
+def test_an_unlabelled_or_unknown_exercise_is_refused(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.setattr(rt, "ROOT", tmp_path)
+    text = (
+        "# ## Exercises\n#\n# 1. *(derive, ★★)* Show it.\n# 2. {}Compute it.\n#\n# ## Solutions\n"
+    )
+    page = tmp_path / "notebooks" / "99_demo.py"
+    page.write_text(text.format("*(compute, ★)* "), encoding="utf-8")
+    assert rt.exercise_labels("99_demo") == [("derive", 2), ("compute", 1)]
+    assert rt.exercise_count("99_demo") == 2
+    page.write_text(text.format(""), encoding="utf-8")
+    with pytest.raises(ValueError, match="opens with"):
+        rt.exercise_labels("99_demo")
+    page.write_text(text.format("*(guess, ★)* "), encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown exercise kinds"):
+        rt.exercise_labels("99_demo")

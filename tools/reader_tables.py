@@ -44,7 +44,9 @@ class Session:
     theme: str
     core: tuple[str, ...]
     optional: tuple[str, ...]
-    exercises: tuple[tuple[str, str], ...]  # ("10.3", "compute"): chapter.number and its kind
+    exercises: tuple[
+        str, ...
+    ]  # "10.3": chapter.number (its kind and difficulty come from the chapter)
     goals: str
 
 
@@ -55,7 +57,7 @@ COURSE: tuple[Session, ...] = (
         "word2vec as matrix factorisation",
         ("00", "10", "11"),
         ("14",),
-        (("10.3", "compute"), ("11.1", "derive")),
+        ("10.3", "11.1"),
         "state word2vec's loss; derive the quadratic model and its target $M^\\star$; prove Theorem 1 "
         "and tell the PSD truncation from Eckart–Young's; weighted factorisation and its closed form",
     ),
@@ -64,7 +66,7 @@ COURSE: tuple[Session, ...] = (
         "learning one eigenvector at a time",
         ("12", "13"),
         ("52",),
-        (("12.2", "explore"), ("13.2", "derive")),
+        ("12.2", "13.2"),
         "solve the aligned gradient flow; the time scale $\\tau_k$; silent alignment from a small random "
         "start",
     ),
@@ -73,7 +75,7 @@ COURSE: tuple[Session, ...] = (
         "real text",
         ("20", "21"),
         ("22",),
-        (("20.3", "derive"), ("21.2", "compute")),
+        ("20.3", "21.2"),
         "build $M^\\star$ from a corpus and read its spectrum; evaluate embeddings on analogies and "
         "similarity; what a smaller corpus changes",
     ),
@@ -82,7 +84,7 @@ COURSE: tuple[Session, ...] = (
         "training on text",
         ("23", "24"),
         ("25", "26", "27", "50"),
-        (("23.1", "derive"), ("24.2", "compute")),
+        ("23.1", "24.2"),
         "stepwise learning under SGD; what trained models learn, against a rotation null; what the "
         "ablation and tied SGNS add; the paper's Figure 2 at its own size, without minibatch noise",
     ),
@@ -91,7 +93,7 @@ COURSE: tuple[Session, ...] = (
         "linear structure and analogies",
         ("30", "31", "32"),
         ("51", "53"),
-        (("30.1", "compute"), ("32.1", "derive")),
+        ("30.1", "32.1"),
         "task vectors as a spiked random matrix; signal, noise and accuracy; when each analogy is "
         "learned",
     ),
@@ -100,7 +102,7 @@ COURSE: tuple[Session, ...] = (
         "feature collapse",
         ("40", "41"),
         ("42", "43", "44", "45", "46"),
-        (("40.1", "compute"), ("41.4", "derive")),
+        ("40.1", "41.4"),
         "the data model and its two networks; the long tail and why LayerNorm matters; the "
         "collapse theorems and how far collapse carries",
     ),
@@ -294,11 +296,34 @@ def chapter_table(summaries: dict[str, str], t: dict, minutes: dict[str, int]) -
 
 
 # -- the course plan ---------------------------------------------------------------------------
-def exercise_count(stem: str) -> int:
-    """How many exercises a chapter lists under its ``## Exercises`` heading."""
+#: The kinds of exercise: pen and paper, change the code and run it, an open question answered by experiment.
+KINDS = ("derive", "compute", "explore")
+LABEL = re.compile(r"^# (\d+)\. \*\((\w+), (★{1,3})\)\* ", re.M)
+
+
+def exercise_labels(stem: str) -> list[tuple[str, int]]:
+    """Each exercise's kind and difficulty (1–3 stars), in order, from its label in the chapter: an
+    exercise under the ``## Exercises`` heading opens with ``N. *(kind, ★★)*``. Raises ValueError for an
+    exercise without a label, with an unknown kind, or out of order."""
     text = (ROOT / "notebooks" / f"{stem}.py").read_text(encoding="utf-8")
     m = re.search(r"^# ## Exercises\s*$(.*?)^# ## Solutions", text, re.M | re.S)
-    return len(re.findall(r"^# (\d+)\. ", m.group(1), re.M)) if m else 0
+    if not m:
+        return []
+    numbered = re.findall(r"^# (\d+)\. ", m.group(1), re.M)
+    labels = LABEL.findall(m.group(1))
+    if [n for n, _, _ in labels] != numbered or numbered != [
+        str(i) for i in range(1, len(numbered) + 1)
+    ]:
+        raise ValueError(f"{stem}: every exercise opens with 'N. *(kind, ★…)*', numbered from 1")
+    bad = [kind for _, kind, _ in labels if kind not in KINDS]
+    if bad:
+        raise ValueError(f"{stem}: unknown exercise kinds {bad}; known: {KINDS}")
+    return [(kind, len(stars)) for _, kind, stars in labels]
+
+
+def exercise_count(stem: str) -> int:
+    """How many exercises a chapter lists under its ``## Exercises`` heading."""
+    return len(exercise_labels(stem))
 
 
 def course_table(t: dict, minutes: dict[str, int]) -> str:
@@ -314,17 +339,18 @@ def course_table(t: dict, minutes: dict[str, int]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in COURSE:
-        for ex, kind in s.exercises:
+        shown = []
+        for ex in s.exercises:
             ch, num = ex.split(".")
             if ch not in s.core or not 1 <= int(num) <= exercise_count(stems[ch]):
                 raise ValueError(f"week {s.week}: exercise {ex} is not one of its core chapters'")
-            if kind not in ("derive", "compute", "explore"):
-                raise ValueError(f"week {s.week}: exercise {ex} has kind {kind!r}")
+            kind, stars = exercise_labels(stems[ch])[int(num) - 1]
+            shown.append(f"{ex} ({kind}, {'★' * stars})")
         rows.append(
             f"| {s.week} | {s.theme} | {', '.join(s.core)} | {sum(minutes[n] for n in s.core)} | "
             f"{cold_sum(t, s.core)} | {data_text(t, s.core)} | {', '.join(s.optional)} | "
             f"{sum(minutes[n] for n in s.optional)} | {cold_sum(t, s.optional)} | "
-            + ", ".join(f"{ex} ({kind})" for ex, kind in s.exercises)
+            + ", ".join(shown)
             + " |"
         )
     rows += ["", "Learning goals:", ""]
