@@ -1,4 +1,5 @@
-"""Tests of qwem_lib.beyond.analogy_timing (and evaluation.analogy_hits) against independent computations."""
+"""Tests of qwem_lib.beyond.analogy_timing (and evaluation.analogy_hits, evaluation.pair_bootstrap_weights) against
+independent computations."""
 
 from __future__ import annotations
 
@@ -100,13 +101,13 @@ def test_hit_curves_and_category_curves_loop():
 def test_pair_bootstrap_weights_count_the_analogies_of_the_resampled_pairs():
     rng = np.random.default_rng(3)
     items, cat = _pairs_items([4, 6], rng)
-    idx, n_pairs = at.pair_index(items, cat)
+    idx, n_pairs = q.pair_index(items, cat)
     assert n_pairs == {0: 4, 1: 6}
     for i, (c, it) in enumerate(zip(cat, items)):  # the indices name the item's own pairs
         uniq = np.unique(np.concatenate([items[cat == c, :2], items[cat == c, 2:]]), axis=0)
         assert tuple(uniq[idx[i, 0]]) == tuple(it[:2]) and tuple(uniq[idx[i, 1]]) == tuple(it[2:])
     seed = 11
-    Wb = at.pair_bootstrap_weights(items, cat, 5, rng=np.random.default_rng(seed))
+    Wb = q.pair_bootstrap_weights(items, cat, 5, rng=np.random.default_rng(seed))
     # the same draws, replayed: build the resampled analogies explicitly and count them
     r = np.random.default_rng(seed)
     draws = {c: [r.integers(0, k, k) for _ in range(5)] for c, k in n_pairs.items()}

@@ -775,3 +775,48 @@ def test_the_default_questions_file_is_the_google_set():
     W = np.random.default_rng(0).standard_normal((len(words), 8))
     acc, n, per = ev.analogy_accuracy(words, W, per_category=True)
     assert set(per) == {cats[0][0], cats[1][0]} and sum(m for _, m in per.values()) == n
+
+
+def test_score_embeddings_replays_its_parts(monkeypatch, qfile):
+    """score_embeddings is analogy_items + analogy_hits + pair_bootstrap_weights + replicate_means +
+    similarity_bootstrap on one generator, in that order: replayed here call by call."""
+    from qwem_lib.maths.stats import replicate_means
+
+    parsed = ev._questions(str(qfile))
+    monkeypatch.setattr(ev, "_questions", lambda path: parsed)
+    words = ["paris", "france", "rome", "italy", "berlin", "germany", "oslo", "norway", "cat", "cats",
+             "dog", "dogs", "tiger", "book"]  # fmt: skip
+    rows = [(words[a], words[b], float(s)) for a, b, s in ((0, 2, 3.0), (8, 10, 9.0), (12, 8, 7.0),
+                                                           (13, 1, 1.0), (4, 6, 5.0), (9, 11, 8.0))]  # fmt: skip
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    rng0 = np.random.default_rng(5)
+    emb = {"A": rng0.standard_normal((14, 3)), "B": rng0.standard_normal((14, 3))}
+    s = ev.score_embeddings(words, emb, 30, np.random.default_rng(9))
+    items, cat = ev.analogy_items(words)
+    assert s.names == ["A", "B"] and np.array_equal(s.items, items) and np.array_equal(s.cat, cat)
+    r = np.random.default_rng(9)
+    Wb = ev.pair_bootstrap_weights(items, cat, 30, r)
+    np.testing.assert_array_equal(s.weights, Wb)
+    for name, W in emb.items():
+        np.testing.assert_array_equal(s.hits[name], ev.analogy_hits(W, items))
+        np.testing.assert_allclose(s.draws[name], replicate_means(Wb, ev.analogy_hits(W, items)))
+    for ds in ("men", "ws353"):  # the similarity resamples continue the same generator
+        rho, draws, n = ev.similarity_bootstrap(words, [emb["A"], emb["B"]], ds, 30, r)
+        np.testing.assert_allclose(s.sim[ds][0], rho)
+        np.testing.assert_allclose(s.sim[ds][1], draws)
+        assert s.sim[ds][2] == n == 6
+    # rng_sim draws the similarity resamples instead: the word-pair weights stay those of rng
+    s2 = ev.score_embeddings(
+        words, emb, 30, np.random.default_rng(9), rng_sim=np.random.default_rng(1)
+    )
+    np.testing.assert_array_equal(s2.weights, Wb)
+    rho, draws, _ = ev.similarity_bootstrap(
+        words, [emb["A"], emb["B"]], "men", 30, np.random.default_rng(1)
+    )
+    np.testing.assert_allclose(s2.sim["men"][1], draws)
+    with pytest.raises(ValueError, match="at least one embedding"):
+        ev.score_embeddings(words, {}, 30, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="one row per word"):
+        ev.score_embeddings(words, {"A": emb["A"][:5]}, 30, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="n_boot"):
+        ev.score_embeddings(words, emb, 0, np.random.default_rng(0))

@@ -276,3 +276,42 @@ def test_nested_sines_of_a_full_rotation_are_zero_not_nan():
     assert np.linalg.svd(Q, compute_uv=False).min() > 1.0  # the rounding the clip guards against
     s = ms.nested_subspace_sines(Q[None])
     assert np.isfinite(s).all() and s[0, -1] == 0.0
+
+
+def test_feature_match_against_its_parts():
+    rng = np.random.default_rng(4)
+    A, B = rng.normal(size=(30, 5)), rng.normal(size=(30, 5))
+    out = ms.feature_match(A, B, 4, np.random.default_rng(1), n_null=40)
+    O = ms.eigen_overlap(A, B, 4)
+    np.testing.assert_allclose(out["O"], O)
+    assert out["D"] == pytest.approx(ms.diagonal_dominance(O))
+    assert out["mean_sq"] == pytest.approx(O.sum() / 4)
+    null = ms.dominance_null(A, B, 4, np.random.default_rng(1), n=40)
+    assert out["null99"] == pytest.approx(np.quantile(null, 0.99))
+    # the same features, permuted: D of a feature with itself is 1, far above the null
+    perm = B[:, ::-1]
+    assert ms.feature_match(B, perm, 3, np.random.default_rng(0), n_null=40)["D"] == pytest.approx(
+        ms.diagonal_dominance(ms.eigen_overlap(B, perm, 3))
+    )
+
+
+def test_dominance_difference_bootstrap_is_a_loop_over_row_resamples():
+    rng = np.random.default_rng(6)
+    X, A, B = (rng.normal(size=(20, 4)) for _ in range(3))
+    out = ms.dominance_difference_bootstrap(X, A, B, 3, np.random.default_rng(2), 7)
+    r = np.random.default_rng(2)
+    for b in range(7):
+        idx = r.integers(0, 20, 20)
+        Xc, Ac, Bc = (M[idx] - M[idx].mean(axis=0) for M in (X, A, B))  # centred after the draw
+        expect = ms.diagonal_dominance(ms.eigen_overlap(Xc, Ac, 3)) - ms.diagonal_dominance(
+            ms.eigen_overlap(Xc, Bc, 3)
+        )
+        assert out[b] == pytest.approx(expect)
+    # X against itself and against a rotation-free copy: the difference of a matrix with itself is zero
+    assert np.allclose(
+        ms.dominance_difference_bootstrap(X, A, A, 3, np.random.default_rng(0), 3), 0.0
+    )
+    with pytest.raises(ValueError, match="same words"):
+        ms.dominance_difference_bootstrap(X, A[:5], B, 3, np.random.default_rng(0), 2)
+    with pytest.raises(ValueError, match="n must be"):
+        ms.dominance_difference_bootstrap(X, A, B, 3, np.random.default_rng(0), 0)

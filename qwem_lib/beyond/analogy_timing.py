@@ -8,9 +8,8 @@ accuracy as a function of training time. This module holds the pieces:
   ``Q`` scaled by ``s_k(t)``, from any (per-mode) start;
 * :func:`hit_curves` — for a sequence of embeddings (a training run's snapshots), which analogy items
   each answers correctly (3CosAdd over the whole vocabulary, :func:`qwem_lib.qwem.evaluation.analogy_hits`);
-* :func:`pair_index`, :func:`pair_bootstrap_weights`, :func:`category_curves` — per-category accuracy
-  curves, and their bootstrap over each category's *word pairs* (an analogy is an ordered pair of two
-  distinct word pairs, so items that share a pair are not independent: the bootstrap resamples pairs);
+* :func:`category_curves` — per-category accuracy curves; their bootstrap over each category's *word
+  pairs* is :func:`qwem_lib.qwem.evaluation.pair_bootstrap_weights`;
 * :func:`crossing_times` — when each curve first reaches a share (½ by default) of its final value;
 * a rank correlation with an interval from paired bootstrap replicates is
   :func:`qwem_lib.maths.stats.paired_spearman`;
@@ -36,8 +35,6 @@ from ..qwem.theory import aligned_sigmoid
 __all__ = [
     "lemma_embeddings",
     "hit_curves",
-    "pair_index",
-    "pair_bootstrap_weights",
     "category_curves",
     "crossing_times",
     "eigen_flow_snapshots",
@@ -86,56 +83,6 @@ def hit_curves(embeddings: Iterable[Any], items: Any, *, rule: str = "add") -> n
     if not out:
         raise ValueError("embeddings must hold at least one embedding, got none")
     return np.stack(out)
-
-
-def _check_items_cat(items: Any, cat: Any) -> tuple[np.ndarray, np.ndarray]:
-    items = np.asarray(items)
-    cat = np.asarray(cat)
-    if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
-        raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
-    if cat.shape != (items.shape[0],) or not np.issubdtype(cat.dtype, np.integer):
-        raise ValueError(f"cat must be ({items.shape[0]},) integers, got {cat.shape} {cat.dtype}")
-    if items.size and items.min() < 0:
-        raise ValueError(f"items must hold word ids >= 0, got {int(items.min())}")
-    return items, cat
-
-
-def pair_index(items: Any, cat: Any) -> tuple[np.ndarray, dict[int, int]]:
-    """For each item, the indices of its two word pairs ``(a, b)`` and ``(a', b')`` among the distinct
-    pairs of its category: ``(idx (n, 2), {category: number of pairs})``."""
-    items, cat = _check_items_cat(items, cat)
-    idx = np.empty((len(items), 2), dtype=np.int64)
-    n_pairs: dict[int, int] = {}
-    for c in np.unique(cat):
-        rows = np.nonzero(cat == c)[0]
-        both = np.concatenate([items[rows, :2], items[rows, 2:]])
-        uniq, inv = np.unique(both, axis=0, return_inverse=True)
-        inv = inv.ravel()
-        idx[rows, 0] = inv[: len(rows)]
-        idx[rows, 1] = inv[len(rows) :]
-        n_pairs[int(c)] = int(len(uniq))
-    return idx, n_pairs
-
-
-def pair_bootstrap_weights(
-    items: Any, cat: Any, n_boot: int, rng: np.random.Generator | None = None
-) -> np.ndarray:
-    """``(n_boot, n)`` item weights of a bootstrap over each category's word pairs.
-
-    A category's ``k`` distinct pairs are drawn ``k`` times with replacement; a pair drawn ``m_p`` times
-    enters ``m_p`` times, and the analogies built from the draws (every ordered pair of two distinct
-    draws) give item ``(p, p')`` the weight ``m_p m_{p'}`` (two draws of the same pair make no analogy, as
-    in the protocol). A weighted mean of the hits is then the accuracy on the resampled category."""
-    n_boot = checks.positive_int("n_boot", n_boot)
-    idx, n_pairs = pair_index(items, cat)
-    cat = np.asarray(cat)
-    rng = config.rng(51_001) if rng is None else rng
-    out = np.zeros((int(n_boot), len(cat)))
-    for c, k in n_pairs.items():
-        rows = np.nonzero(cat == c)[0]
-        m = np.stack([np.bincount(rng.integers(0, k, k), minlength=k) for _ in range(n_boot)])
-        out[:, rows] = m[:, idx[rows, 0]] * m[:, idx[rows, 1]]
-    return out
 
 
 def category_curves(

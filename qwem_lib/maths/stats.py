@@ -82,7 +82,7 @@ def replicate_means(weights: Any, values: Any) -> np.ndarray:
     """Weighted means of ``values``, one per row of ``weights``: the statistic on each bootstrap resample.
 
     ``weights @ values / weights.sum(axis=1)``; for example the 0/1 hits of ``n`` analogy items with the
-    weights of :func:`qwem_lib.beyond.analogy_timing.pair_bootstrap_weights`.
+    weights of :func:`qwem_lib.qwem.evaluation.pair_bootstrap_weights`.
 
     Parameters
     ----------

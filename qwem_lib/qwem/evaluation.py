@@ -21,17 +21,18 @@ one ``(V, B)`` matrix product per batch of ``B`` analogies, no Python loop over 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from ..book import checks
+from ..book import checks, config
 from ..data import DataError, read_lines
 from ..maths.linalg import unit_rows
-from ..maths.stats import gap_se_named
+from ..maths.stats import gap_se_named, replicate_means
 
 __all__ = [
     "analogy_categories",
@@ -46,6 +47,10 @@ __all__ = [
     "similarity_spearman",
     "similarity_bootstrap",
     "score_rows",
+    "pair_index",
+    "pair_bootstrap_weights",
+    "EmbeddingScores",
+    "score_embeddings",
     "evaluate_all",
     "normalize_rows",
     "COMPETITIVE_Z",
@@ -573,6 +578,136 @@ def method_embeddings(method: str, corpus, V: int, d: int, **kw) -> tuple[list[s
         words, W, _ = train_word2vec(corpus, V, d, negative=int(method[5:]), **kw)
         return words, W
     raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
+
+
+def _check_items_cat(items: Any, cat: Any) -> tuple[np.ndarray, np.ndarray]:
+    items = np.asarray(items)
+    cat = np.asarray(cat)
+    if items.ndim != 2 or items.shape[1] != 4 or not np.issubdtype(items.dtype, np.integer):
+        raise ValueError(f"items must be an (n, 4) integer array, got {items.shape} {items.dtype}")
+    if cat.shape != (items.shape[0],) or not np.issubdtype(cat.dtype, np.integer):
+        raise ValueError(f"cat must be ({items.shape[0]},) integers, got {cat.shape} {cat.dtype}")
+    if items.size and items.min() < 0:
+        raise ValueError(f"items must hold word ids >= 0, got {int(items.min())}")
+    return items, cat
+
+
+def pair_index(items: Any, cat: Any) -> tuple[np.ndarray, dict[int, int]]:
+    """For each item, the indices of its two word pairs ``(a, b)`` and ``(a', b')`` among the distinct
+    pairs of its category: ``(idx (n, 2), {category: number of pairs})``."""
+    items, cat = _check_items_cat(items, cat)
+    idx = np.empty((len(items), 2), dtype=np.int64)
+    n_pairs: dict[int, int] = {}
+    for c in np.unique(cat):
+        rows = np.nonzero(cat == c)[0]
+        both = np.concatenate([items[rows, :2], items[rows, 2:]])
+        uniq, inv = np.unique(both, axis=0, return_inverse=True)
+        inv = inv.ravel()
+        idx[rows, 0] = inv[: len(rows)]
+        idx[rows, 1] = inv[len(rows) :]
+        n_pairs[int(c)] = int(len(uniq))
+    return idx, n_pairs
+
+
+def pair_bootstrap_weights(
+    items: Any, cat: Any, n_boot: int, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """``(n_boot, n)`` item weights of a bootstrap over each category's word pairs.
+
+    A category's ``k`` distinct pairs are drawn ``k`` times with replacement; a pair drawn ``m_p`` times
+    enters ``m_p`` times, and the analogies built from the draws (every ordered pair of two distinct
+    draws) give item ``(p, p')`` the weight ``m_p m_{p'}`` (two draws of the same pair make no analogy, as
+    in the protocol). A weighted mean of the hits is then the accuracy on the resampled category."""
+    n_boot = checks.positive_int("n_boot", n_boot)
+    idx, n_pairs = pair_index(items, cat)
+    cat = np.asarray(cat)
+    rng = config.rng(51_001) if rng is None else rng
+    out = np.zeros((int(n_boot), len(cat)))
+    for c, k in n_pairs.items():
+        rows = np.nonzero(cat == c)[0]
+        m = np.stack([np.bincount(rng.integers(0, k, k), minlength=k) for _ in range(n_boot)])
+        out[:, rows] = m[:, idx[rows, 0]] * m[:, idx[rows, 1]]
+    return out
+
+
+@dataclass(frozen=True)
+class EmbeddingScores:
+    """Several embeddings of one vocabulary scored on the same questions, with paired bootstrap replicates.
+
+    ``emb`` the embeddings by name (their order is the order of every table); ``items``, ``cat`` the
+    analogy items (:func:`analogy_items`, the authors' all-pairs protocol) and their categories; ``hits``
+    each embedding's answers (:func:`analogy_hits`); ``weights`` the ``(n_boot, n)`` word-pair bootstrap
+    weights (:func:`pair_bootstrap_weights`) and ``draws`` each embedding's accuracy on those resamples;
+    ``sim[ds]`` :func:`similarity_bootstrap`'s ``(rho, draws, n)`` on ``"men"`` and ``"ws353"``, one
+    column per embedding. Every embedding sees the same resamples, so a difference of two is paired."""
+
+    emb: dict[str, np.ndarray]
+    items: np.ndarray
+    cat: np.ndarray
+    hits: dict[str, np.ndarray]
+    weights: np.ndarray
+    draws: dict[str, np.ndarray]
+    sim: dict[str, tuple[np.ndarray, np.ndarray, int]]
+
+    @property
+    def names(self) -> list[str]:
+        """The embeddings' names, in table order."""
+        return list(self.emb)
+
+
+def score_embeddings(
+    words: Sequence[str],
+    embeddings: Mapping[str, Any],
+    n_boot: int,
+    rng: np.random.Generator,
+    rng_sim: np.random.Generator | None = None,
+) -> EmbeddingScores:
+    """Score several embeddings of ``words`` on the analogies, MEN and WS353, paired (chapters 26 and 28).
+
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, in the order of every embedding's rows.
+    embeddings : mapping of str to array_like, shape (V, d)
+        The embeddings by name; at least one.
+    n_boot : int
+        Bootstrap replicates (over each category's word pairs, and over the similarity pairs).
+    rng : numpy.random.Generator
+        Draws the word-pair resamples, then (unless ``rng_sim`` is given) MEN's and WS353's resamples,
+        in that order.
+    rng_sim : numpy.random.Generator, optional
+        Draws the similarity resamples instead of ``rng``.
+
+    Returns
+    -------
+    EmbeddingScores
+
+    Raises
+    ------
+    ValueError
+        For no embeddings, a non-positive ``n_boot``, or an embedding that does not fit ``words``.
+
+    Examples
+    --------
+    The accuracy of an embedding is the mean of its hits, and its standard error the spread of its
+    replicate means: ``s.hits[name].mean()`` and ``s.draws[name].std()``.
+    """
+    if not embeddings:
+        raise ValueError("embeddings must hold at least one embedding, got none")
+    n_boot = checks.positive_int("n_boot", n_boot)
+    emb = {str(k): _check_embedding(words, W, f"embeddings[{k!r}]") for k, W in embeddings.items()}
+    items, cat = analogy_items(words)
+    hits = {name: analogy_hits(W, items) for name, W in emb.items()}
+    weights = pair_bootstrap_weights(items, cat, n_boot, rng)
+    draws = {name: replicate_means(weights, h) for name, h in hits.items()}
+    r_sim = rng if rng_sim is None else rng_sim
+    sim = {
+        ds: similarity_bootstrap(words, list(emb.values()), ds, n_boot, r_sim)
+        for ds in ("men", "ws353")
+    }
+    return EmbeddingScores(
+        emb=emb, items=items, cat=cat, hits=hits, weights=weights, draws=draws, sim=sim
+    )
 
 
 def score_rows(

@@ -14,6 +14,8 @@ __all__ = [
     "diagonal_dominance",
     "without_constant",
     "dominance_null",
+    "feature_match",
+    "dominance_difference_bootstrap",
     "gram_distance",
     "step_separation",
     "brought_directions",
@@ -203,6 +205,52 @@ def dominance_null(
     for i in range(n):
         Qr, Rr = np.linalg.qr(rng.normal(size=(k, k)))
         out[i] = diagonal_dominance((C @ (Qr * np.sign(np.diag(Rr)))) ** 2)
+    return out
+
+
+def feature_match(
+    A: np.ndarray, B: np.ndarray, k: int, rng: np.random.Generator, n_null: int = 200
+) -> dict[str, object]:
+    """How one to one ``A``'s first ``k`` eigen-features match ``B``'s, against the rotation null.
+
+    Returns ``{"O": eigen_overlap(A, B, k), "D": its diagonal share, "null99": the 99th percentile of
+    :func:`dominance_null` on ``n_null`` rotations drawn from ``rng``, "mean_sq": the mean squared overlap
+    O.sum()/k}`` (the share of ``A``'s top-``k`` subspace inside ``B``'s). ``D`` above ``null99`` says the
+    features match one by one, not only the subspaces (chapters 26 and 28)."""
+    O = eigen_overlap(A, B, k)
+    null = dominance_null(A, B, k, rng, n=n_null)
+    return dict(
+        O=O,
+        D=diagonal_dominance(O),
+        null99=float(np.quantile(null, 0.99)),
+        mean_sq=float(O.sum() / k),
+    )
+
+
+def dominance_difference_bootstrap(
+    X: np.ndarray, A: np.ndarray, B: np.ndarray, k: int, rng: np.random.Generator, n: int
+) -> np.ndarray:
+    """``n`` bootstrap replicates of ``D(X, A) − D(X, B)`` over the rows (the words).
+
+    Each replicate draws the ``V`` rows with replacement, the same rows for all three embeddings, and
+    projects the constant direction out after the draw (:func:`without_constant`), then takes the two
+    diagonal shares of the first ``k`` eigen-features. The spread of the replicates is the standard error
+    of the difference that the words it is measured on leave (chapters 26 and 28)."""
+    X = checks.finite_array("X", X, ndim=2)
+    A = checks.finite_array("A", A, ndim=2)
+    B = checks.finite_array("B", B, ndim=2)
+    if not X.shape[0] == A.shape[0] == B.shape[0]:
+        raise ValueError(
+            f"X, A and B must embed the same words, got shapes {X.shape}, {A.shape}, {B.shape}"
+        )
+    n = checks.positive_int("n", n)
+    out = np.empty(n)
+    for i in range(n):
+        idx = rng.integers(0, X.shape[0], X.shape[0])
+        Xs = without_constant(X[idx])
+        out[i] = diagonal_dominance(
+            eigen_overlap(Xs, without_constant(A[idx]), k)
+        ) - diagonal_dominance(eigen_overlap(Xs, without_constant(B[idx]), k))
     return out
 
 

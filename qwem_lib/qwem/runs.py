@@ -1,6 +1,7 @@
 """The chapters' runs of Part II: schedules planned from the spectrum, the preset runs of chapters
 23–24 (:func:`run_preset`, sizes in :data:`TEXT_RUNS`) and the loss × reweighting ablation of
-chapter 25 (:func:`run_ablation`)."""
+chapter 25 (:func:`run_ablation`), and tied SGNS's noiseless runs of chapters 26 and 28
+(:func:`tied_sgns_runs`, sizes in :data:`TIED_SGNS_RUNS`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ __all__ = [
     "mstar_eigenbasis",
     "TiedSGNSRun",
     "tied_sgns_run",
+    "TIED_SGNS_RUNS",
+    "tied_sgns_runs",
     "PAPER_SCALE_SGD",
 ]
 
@@ -630,6 +633,50 @@ def tied_sgns_run(
         seconds=float(r1.seconds + r2.seconds),
         cached=bool(r1.cached and r2.cached),
     )
+
+
+#: The tied-SGNS gradient-descent runs at each preset, shared by chapter 26 (which trains them) and
+#: chapter 28 (which reads them from the cache and finds where they are heading). ``sizes`` are
+#: ``(V, d, h)``: run to ``h`` characteristic times of mode ``d``; ``h`` grows with ``V`` because the steps
+#: come later than the linear rates say (chapter 26, section 2). The smoke preset's sizes are small
+#: stand-ins for the book's.
+TIED_SGNS_RUNS: dict[str, dict[str, Any]] = {
+    "smoke": dict(corpus="enwiki2015_1m7", sizes=[(800, 16, 4.0), (1000, 20, 4.0)], sigma_sq=1e-8,
+                  lr_factor=0.15),
+    "book": dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0)], sigma_sq=1e-8,
+                 lr_factor=0.15),
+    "paper": dict(corpus="enwiki2015_17m", sizes=[(2000, 50, 4.0), (5000, 100, 6.0), (10_000, 200, 8.0)],
+                  sigma_sq=1e-8, lr_factor=0.15),
+}  # fmt: skip
+
+
+def tied_sgns_runs(
+    P: dict[str, Any], *, progress: bool = False
+) -> dict[tuple[int, int], TiedSGNSRun]:
+    """One :func:`tied_sgns_run` per size of ``P["sizes"]``, keyed ``(V, d)``, in that order.
+
+    ``P`` is a chapter's dict of sizes built on :data:`TIED_SGNS_RUNS`: ``corpus``, ``sizes`` (``(V, d, h)``
+    each), ``sigma_sq`` and ``lr_factor``. The runs are cached by their inputs, so a second chapter with the
+    same ``P`` reads the first one's runs instead of training again."""
+    if not isinstance(P, dict):
+        raise checks.ArgumentTypeError(
+            f"P must be a chapter's dict of sizes, got {checks.describe(P)}"
+        )
+    missing = [k for k in ("corpus", "sizes", "sigma_sq", "lr_factor") if k not in P]
+    if missing:
+        raise ValueError(
+            f"P must hold the sizes ['corpus', 'sizes', 'sigma_sq', 'lr_factor']; missing {missing}"
+        )
+    out: dict[tuple[int, int], TiedSGNSRun] = {}
+    for size in P["sizes"]:
+        if len(size) != 3:
+            raise ValueError(f"each of P['sizes'] must be (V, d, h), got {size!r}")
+        V, d = checks.positive_int("V", size[0]), checks.positive_int("d", size[1])
+        if (V, d) in out:
+            raise ValueError(f"P['sizes'] lists (V, d) = {(V, d)} twice")
+        out[(V, d)] = tied_sgns_run(P["corpus"], V, d, sigma_sq=P["sigma_sq"], lr_factor=P["lr_factor"],
+                                    horizon=float(size[2]), progress=progress)  # fmt: skip
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
