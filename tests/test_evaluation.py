@@ -788,7 +788,8 @@ def test_score_embeddings_replays_its_parts(monkeypatch, qfile):
              "dog", "dogs", "tiger", "book"]  # fmt: skip
     rows = [(words[a], words[b], float(s)) for a, b, s in ((0, 2, 3.0), (8, 10, 9.0), (12, 8, 7.0),
                                                            (13, 1, 1.0), (4, 6, 5.0), (9, 11, 8.0))]  # fmt: skip
-    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows)
+    rows_of = {"men": rows, "ws353": rows[::-1][:5]}  # two sets, so a mixed-up name is seen
+    monkeypatch.setattr(ev, "_similarity_rows", lambda dataset: rows_of[dataset])
     rng0 = np.random.default_rng(5)
     emb = {"A": rng0.standard_normal((14, 3)), "B": rng0.standard_normal((14, 3))}
     s = ev.score_embeddings(words, emb, 30, np.random.default_rng(9))
@@ -804,7 +805,7 @@ def test_score_embeddings_replays_its_parts(monkeypatch, qfile):
         rho, draws, n = ev.similarity_bootstrap(words, [emb["A"], emb["B"]], ds, 30, r)
         np.testing.assert_allclose(s.sim[ds][0], rho)
         np.testing.assert_allclose(s.sim[ds][1], draws)
-        assert s.sim[ds][2] == n == 6
+        assert s.sim[ds][2] == n == len(rows_of[ds])
     # rng_sim draws the similarity resamples instead: the word-pair weights stay those of rng
     s2 = ev.score_embeddings(
         words, emb, 30, np.random.default_rng(9), rng_sim=np.random.default_rng(1)
@@ -816,7 +817,26 @@ def test_score_embeddings_replays_its_parts(monkeypatch, qfile):
     np.testing.assert_allclose(s2.sim["men"][1], draws)
     with pytest.raises(ValueError, match="at least one embedding"):
         ev.score_embeddings(words, {}, 30, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="one row per word"):
+    with pytest.raises(ValueError, match=r"^embeddings\['A'\] must have one row per word"):
         ev.score_embeddings(words, {"A": emb["A"][:5]}, 30, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="n_boot"):
+    with pytest.raises(ValueError, match="^n_boot must"):
         ev.score_embeddings(words, emb, 0, np.random.default_rng(0))
+
+
+def test_pair_bootstrap_weights_defaults_and_checks():
+    from qwem_lib.book import config
+
+    items = np.array([[0, 1, 2, 3], [2, 3, 0, 1], [4, 5, 6, 7], [6, 7, 4, 5]])
+    cat = np.array([0, 0, 1, 1])
+    idx, n_pairs = ev.pair_index(items, cat)
+    assert idx.shape == (4, 2) and n_pairs == {0: 2, 1: 2}
+    # no generator: the book's fixed one, so two calls agree
+    np.testing.assert_array_equal(
+        ev.pair_bootstrap_weights(items, cat, 3),
+        ev.pair_bootstrap_weights(items, cat, 3, config.rng(51_001)),
+    )
+    six = np.concatenate(
+        [items, items[:2]]
+    )  # six items of four words: the message names the items' count
+    with pytest.raises(ValueError, match=r"^cat must be \(6,\) integers"):
+        ev.pair_index(six, cat)

@@ -315,3 +315,23 @@ def test_dominance_difference_bootstrap_is_a_loop_over_row_resamples():
         ms.dominance_difference_bootstrap(X, A[:5], B, 3, np.random.default_rng(0), 2)
     with pytest.raises(ValueError, match="n must be"):
         ms.dominance_difference_bootstrap(X, A, B, 3, np.random.default_rng(0), 0)
+
+
+@pytest.mark.parametrize("bad", ["X", "A", "B"])
+def test_dominance_difference_bootstrap_names_a_bad_input(bad):
+    rng = np.random.default_rng(1)
+    args = {n: rng.normal(size=(10, 3)) for n in ("X", "A", "B")}
+    args[bad] = args[bad][:, 0]  # 1-D
+    with pytest.raises(ValueError, match=rf"^{bad} must be 2-D"):
+        ms.dominance_difference_bootstrap(args["X"], args["A"], args["B"], 2, rng, 2)
+    args[bad] = np.full((10, 3), np.nan)
+    with pytest.raises(ValueError, match=rf"^{bad} must hold finite numbers"):
+        ms.dominance_difference_bootstrap(args["X"], args["A"], args["B"], 2, rng, 2)
+
+
+def test_feature_match_default_null_has_200_draws():
+    rng = np.random.default_rng(4)
+    A, B = rng.normal(size=(30, 5)), rng.normal(size=(30, 5))
+    null = ms.dominance_null(A, B, 4, np.random.default_rng(1), n=200)
+    out = ms.feature_match(A, B, 4, np.random.default_rng(1))
+    assert out["null99"] == np.quantile(null, 0.99)
