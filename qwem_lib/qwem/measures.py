@@ -213,10 +213,39 @@ def feature_match(
 ) -> dict[str, object]:
     """How one to one ``A``'s first ``k`` eigen-features match ``B``'s, against the rotation null.
 
-    Returns ``{"O": eigen_overlap(A, B, k), "D": its diagonal share, "null99": the 99th percentile of
-    :func:`dominance_null` on ``n_null`` rotations drawn from ``rng``, "mean_sq": the mean squared overlap
-    O.sum()/k}`` (the share of ``A``'s top-``k`` subspace inside ``B``'s). ``D`` above ``null99`` says the
-    features match one by one, not only the subspaces (chapters 26 and 28)."""
+    ``D`` above ``null99`` says the features match one by one, not only the subspaces (chapters 26 and 28).
+
+    Parameters
+    ----------
+    A, B : array_like, shapes (V, a) and (V, b)
+        Finite embeddings of the same ``V`` words.
+    k : int
+        How many leading features, in ``1..min(a, b)``.
+    rng : numpy.random.Generator
+        Draws the null's rotations.
+    n_null : int, default 200
+        How many rotations.
+
+    Returns
+    -------
+    dict
+        ``"O"``: :func:`eigen_overlap` ``(A, B, k)``; ``"D"``: its :func:`diagonal_dominance`; ``"null99"``:
+        the 99th percentile of :func:`dominance_null`; ``"mean_sq"``: ``O.sum()/k``, the share of ``A``'s
+        top-``k`` subspace inside ``B``'s.
+
+    Raises
+    ------
+    ValueError
+        As :func:`eigen_overlap` and :func:`dominance_null` do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.vstack([np.diag([3.0, 2.0, 1.0]), np.zeros((2, 3))])
+    >>> out = feature_match(A, A, 3, np.random.default_rng(0), n_null=50)
+    >>> round(out["D"], 6), round(out["mean_sq"], 6), bool(out["null99"] < 1)
+    (1.0, 1.0, True)
+    """
     O = eigen_overlap(A, B, k)
     null = dominance_null(A, B, k, rng, n=n_null)
     return dict(
@@ -235,7 +264,38 @@ def dominance_difference_bootstrap(
     Each replicate draws the ``V`` rows with replacement, the same rows for all three embeddings, and
     projects the constant direction out after the draw (:func:`without_constant`), then takes the two
     diagonal shares of the first ``k`` eigen-features. The spread of the replicates is the standard error
-    of the difference that the words it is measured on leave (chapters 26 and 28)."""
+    of the difference that the words it is measured on leave (chapters 26 and 28).
+
+    Parameters
+    ----------
+    X, A, B : array_like, shape (V, ·)
+        Finite embeddings of the same ``V`` words; ``X`` is compared with ``A`` and with ``B``.
+    k : int
+        How many leading features.
+    rng : numpy.random.Generator
+        Draws the rows.
+    n : int
+        How many replicates.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        For an embedding that is not a finite 2-D array, embeddings of different words, or ``n < 1``.
+
+    Examples
+    --------
+    A comparison of ``X`` with the same matrix twice differs by exactly zero on every draw:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X, Y = rng.normal(size=(20, 3)), rng.normal(size=(20, 3))
+    >>> dominance_difference_bootstrap(X, Y, Y, 2, np.random.default_rng(1), 3)
+    array([0., 0., 0.])
+    """
     X = checks.finite_array("X", X, ndim=2)
     A = checks.finite_array("A", A, ndim=2)
     B = checks.finite_array("B", B, ndim=2)

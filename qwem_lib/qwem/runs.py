@@ -655,9 +655,29 @@ def tied_sgns_runs(
 ) -> dict[tuple[int, int], TiedSGNSRun]:
     """One :func:`tied_sgns_run` per size of ``P["sizes"]``, keyed ``(V, d)``, in that order.
 
-    ``P`` is a chapter's dict of sizes built on :data:`TIED_SGNS_RUNS`: ``corpus``, ``sizes`` (``(V, d, h)``
-    each), ``sigma_sq`` and ``lr_factor``. The runs are cached by their inputs, so a second chapter with the
-    same ``P`` reads the first one's runs instead of training again."""
+    The runs are cached by their inputs, so a second chapter with the same ``P`` reads the first one's runs
+    instead of training again (chapter 28 reads chapter 26's).
+
+    Parameters
+    ----------
+    P : dict
+        A chapter's sizes built on :data:`TIED_SGNS_RUNS`: ``corpus``, ``sizes`` (``(V, d, h)`` each: run to
+        ``h`` characteristic times of mode ``d``), ``sigma_sq`` and ``lr_factor``; other keys are ignored.
+    progress : bool, default False
+        Show the trainer's progress bars.
+
+    Returns
+    -------
+    dict
+        ``{(V, d): TiedSGNSRun}``.
+
+    Raises
+    ------
+    TypeError
+        If ``P`` is not a dict.
+    ValueError
+        For a missing key, a size that is not ``(V, d, h)``, or a ``(V, d)`` listed twice.
+    """
     if not isinstance(P, dict):
         raise checks.ArgumentTypeError(
             f"P must be a chapter's dict of sizes, got {checks.describe(P)}"
