@@ -83,10 +83,11 @@ COURSE: tuple[Session, ...] = (
         4,
         "training on text",
         ("23", "24"),
-        ("25", "26", "27", "50"),
+        ("25", "26", "27", "28", "50"),
         ("23.1", "24.2"),
         "stepwise learning under SGD; what trained models learn, against a rotation null; what the "
-        "ablation and tied SGNS add; the paper's Figure 2 at its own size, without minibatch noise",
+        "ablation and tied SGNS add, and where tied SGNS is heading; the paper's Figure 2 at its own size, "
+        "without minibatch noise",
     ),
     Session(
         5,
