@@ -358,6 +358,13 @@ SPECS["score_rows"] = Spec(
      "sim": st.sampled_from([{}, {"men": (np.array([0.3, 0.4]), np.zeros((4, 2)), 10)}])},
     run_valid=False,
 )  # fmt: skip
+spec("score_embeddings", lambda: dict(words=WORDS, embeddings={"a": EMB6[0]}, n_boot=10, rng=np.random.default_rng(0)),
+     run_valid=False, n_boot=bad_ints(),
+     embeddings=st.sampled_from([{}, {"a": np.full((V, D), NAN)}, {"a": W6[:3]}]))  # fmt: skip
+spec("tied_sgns_runs", lambda: dict(P=dict(corpus=CORPUS, sizes=[(8, 2, 2.0)], sigma_sq=1e-8, lr_factor=0.15)),
+     run_valid=False,
+     P=st.sampled_from([None, [1], {"corpus": CORPUS},
+                        dict(corpus=CORPUS, sizes=[(8, 2)], sigma_sq=1e-8, lr_factor=0.15)]))  # fmt: skip
 spec("similarity_bootstrap", lambda: dict(words=WORDS, embeddings=EMB6, dataset="men", n_boot=10),
      run_valid=False, dataset=st.sampled_from(["", "simlex", None]), n_boot=bad_ints(),
      embeddings=st.sampled_from([[np.full((V, D), NAN)], [], [W6[:3]]]))  # fmt: skip
@@ -377,6 +384,10 @@ spec("diagonal_dominance", lambda: dict(O=np.eye(3) + 0.1), O=bad_array(np.eye(3
 spec("dominance_null", lambda: dict(A=W6, B=W6B, k=2, rng=np.random.default_rng(0), n=5),
      A=bad_array(W6), B=bad_array(W6B), k=bad_ints(), n=bad_ints())  # fmt: skip
 spec("eigen_overlap", lambda: dict(A=W6, B=W6B), A=bad_array(W6), B=bad_array(W6B), k=bad_ints())
+spec("feature_match", lambda: dict(A=W6, B=W6B, k=2, rng=np.random.default_rng(0), n_null=5),
+     A=bad_array(W6), B=bad_array(W6B), k=bad_ints(), n_null=bad_ints())  # fmt: skip
+spec("dominance_difference_bootstrap", lambda: dict(X=W6, A=W6B, B=W6, k=2, rng=np.random.default_rng(0), n=3),
+     X=bad_array(W6), A=bad_array(W6B), B=bad_array(W6), n=bad_ints())  # fmt: skip
 spec("gram_distance", lambda: dict(A=W6, B=W6B), A=bad_array(W6), B=bad_array(W6B))
 spec("nested_subspace_sines", lambda: dict(overlap=OV[:, :, :2]), overlap=bad_array(OV[:, :, :2]))
 spec("principal_cosines", lambda: dict(A=W6, B=W6B), A=bad_array(W6), B=bad_array(W6B))

@@ -246,6 +246,7 @@ def feature_match(
     >>> round(out["D"], 6), round(out["mean_sq"], 6), bool(out["null99"] < 1)
     (1.0, 1.0, True)
     """
+    n_null = checks.positive_int("n_null", n_null)
     O = eigen_overlap(A, B, k)
     null = dominance_null(A, B, k, rng, n=n_null)
     return dict(
